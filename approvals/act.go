@@ -1,0 +1,117 @@
+package approvals
+
+import (
+	"fmt"
+	"strings"
+	"unicode/utf8"
+)
+
+// ActKind names what an agent asks to do.
+type ActKind string
+
+const (
+	Click       ActKind = "click"
+	DoubleClick ActKind = "double_click"
+	RightClick  ActKind = "right_click"
+	Hover       ActKind = "hover"
+	Type        ActKind = "type"
+	Key         ActKind = "key"
+	Scroll      ActKind = "scroll"
+	Drag        ActKind = "drag"
+	Navigate    ActKind = "navigate"
+	Back        ActKind = "back"
+	Forward     ActKind = "forward"
+	Activate    ActKind = "activate" // select a tab and focus its window
+	Read        ActKind = "read"     // snapshots, screenshots: never asked, but audited
+)
+
+// IsInput reports whether the act is real OS input (fired by the executor),
+// as opposed to a read or a browser-level call.
+func (k ActKind) IsInput() bool {
+	switch k {
+	case Click, DoubleClick, RightClick, Hover, Type, Key, Scroll, Drag:
+		return true
+	}
+	return false
+}
+
+// Act is what an agent asks for, exactly as the person approves it.
+type Act struct {
+	Kind   ActKind `json:"kind"`
+	Text   string  `json:"text,omitempty"`   // Type: the text
+	Secret bool    `json:"secret,omitempty"` // Type: into a password or payment field
+	Clear  bool    `json:"clear,omitempty"`  // Type: select all and delete first
+	Submit bool    `json:"submit,omitempty"` // Type: press Enter after
+	Keys   string  `json:"keys,omitempty"`   // Key: a chord such as "Control+Shift+K"
+	DX     int     `json:"dx,omitempty"`     // Scroll: wheel notches, right is positive
+	DY     int     `json:"dy,omitempty"`     // Scroll: wheel notches, down is positive
+	URL    string  `json:"url,omitempty"`    // Navigate
+}
+
+// Sentence renders the act the way the popup and the activity strip say it,
+// without ever showing secret text.
+func (a Act) Sentence(target string) string {
+	quote := func(s string) string { return "“" + s + "”" }
+	on := ""
+	if target != "" {
+		on = " " + quote(target)
+	}
+	switch a.Kind {
+	case Click:
+		return "Click" + on
+	case DoubleClick:
+		return "Double-click" + on
+	case RightClick:
+		return "Right-click" + on
+	case Hover:
+		return "Hover over" + on
+	case Type:
+		what := quote(a.Text)
+		if a.Secret {
+			what = fmt.Sprintf("%d characters", utf8.RuneCountInString(a.Text))
+		}
+		s := "Type " + what
+		if target != "" {
+			s += " into " + quote(target)
+		}
+		if a.Submit {
+			s += " and press Enter"
+		}
+		return s
+	case Key:
+		return "Press " + a.Keys
+	case Scroll:
+		return fmt.Sprintf("Scroll %s%s", scrollWords(a.DX, a.DY), on)
+	case Drag:
+		return "Drag" + on
+	case Navigate:
+		return "Open " + a.URL
+	case Back:
+		return "Go back"
+	case Forward:
+		return "Go forward"
+	case Activate:
+		return "Bring the tab to the front"
+	case Read:
+		return "Read" + on
+	}
+	return string(a.Kind) + on
+}
+
+func scrollWords(dx, dy int) string {
+	var parts []string
+	if dy > 0 {
+		parts = append(parts, fmt.Sprintf("down %d", dy))
+	} else if dy < 0 {
+		parts = append(parts, fmt.Sprintf("up %d", -dy))
+	}
+	if dx > 0 {
+		parts = append(parts, fmt.Sprintf("right %d", dx))
+	} else if dx < 0 {
+		parts = append(parts, fmt.Sprintf("left %d", -dx))
+	}
+	if len(parts) == 0 {
+		return "by nothing"
+	}
+	return strings.Join(parts, ", ")
+}

@@ -1,0 +1,123 @@
+// Package approvals decides whether an agent may do what it asks: the
+// person's grants per tab (None, Read, Control, bound to the origin shown when
+// they shared it), the policy of what needs a person, remembered decisions,
+// and the broker that asks a person and treats silence as a no.
+//
+// Only this package can mint an [Approved]; later stages accept nothing else
+// as leave to act.
+package approvals
+
+import (
+	"errors"
+	"fmt"
+	"time"
+)
+
+// Agent identifies who asks: the self-declared client name beside the real
+// process behind the connection.
+type Agent struct {
+	Name    string `json:"name"`              // self-declared, e.g. "Claude Code"
+	Version string `json:"version,omitempty"` // self-declared
+	PID     int    `json:"pid,omitempty"`     // the connecting process
+	Exe     string `json:"exe,omitempty"`     // its executable
+	Session string `json:"session"`           // Reins' id for this connection
+}
+
+// Label is how the agent is shown: the declared name, then the real process.
+func (a Agent) Label() string {
+	name := a.Name
+	if name == "" {
+		name = "unnamed agent"
+	}
+	if a.PID == 0 {
+		return name
+	}
+	exe := a.Exe
+	if exe == "" {
+		exe = "?"
+	}
+	return fmt.Sprintf("%s · %s (pid %d)", name, exe, a.PID)
+}
+
+// Target is what an act lands on, as the person should see it.
+type Target struct {
+	Tab         string `json:"tab,omitempty"` // Reins' tab id
+	TabTitle    string `json:"tabTitle,omitempty"`
+	Origin      string `json:"origin,omitempty"`      // the tab's origin
+	FrameOrigin string `json:"frameOrigin,omitempty"` // set only when the target's frame has another origin
+	Ref         string `json:"ref,omitempty"`
+	Role        string `json:"role,omitempty"`
+	Name        string `json:"name,omitempty"`
+	Desktop     bool   `json:"desktop,omitempty"` // a desktop act, not in a tab
+}
+
+// Request is one act waiting for a person.
+type Request struct {
+	ID      string    `json:"id"`
+	Agent   Agent     `json:"agent"`
+	Act     Act       `json:"act"`
+	Target  Target    `json:"target"`
+	Picture []byte    `json:"-"` // PNG of the tab with the target boxed; may be nil
+	Asked   time.Time `json:"asked"`
+	// Remember reports whether "allow on this tab for a while" may be offered:
+	// never for secret fields or for navigation to another origin.
+	Rememberable bool `json:"rememberable"`
+}
+
+// Sentence is the act as the person reads it.
+func (r Request) Sentence() string { return r.Act.Sentence(r.Target.Name) }
+
+// Decision is the person's answer.
+type Decision int
+
+const (
+	Deny            Decision = iota // the default, and what silence means
+	AllowOnce                       //
+	AllowTab                        // allow this kind of act on this tab for a while
+	allowedByMemory                 // a remembered AllowTab covered it
+)
+
+func (d Decision) String() string {
+	switch d {
+	case AllowOnce:
+		return "allowed once"
+	case AllowTab:
+		return "allowed on this tab"
+	case allowedByMemory:
+		return "allowed (remembered)"
+	}
+	return "denied"
+}
+
+// Approved is leave to perform exactly one act. Its zero value approves
+// nothing; only this package makes a valid one.
+type Approved struct {
+	req Request
+	how Decision
+	at  time.Time
+	ok  bool
+}
+
+// Valid reports whether a was minted by this package.
+func (a Approved) Valid() bool { return a.ok }
+
+// Request is what was approved.
+func (a Approved) Request() Request { return a.req }
+
+// How tells how the approval came about.
+func (a Approved) How() Decision { return a.how }
+
+// At is when it was approved.
+func (a Approved) At() time.Time { return a.at }
+
+// Errors an agent may see. Each says what to do next.
+var (
+	ErrDenied           = errors.New("the person denied this action")
+	ErrTimeout          = errors.New("the person did not answer in time, so the action was denied")
+	ErrNotShared        = errors.New("this tab is not shared with agents; ask the person to share it from the Reins menu")
+	ErrReadOnly         = errors.New("this tab is shared read-only; ask the person to give Control from the Reins menu")
+	ErrOriginChanged    = errors.New("the tab left the site it was shared on, so its share was withdrawn; ask the person to share it again")
+	ErrShutdown         = errors.New("Reins is shutting down, so the action was denied")
+	ErrNoAnswerer       = errors.New("no one can answer approvals right now, so the action was denied")
+	ErrDesktopNotShared = errors.New("the desktop is not shared with agents; ask the person to share it from the Reins menu")
+)

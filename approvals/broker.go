@@ -1,0 +1,151 @@
+package approvals
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"time"
+)
+
+// Answerer puts a request before a person and returns their decision. It
+// returns when they answer or ctx ends; an error or ctx's end means deny.
+type Answerer interface {
+	Answer(ctx context.Context, req Request) (Decision, error)
+}
+
+// BrokerOptions configures [NewBroker].
+type BrokerOptions struct {
+	Answerer Answerer         // required
+	Timeout  time.Duration    // optional: how long a person has to answer; default 30 s
+	Remember time.Duration    // optional: how long AllowTab lasts; default 10 min
+	Now      func() time.Time // optional: the clock
+}
+
+// Broker asks a person about each act and mints [Approved].
+type Broker struct {
+	opts BrokerOptions
+
+	closed    chan struct{}
+	closeOnce sync.Once
+
+	mu       sync.Mutex
+	remember map[memoryKey]time.Time // guarded by mu: until when
+}
+
+type memoryKey struct {
+	session string
+	tab     string
+	kind    ActKind
+}
+
+// NewBroker makes a broker.
+func NewBroker(opts BrokerOptions) *Broker {
+	if opts.Timeout <= 0 {
+		opts.Timeout = 30 * time.Second
+	}
+	if opts.Remember <= 0 {
+		opts.Remember = 10 * time.Minute
+	}
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	return &Broker{opts: opts, closed: make(chan struct{}), remember: map[memoryKey]time.Time{}}
+}
+
+// Timeout is how long a person has to answer.
+func (b *Broker) Timeout() time.Duration { return b.opts.Timeout }
+
+// Rememberable reports whether an act may be covered by "allow on this tab
+// for a while": never typing into a secret field, never navigation, which may
+// leave the origin, and never desktop acts.
+func Rememberable(act Act, t Target) bool {
+	if t.Desktop || t.Tab == "" {
+		return false
+	}
+	switch act.Kind {
+	case Click, DoubleClick, RightClick, Hover, Scroll:
+		return true
+	case Type:
+		return !act.Secret
+	}
+	return false
+}
+
+// Decide returns leave for req, or why not: [ErrDenied], [ErrTimeout],
+// [ErrShutdown] or [ErrNoAnswerer]. It blocks until the person answers.
+func (b *Broker) Decide(ctx context.Context, req Request) (Approved, error) {
+	select {
+	case <-b.closed:
+		return Approved{}, ErrShutdown
+	default:
+	}
+	now := b.opts.Now()
+	if req.Asked.IsZero() {
+		req.Asked = now
+	}
+	req.Rememberable = Rememberable(req.Act, req.Target)
+	key := memoryKey{req.Agent.Session, req.Target.Tab, req.Act.Kind}
+	if req.Rememberable {
+		b.mu.Lock()
+		until, ok := b.remember[key]
+		b.mu.Unlock()
+		if ok && now.Before(until) {
+			return Approved{req: req, how: allowedByMemory, at: now, ok: true}, nil
+		}
+	}
+	if b.opts.Answerer == nil {
+		return Approved{}, ErrNoAnswerer
+	}
+	actx, cancel := context.WithTimeout(ctx, b.opts.Timeout)
+	defer cancel()
+	go func() {
+		select {
+		case <-b.closed:
+			cancel()
+		case <-actx.Done():
+		}
+	}()
+	d, err := b.opts.Answerer.Answer(actx, req)
+	select {
+	case <-b.closed:
+		return Approved{}, ErrShutdown
+	default:
+	}
+	if err != nil || actx.Err() != nil {
+		if errors.Is(actx.Err(), context.DeadlineExceeded) && ctx.Err() == nil {
+			return Approved{}, ErrTimeout
+		}
+		if ctx.Err() != nil {
+			return Approved{}, ctx.Err()
+		}
+		return Approved{}, errors.Join(ErrDenied, err)
+	}
+	switch d {
+	case AllowOnce:
+	case AllowTab:
+		if !req.Rememberable {
+			d = AllowOnce
+			break
+		}
+		b.mu.Lock()
+		b.remember[key] = b.opts.Now().Add(b.opts.Remember)
+		b.mu.Unlock()
+	default:
+		return Approved{}, ErrDenied
+	}
+	return Approved{req: req, how: d, at: b.opts.Now(), ok: true}, nil
+}
+
+// ForgetTab drops remembered decisions for a tab (it navigated or closed).
+func (b *Broker) ForgetTab(tab string) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	for k := range b.remember {
+		if k.tab == tab {
+			delete(b.remember, k)
+		}
+	}
+}
+
+// Close denies every pending and future request.
+func (b *Broker) Close() { b.closeOnce.Do(func() { close(b.closed) }) }

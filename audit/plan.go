@@ -1,0 +1,38 @@
+package audit
+
+import "github.com/reins-app/reins/approvals"
+
+// Plan is where an approved act lands on screen, worked out just before it
+// fires. Points are in DIP (screen points); Scale is device pixels per DIP.
+type Plan struct {
+	X     float64 `json:"x"`
+	Y     float64 `json:"y"`
+	X2    float64 `json:"x2,omitempty"` // Drag: where it ends
+	Y2    float64 `json:"y2,omitempty"`
+	Scale float64 `json:"scale"`
+	Frame string  `json:"frame,omitempty"` // the target frame's origin, for the record
+}
+
+// Ticket is a committed "about to fire" row: the only thing the executor
+// accepts as leave to fire. Its zero value is not valid.
+type Ticket struct {
+	seq      int64
+	approved approvals.Approved
+	plan     Plan
+	ok       bool
+}
+
+// Valid reports whether t was issued by a committed write.
+func (t Ticket) Valid() bool { return t.ok }
+
+// Seq is the committed row's sequence number.
+func (t Ticket) Seq() int64 { return t.seq }
+
+// Approved is the approval the ticket carries.
+func (t Ticket) Approved() approvals.Approved { return t.approved }
+
+// Act is the approved act.
+func (t Ticket) Act() approvals.Act { return t.approved.Request().Act }
+
+// Plan is where it lands.
+func (t Ticket) Plan() Plan { return t.plan }

@@ -1,0 +1,351 @@
+// Package protocol holds the wire types spoken between the Reins bridge and
+// the browser extension. It is a leaf: it imports nothing of Reins.
+//
+// Every WebSocket text message is one JSON [Message]. A request carries an id
+// and a method; its response carries the same id and either a result or an
+// error; an event carries a method and no id. The extension's service worker
+// and the Go side read the same golden messages under testdata/.
+package protocol
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+)
+
+// Version is the protocol version both sides announce in hello.
+const Version = 1
+
+// MaxMessageBytes is the largest message either side accepts. Trees are sent
+// one frame per message part, so a real page stays far below it.
+const MaxMessageBytes = 16 << 20
+
+// Methods sent by the app to the extension.
+const (
+	MethodKeepalive = "keepalive" // {} → {}
+	MethodTabs      = "tabs"      // {} → TabsResult
+	MethodSnapshot  = "snapshot"  // SnapshotParams → SnapshotResult
+	MethodResolve   = "resolve"   // ResolveParams → ResolveResult
+	MethodCapture   = "capture"   // CaptureParams → CaptureResult
+	MethodActivate  = "activate"  // ActivateParams → {}
+	MethodNavigate  = "navigate"  // NavigateParams → {}
+)
+
+// Methods of the pairing handshake, before anything else may be sent.
+const (
+	MethodChallenge = "challenge" // app → extension event: Challenge
+	MethodHello     = "hello"     // extension → app request: Hello → Welcome
+)
+
+// Events pushed by the extension.
+const (
+	EventTabs        = "tabs.changed" // TabsResult
+	EventNavigated   = "navigated"    // Navigated
+	EventCalibration = "calibration"  // Calibration
+	EventZoom        = "zoom"         // Zoom
+)
+
+// Error codes carried in [Error].
+const (
+	CodeBadRequest    = "bad_request"
+	CodeUnknownMethod = "unknown_method"
+	CodeNoTab         = "no_tab"
+	CodeNoFrame       = "no_frame"
+	CodeStale         = "stale_ref"
+	CodeChanged       = "changed"
+	CodeObscured      = "obscured"
+	CodeNotVisible    = "not_visible"
+	CodeDisabled      = "disabled"
+	CodeTooLarge      = "too_large"
+	CodeUnauthorized  = "unauthorized"
+	CodeInternal      = "internal"
+	CodeUnsupported   = "unsupported"
+)
+
+// Message is one WebSocket message.
+type Message struct {
+	ID     string          `json:"id,omitempty"`
+	Method string          `json:"method,omitempty"`
+	Params json.RawMessage `json:"params,omitempty"`
+	Result json.RawMessage `json:"result,omitempty"`
+	Error  *Error          `json:"error,omitempty"`
+}
+
+// Kind tells what a decoded message is.
+type Kind int
+
+const (
+	KindRequest Kind = iota + 1
+	KindResponse
+	KindEvent
+)
+
+// Kind reports what m is. Decode has already rejected shapes that are none.
+func (m *Message) Kind() Kind {
+	switch {
+	case m.ID != "" && m.Method != "":
+		return KindRequest
+	case m.ID != "":
+		return KindResponse
+	default:
+		return KindEvent
+	}
+}
+
+// Error is a request's failure.
+type Error struct {
+	Code    string `json:"code"`
+	Message string `json:"message"`
+}
+
+func (e *Error) Error() string { return e.Code + ": " + e.Message }
+
+// ErrMalformed is wrapped by every error Decode returns.
+var ErrMalformed = errors.New("malformed message")
+
+// Decode parses and checks one message. It never panics, whatever the input.
+func Decode(data []byte) (*Message, error) {
+	if len(data) > MaxMessageBytes {
+		return nil, fmt.Errorf("%w: %d bytes is over the %d byte limit", ErrMalformed, len(data), MaxMessageBytes)
+	}
+	var m Message
+	if err := json.Unmarshal(data, &m); err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrMalformed, err)
+	}
+	if len(m.ID) > 64 || len(m.Method) > 64 {
+		return nil, fmt.Errorf("%w: id or method longer than 64 bytes", ErrMalformed)
+	}
+	switch m.Kind() {
+	case KindRequest:
+		if m.Result != nil || m.Error != nil {
+			return nil, fmt.Errorf("%w: request %q carries a result or error", ErrMalformed, m.ID)
+		}
+	case KindResponse:
+		if (m.Result == nil) == (m.Error == nil) {
+			return nil, fmt.Errorf("%w: response %q needs exactly one of result and error", ErrMalformed, m.ID)
+		}
+		if m.Error != nil && m.Error.Code == "" {
+			return nil, fmt.Errorf("%w: response %q has an error without a code", ErrMalformed, m.ID)
+		}
+	case KindEvent:
+		if m.Method == "" {
+			return nil, fmt.Errorf("%w: neither id nor method", ErrMalformed)
+		}
+		if m.Result != nil || m.Error != nil {
+			return nil, fmt.Errorf("%w: event %q carries a result or error", ErrMalformed, m.Method)
+		}
+	}
+	return &m, nil
+}
+
+// Challenge is the app's first message on a new connection.
+type Challenge struct {
+	Nonce string `json:"nonce"` // 32 random bytes, hex
+}
+
+// Hello is the extension's first request. Proof is
+// hex(HMAC-SHA256(secret, "reins-extension\n" + app nonce + "\n" + Nonce)).
+type Hello struct {
+	Version   int    `json:"version"`
+	Extension string `json:"extension"` // extension version
+	Browser   string `json:"browser"`   // user agent brand and version
+	Profile   string `json:"profile"`   // random id kept in the profile's storage
+	Nonce     string `json:"nonce"`     // the extension's nonce, hex
+	Proof     string `json:"proof"`
+}
+
+// Welcome answers Hello. Proof is
+// hex(HMAC-SHA256(secret, "reins-app\n" + extension nonce + "\n" + app nonce)).
+// The extension sends nothing else until it has checked it.
+type Welcome struct {
+	Version int    `json:"version"`
+	Proof   string `json:"proof"`
+}
+
+// Tab is one browser tab as the extension sees it.
+type Tab struct {
+	ID       int    `json:"id"`
+	WindowID int    `json:"windowId"`
+	URL      string `json:"url"`
+	Title    string `json:"title"`
+	Active   bool   `json:"active"`
+	Focused  bool   `json:"focused"` // its window is the focused one
+	Status   string `json:"status"`  // "loading" or "complete"
+}
+
+// TabsResult lists the open tabs.
+type TabsResult struct {
+	Tabs []Tab `json:"tabs"`
+}
+
+// SnapshotParams asks for every frame of a tab.
+type SnapshotParams struct {
+	Tab int `json:"tab"`
+}
+
+// SnapshotResult carries each frame's report and the tab's zoom.
+type SnapshotResult struct {
+	Tab    int           `json:"tab"`
+	Zoom   float64       `json:"zoom"`
+	Frames []FrameReport `json:"frames"`
+}
+
+// FrameReport is one frame's view of itself. Boxes are CSS pixels in the
+// frame's own viewport.
+type FrameReport struct {
+	Frame    int      `json:"frame"`    // chrome frameId; 0 is the top frame
+	Parent   int      `json:"parent"`   // parent frameId; -1 for the top frame
+	URL      string   `json:"url"`      //
+	Origin   string   `json:"origin"`   //
+	Doc      string   `json:"doc"`      // random id of this document (generation)
+	Epoch    int      `json:"epoch"`    // bumped on every same-document navigation
+	Entry    string   `json:"entry"`    // navigation.currentEntry.id
+	History  int      `json:"history"`  // history.length
+	Viewport Viewport `json:"viewport"` //
+	Window   Window   `json:"window"`   //
+	Root     *Node    `json:"root"`     //
+	Error    string   `json:"error,omitempty"`
+}
+
+// Viewport describes a frame's layout viewport in CSS pixels.
+type Viewport struct {
+	Width        float64 `json:"width"`        // visualViewport.width
+	Height       float64 `json:"height"`       // visualViewport.height
+	InnerWidth   float64 `json:"innerWidth"`   // includes scrollbars
+	InnerHeight  float64 `json:"innerHeight"`  //
+	ClientWidth  float64 `json:"clientWidth"`  // documentElement.clientWidth
+	ClientHeight float64 `json:"clientHeight"` //
+	ScrollX      float64 `json:"scrollX"`      //
+	ScrollY      float64 `json:"scrollY"`      //
+}
+
+// Window describes the browser window, in DIP (screen points).
+type Window struct {
+	ScreenX     float64 `json:"screenX"`
+	ScreenY     float64 `json:"screenY"`
+	OuterWidth  float64 `json:"outerWidth"`
+	OuterHeight float64 `json:"outerHeight"`
+	DPR         float64 `json:"dpr"` // devicePixelRatio = zoom × device scale
+}
+
+// Rect is a box: x, y of the top-left corner, width and height.
+type Rect struct {
+	X float64 `json:"x"`
+	Y float64 `json:"y"`
+	W float64 `json:"w"`
+	H float64 `json:"h"`
+}
+
+// Node is one element or text of a frame's accessibility tree.
+type Node struct {
+	Role        string  `json:"role"`
+	Name        string  `json:"name,omitempty"`
+	ID          int     `json:"id,omitempty"`   // the frame's element id; 0 = no ref (not visible or not hit-testable)
+	Box         *Rect   `json:"box,omitempty"`  //
+	Text        string  `json:"text,omitempty"` // role "text": its content
+	Value       string  `json:"value,omitempty"`
+	URL         string  `json:"url,omitempty"`
+	Placeholder string  `json:"placeholder,omitempty"`
+	Checked     string  `json:"checked,omitempty"` // "true", "false", "mixed"
+	Disabled    bool    `json:"disabled,omitempty"`
+	Expanded    string  `json:"expanded,omitempty"` // "true", "false"
+	Pressed     string  `json:"pressed,omitempty"`  // "true", "false", "mixed"
+	Selected    bool    `json:"selected,omitempty"`
+	Focused     bool    `json:"focused,omitempty"`
+	Level       int     `json:"level,omitempty"`
+	Pointer     bool    `json:"pointer,omitempty"` // cursor: pointer
+	Secret      bool    `json:"secret,omitempty"`  // password or payment field: value never sent
+	Frame       *Child  `json:"frame,omitempty"`   // iframe: where its document sits
+	Children    []*Node `json:"children,omitempty"`
+}
+
+// Child describes an iframe element as its parent frame sees it: the box of
+// its content (inside border and padding) in the parent's viewport, and what
+// the parent can tell about the document inside, so that the app can pair it
+// with the child frame's own report.
+type Child struct {
+	Content Rect   `json:"content"`
+	Src     string `json:"src,omitempty"`
+	Index   int    `json:"index"` // order among the frame's iframes, shadow roots included
+}
+
+// ResolveParams asks a frame to find an element again just before an act.
+type ResolveParams struct {
+	Tab   int    `json:"tab"`
+	Frame int    `json:"frame"`
+	Doc   string `json:"doc"`
+	Epoch int    `json:"epoch"`
+	ID    int    `json:"id"`
+	Role  string `json:"role"`
+	Name  string `json:"name"`
+}
+
+// ResolveResult is the element's fresh state. Point is the click point in the
+// top frame's viewport (CSS pixels) after walking up through every ancestor
+// frame's iframe element, each of which was hit-tested on the way.
+type ResolveResult struct {
+	Box      Rect     `json:"box"`      // in the element's own frame viewport
+	Point    Point    `json:"point"`    // in the top frame's viewport
+	Viewport Viewport `json:"viewport"` // the top frame's
+	Window   Window   `json:"window"`
+	Zoom     float64  `json:"zoom"`
+	Secret   bool     `json:"secret,omitempty"`
+	Editable bool     `json:"editable,omitempty"`
+	Origin   string   `json:"origin"` // the element's frame origin
+}
+
+// Point is a position in CSS pixels.
+type Point struct {
+	X float64 `json:"x"`
+	Y float64 `json:"y"`
+}
+
+// CaptureParams asks for a picture of a tab's visible area.
+type CaptureParams struct {
+	Tab int `json:"tab"`
+}
+
+// CaptureResult carries a PNG as a data URL, in device pixels.
+type CaptureResult struct {
+	DataURL string `json:"dataUrl"`
+}
+
+// ActivateParams selects a tab and focuses its window.
+type ActivateParams struct {
+	Tab int `json:"tab"`
+}
+
+// NavigateParams navigates a tab: to URL, or back or forward in history.
+type NavigateParams struct {
+	Tab       int    `json:"tab"`
+	URL       string `json:"url,omitempty"`
+	Direction string `json:"direction,omitempty"` // "back" or "forward"
+}
+
+// Navigated reports a navigation signal in a frame.
+type Navigated struct {
+	Tab   int    `json:"tab"`
+	Frame int    `json:"frame"`
+	URL   string `json:"url"`
+	Doc   string `json:"doc"`
+	Epoch int    `json:"epoch"`
+	Kind  string `json:"kind"` // "document", "push", "popstate", "hash", "entry"
+}
+
+// Calibration is a trusted pointermove seen by a frame: its screen and client
+// coordinates give the frame's exact content origin on screen.
+type Calibration struct {
+	Tab     int     `json:"tab"`
+	Frame   int     `json:"frame"`
+	ScreenX float64 `json:"screenX"`
+	ScreenY float64 `json:"screenY"`
+	ClientX float64 `json:"clientX"`
+	ClientY float64 `json:"clientY"`
+	Window  Window  `json:"window"`
+}
+
+// Zoom reports a tab's zoom change.
+type Zoom struct {
+	Tab  int     `json:"tab"`
+	Zoom float64 `json:"zoom"`
+}

@@ -1,0 +1,61 @@
+// Package executor performs real OS input and answers the few questions about
+// the screen that must be asked right before firing: which application is in
+// front, and which owns the window under a point.
+//
+// Linux uses XTEST through the pure-Go X protocol; macOS uses CGEvent,
+// CGWindowList, NSWorkspace and AX through purego, so it is checked by
+// `GOOS=darwin CGO_ENABLED=0 go vet` on any machine. [Fake] records.
+package executor
+
+import (
+	"context"
+	"errors"
+
+	"github.com/reins-app/reins/audit"
+)
+
+// App identifies an application on screen.
+type App struct {
+	Name  string `json:"name"`            // human name: WM_CLASS class, or localized app name
+	Exe   string `json:"exe,omitempty"`   // executable path
+	PID   int    `json:"pid,omitempty"`   //
+	Class string `json:"class,omitempty"` // Linux: WM_CLASS instance and class, "instance.Class"
+	ID    string `json:"id,omitempty"`    // macOS: bundle identifier
+}
+
+// Window is one top-level window, for desktop observation.
+type Window struct {
+	App    App     `json:"app"`
+	Title  string  `json:"title"`
+	X      float64 `json:"x"` // DIP
+	Y      float64 `json:"y"`
+	W      float64 `json:"w"`
+	H      float64 `json:"h"`
+	Active bool    `json:"active"`
+}
+
+// Executor fires approved acts. Implementations are safe for concurrent use
+// and fire one act at a time.
+type Executor interface {
+	// Fire performs t's act at t's plan. Right before the first event it checks
+	// the frontmost application and the owner of the window under the point
+	// against the deny list, and returns an error wrapping ErrDenyListed
+	// without firing anything when either matches.
+	Fire(ctx context.Context, t audit.Ticket) error
+	// Frontmost returns the application in front.
+	Frontmost(ctx context.Context) (App, error)
+	// AppAt returns the application owning the window under (x, y) in DIP.
+	AppAt(ctx context.Context, x, y float64) (App, error)
+	// Windows lists top-level windows, front to back where known.
+	Windows(ctx context.Context) ([]Window, error)
+	// Close releases the connection to the display.
+	Close() error
+}
+
+// Errors callers may test for with errors.Is.
+var (
+	ErrDenyListed  = errors.New("a deny-listed application is in the way")
+	ErrInvalid     = errors.New("the ticket is not valid: nothing fires without a committed audit row")
+	ErrNoDisplay   = errors.New("no display to send input to")
+	ErrUnsupported = errors.New("this act is not supported here")
+)
