@@ -58,4 +58,14 @@ var (
 	ErrInvalid     = errors.New("the ticket is not valid: nothing fires without a committed audit row")
 	ErrNoDisplay   = errors.New("no display to send input to")
 	ErrUnsupported = errors.New("this act is not supported here")
+	ErrUnknownKey  = errors.New("no such key")
+	ErrOffScreen   = errors.New("the point is off the screen, so nothing was fired; take a fresh snapshot")
+	ErrPermission  = errors.New("no permission to send input")
 )
+
+// Options configures [New].
+type Options struct {
+	DenyList DenyList       // optional: when empty, DefaultDenyList()
+	Display  string         // optional, X11: the display; default $DISPLAY
+	Scale    func() float64 // optional, X11: device pixels per DIP for AppAt and Windows, which get no plan; default 1
+}

@@ -193,18 +193,20 @@ type SnapshotResult struct {
 // FrameReport is one frame's view of itself. Boxes are CSS pixels in the
 // frame's own viewport.
 type FrameReport struct {
-	Frame    int      `json:"frame"`    // chrome frameId; 0 is the top frame
-	Parent   int      `json:"parent"`   // parent frameId; -1 for the top frame
-	URL      string   `json:"url"`      //
-	Origin   string   `json:"origin"`   //
-	Doc      string   `json:"doc"`      // random id of this document (generation)
-	Epoch    int      `json:"epoch"`    // bumped on every same-document navigation
-	Entry    string   `json:"entry"`    // navigation.currentEntry.id
-	History  int      `json:"history"`  // history.length
-	Viewport Viewport `json:"viewport"` //
-	Window   Window   `json:"window"`   //
-	Root     *Node    `json:"root"`     //
-	Error    string   `json:"error,omitempty"`
+	Frame     int      `json:"frame"`               // chrome frameId; 0 is the top frame
+	Parent    int      `json:"parent"`              // parent frameId; -1 for the top frame
+	URL       string   `json:"url"`                 //
+	Origin    string   `json:"origin"`              //
+	Doc       string   `json:"doc"`                 // random id of this document (generation)
+	Epoch     int      `json:"epoch"`               // bumped on every same-document navigation
+	Entry     string   `json:"entry"`               // navigation.currentEntry.id
+	History   int      `json:"history"`             // history.length
+	Index     int      `json:"index"`               // its position in the parent's window.frames; -1 if none
+	Viewport  Viewport `json:"viewport"`            //
+	Window    Window   `json:"window"`              //
+	Root      *Node    `json:"root"`                //
+	Truncated bool     `json:"truncated,omitempty"` // the node budget ran out
+	Error     string   `json:"error,omitempty"`
 }
 
 // Viewport describes a frame's layout viewport in CSS pixels.
@@ -260,16 +262,20 @@ type Node struct {
 }
 
 // Child describes an iframe element as its parent frame sees it: the box of
-// its content (inside border and padding) in the parent's viewport, and what
-// the parent can tell about the document inside, so that the app can pair it
-// with the child frame's own report.
+// its content (inside border and padding) in the parent's viewport, and its
+// position in window.frames. A child frame reports the same position from its
+// side (FrameReport.Index); WindowProxy identity cannot be forged by a page,
+// so the pair is exact. Index is -1 where the browser gives no position
+// (iframes inside shadow roots): such frames are read but not acted in.
 type Child struct {
 	Content Rect   `json:"content"`
 	Src     string `json:"src,omitempty"`
-	Index   int    `json:"index"` // order among the frame's iframes, shadow roots included
+	Index   int    `json:"index"`
 }
 
 // ResolveParams asks a frame to find an element again just before an act.
+// Path lists the ancestors from the element's parent frame up to the top
+// frame, each with the window.frames index of the child below it.
 type ResolveParams struct {
 	Tab   int    `json:"tab"`
 	Frame int    `json:"frame"`
@@ -278,6 +284,15 @@ type ResolveParams struct {
 	ID    int    `json:"id"`
 	Role  string `json:"role"`
 	Name  string `json:"name"`
+	Path  []Hop  `json:"path,omitempty"`
+}
+
+// Hop is one ancestor frame on the way to the top.
+type Hop struct {
+	Frame int    `json:"frame"` // the ancestor's frameId
+	Index int    `json:"index"` // window.frames index of the child frame inside it
+	Doc   string `json:"doc"`   // the ancestor's document generation at snapshot time
+	Epoch int    `json:"epoch"` // and its navigation epoch
 }
 
 // ResolveResult is the element's fresh state. Point is the click point in the

@@ -1,0 +1,173 @@
+// Command reins is the Reins app. With no arguments it starts Reins for the
+// person (until the tray exists, the terminal door of `reins serve`);
+// `reins serve` runs the same core with approvals answered on the terminal;
+// `reins audit` reads and verifies the log; `reins doctor` says what is
+// missing; `reins extension` writes out the Chrome extension to load.
+// Chrome itself starts `reins chrome-extension://…/` as the pairing helper.
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"syscall"
+
+	"github.com/reins-app/reins/app/serve"
+	"github.com/reins-app/reins/core"
+)
+
+const usage = `Usage:
+  reins                 start Reins (for now the same as "reins serve")
+  reins serve           start Reins, answering approvals on this terminal
+  reins audit [-n N] [-json] [-verify]
+                        print the last N audit rows, or verify the log's hash chain
+  reins extension DIR   write the Chrome extension into DIR and install the pairing helper
+  reins doctor          say what is missing
+`
+
+func main() {
+	if len(os.Args) > 1 && strings.HasPrefix(os.Args[1], "chrome-extension://") {
+		// Chrome starts us as the native messaging host, with the caller's origin.
+		if err := core.ServeNativeHost(os.Stdin, os.Stdout, os.Args[1]); err != nil {
+			fmt.Fprintln(os.Stderr, "reins pairing:", err)
+			os.Exit(1)
+		}
+		return
+	}
+	cmd := "serve"
+	args := os.Args[1:]
+	if len(args) > 0 {
+		cmd, args = args[0], args[1:]
+	}
+	var err error
+	switch cmd {
+	case "serve":
+		err = runServe(args)
+	case "audit":
+		err = runAudit(args, os.Stdout)
+	case "extension":
+		err = runExtension(args, os.Stdout)
+	case "doctor":
+		err = runDoctor(os.Stdout)
+	case "help", "-h", "--help":
+		fmt.Print(usage)
+	default:
+		if extra, ok := extraCommands[cmd]; ok {
+			err = extra(args)
+			break
+		}
+		fmt.Fprintf(os.Stderr, "reins: unknown command %q\n\n%s", cmd, usage)
+		os.Exit(2)
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "reins:", err)
+		os.Exit(1)
+	}
+}
+
+// extraCommands holds commands that exist only in some builds (the demo).
+var extraCommands = map[string]func(args []string) error{}
+
+func runServe(args []string) error {
+	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+	port := fs.Int("port", 0, "the bridge's port on 127.0.0.1 (0 picks a free one)")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	rt, err := core.Start(ctx, core.StartOptions{Port: *port})
+	if err != nil {
+		return err
+	}
+	defer rt.Close()
+	term := &serve.Terminal{Engine: rt, In: os.Stdin, Out: os.Stdout}
+	return term.Run(ctx)
+}
+
+func runAudit(args []string, out io.Writer) error {
+	fs := flag.NewFlagSet("audit", flag.ContinueOnError)
+	n := fs.Int("n", 20, "how many rows, newest last")
+	asJSON := fs.Bool("json", false, "print rows as JSON lines")
+	verify := fs.Bool("verify", false, "check the hash chain instead of printing rows")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	ctx := context.Background()
+	log, err := core.OpenAudit(ctx, "")
+	if err != nil {
+		return err
+	}
+	defer log.Close()
+	if *verify {
+		rows, err := log.Verify(ctx)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(out, "The audit log is intact: %d rows, hash chain verified.\n", rows)
+		return nil
+	}
+	rows, err := log.Rows(ctx, core.AuditFilter{Limit: *n})
+	if err != nil {
+		return err
+	}
+	enc := json.NewEncoder(out)
+	for i := len(rows) - 1; i >= 0; i-- {
+		if *asJSON {
+			enc.Encode(rows[i])
+		} else {
+			fmt.Fprintln(out, core.FormatAuditRow(rows[i]))
+		}
+	}
+	return nil
+}
+
+func runExtension(args []string, out io.Writer) error {
+	if len(args) != 1 {
+		return errors.New("usage: reins extension DIR")
+	}
+	dir, err := core.WriteExtension(args[0])
+	if err != nil {
+		return err
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		return err
+	}
+	exe, _ = filepath.EvalSymlinks(exe)
+	hosts, err := core.NativeHostDirs()
+	if err != nil {
+		return err
+	}
+	for _, h := range hosts {
+		p, err := core.InstallNativeHost(h, exe)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(out, "Pairing helper installed: %s\n", p)
+	}
+	fmt.Fprintf(out, "Extension written to %s.\nIn Chrome, open chrome://extensions, turn on Developer mode, choose \"Load unpacked\" and pick that folder.\n", dir)
+	return nil
+}
+
+func runDoctor(out io.Writer) error {
+	for _, c := range core.Doctor() {
+		mark := "ok  "
+		if !c.OK {
+			mark = "MISSING"
+		}
+		fmt.Fprintf(out, "%-7s %s", mark, c.What)
+		if c.Fix != "" && !c.OK {
+			fmt.Fprintf(out, " — %s", c.Fix)
+		}
+		fmt.Fprintln(out)
+	}
+	return nil
+}

@@ -1,0 +1,219 @@
+// Package serve is the person's door on a terminal: it lists tabs as the
+// extension reports them, lets the person share a tab, answers each approval
+// from typed commands, and prints the activity as it happens. It is what
+// `reins serve` runs on machines without a desktop.
+package serve
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"io"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/reins-app/reins/core"
+)
+
+// Terminal reads the person's commands from In and writes to Out.
+type Terminal struct {
+	Engine *core.Runtime // required
+	In     io.Reader     // required
+	Out    io.Writer     // required
+
+	mu sync.Mutex // serialises writes to Out
+}
+
+func (t *Terminal) printf(format string, args ...any) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	fmt.Fprintf(t.Out, format, args...)
+}
+
+// Run prints events and obeys commands until ctx ends. The end of input
+// leaves Reins running: approvals then time out, which denies them.
+func (t *Terminal) Run(ctx context.Context) error {
+	events, stop := t.Engine.Subscribe(256)
+	defer stop()
+	t.printf("Reins is running. The extension pairs on 127.0.0.1:%d; data in %s.\nType \"help\" for commands.\n", t.Engine.Port(), t.Engine.DataDir)
+	lines := make(chan string)
+	go func() {
+		sc := bufio.NewScanner(t.In)
+		for sc.Scan() {
+			lines <- sc.Text()
+		}
+		close(lines)
+	}()
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case ev, ok := <-events:
+			if !ok {
+				return nil
+			}
+			t.event(ev)
+		case line, ok := <-lines:
+			if !ok {
+				lines = nil
+				continue
+			}
+			if quit := t.command(strings.Fields(line)); quit {
+				return nil
+			}
+		}
+	}
+}
+
+func (t *Terminal) event(ev core.Event) {
+	switch ev.Kind {
+	case core.EventConnection:
+		if ev.Connected {
+			t.printf("Chrome extension connected.\n")
+		} else {
+			t.printf("Chrome extension disconnected.\n")
+		}
+	case core.EventTabs:
+		// Listed on request; a busy browser would flood the terminal.
+	case core.EventShare:
+		msg := fmt.Sprintf("Tab %s is now shared: %s", ev.Tab, ev.Level)
+		if ev.Detail != "" {
+			msg += " (" + ev.Detail + ")"
+		}
+		t.printf("%s.\n", msg)
+	case core.EventActivity:
+		a := ev.Activity
+		line := fmt.Sprintf("%s  tab %s  %s  %s  — %s", a.Time.Format("15:04:05"), ev.Tab, a.Agent, a.Act, a.Outcome)
+		if a.Detail != "" && a.Outcome != core.OutcomeDone && a.Outcome != core.OutcomeRead {
+			line += ": " + a.Detail
+		}
+		t.printf("%s\n", line)
+	case core.EventApproval:
+		r := ev.Request
+		where := r.Target.Origin
+		if r.Target.FrameOrigin != "" {
+			where += " (in a frame from " + r.Target.FrameOrigin + ")"
+		}
+		t.printf("\nAPPROVAL %s  %s asks:\n    %s\n    %s · %s · %q\n  Answer with: allow %s | allow-tab %s | deny %s   (no answer = deny)\n",
+			r.ID, r.Agent.Label(), r.Sentence(), orDash(r.Target.Role), where, r.Target.TabTitle, r.ID, r.ID, r.ID)
+	case core.EventApprovalEnd:
+		t.printf("Approval %s: %s.\n", ev.Request.ID, ev.Decision)
+	case core.EventPause:
+		if ev.Paused {
+			t.printf("All agents paused.\n")
+		} else {
+			t.printf("Agents resumed.\n")
+		}
+	}
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "—"
+	}
+	return s
+}
+
+const help = `Commands:
+  tabs                          list open tabs and how each is shared
+  share TAB none|read|control   share a tab (bound to the site it shows now)
+  desktop none|read|control     share the desktop tools
+  allow [ID]                    allow a pending act once (the oldest if no ID)
+  allow-tab [ID]                allow acts of that kind on that tab for a while
+  deny [ID]                     deny a pending act
+  pending                       list pending approvals
+  pause | resume                stop or restart all agents' acts
+  audit [N]                     show the last N audit rows (default 10)
+  quit                          stop Reins
+`
+
+func (t *Terminal) command(f []string) (quit bool) {
+	if len(f) == 0 {
+		return false
+	}
+	e := t.Engine
+	switch f[0] {
+	case "help", "?":
+		t.printf("%s", help)
+	case "tabs":
+		tabs := e.Tabs()
+		if len(tabs) == 0 {
+			t.printf("No tabs yet (is the Chrome extension connected?).\n")
+		}
+		for _, tab := range tabs {
+			mark := " "
+			if tab.Active {
+				mark = "*"
+			}
+			t.printf("%s %-3s %-8s %s  (%s)\n", mark, tab.ID, tab.Share, tab.Title, tab.Origin)
+		}
+	case "share", "desktop":
+		args := f[1:]
+		if f[0] == "desktop" {
+			args = append([]string{core.DesktopKey}, args...)
+		}
+		if len(args) != 2 {
+			t.printf("usage: share TAB none|read|control\n")
+			return false
+		}
+		level, err := core.ParseLevel(args[1])
+		if err == nil {
+			err = e.SetShare(args[0], level)
+		}
+		if err != nil {
+			t.printf("%v\n", err)
+		}
+	case "allow", "allow-tab", "deny":
+		d := core.Deny
+		switch f[0] {
+		case "allow":
+			d = core.AllowOnce
+		case "allow-tab":
+			d = core.AllowTab
+		}
+		id := ""
+		if len(f) > 1 {
+			id = f[1]
+		} else if p := e.Pending(); len(p) > 0 {
+			id = p[0].ID
+		}
+		if id == "" {
+			t.printf("Nothing is waiting for an answer.\n")
+			return false
+		}
+		if err := e.Answer(id, d); err != nil {
+			t.printf("%s: %v\n", id, err)
+		}
+	case "pending":
+		p := e.Pending()
+		if len(p) == 0 {
+			t.printf("Nothing is waiting for an answer.\n")
+		}
+		for _, r := range p {
+			t.printf("%s  %s: %s (asked %s ago)\n", r.ID, r.Agent.Label(), r.Sentence(), time.Since(r.Asked).Round(time.Second))
+		}
+	case "pause":
+		e.Pause(true)
+	case "resume":
+		e.Pause(false)
+	case "audit":
+		n := 10
+		if len(f) > 1 {
+			fmt.Sscan(f[1], &n)
+		}
+		rows, err := e.AuditRows(context.Background(), core.AuditFilter{Limit: n})
+		if err != nil {
+			t.printf("%v\n", err)
+			return false
+		}
+		for i := len(rows) - 1; i >= 0; i-- {
+			t.printf("%s\n", core.FormatAuditRow(rows[i]))
+		}
+	case "quit", "exit":
+		return true
+	default:
+		t.printf("Unknown command %q. Type \"help\".\n", f[0])
+	}
+	return false
+}

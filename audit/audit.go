@@ -1,0 +1,401 @@
+// Package audit is Reins' record of every attempt an agent makes: reads,
+// refusals, denials and acts. It is one append-only, hash-chained SQLite
+// table, kept in a file only its owner may read.
+//
+// # Committed before firing
+//
+// An act is written twice. [Log.Commit] appends the "about to fire" row and
+// returns a [Ticket] only after that row is durably committed (WAL with
+// synchronous=FULL), and the executor fires nothing without a valid ticket.
+// [Log.Finish] then appends what happened, pointing back at that row. When
+// the first write fails for any reason — a full disk, a read-only file, a
+// closed log — Commit returns an error wrapping [ErrWrite] and an invalid
+// ticket, so the act never happens without its trace. Reads, refusals and
+// denials are single rows written with [Log.Record].
+//
+// # Secrets
+//
+// Text typed into password and payment fields ([approvals.Act].Secret) is
+// never written, not even to the write-ahead log: the stored act carries
+// "text_length" in its place. Ordinary typed text is stored, because the
+// person needs to see what an agent typed on their behalf.
+//
+// # The chain
+//
+// Triggers refuse UPDATE and DELETE, which stops mistakes but not a person
+// with the sqlite3 shell, who can drop them. The hash chain makes such edits
+// evident: each row's hash is the lowercase hex SHA-256 of its prev_hash (as
+// stored, 64 hex digits; 64 zeros for the first row) followed by every other
+// column in table order — seq, time, agent_name, agent_version, agent_pid,
+// agent_exe, agent_session, tab, tab_title, origin, frame_origin, desktop,
+// act_kind, act_json, target_ref, target_role, target_name, phase, ref_seq,
+// outcome, code, detail, plan_json, decision — where an integer is 8 bytes
+// big-endian, a text is its byte length as 8 bytes big-endian followed by
+// its UTF-8 bytes, and ref_seq, the one column that may be NULL, is a single
+// 0 byte when NULL or a 1 byte followed by the integer. Anyone can recompute
+// it without Reins; [Log.Verify] does, and also notices missing rows, since
+// seq counts up from 1 without gaps.
+//
+// Deleting the newest rows leaves a shorter chain that is still whole. The
+// open log notices that too, because it remembers the head it wrote, but a
+// log that was truncated while Reins was not running cannot be told from a
+// shorter one; that is the limit of a chain kept in the file it protects.
+package audit
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/reins-app/reins/approvals"
+)
+
+// Phases of a row.
+const (
+	PhaseRecord  = "record"  // a complete attempt in one row: a read, a refusal, a denial
+	PhaseFire    = "fire"    // an approved act about to fire
+	PhaseOutcome = "outcome" // what happened to an earlier fire row (RefSeq)
+)
+
+// Outcomes, the short word each row ends with.
+const (
+	OutcomeDone        = "done"
+	OutcomeRead        = "read"
+	OutcomeRefused     = "refused"
+	OutcomeDenied      = "denied"
+	OutcomeTimeout     = "timeout"
+	OutcomeFailed      = "failed"
+	OutcomeAboutToFire = "about_to_fire" // written only by Commit
+)
+
+func knownOutcome(s string) bool {
+	switch s {
+	case OutcomeDone, OutcomeRead, OutcomeRefused, OutcomeDenied, OutcomeTimeout, OutcomeFailed:
+		return true
+	}
+	return false
+}
+
+// ErrWrite is wrapped by every error from a write that did not happen. For
+// [Log.Commit] it means the act must not fire.
+var ErrWrite = errors.New("the audit log could not be written, so nothing was done")
+
+// ErrTampered is wrapped by a [*TamperedError] when rows were changed or
+// removed after they were written.
+var ErrTampered = errors.New("the audit log was changed outside Reins; keep a copy of the file as evidence (rows before the one named are intact)")
+
+// ErrNotApproved is returned by [Log.Commit] for an approval the approvals
+// package did not issue.
+var ErrNotApproved = errors.New("this act has no valid approval from the person, so it was not recorded as about to fire and must not fire")
+
+// TamperedError names the first row at which the chain breaks.
+type TamperedError struct {
+	Seq int64  // the first bad or missing row
+	Why string // what is wrong with it
+}
+
+func (e *TamperedError) Error() string {
+	return fmt.Sprintf("audit row %d: %s: %v", e.Seq, e.Why, ErrTampered)
+}
+
+func (e *TamperedError) Unwrap() error { return ErrTampered }
+
+// finishError is a failed outcome write. It counts as ErrWrite, but its words
+// must not claim that nothing was done: the act has already run.
+type finishError struct {
+	seq int64
+	err error
+}
+
+func (e *finishError) Error() string {
+	return fmt.Sprintf("the audit log could not record the outcome of row %d (the act had already run): %v", e.seq, e.err)
+}
+
+func (e *finishError) Is(target error) bool { return target == ErrWrite }
+func (e *finishError) Unwrap() error        { return e.err }
+
+// errClosed says why a write after Close fails.
+var errClosed = errors.New("the audit log is closed (Reins is shutting down)")
+
+// Options configures [Open].
+type Options struct {
+	Path string           // required: the database file; its folder is created owner-only if missing
+	Now  func() time.Time // optional: the clock; default time.Now
+}
+
+// Log is an open audit log. Writes are serialised; reads run concurrently
+// with them and with each other.
+type Log struct {
+	now    func() time.Time
+	path   string
+	wdb    *sql.DB // one connection, the only writer
+	rdb    *sql.DB // read-only connections for Rows and Verify
+	closed atomic.Bool
+
+	mu   sync.Mutex
+	w    *writer // guarded by mu
+	head head    // guarded by mu: the last row this log knows to be committed
+}
+
+// head is the newest row of the chain.
+type head struct {
+	seq  int64
+	hash string
+}
+
+// zeroHash is the prev_hash of the first row.
+const zeroHash = "0000000000000000000000000000000000000000000000000000000000000000"
+
+// Entry is one complete attempt for [Log.Record].
+type Entry struct {
+	Agent    approvals.Agent
+	Act      approvals.Act
+	Target   approvals.Target
+	Outcome  string // one of the Outcome words, not OutcomeAboutToFire
+	Code     string // a stable reason code such as "stale_ref"; may be empty
+	Detail   string // a sentence for the person
+	Decision string // how a person decided, approvals.Decision.String(); empty when no one was asked
+}
+
+// Open opens the log at opts.Path, creating it if needed, checks that it is a
+// Reins audit log this version understands, and finds the head of the chain.
+func Open(ctx context.Context, opts Options) (*Log, error) {
+	if opts.Path == "" {
+		return nil, errors.New("audit: Options.Path is required")
+	}
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	path, err := filepath.Abs(opts.Path)
+	if err != nil {
+		return nil, fmt.Errorf("audit log %s: %w", opts.Path, err)
+	}
+	if err := prepareFile(path); err != nil {
+		return nil, err
+	}
+	l := &Log{now: opts.Now, path: path}
+	if err := l.open(ctx); err != nil {
+		l.closeDBs()
+		return nil, fmt.Errorf("audit log %s: %w", path, err)
+	}
+	return l, nil
+}
+
+// prepareFile makes the file before SQLite does, because SQLite would create
+// it readable by everyone (it then gives the -wal and -shm files the same
+// mode as the database). An existing folder is left alone: it may be shared,
+// such as a temporary directory.
+func prepareFile(path string) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return fmt.Errorf("cannot create the audit log's folder: %w", err)
+	}
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		return fmt.Errorf("cannot create the audit log %s: %w", path, err)
+	}
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("cannot create the audit log %s: %w", path, err)
+	}
+	if err := os.Chmod(path, 0o600); err != nil {
+		return fmt.Errorf("cannot make the audit log %s private: %w", path, err)
+	}
+	return nil
+}
+
+func (l *Log) open(ctx context.Context) error {
+	var err error
+	l.wdb, err = sql.Open("sqlite", dsn(l.path, "_busy_timeout=5000&_foreign_keys=1&_journal_mode=WAL&_synchronous=FULL"))
+	if err != nil {
+		return err
+	}
+	l.wdb.SetMaxOpenConns(1)
+	l.wdb.SetMaxIdleConns(1)
+	l.wdb.SetConnMaxLifetime(0)
+	l.wdb.SetConnMaxIdleTime(0)
+	if err := checkPragmas(ctx, l.wdb); err != nil {
+		return err
+	}
+	if err := setupSchema(ctx, l.wdb); err != nil {
+		return err
+	}
+	if l.w, err = newWriter(ctx, l.wdb); err != nil {
+		return err
+	}
+	if l.head, err = l.w.last(ctx); err != nil {
+		return err
+	}
+	// Readers open only once the writer has made the file a WAL database:
+	// a read-only connection cannot do that itself.
+	l.rdb, err = sql.Open("sqlite", dsn(l.path, "mode=ro&_busy_timeout=5000"))
+	if err != nil {
+		return err
+	}
+	l.rdb.SetMaxOpenConns(4)
+	return l.rdb.PingContext(ctx)
+}
+
+// checkPragmas refuses a file system on which the durability promise cannot
+// be kept: without WAL, readers would block the writer that Commit waits on.
+func checkPragmas(ctx context.Context, db *sql.DB) error {
+	var mode string
+	if err := db.QueryRowContext(ctx, "PRAGMA journal_mode").Scan(&mode); err != nil {
+		return err
+	}
+	if mode != "wal" {
+		return fmt.Errorf("the file system refused write-ahead logging (journal mode %q); keep the audit log on a local disk", mode)
+	}
+	var sync int
+	if err := db.QueryRowContext(ctx, "PRAGMA synchronous").Scan(&sync); err != nil {
+		return err
+	}
+	if sync != 2 {
+		return fmt.Errorf("synchronous is %d, not FULL", sync)
+	}
+	return nil
+}
+
+// Close waits for a write in progress and closes the file. Later writes fail
+// with ErrWrite.
+func (l *Log) Close() error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.closed.Swap(true) {
+		return nil
+	}
+	return l.closeDBs()
+}
+
+func (l *Log) closeDBs() error {
+	var errs []error
+	if l.w != nil {
+		errs = append(errs, l.w.close())
+	}
+	// Readers go first so that the writer's close, the last one, can
+	// checkpoint the WAL into the database and remove it.
+	if l.rdb != nil {
+		errs = append(errs, l.rdb.Close())
+	}
+	if l.wdb != nil {
+		errs = append(errs, l.wdb.Close())
+	}
+	return errors.Join(errs...)
+}
+
+// Path is the database file.
+func (l *Log) Path() string { return l.path }
+
+// Record appends one complete row (a read, a refusal, a denial) and returns
+// its seq once it is committed.
+func (l *Log) Record(ctx context.Context, e Entry) (int64, error) {
+	if !knownOutcome(e.Outcome) {
+		return 0, fmt.Errorf("%w: outcome %q is not one of done, read, refused, denied, timeout, failed", ErrWrite, e.Outcome)
+	}
+	r := record{
+		phase:    PhaseRecord,
+		outcome:  e.Outcome,
+		code:     e.Code,
+		detail:   e.Detail,
+		decision: e.Decision,
+	}
+	if err := r.describe(e.Agent, e.Act, e.Target); err != nil {
+		return 0, fmt.Errorf("%w: %w", ErrWrite, err)
+	}
+	seq, err := l.append(ctx, &r)
+	if err != nil {
+		return 0, fmt.Errorf("%w: %w", ErrWrite, err)
+	}
+	return seq, nil
+}
+
+// Commit appends the "about to fire" row for a and returns the ticket the
+// executor needs, only once the row is durably committed. On any failure the
+// ticket is invalid and the act must not fire: the error wraps ErrWrite, or
+// is ErrNotApproved.
+func (l *Log) Commit(ctx context.Context, a approvals.Approved, p Plan) (Ticket, error) {
+	if !a.Valid() {
+		return Ticket{}, ErrNotApproved
+	}
+	req := a.Request()
+	r := record{
+		phase:    PhaseFire,
+		outcome:  OutcomeAboutToFire,
+		detail:   req.Sentence(),
+		decision: a.How().String(),
+	}
+	if err := r.describe(req.Agent, req.Act, req.Target); err != nil {
+		return Ticket{}, fmt.Errorf("%w: %w", ErrWrite, err)
+	}
+	if p != (Plan{}) {
+		b, err := json.Marshal(p)
+		if err != nil {
+			return Ticket{}, fmt.Errorf("%w: the plan cannot be stored: %w", ErrWrite, err)
+		}
+		r.plan = string(b)
+	}
+	seq, err := l.append(ctx, &r)
+	if err != nil {
+		return Ticket{}, fmt.Errorf("%w: %w", ErrWrite, err)
+	}
+	return Ticket{seq: seq, approved: a, plan: p, ok: true}, nil
+}
+
+// Finish appends what happened to t's act — outcome is one of the Outcome
+// words, code a stable reason code (may be empty), detail a sentence — and
+// returns the new row's seq. A ticket can be finished once.
+func (l *Log) Finish(ctx context.Context, t Ticket, outcome, code, detail string) (int64, error) {
+	if !t.Valid() || t.Seq() <= 0 {
+		return 0, &finishError{seq: t.Seq(), err: errors.New("the ticket was not issued by an audit log")}
+	}
+	if !knownOutcome(outcome) {
+		return 0, &finishError{seq: t.Seq(), err: fmt.Errorf("outcome %q is not one of done, read, refused, denied, timeout, failed", outcome)}
+	}
+	req := t.Approved().Request()
+	r := record{
+		phase:    PhaseOutcome,
+		refSeq:   sql.NullInt64{Int64: t.Seq(), Valid: true},
+		outcome:  outcome,
+		code:     code,
+		detail:   detail,
+		decision: t.Approved().How().String(),
+	}
+	if err := r.describe(req.Agent, req.Act, req.Target); err != nil {
+		return 0, &finishError{seq: t.Seq(), err: err}
+	}
+	seq, err := l.append(ctx, &r)
+	if err != nil {
+		return 0, &finishError{seq: t.Seq(), err: err}
+	}
+	return seq, nil
+}
+
+// append chains r onto the head and commits it. The head moves only after
+// the commit succeeds, so a failed write leaves the chain where it was.
+func (l *Log) append(ctx context.Context, r *record) (int64, error) {
+	if err := ctx.Err(); err != nil {
+		return 0, err
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.closed.Load() {
+		return 0, errClosed
+	}
+	r.seq = l.head.seq + 1
+	r.time = formatTime(l.now())
+	r.prevHash = l.head.hash
+	r.hash = r.sum()
+	// Once begun, a write runs to its commit or rollback whatever happens to
+	// ctx: abandoning it halfway could leave the caller unsure whether the
+	// row exists, and the caller's answer decides whether an act fires.
+	if err := l.w.append(context.WithoutCancel(ctx), l.head, r); err != nil {
+		return 0, explain(err)
+	}
+	l.head = head{seq: r.seq, hash: r.hash}
+	return r.seq, nil
+}

@@ -1,0 +1,189 @@
+package bridge
+
+import (
+	"crypto/hmac"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// SecretFile and AddressFile are the names of the pairing files in the data
+// folder. Both are owner-only.
+const (
+	SecretFile  = "bridge.secret"
+	AddressFile = "bridge.json"
+)
+
+// LoadOrCreateSecret returns the per-install secret kept in dir, making one
+// the first time.
+func LoadOrCreateSecret(dir string) ([]byte, error) {
+	p := filepath.Join(dir, SecretFile)
+	b, err := os.ReadFile(p)
+	if err == nil {
+		s, derr := hex.DecodeString(strings.TrimSpace(string(b)))
+		if derr == nil && len(s) == 32 {
+			return s, nil
+		}
+		return nil, fmt.Errorf("the pairing secret in %s is damaged; delete the file and restart Reins", p)
+	}
+	if !errors.Is(err, os.ErrNotExist) {
+		return nil, err
+	}
+	s := make([]byte, 32)
+	if _, err := rand.Read(s); err != nil {
+		return nil, err
+	}
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil, err
+	}
+	f, err := os.OpenFile(p, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := f.WriteString(hex.EncodeToString(s)); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return s, f.Close()
+}
+
+// Address is what the running app publishes for the native host.
+type Address struct {
+	Port int `json:"port"`
+	PID  int `json:"pid"`
+}
+
+// WriteAddress publishes the bridge's port in dir, owner-only.
+func WriteAddress(dir string, a Address) error {
+	b, _ := json.Marshal(a)
+	tmp := filepath.Join(dir, AddressFile+".tmp")
+	if err := os.WriteFile(tmp, b, 0o600); err != nil {
+		return err
+	}
+	return os.Rename(tmp, filepath.Join(dir, AddressFile))
+}
+
+// RemoveAddress withdraws it when the app stops.
+func RemoveAddress(dir string) { os.Remove(filepath.Join(dir, AddressFile)) }
+
+func mac(secret []byte, label, a, b string) string {
+	m := hmac.New(sha256.New, secret)
+	io.WriteString(m, label+"\n"+a+"\n"+b)
+	return hex.EncodeToString(m.Sum(nil))
+}
+
+// ExtensionProof is what the extension sends in hello.
+func ExtensionProof(secret []byte, appNonce, extNonce string) string {
+	return mac(secret, "reins-extension", appNonce, extNonce)
+}
+
+// AppProof is what the app answers, proving it knows the secret too.
+func AppProof(secret []byte, extNonce, appNonce string) string {
+	return mac(secret, "reins-app", extNonce, appNonce)
+}
+
+func checkProof(got, want string) bool {
+	g, err1 := hex.DecodeString(got)
+	w, err2 := hex.DecodeString(want)
+	return err1 == nil && err2 == nil && hmac.Equal(g, w)
+}
+
+func newNonce() string {
+	b := make([]byte, 32)
+	rand.Read(b)
+	return hex.EncodeToString(b)
+}
+
+// HostManifest is the native messaging host manifest Chrome reads.
+type HostManifest struct {
+	Name           string   `json:"name"`
+	Description    string   `json:"description"`
+	Path           string   `json:"path"`
+	Type           string   `json:"type"`
+	AllowedOrigins []string `json:"allowed_origins"`
+}
+
+// InstallHostManifest writes the manifest naming exe as the host for the one
+// extension origin into dir (a NativeMessagingHosts folder).
+func InstallHostManifest(dir, name, exe, extensionOrigin string) (string, error) {
+	if !filepath.IsAbs(exe) {
+		return "", fmt.Errorf("the native host path must be absolute, got %q", exe)
+	}
+	m := HostManifest{
+		Name:           name,
+		Description:    "Reins pairing: hands the Reins extension its secret and port",
+		Path:           exe,
+		Type:           "stdio",
+		AllowedOrigins: []string{strings.TrimSuffix(extensionOrigin, "/") + "/"},
+	}
+	b, _ := json.MarshalIndent(m, "", "  ")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", err
+	}
+	p := filepath.Join(dir, name+".json")
+	return p, os.WriteFile(p, b, 0o644)
+}
+
+// maxNativeMessage bounds what the host reads: its one request is tiny.
+const maxNativeMessage = 64 << 10
+
+// ServeNativeHost answers one pairing request from Chrome on r/w with the
+// secret and port found in dataDir. caller is the origin Chrome passed as the
+// first argument; anything but wantOrigin is refused.
+func ServeNativeHost(r io.Reader, w io.Writer, dataDir, caller, wantOrigin string) error {
+	var n uint32
+	if err := binary.Read(r, binary.NativeEndian, &n); err != nil {
+		return fmt.Errorf("reading the request length: %w", err)
+	}
+	if n > maxNativeMessage {
+		return fmt.Errorf("request of %d bytes is too large", n)
+	}
+	req := make([]byte, n)
+	if _, err := io.ReadFull(r, req); err != nil {
+		return fmt.Errorf("reading the request: %w", err)
+	}
+	reply := func(v any) error {
+		b, _ := json.Marshal(v)
+		if err := binary.Write(w, binary.NativeEndian, uint32(len(b))); err != nil {
+			return err
+		}
+		_, err := w.Write(b)
+		return err
+	}
+	type failure struct {
+		Error string `json:"error"`
+	}
+	if strings.TrimSuffix(caller, "/") != strings.TrimSuffix(wantOrigin, "/") {
+		return reply(failure{"this host serves only the Reins extension"})
+	}
+	var m struct {
+		Type string `json:"type"`
+	}
+	if json.Unmarshal(req, &m) != nil || m.Type != "pair" {
+		return reply(failure{"unknown request"})
+	}
+	b, err := os.ReadFile(filepath.Join(dataDir, AddressFile))
+	if err != nil {
+		return reply(failure{"Reins is not running"})
+	}
+	var a Address
+	if json.Unmarshal(b, &a) != nil || a.Port == 0 {
+		return reply(failure{"Reins is not running"})
+	}
+	s, err := os.ReadFile(filepath.Join(dataDir, SecretFile))
+	if err != nil {
+		return reply(failure{"Reins has not been set up"})
+	}
+	return reply(struct {
+		Port   int    `json:"port"`
+		Secret string `json:"secret"`
+	}{a.Port, strings.TrimSpace(string(s))})
+}

@@ -1,0 +1,367 @@
+// Package core is the engine both front ends hold. For every request it runs
+// grant → ground → approve → audit → act → report, and it publishes a stream
+// of events (tabs, activity, pending approvals, connection, pause) that the
+// person's door renders. It is the only package that wires the stages.
+package core
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"log"
+	"sort"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/reins-app/reins/approvals"
+	"github.com/reins-app/reins/audit"
+	"github.com/reins-app/reins/bridge"
+	"github.com/reins-app/reins/bridge/protocol"
+	"github.com/reins-app/reins/executor"
+	"github.com/reins-app/reins/grounding"
+)
+
+// Browser is what core needs of the bridge; *bridge.Server is one.
+type Browser interface {
+	Call(ctx context.Context, profile, method string, params, out any) error
+	Events() <-chan bridge.Event
+}
+
+var _ Browser = (*bridge.Server)(nil)
+
+// Options configures [New].
+type Options struct {
+	Browser         Browser           // required
+	Audit           *audit.Log        // required
+	Executor        executor.Executor // required
+	ApprovalTimeout time.Duration     // optional: default 30 s
+	RememberFor     time.Duration     // optional: "allow on this tab" lasts; default 10 min
+	Now             func() time.Time  // optional
+	Logf            func(format string, args ...any)
+}
+
+// Engine is the core.
+type Engine struct {
+	opts   Options
+	grants *approvals.Grants
+	broker *approvals.Broker
+	queue  *queue
+	paused atomic.Bool
+	fire   sync.Mutex // one act reaches the OS at a time
+	subs   subscribers
+	nextID atomic.Uint64
+
+	mu        sync.Mutex
+	tabs      map[string]*tabState // guarded by mu; by Reins tab id
+	byChrome  map[chromeTab]string // guarded by mu
+	connected map[string]bool      // guarded by mu; browser profiles
+	nextTab   int                  // guarded by mu
+}
+
+type chromeTab struct {
+	profile string
+	id      int
+}
+
+type tabState struct {
+	id      string
+	chrome  chromeTab
+	info    protocol.Tab
+	frames  map[int]grounding.FrameState // last reported generation per frame
+	refs    *grounding.Refs
+	zoom    float64
+	cal     *grounding.Calibrated
+	gone    bool
+	session map[string]*grounding.Snapshot // latest snapshot per agent session
+	byID    map[string]*grounding.Snapshot // recent snapshots by id
+	order   []string                       // snapshot ids, oldest first
+}
+
+// New makes an engine. Call Run to start consuming the browser's events.
+func New(opts Options) *Engine {
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	if opts.Logf == nil {
+		opts.Logf = log.Printf
+	}
+	e := &Engine{
+		opts:      opts,
+		grants:    approvals.NewGrants(opts.Now),
+		tabs:      map[string]*tabState{},
+		byChrome:  map[chromeTab]string{},
+		connected: map[string]bool{},
+	}
+	e.queue = newQueue(e)
+	e.broker = approvals.NewBroker(approvals.BrokerOptions{
+		Answerer: e.queue, Timeout: opts.ApprovalTimeout, Remember: opts.RememberFor, Now: opts.Now,
+	})
+	return e
+}
+
+// Run consumes browser events until ctx ends.
+func (e *Engine) Run(ctx context.Context) {
+	ev := e.opts.Browser.Events()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case m, ok := <-ev:
+			if !ok {
+				return
+			}
+			e.handle(ctx, m)
+		}
+	}
+}
+
+// Close denies everything pending and refuses what follows.
+func (e *Engine) Close() {
+	e.broker.Close()
+	e.subs.close()
+}
+
+func (e *Engine) handle(ctx context.Context, m bridge.Event) {
+	switch m.Method {
+	case bridge.EventConnected:
+		e.mu.Lock()
+		e.connected[m.Profile] = true
+		e.mu.Unlock()
+		e.publish(Event{Kind: EventConnection, Connected: true, Profile: m.Profile})
+		go e.refreshTabs(ctx, m.Profile)
+	case bridge.EventDisconnected:
+		e.mu.Lock()
+		delete(e.connected, m.Profile)
+		e.mu.Unlock()
+		e.publish(Event{Kind: EventConnection, Connected: false, Profile: m.Profile})
+	case protocol.EventTabs:
+		var r protocol.TabsResult
+		if json.Unmarshal(m.Params, &r) == nil {
+			e.updateTabs(m.Profile, r.Tabs)
+		}
+	case protocol.EventNavigated:
+		var n protocol.Navigated
+		if json.Unmarshal(m.Params, &n) == nil {
+			e.navigated(m.Profile, n)
+		}
+	case protocol.EventCalibration:
+		var c protocol.Calibration
+		if json.Unmarshal(m.Params, &c) == nil && c.Frame == 0 {
+			e.mu.Lock()
+			if t := e.tabLocked(m.Profile, c.Tab); t != nil {
+				cal := grounding.Calibrate(c, t.zoomOr1())
+				t.cal = &cal
+			}
+			e.mu.Unlock()
+		}
+	case protocol.EventZoom:
+		var z protocol.Zoom
+		if json.Unmarshal(m.Params, &z) == nil {
+			e.mu.Lock()
+			if t := e.tabLocked(m.Profile, z.Tab); t != nil {
+				t.zoom = z.Zoom
+				t.cal = nil
+			}
+			e.mu.Unlock()
+			e.publish(Event{Kind: EventZoom, Tab: e.tabID(m.Profile, z.Tab), Zoom: z.Zoom})
+		}
+	}
+}
+
+func (t *tabState) zoomOr1() float64 {
+	if t.zoom <= 0 {
+		return 1
+	}
+	return t.zoom
+}
+
+func (e *Engine) refreshTabs(ctx context.Context, profile string) {
+	var r protocol.TabsResult
+	if err := e.opts.Browser.Call(ctx, profile, protocol.MethodTabs, struct{}{}, &r); err == nil {
+		e.updateTabs(profile, r.Tabs)
+	}
+}
+
+// tabLocked finds the state of a chrome tab; e.mu must be held.
+func (e *Engine) tabLocked(profile string, id int) *tabState {
+	return e.tabs[e.byChrome[chromeTab{profile, id}]]
+}
+
+func (e *Engine) tabID(profile string, id int) string {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.byChrome[chromeTab{profile, id}]
+}
+
+func (e *Engine) updateTabs(profile string, tabs []protocol.Tab) {
+	var revoked []string
+	e.mu.Lock()
+	seen := map[string]bool{}
+	for _, ct := range tabs {
+		key := chromeTab{profile, ct.ID}
+		id, ok := e.byChrome[key]
+		if !ok {
+			e.nextTab++
+			id = strconv.Itoa(e.nextTab)
+			e.byChrome[key] = id
+			e.tabs[id] = &tabState{
+				id: id, chrome: key, frames: map[int]grounding.FrameState{}, refs: grounding.NewRefs(),
+				session: map[string]*grounding.Snapshot{}, byID: map[string]*grounding.Snapshot{},
+			}
+		}
+		t := e.tabs[id]
+		t.info = ct
+		t.gone = false
+		seen[id] = true
+		if e.grants.Observe(id, approvals.Origin(ct.URL)) {
+			revoked = append(revoked, id)
+		}
+	}
+	for id, t := range e.tabs {
+		if t.chrome.profile == profile && !seen[id] && !t.gone {
+			t.gone = true
+			e.grants.Forget(id)
+		}
+	}
+	e.mu.Unlock()
+	for _, id := range revoked {
+		e.broker.ForgetTab(id)
+		e.publish(Event{Kind: EventShare, Tab: id, Level: approvals.None, Detail: "the tab left the site it was shared on"})
+	}
+	e.publish(Event{Kind: EventTabs})
+}
+
+func (e *Engine) navigated(profile string, n protocol.Navigated) {
+	e.mu.Lock()
+	t := e.tabLocked(profile, n.Tab)
+	var revoked bool
+	var id string
+	if t != nil {
+		id = t.id
+		t.frames[n.Frame] = grounding.FrameState{Doc: n.Doc, Epoch: n.Epoch}
+		if n.Frame == 0 {
+			t.info.URL = n.URL
+			revoked = e.grants.Observe(t.id, approvals.Origin(n.URL))
+			t.cal = nil
+		}
+	}
+	e.mu.Unlock()
+	if revoked {
+		e.broker.ForgetTab(id)
+		e.publish(Event{Kind: EventShare, Tab: id, Level: approvals.None, Detail: "the tab left the site it was shared on"})
+	}
+}
+
+// TabInfo is a tab as listed to the person or an agent.
+type TabInfo struct {
+	ID        string          `json:"id"`
+	Title     string          `json:"title,omitempty"` // only for shared tabs when listed to agents
+	URL       string          `json:"url,omitempty"`   // likewise
+	Origin    string          `json:"origin,omitempty"`
+	Active    bool            `json:"active"`
+	Level     approvals.Level `json:"-"`
+	Share     string          `json:"share"`
+	SharedAt  string          `json:"sharedOrigin,omitempty"`
+	Connected bool            `json:"connected"`
+}
+
+// Tabs lists open tabs with their share levels, for the person.
+func (e *Engine) Tabs() []TabInfo {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	out := make([]TabInfo, 0, len(e.tabs))
+	for id, t := range e.tabs {
+		if t.gone {
+			continue
+		}
+		g := e.grants.Get(id)
+		out = append(out, TabInfo{
+			ID: id, Title: t.info.Title, URL: t.info.URL, Origin: approvals.Origin(t.info.URL), Active: t.info.Active,
+			Level: g.Level, Share: g.Level.String(), SharedAt: g.Origin, Connected: e.connected[t.chrome.profile],
+		})
+	}
+	sort.Slice(out, func(i, j int) bool { return atoiOr0(out[i].ID) < atoiOr0(out[j].ID) })
+	return out
+}
+
+func atoiOr0(s string) int {
+	n, _ := strconv.Atoi(s)
+	return n
+}
+
+// Connected reports whether any browser's extension is connected.
+func (e *Engine) Connected() bool {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return len(e.connected) > 0
+}
+
+// SetShare is the person sharing a tab at a level. The grant is bound to the
+// origin on screen now. Agents have no way to call it.
+func (e *Engine) SetShare(tab string, level approvals.Level) error {
+	e.mu.Lock()
+	t := e.tabs[tab]
+	var url string
+	if t != nil && !t.gone {
+		url = t.info.URL
+	}
+	e.mu.Unlock()
+	if tab == approvals.DesktopKey {
+		return e.grants.Set(tab, "", level)
+	}
+	if t == nil || t.gone {
+		return fmt.Errorf("there is no open tab %s", tab)
+	}
+	if err := e.grants.Set(tab, approvals.Origin(url), level); err != nil {
+		return err
+	}
+	if level < approvals.Control {
+		e.broker.ForgetTab(tab)
+	}
+	e.record(context.Background(), audit.Entry{
+		Agent: approvals.Agent{Name: "person"}, Act: approvals.Act{Kind: "share"},
+		Target:  approvals.Target{Tab: tab, TabTitle: t.info.Title, Origin: approvals.Origin(url)},
+		Outcome: OutcomeDone, Detail: "shared at " + level.String(),
+	})
+	e.publish(Event{Kind: EventShare, Tab: tab, Level: level})
+	return nil
+}
+
+// Zoom returns a tab's page zoom as last reported, and whether it is known.
+func (e *Engine) Zoom(tab string) (float64, bool) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	t := e.tabs[tab]
+	if t == nil || t.zoom <= 0 {
+		return 0, false
+	}
+	return t.zoom, true
+}
+
+// Share returns a tab's current share level.
+func (e *Engine) Share(tab string) approvals.Level { return e.grants.Get(tab).Level }
+
+// Pause refuses every act while on. Only the person's door calls it.
+func (e *Engine) Pause(on bool) {
+	if e.paused.Swap(on) != on {
+		e.publish(Event{Kind: EventPause, Paused: on})
+	}
+}
+
+// Paused reports whether acts are refused.
+func (e *Engine) Paused() bool { return e.paused.Load() }
+
+func (e *Engine) newID(prefix string) string {
+	return prefix + strconv.FormatUint(e.nextID.Add(1), 10)
+}
+
+// record writes a complete attempt row and shows it in the activity strip.
+// A read or refusal that cannot be logged is still refused; it is reported.
+func (e *Engine) record(ctx context.Context, en audit.Entry) {
+	if _, err := e.opts.Audit.Record(context.WithoutCancel(ctx), en); err != nil {
+		e.opts.Logf("audit: %v", err)
+	}
+	e.publish(Event{Kind: EventActivity, Tab: en.Target.Tab, Activity: activityOf(en, e.opts.Now())})
+}

@@ -1,0 +1,188 @@
+package core
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"time"
+
+	"github.com/reins-app/reins/approvals"
+	"github.com/reins-app/reins/audit"
+)
+
+// EventKind names what changed.
+type EventKind string
+
+const (
+	EventTabs        EventKind = "tabs"          // the tab list changed
+	EventShare       EventKind = "share"         // a tab's share level changed
+	EventActivity    EventKind = "activity"      // an attempt, with its outcome
+	EventApproval    EventKind = "approval"      // an act waits for the person
+	EventApprovalEnd EventKind = "approval_done" // it was answered, timed out or withdrawn
+	EventConnection  EventKind = "connection"    // an extension connected or left
+	EventPause       EventKind = "pause"         //
+	EventZoom        EventKind = "zoom"          //
+)
+
+// Event is one change, for the person's door.
+type Event struct {
+	Kind      EventKind
+	Tab       string
+	Level     approvals.Level
+	Activity  *Activity
+	Request   *approvals.Request // EventApproval, EventApprovalEnd
+	Decision  approvals.Decision // EventApprovalEnd
+	Connected bool
+	Profile   string
+	Paused    bool
+	Zoom      float64
+	Detail    string
+}
+
+// Activity is one line of a tab's activity strip.
+type Activity struct {
+	Time    time.Time `json:"time"`
+	Agent   string    `json:"agent"`
+	Act     string    `json:"act"` // the act as a sentence
+	Kind    string    `json:"kind"`
+	Outcome string    `json:"outcome"` // done, read, refused, denied, timeout, failed
+	Code    string    `json:"code,omitempty"`
+	Detail  string    `json:"detail,omitempty"`
+}
+
+func activityOf(en audit.Entry, now time.Time) *Activity {
+	return &Activity{
+		Time: now, Agent: en.Agent.Label(), Act: en.Act.Sentence(en.Target.Name), Kind: string(en.Act.Kind),
+		Outcome: en.Outcome, Code: en.Code, Detail: en.Detail,
+	}
+}
+
+type subscribers struct {
+	mu     sync.Mutex
+	list   map[chan Event]struct{} // guarded by mu
+	closed bool                    // guarded by mu
+}
+
+// Subscribe returns a channel of events and a function that ends the
+// subscription. A subscriber that falls behind by buf events loses the
+// newest rather than stall the engine; the UI re-reads state on each event.
+func (e *Engine) Subscribe(buf int) (<-chan Event, func()) {
+	ch := make(chan Event, buf)
+	e.subs.mu.Lock()
+	defer e.subs.mu.Unlock()
+	if e.subs.list == nil {
+		e.subs.list = map[chan Event]struct{}{}
+	}
+	if e.subs.closed {
+		close(ch)
+		return ch, func() {}
+	}
+	e.subs.list[ch] = struct{}{}
+	return ch, func() {
+		e.subs.mu.Lock()
+		defer e.subs.mu.Unlock()
+		if _, ok := e.subs.list[ch]; ok {
+			delete(e.subs.list, ch)
+			close(ch)
+		}
+	}
+}
+
+func (e *Engine) publish(ev Event) {
+	e.subs.mu.Lock()
+	defer e.subs.mu.Unlock()
+	for ch := range e.subs.list {
+		select {
+		case ch <- ev:
+		default:
+		}
+	}
+}
+
+func (s *subscribers) close() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.closed = true
+	for ch := range s.list {
+		close(ch)
+	}
+	s.list = nil
+}
+
+// queue is the person's side of the broker: pending requests wait here until
+// a front end answers them through Engine.Answer.
+type queue struct {
+	e       *Engine
+	mu      sync.Mutex
+	pending map[string]*pending // guarded by mu
+	order   []string            // guarded by mu
+}
+
+type pending struct {
+	req    approvals.Request
+	answer chan approvals.Decision
+}
+
+func newQueue(e *Engine) *queue { return &queue{e: e, pending: map[string]*pending{}} }
+
+// Answer implements approvals.Answerer.
+func (q *queue) Answer(ctx context.Context, req approvals.Request) (approvals.Decision, error) {
+	p := &pending{req: req, answer: make(chan approvals.Decision, 1)}
+	q.mu.Lock()
+	q.pending[req.ID] = p
+	q.order = append(q.order, req.ID)
+	q.mu.Unlock()
+	q.e.publish(Event{Kind: EventApproval, Tab: req.Target.Tab, Request: &req})
+	defer func() {
+		q.mu.Lock()
+		delete(q.pending, req.ID)
+		for i, id := range q.order {
+			if id == req.ID {
+				q.order = append(q.order[:i:i], q.order[i+1:]...)
+				break
+			}
+		}
+		q.mu.Unlock()
+	}()
+	select {
+	case d := <-p.answer:
+		q.e.publish(Event{Kind: EventApprovalEnd, Tab: req.Target.Tab, Request: &req, Decision: d})
+		return d, nil
+	case <-ctx.Done():
+		q.e.publish(Event{Kind: EventApprovalEnd, Tab: req.Target.Tab, Request: &req, Decision: approvals.Deny})
+		return approvals.Deny, ctx.Err()
+	}
+}
+
+// Pending lists acts waiting for the person, oldest first.
+func (e *Engine) Pending() []approvals.Request {
+	q := e.queue
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	out := make([]approvals.Request, 0, len(q.order))
+	for _, id := range q.order {
+		out = append(out, q.pending[id].req)
+	}
+	return out
+}
+
+// ErrNoSuchApproval is returned by Answer for an id that is not pending.
+var ErrNoSuchApproval = errors.New("that approval is no longer pending")
+
+// Answer is the person's decision on a pending act. Only the person's door
+// calls it; no agent-facing tool reaches it.
+func (e *Engine) Answer(id string, d approvals.Decision) error {
+	q := e.queue
+	q.mu.Lock()
+	p := q.pending[id]
+	q.mu.Unlock()
+	if p == nil {
+		return ErrNoSuchApproval
+	}
+	select {
+	case p.answer <- d:
+		return nil
+	default:
+		return ErrNoSuchApproval
+	}
+}

@@ -1,0 +1,162 @@
+package core
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"path/filepath"
+	"strconv"
+	"time"
+
+	"github.com/reins-app/reins/audit"
+	"github.com/reins-app/reins/bridge"
+	"github.com/reins-app/reins/executor"
+	"github.com/reins-app/reins/extension"
+	"github.com/reins-app/reins/internal/paths"
+)
+
+// StartOptions configures [Start].
+type StartOptions struct {
+	DataDir         string            // optional: default paths.DataDir()
+	Port            int               // optional: the bridge's port; 0 picks a free one
+	Executor        executor.Executor // optional: default the platform's real one
+	ApprovalTimeout time.Duration     // optional
+	Logf            func(format string, args ...any)
+}
+
+// Runtime is a started Reins: the engine and what it runs on.
+type Runtime struct {
+	*Engine
+	DataDir string
+	bridge  *bridge.Server
+	log     *audit.Log
+	exec    executor.Executor
+	cancel  context.CancelFunc
+	done    chan struct{}
+}
+
+// Start opens the audit log, starts the bridge on 127.0.0.1, publishes its
+// port for the extension's pairing, and runs the engine.
+func Start(ctx context.Context, opts StartOptions) (*Runtime, error) {
+	dir := opts.DataDir
+	var err error
+	if dir == "" {
+		if dir, err = paths.EnsureDataDir(); err != nil {
+			return nil, err
+		}
+	} else if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil, err
+	}
+	secret, err := bridge.LoadOrCreateSecret(dir)
+	if err != nil {
+		return nil, err
+	}
+	if pid, ok := running(dir); ok {
+		return nil, fmt.Errorf("Reins is already running (pid %d); only one runs per user", pid)
+	}
+	log, err := audit.Open(ctx, audit.Options{Path: filepath.Join(dir, "audit.db")})
+	if err != nil {
+		return nil, fmt.Errorf("opening the audit log: %w", err)
+	}
+	ex := opts.Executor
+	if ex == nil {
+		if ex, err = executor.New(executor.Options{}); err != nil {
+			log.Close()
+			return nil, err
+		}
+	}
+	br, err := bridge.New(bridge.Options{
+		Addr: "127.0.0.1:" + strconv.Itoa(opts.Port), Origin: extension.Origin, Secret: secret, Logf: opts.Logf,
+	})
+	if err == nil {
+		err = br.Start()
+	}
+	if err != nil {
+		log.Close()
+		ex.Close()
+		return nil, err
+	}
+	if err := bridge.WriteAddress(dir, bridge.Address{Port: br.Port(), PID: os.Getpid()}); err != nil {
+		br.Close()
+		log.Close()
+		ex.Close()
+		return nil, err
+	}
+	e := New(Options{Browser: br, Audit: log, Executor: ex, ApprovalTimeout: opts.ApprovalTimeout, Logf: opts.Logf})
+	rctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	r := &Runtime{Engine: e, DataDir: dir, bridge: br, log: log, exec: ex, cancel: cancel, done: make(chan struct{})}
+	go func() {
+		defer close(r.done)
+		e.Run(rctx)
+	}()
+	return r, nil
+}
+
+// Port is the bridge's port.
+func (r *Runtime) Port() int { return r.bridge.Port() }
+
+// Close stops everything: pending approvals are denied, the extension is
+// told, the log is closed.
+func (r *Runtime) Close() error {
+	r.Engine.Close()
+	bridge.RemoveAddress(r.DataDir)
+	err := r.bridge.Close()
+	r.cancel()
+	<-r.done
+	return errors.Join(err, r.log.Close(), r.exec.Close())
+}
+
+// AuditRows reads the log, newest first.
+func (r *Runtime) AuditRows(ctx context.Context, f audit.Filter) ([]audit.Row, error) {
+	return r.log.Rows(ctx, f)
+}
+
+// running reports whether another Reins serves from dir: its address file
+// names a live process whose port answers.
+func running(dir string) (int, bool) {
+	b, err := os.ReadFile(filepath.Join(dir, bridge.AddressFile))
+	if err != nil {
+		return 0, false
+	}
+	var a bridge.Address
+	if json.Unmarshal(b, &a) != nil || a.Port == 0 || a.PID == os.Getpid() {
+		return 0, false
+	}
+	c, err := net.DialTimeout("tcp", "127.0.0.1:"+strconv.Itoa(a.Port), 300*time.Millisecond)
+	if err != nil {
+		return 0, false
+	}
+	c.Close()
+	return a.PID, true
+}
+
+// ServeNativeHost is the helper mode Chrome starts for pairing: it answers
+// one request on stdin/stdout and exits. caller is Chrome's first argument.
+func ServeNativeHost(stdin io.Reader, stdout io.Writer, caller string) error {
+	dir, err := paths.DataDir()
+	if err != nil {
+		return err
+	}
+	return bridge.ServeNativeHost(stdin, stdout, dir, caller, extension.Origin)
+}
+
+// InstallNativeHost writes the host manifest that lets Chrome start exe for
+// the Reins extension, into dir (a NativeMessagingHosts folder).
+func InstallNativeHost(dir, exe string) (string, error) {
+	return bridge.InstallHostManifest(dir, extension.NativeHost, exe, extension.Origin)
+}
+
+// OpenAudit opens the log read-write for the audit subcommand.
+func OpenAudit(ctx context.Context, dataDir string) (*audit.Log, error) {
+	if dataDir == "" {
+		var err error
+		if dataDir, err = paths.DataDir(); err != nil {
+			return nil, err
+		}
+	}
+	return audit.Open(ctx, audit.Options{Path: filepath.Join(dataDir, "audit.db")})
+}

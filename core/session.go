@@ -1,0 +1,317 @@
+package core
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/reins-app/reins/approvals"
+	"github.com/reins-app/reins/audit"
+	"github.com/reins-app/reins/bridge/protocol"
+	"github.com/reins-app/reins/grounding"
+)
+
+// Session is one agent's connection. Everything it does is labelled with the
+// agent's declared name and its real process.
+type Session struct {
+	e     *Engine
+	agent approvals.Agent
+}
+
+// Connect opens a session for an agent.
+func (e *Engine) Connect(a approvals.Agent) *Session {
+	a.Session = e.newID("s")
+	return &Session{e: e, agent: a}
+}
+
+// Agent is who the session speaks for.
+func (s *Session) Agent() approvals.Agent { return s.agent }
+
+// Tabs lists open tabs as an agent may see them: titles and addresses only
+// for tabs the person shared.
+func (s *Session) Tabs(ctx context.Context) []TabInfo {
+	all := s.e.Tabs()
+	for i := range all {
+		if all[i].Level == approvals.None {
+			all[i].Title, all[i].URL, all[i].Origin = "", "", ""
+		}
+	}
+	return all
+}
+
+// SnapshotResult is what an agent reads.
+type SnapshotResult struct {
+	ID    string `json:"snapshot"`
+	Tab   string `json:"tab"`
+	URL   string `json:"url"`
+	Title string `json:"title"`
+	Text  string `json:"text"`
+}
+
+// lookup returns a tab's state under the lock's protection as a copy of what
+// callers need.
+func (e *Engine) lookup(tab string) (*tabState, protocol.Tab, error) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	t := e.tabs[tab]
+	if t == nil || t.gone {
+		return nil, protocol.Tab{}, errorf(CodeNoTab, "there is no open tab %q; list tabs first", tab)
+	}
+	if !e.connected[t.chrome.profile] {
+		return nil, protocol.Tab{}, errorf(CodeDisconnected, "the Chrome extension for tab %s is not connected; try again when it reconnects", tab)
+	}
+	return t, t.info, nil
+}
+
+// Snapshot reads a shared tab.
+func (s *Session) Snapshot(ctx context.Context, tab string) (*SnapshotResult, error) {
+	en := audit.Entry{Agent: s.agent, Act: approvals.Act{Kind: approvals.Read}, Target: approvals.Target{Tab: tab}}
+	snap, err := s.snapshot(ctx, tab, &en)
+	if err != nil {
+		return nil, s.refuse(ctx, en, err)
+	}
+	en.Outcome = OutcomeRead
+	en.Detail = "snapshot " + snap.ID
+	s.e.record(ctx, en)
+	return &SnapshotResult{ID: snap.ID, Tab: tab, URL: snap.URL, Title: snap.Title, Text: snap.Text}, nil
+}
+
+func (s *Session) snapshot(ctx context.Context, tab string, en *audit.Entry) (*grounding.Snapshot, error) {
+	t, info, err := s.e.lookup(tab)
+	if err != nil {
+		return nil, err
+	}
+	en.Target.TabTitle, en.Target.Origin = info.Title, approvals.Origin(info.URL)
+	if err := s.e.grants.Check(tab, approvals.Origin(info.URL), approvals.ReadOnly); err != nil {
+		en.Target.TabTitle = "" // an unshared tab's title is not the agent's to learn, nor the log's
+		return nil, err
+	}
+	var res protocol.SnapshotResult
+	if err := s.e.opts.Browser.Call(ctx, t.chrome.profile, protocol.MethodSnapshot, protocol.SnapshotParams{Tab: t.chrome.id}, &res); err != nil {
+		return nil, err
+	}
+	snap, err := grounding.Build(&res, t.refs, grounding.BuildOptions{ID: s.e.newID("s" + tab + "."), Tab: tab, Title: info.Title})
+	if err != nil {
+		return nil, errorf(CodeFailed, "%v", err)
+	}
+	// The snapshot's own origin is what the agent read: check it too, since
+	// the tab may have moved on between the tab list and the read.
+	if err := s.e.grants.Check(tab, snap.Origin, approvals.ReadOnly); err != nil {
+		return nil, err
+	}
+	s.e.mu.Lock()
+	t.zoom = res.Zoom
+	for id, st := range snap.Frames() {
+		t.frames[id] = st
+	}
+	t.session[s.agent.Session] = snap
+	t.byID[snap.ID] = snap
+	t.order = append(t.order, snap.ID)
+	if len(t.order) > 16 {
+		delete(t.byID, t.order[0])
+		t.order = t.order[1:]
+	}
+	s.e.mu.Unlock()
+	return snap, nil
+}
+
+// refuse logs a refused, denied or failed attempt and returns the agent's error.
+func (s *Session) refuse(ctx context.Context, en audit.Entry, err error) error {
+	ce, outcome := classify(err)
+	en.Outcome, en.Code, en.Detail = outcome, ce.Code, ce.Message
+	s.e.record(ctx, en)
+	return ce
+}
+
+// ActRequest is an act on an element of a tab, or on the tab itself.
+type ActRequest struct {
+	Tab      string
+	Ref      string // the element; empty for key presses and tab-level acts
+	Snapshot string // optional: the snapshot the ref came from; default the session's latest
+	Act      approvals.Act
+}
+
+// ActResult says what fired.
+type ActResult struct {
+	Done   string `json:"done"` // the act as a sentence
+	Target string `json:"target,omitempty"`
+	Audit  int64  `json:"audit"` // the "about to fire" row
+}
+
+// Act runs one act through grant, grounding, approval, audit and executor.
+func (s *Session) Act(ctx context.Context, r ActRequest) (*ActResult, error) {
+	en := audit.Entry{Agent: s.agent, Act: r.Act, Target: approvals.Target{Tab: r.Tab, Ref: r.Ref}}
+	res, err := s.act(ctx, r, &en)
+	if err != nil {
+		return nil, s.refuse(ctx, en, err)
+	}
+	return res, nil
+}
+
+func (s *Session) act(ctx context.Context, r ActRequest, en *audit.Entry) (*ActResult, error) {
+	e := s.e
+	switch r.Act.Kind {
+	case approvals.Click, approvals.DoubleClick, approvals.RightClick, approvals.Hover, approvals.Type, approvals.Scroll:
+		if r.Ref == "" {
+			return nil, errorf(CodeBadRequest, "%s needs a ref from a snapshot", r.Act.Kind)
+		}
+	case approvals.Key, approvals.Navigate, approvals.Back, approvals.Forward, approvals.Activate:
+	default:
+		return nil, errorf(CodeBadRequest, "unknown act %q", r.Act.Kind)
+	}
+	if e.Paused() {
+		return nil, errorf(CodePaused, "the person has paused all agents; wait and try again later")
+	}
+	t, info, err := e.lookup(r.Tab)
+	if err != nil {
+		return nil, err
+	}
+	origin := approvals.Origin(info.URL)
+	en.Target.TabTitle, en.Target.Origin = info.Title, origin
+	if err := e.grants.Check(r.Tab, origin, approvals.Control); err != nil {
+		en.Target.TabTitle = ""
+		return nil, err
+	}
+	if r.Act.Kind.IsInput() && !info.Active {
+		return nil, errorf(CodeNotVisible, "tab %s is not the visible tab of its window; bring it to the front first", r.Tab)
+	}
+	if r.Act.Kind == approvals.Navigate {
+		if approvals.Origin(r.Act.URL) == "" {
+			return nil, errorf(CodeBadRequest, "only http and https addresses can be opened")
+		}
+	}
+
+	var el grounding.Element
+	if r.Ref != "" {
+		el, err = s.element(r)
+		if err != nil {
+			return nil, err
+		}
+		en.Target.Role, en.Target.Name = el.Role, el.Name
+		if el.FrameOrigin != origin {
+			en.Target.FrameOrigin = el.FrameOrigin
+		}
+		// Find it now, so the person is asked about what is really there.
+		first, err := e.resolve(ctx, t, el)
+		if err != nil {
+			return nil, err
+		}
+		if first.Secret || el.Secret {
+			r.Act.Secret = true
+			en.Act.Secret = true
+		}
+	}
+
+	req := approvals.Request{ID: e.newID("a"), Agent: s.agent, Act: r.Act, Target: en.Target}
+	approved, err := e.broker.Decide(ctx, req)
+	if err != nil {
+		return nil, err
+	}
+	en.Decision = approved.How().String()
+
+	// Time passed while the person looked: everything is checked again.
+	if e.Paused() {
+		return nil, errorf(CodePaused, "the person paused all agents while this act waited")
+	}
+	if _, info, err = e.lookup(r.Tab); err != nil {
+		return nil, err
+	}
+	if err := e.grants.Check(r.Tab, approvals.Origin(info.URL), approvals.Control); err != nil {
+		return nil, err
+	}
+
+	e.fire.Lock()
+	defer e.fire.Unlock()
+	plan := audit.Plan{Scale: 1}
+	if r.Ref != "" {
+		fresh, err := e.resolve(ctx, t, el)
+		if err != nil {
+			return nil, err
+		}
+		e.mu.Lock()
+		cal := t.cal
+		e.mu.Unlock()
+		pt, err := grounding.ToScreen(fresh.Point, fresh.Window, fresh.Viewport, fresh.Zoom, cal)
+		if err != nil {
+			return nil, err
+		}
+		plan = audit.Plan{X: pt.X, Y: pt.Y, Scale: pt.Scale, Frame: el.FrameOrigin}
+	}
+	ticket, err := e.opts.Audit.Commit(context.WithoutCancel(ctx), approved, plan)
+	if err != nil {
+		return nil, err
+	}
+	e.publish(Event{Kind: EventActivity, Tab: r.Tab, Activity: &Activity{
+		Time: e.opts.Now(), Agent: s.agent.Label(), Act: req.Sentence(), Kind: string(r.Act.Kind), Outcome: "firing",
+	}})
+	fireErr := e.perform(ctx, t, ticket)
+	final := audit.Entry{Agent: s.agent, Act: en.Act, Target: en.Target, Decision: en.Decision, Outcome: OutcomeDone}
+	if fireErr != nil {
+		ce, outcome := classify(fireErr)
+		final.Outcome, final.Code, final.Detail = outcome, ce.Code, ce.Message
+	}
+	if _, err := e.opts.Audit.Finish(context.WithoutCancel(ctx), ticket, final.Outcome, final.Code, final.Detail); err != nil {
+		e.opts.Logf("audit: the outcome of row %d could not be written: %v", ticket.Seq(), err)
+	}
+	e.publish(Event{Kind: EventActivity, Tab: r.Tab, Activity: activityOf(final, e.opts.Now())})
+	if fireErr != nil {
+		ce, _ := classify(fireErr)
+		return nil, ce
+	}
+	return &ActResult{Done: req.Sentence(), Target: r.Ref, Audit: ticket.Seq()}, nil
+}
+
+// perform fires a committed act: OS input through the executor, or a
+// browser-level call through the extension.
+func (e *Engine) perform(ctx context.Context, t *tabState, ticket audit.Ticket) error {
+	act := ticket.Act()
+	switch act.Kind {
+	case approvals.Navigate:
+		return e.opts.Browser.Call(ctx, t.chrome.profile, protocol.MethodNavigate, protocol.NavigateParams{Tab: t.chrome.id, URL: act.URL}, nil)
+	case approvals.Back, approvals.Forward:
+		return e.opts.Browser.Call(ctx, t.chrome.profile, protocol.MethodNavigate, protocol.NavigateParams{Tab: t.chrome.id, Direction: string(act.Kind)}, nil)
+	case approvals.Activate:
+		return e.opts.Browser.Call(ctx, t.chrome.profile, protocol.MethodActivate, protocol.ActivateParams{Tab: t.chrome.id}, nil)
+	}
+	return e.opts.Executor.Fire(ctx, ticket)
+}
+
+// element finds the ref in the snapshot it came from.
+func (s *Session) element(r ActRequest) (grounding.Element, error) {
+	e := s.e
+	e.mu.Lock()
+	t := e.tabs[r.Tab]
+	var snap *grounding.Snapshot
+	if r.Snapshot != "" {
+		snap = t.byID[r.Snapshot]
+	} else {
+		snap = t.session[s.agent.Session]
+	}
+	current := make(map[int]grounding.FrameState, len(t.frames))
+	for k, v := range t.frames {
+		current[k] = v
+	}
+	e.mu.Unlock()
+	if snap == nil {
+		if r.Snapshot != "" {
+			return grounding.Element{}, fmt.Errorf("%w (snapshot %s is unknown or too old)", grounding.ErrStaleRef, r.Snapshot)
+		}
+		return grounding.Element{}, fmt.Errorf("%w (no snapshot of tab %s yet)", grounding.ErrStaleRef, r.Tab)
+	}
+	if !strings.HasPrefix(snap.ID, "s"+r.Tab+".") {
+		return grounding.Element{}, fmt.Errorf("%w (snapshot %s is of another tab)", grounding.ErrStaleRef, snap.ID)
+	}
+	return snap.Check(r.Ref, current)
+}
+
+// resolve asks the extension to find the element again, fresh.
+func (e *Engine) resolve(ctx context.Context, t *tabState, el grounding.Element) (*protocol.ResolveResult, error) {
+	var res protocol.ResolveResult
+	err := e.opts.Browser.Call(ctx, t.chrome.profile, protocol.MethodResolve, protocol.ResolveParams{
+		Tab: t.chrome.id, Frame: el.Frame, Doc: el.Doc, Epoch: el.Epoch, ID: el.ID, Role: el.Role, Name: el.Name, Path: el.Path,
+	}, &res)
+	if err != nil {
+		return nil, err
+	}
+	return &res, nil
+}

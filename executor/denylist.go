@@ -1,0 +1,118 @@
+package executor
+
+import (
+	"path/filepath"
+	"runtime"
+	"strings"
+)
+
+// Rule names one application by every way it shows up on screen. It matches
+// an [App] when any of its names does, compared case-insensitively.
+type Rule struct {
+	Label string   // how the rule is shown to people and agents, e.g. "1Password"
+	Names []string // App.Name, or either half of the Linux App.Class "instance.Class"
+	Exes  []string // the base name of App.Exe
+	IDs   []string // the macOS bundle identifier, App.ID
+}
+
+// DenyList is the set of applications no act may touch: an act is refused
+// when the frontmost application or the one under the point matches.
+type DenyList []Rule
+
+// Match reports whether a matches a rule, and which one.
+func (d DenyList) Match(a App) (rule string, ok bool) {
+	exe := exeBase(a.Exe)
+	for _, r := range d {
+		if r.matches(a, exe) {
+			return r.Label, true
+		}
+	}
+	return "", false
+}
+
+func (r Rule) matches(a App, exe string) bool {
+	for _, n := range r.Names {
+		if n == "" {
+			continue
+		}
+		if strings.EqualFold(n, a.Name) || classHas(a.Class, n) {
+			return true
+		}
+	}
+	for _, e := range r.Exes {
+		if e != "" && strings.EqualFold(e, exe) {
+			return true
+		}
+	}
+	for _, id := range r.IDs {
+		if id != "" && strings.EqualFold(id, a.ID) {
+			return true
+		}
+	}
+	return false
+}
+
+// classHas reports whether name is the instance or the class in the
+// "instance.Class" form. Either half may itself contain dots
+// ("org.gnome.Settings"), so the halves are found by the name's own length
+// rather than by splitting.
+func classHas(class, name string) bool {
+	if class == "" {
+		return false
+	}
+	c, n := strings.ToLower(class), strings.ToLower(name)
+	return c == n || strings.HasPrefix(c, n+".") || strings.HasSuffix(c, "."+n)
+}
+
+// exeBase is the program's file name. Linux reports a replaced binary as
+// "/path (deleted)", which must still match: an upgrade in place does not
+// change which program is running.
+func exeBase(exe string) string {
+	if exe == "" {
+		return ""
+	}
+	return strings.TrimSuffix(filepath.Base(exe), " (deleted)")
+}
+
+// DefaultDenyList is what Reins never touches on this OS: password managers,
+// keychains, the system settings, authentication prompts, and Reins itself,
+// so an agent can never approve its own request.
+func DefaultDenyList() DenyList {
+	switch runtime.GOOS {
+	case "darwin":
+		return macDenyList()
+	case "linux":
+		return linuxDenyList()
+	}
+	return append(linuxDenyList(), macDenyList()...)
+}
+
+func linuxDenyList() DenyList {
+	return DenyList{
+		{Label: "Reins", Names: []string{"reins"}, Exes: []string{"reins"}},
+		{Label: "KeePassXC", Names: []string{"KeePassXC", "org.keepassxc.KeePassXC"}, Exes: []string{"keepassxc"}},
+		{Label: "1Password", Names: []string{"1Password"}, Exes: []string{"1password"}},
+		{Label: "Bitwarden", Names: []string{"Bitwarden"}, Exes: []string{"bitwarden"}},
+		{Label: "Passwords and Keys (GNOME Keyring)", Names: []string{"Seahorse", "org.gnome.seahorse.Application", "gcr-prompter"}, Exes: []string{"seahorse", "gcr-prompter", "gnome-keyring-daemon"}},
+		{Label: "KWallet", Names: []string{"kwalletmanager", "kwalletmanager5", "org.kde.kwalletmanager", "org.kde.kwalletmanager5", "kwalletd5", "kwalletd6", "ksecretd"}, Exes: []string{"kwalletmanager", "kwalletmanager5", "kwalletd5", "kwalletd6", "ksecretd"}},
+		{Label: "GNOME Settings", Names: []string{"gnome-control-center", "org.gnome.Settings"}, Exes: []string{"gnome-control-center"}},
+		{Label: "KDE System Settings", Names: []string{"systemsettings", "systemsettings5", "org.kde.systemsettings"}, Exes: []string{"systemsettings", "systemsettings5"}},
+		{Label: "Xfce Settings", Names: []string{"xfce4-settings-manager"}, Exes: []string{"xfce4-settings-manager"}},
+		{Label: "Authentication dialog", Names: []string{"polkit-gnome-authentication-agent-1", "polkit-kde-authentication-agent-1", "org.kde.polkit-kde-authentication-agent-1"}, Exes: []string{"polkit-gnome-authentication-agent-1", "polkit-kde-authentication-agent-1"}},
+	}
+}
+
+func macDenyList() DenyList {
+	return DenyList{
+		{Label: "Reins", Names: []string{"Reins"}, Exes: []string{"reins"}, IDs: []string{"app.reins.Reins"}},
+		{Label: "1Password", Names: []string{"1Password", "1Password 7"}, IDs: []string{"com.1password.1password", "com.agilebits.onepassword7", "com.agilebits.onepassword-osx"}},
+		{Label: "Keychain Access", Names: []string{"Keychain Access"}, IDs: []string{"com.apple.keychainaccess"}},
+		{Label: "Passwords", IDs: []string{"com.apple.Passwords"}},
+		{Label: "System Settings", Names: []string{"System Settings", "System Preferences"}, IDs: []string{"com.apple.systempreferences"}},
+		{Label: "Authentication dialog", Names: []string{"SecurityAgent"}, IDs: []string{"com.apple.SecurityAgent"}},
+		{Label: "Bitwarden", Names: []string{"Bitwarden"}, IDs: []string{"com.bitwarden.desktop"}},
+		{Label: "KeePassXC", Names: []string{"KeePassXC"}, IDs: []string{"org.keepassxc.keepassxc"}},
+		{Label: "Dashlane", Names: []string{"Dashlane"}},
+		{Label: "LastPass", Names: []string{"LastPass"}, IDs: []string{"com.lastpass.LastPass"}},
+	}
+}

@@ -1,0 +1,177 @@
+package executor
+
+import (
+	"context"
+	"errors"
+	"sync"
+
+	"github.com/reins-app/reins/approvals"
+	"github.com/reins-app/reins/audit"
+)
+
+// Fake is an [Executor] that fires nothing and records every act it would
+// have fired, in order. It refuses exactly what the real executors refuse
+// (invalid tickets, acts that are not input, unknown keys, deny-listed
+// applications in front or under the point), so tests of the stages before
+// it see the same errors. Its zero value is ready to use; set DenyList and
+// BeforeFire before the first Fire.
+type Fake struct {
+	// DenyList is checked as the real executors check theirs; when empty,
+	// DefaultDenyList().
+	DenyList DenyList
+	// BeforeFire, if set, is called where a real executor would send its
+	// first event, after every check has passed. Tests use it to see that
+	// the audit row is committed by then. An error stops the act: it is
+	// returned and nothing is recorded.
+	BeforeFire func(audit.Ticket) error
+
+	fireMu sync.Mutex // one act at a time, as the real executors do
+
+	mu      sync.Mutex
+	fired   []Fired  // guarded by mu
+	front   App      // guarded by mu
+	appAt   App      // guarded by mu: under every point no window covers
+	windows []Window // guarded by mu: front to back
+	failure error    // guarded by mu
+	closed  bool     // guarded by mu
+}
+
+var _ Executor = (*Fake)(nil)
+
+// Fired is one act a [Fake] performed.
+type Fired struct {
+	Seq  int64 // the ticket's audit row
+	Act  approvals.Act
+	Plan audit.Plan
+}
+
+var errClosed = errors.New("the executor is closed")
+
+// desktop is what owns a point no window covers.
+var desktop = App{Name: "desktop"}
+
+// SetFrontmost makes a the application in front.
+func (f *Fake) SetFrontmost(a App) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.front = a
+}
+
+// SetAppAt makes a the owner of every point no window set by SetWindows
+// covers.
+func (f *Fake) SetAppAt(a App) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.appAt = a
+}
+
+// SetWindows sets the windows on screen, front to back. AppAt answers with
+// the first one that covers the point.
+func (f *Fake) SetWindows(ws []Window) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.windows = append([]Window(nil), ws...)
+}
+
+// SetFailure makes every later Fire that passes its checks fail with err
+// without recording, as when the OS drops the input; nil undoes it.
+func (f *Fake) SetFailure(err error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.failure = err
+}
+
+// Fired returns the acts performed so far, oldest first.
+func (f *Fake) Fired() []Fired {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return append([]Fired(nil), f.fired...)
+}
+
+// Fire records t's act after the same checks the real executors make.
+func (f *Fake) Fire(ctx context.Context, t audit.Ticket) error {
+	f.fireMu.Lock()
+	defer f.fireMu.Unlock()
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if f.isClosed() {
+		return errClosed
+	}
+	c, err := check(t)
+	if err != nil {
+		return err
+	}
+	at := func(ctx context.Context, p point) (App, error) { return f.AppAt(ctx, p.X, p.Y) }
+	if err := denyCheck(ctx, f.DenyList.orDefault(), c.points, f.Frontmost, at); err != nil {
+		return err
+	}
+	if f.BeforeFire != nil {
+		if err := f.BeforeFire(t); err != nil {
+			return err
+		}
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.failure != nil {
+		return f.failure
+	}
+	f.fired = append(f.fired, Fired{Seq: t.Seq(), Act: c.act, Plan: c.plan})
+	return nil
+}
+
+// Frontmost returns the application set by SetFrontmost, or the desktop.
+func (f *Fake) Frontmost(ctx context.Context) (App, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.closed {
+		return App{}, errClosed
+	}
+	if f.front == (App{}) {
+		return desktop, nil
+	}
+	return f.front, nil
+}
+
+// AppAt returns the owner of the front window covering (x, y), else the
+// application set by SetAppAt, else the desktop.
+func (f *Fake) AppAt(ctx context.Context, x, y float64) (App, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.closed {
+		return App{}, errClosed
+	}
+	for _, w := range f.windows {
+		if x >= w.X && x < w.X+w.W && y >= w.Y && y < w.Y+w.H {
+			return w.App, nil
+		}
+	}
+	if f.appAt == (App{}) {
+		return desktop, nil
+	}
+	return f.appAt, nil
+}
+
+// Windows returns the windows set by SetWindows.
+func (f *Fake) Windows(ctx context.Context) ([]Window, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.closed {
+		return nil, errClosed
+	}
+	return append([]Window(nil), f.windows...), nil
+}
+
+// Close makes every later call fail.
+func (f *Fake) Close() error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.closed = true
+	return nil
+}
+
+func (f *Fake) isClosed() bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.closed
+}

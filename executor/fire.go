@@ -1,0 +1,118 @@
+package executor
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/reins-app/reins/approvals"
+	"github.com/reins-app/reins/audit"
+)
+
+// point is a place on screen in DIP.
+type point struct{ X, Y float64 }
+
+// checked is a ticket that passed every check that needs no screen: what
+// every executor fires from.
+type checked struct {
+	act    approvals.Act
+	plan   audit.Plan
+	chord  chord   // Key
+	points []point // where the pointer goes, in order; none for Key
+	keys   []chord // Type: the text, key by key
+	clear  []chord // Type: select all, then delete
+	submit *chord  // Type: Enter after the text
+}
+
+// check refuses a ticket no executor may fire, before anything is asked of
+// the screen: an invalid ticket, an act that is not OS input, a chord with a
+// key that does not exist, text no key types.
+func check(t audit.Ticket) (checked, error) {
+	if !t.Valid() {
+		return checked{}, ErrInvalid
+	}
+	c := checked{act: t.Act(), plan: t.Plan()}
+	here := point{c.plan.X, c.plan.Y}
+	switch c.act.Kind {
+	case approvals.Click, approvals.DoubleClick, approvals.RightClick, approvals.Hover, approvals.Scroll:
+		c.points = []point{here}
+	case approvals.Drag:
+		c.points = []point{here, {c.plan.X2, c.plan.Y2}}
+	case approvals.Key:
+		ch, err := parseChord(c.act.Keys)
+		if err != nil {
+			return checked{}, err
+		}
+		c.chord = ch
+	case approvals.Type:
+		if err := typeable(c.act.Text); err != nil {
+			return checked{}, err
+		}
+		// A plan at the origin means "type into whatever has focus": no
+		// element lives in the corner of the screen, and clicking there
+		// opens some desktops' overview.
+		if here != (point{}) {
+			c.points = []point{here}
+		}
+		c.keys = textKeys(c.act.Text)
+		if c.act.Clear {
+			c.clear = []chord{{mods: selectAllMod(), char: 'a'}, {name: keyBackspace}}
+		}
+		if c.act.Submit {
+			c.submit = &chord{name: keyEnter}
+		}
+	default:
+		return checked{}, fmt.Errorf("%w: %q is not input an executor fires", ErrUnsupported, c.act.Kind)
+	}
+	return c, nil
+}
+
+// selectAllMod is the modifier of the select-all shortcut.
+func selectAllMod() mods {
+	m, _ := modifier("ControlOrMeta")
+	return m
+}
+
+// orDefault is d, or the default list when d is empty: deny-listing
+// nothing is not a configuration Reins offers.
+func (d DenyList) orDefault() DenyList {
+	if len(d) == 0 {
+		return DefaultDenyList()
+	}
+	return d
+}
+
+// scale is device pixels per DIP, treating an unset scale as 1.
+func scale(s float64) float64 {
+	if s <= 0 {
+		return 1
+	}
+	return s
+}
+
+// denyCheck refuses when the frontmost application, or the one owning the
+// window under any point, is deny-listed. It fails closed: when it cannot
+// tell who is there, nothing fires.
+func denyCheck(ctx context.Context, deny DenyList, points []point, front func(context.Context) (App, error), at func(context.Context, point) (App, error)) error {
+	app, err := front(ctx)
+	if err != nil {
+		return fmt.Errorf("cannot tell which application is in front, so nothing was fired: %w", err)
+	}
+	if rule, ok := deny.Match(app); ok {
+		return fmt.Errorf("%w: %s is in front (deny list: %s); nothing was fired", ErrDenyListed, app.Name, rule)
+	}
+	for _, p := range points {
+		app, err := at(ctx, p)
+		if err != nil {
+			return fmt.Errorf("cannot tell which application is at (%g, %g), so nothing was fired: %w", p.X, p.Y, err)
+		}
+		if rule, ok := deny.Match(app); ok {
+			return fmt.Errorf("%w: %s is under the pointer at (%g, %g) (deny list: %s); nothing was fired", ErrDenyListed, app.Name, p.X, p.Y, rule)
+		}
+	}
+	return nil
+}
+
+// returnsPointer reports whether the pointer goes back where the person had
+// it once the act is done: after everything but Hover, whose whole point is
+// to leave it there.
+func returnsPointer(k approvals.ActKind) bool { return k != approvals.Hover }

@@ -1,0 +1,372 @@
+// Reins service worker: keeps one WebSocket to the Reins app on 127.0.0.1,
+// proves itself with the per-install secret it gets through native messaging,
+// checks the app's proof before sending anything about tabs, and answers the
+// app's requests from the content scripts' reports.
+"use strict";
+
+const HOST = "app.reins.bridge";
+const PROTOCOL_VERSION = 1;
+const MAX_MESSAGE = 16 << 20;
+const FRAME_TIMEOUT_MS = 3000;
+
+let ws = null; // the socket, once open
+let authed = false; // the app proved it knows the secret
+let connecting = null; // a pending connect()
+let retryDelay = 500;
+let retryTimer = null;
+
+// --- wake-ups ------------------------------------------------------------------
+
+chrome.alarms.create("reins-wake", { periodInMinutes: 0.5 });
+chrome.alarms.onAlarm.addListener(() => ensureConnected());
+chrome.runtime.onStartup.addListener(() => ensureConnected());
+chrome.runtime.onInstalled.addListener(() => {
+  injectIntoOpenTabs();
+  ensureConnected();
+});
+
+// Tabs opened before the extension was installed have no content script.
+async function injectIntoOpenTabs() {
+  const tabs = await chrome.tabs.query({});
+  for (const t of tabs) {
+    if (!/^https?:|^file:/.test(t.url || "")) continue;
+    chrome.scripting
+      .executeScript({ target: { tabId: t.id, allFrames: true }, files: ["content.js"] })
+      .catch(() => {});
+  }
+}
+
+// --- crypto ----------------------------------------------------------------------
+
+function hex(buf) {
+  return Array.from(new Uint8Array(buf), (b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+function unhex(s) {
+  const out = new Uint8Array(s.length / 2);
+  for (let i = 0; i < out.length; i++) out[i] = parseInt(s.substr(i * 2, 2), 16);
+  return out;
+}
+
+async function hmac(secretHex, text) {
+  const key = await crypto.subtle.importKey("raw", unhex(secretHex), { name: "HMAC", hash: "SHA-256" }, false, [
+    "sign",
+  ]);
+  return hex(await crypto.subtle.sign("HMAC", key, new TextEncoder().encode(text)));
+}
+
+function timingSafeEqual(a, b) {
+  if (typeof a !== "string" || typeof b !== "string" || a.length !== b.length) return false;
+  let d = 0;
+  for (let i = 0; i < a.length; i++) d |= a.charCodeAt(i) ^ b.charCodeAt(i);
+  return d === 0;
+}
+
+async function profileId() {
+  const { profile } = await chrome.storage.local.get("profile");
+  if (profile) return profile;
+  const id = crypto.randomUUID();
+  await chrome.storage.local.set({ profile: id });
+  return id;
+}
+
+function browserName() {
+  const brands = (navigator.userAgentData && navigator.userAgentData.brands) || [];
+  const b = brands.find((x) => !/Not.?A.?Brand/i.test(x.brand) && x.brand !== "Chromium") || brands[0];
+  return b ? `${b.brand} ${b.version}` : navigator.userAgent;
+}
+
+// --- connection ----------------------------------------------------------------
+
+function ensureConnected() {
+  if (ws || connecting) return connecting;
+  connecting = connect().finally(() => (connecting = null));
+  return connecting;
+}
+
+function scheduleRetry() {
+  if (retryTimer) return;
+  retryTimer = setTimeout(() => {
+    retryTimer = null;
+    ensureConnected();
+  }, retryDelay);
+  retryDelay = Math.min(retryDelay * 2, 5000);
+}
+
+async function pairing() {
+  const reply = await chrome.runtime.sendNativeMessage(HOST, { type: "pair" });
+  if (!reply || !reply.port || !/^[0-9a-f]{64}$/.test(reply.secret || "")) throw new Error("bad pairing reply");
+  return reply;
+}
+
+async function connect() {
+  let pair;
+  try {
+    pair = await pairing();
+  } catch (e) {
+    scheduleRetry(); // Reins is not installed or not running
+    return;
+  }
+  const sock = new WebSocket(`ws://127.0.0.1:${pair.port}/bridge`);
+  const myNonce = hex(crypto.getRandomValues(new Uint8Array(32)));
+  let appNonce = null;
+  let helloId = null;
+  ws = sock;
+  authed = false;
+
+  sock.onmessage = async (ev) => {
+    let m;
+    try {
+      m = JSON.parse(ev.data);
+    } catch {
+      return;
+    }
+    if (!authed) {
+      // Nothing but the handshake until the app has proved itself.
+      if (m.method === "challenge" && !m.id && !appNonce && /^[0-9a-f]{64}$/.test((m.params || {}).nonce || "")) {
+        appNonce = m.params.nonce;
+        helloId = "h" + myNonce.slice(0, 8);
+        const proof = await hmac(pair.secret, `reins-extension\n${appNonce}\n${myNonce}`);
+        sock.send(
+          JSON.stringify({
+            id: helloId,
+            method: "hello",
+            params: {
+              version: PROTOCOL_VERSION,
+              extension: chrome.runtime.getManifest().version,
+              browser: browserName(),
+              profile: await profileId(),
+              nonce: myNonce,
+              proof,
+            },
+          })
+        );
+        return;
+      }
+      if (helloId && m.id === helloId && m.result) {
+        const want = await hmac(pair.secret, `reins-app\n${myNonce}\n${appNonce}`);
+        if (timingSafeEqual(m.result.proof, want)) {
+          authed = true;
+          retryDelay = 500;
+          pushTabs();
+          return;
+        }
+      }
+      sock.close(4001, "the app did not prove itself");
+      return;
+    }
+    if (m.id && m.method) handleRequest(sock, m);
+  };
+  sock.onclose = () => {
+    if (ws === sock) {
+      ws = null;
+      authed = false;
+      scheduleRetry();
+    }
+  };
+  sock.onerror = () => {};
+  await new Promise((resolve) => {
+    sock.addEventListener("open", resolve, { once: true });
+    sock.addEventListener("close", resolve, { once: true });
+  });
+}
+
+function sendRaw(sock, obj) {
+  let text = JSON.stringify(obj);
+  if (text.length > MAX_MESSAGE) {
+    if (!obj.id) return;
+    text = JSON.stringify({ id: obj.id, error: { code: "too_large", message: "the answer is over 16 MiB" } });
+  }
+  if (sock.readyState === WebSocket.OPEN) sock.send(text);
+}
+
+function emit(method, params) {
+  if (ws && authed) sendRaw(ws, { method, params });
+}
+
+// --- requests from the app -----------------------------------------------------
+
+class Failure extends Error {
+  constructor(code, message) {
+    super(message);
+    this.code = code;
+  }
+}
+
+async function handleRequest(sock, m) {
+  const fn = HANDLERS[m.method];
+  try {
+    if (!fn) throw new Failure("unknown_method", `unknown method ${m.method}`);
+    const result = await fn(m.params || {});
+    sendRaw(sock, { id: m.id, result: result || {} });
+  } catch (e) {
+    const code = e.code || (/No tab with id/i.test(e.message) ? "no_tab" : "internal");
+    sendRaw(sock, { id: m.id, error: { code, message: e.message || String(e) } });
+  }
+}
+
+function tabInfo(t, focusedWindow) {
+  return {
+    id: t.id,
+    windowId: t.windowId,
+    url: t.url || "",
+    title: t.title || "",
+    active: !!t.active,
+    focused: t.windowId === focusedWindow,
+    status: t.status || "",
+  };
+}
+
+async function listTabs() {
+  const [tabs, win] = await Promise.all([
+    chrome.tabs.query({}),
+    chrome.windows.getLastFocused().catch(() => null),
+  ]);
+  return { tabs: tabs.map((t) => tabInfo(t, win && win.focused ? win.id : -1)) };
+}
+
+let tabsTimer = null;
+function pushTabs() {
+  clearTimeout(tabsTimer);
+  tabsTimer = setTimeout(async () => emit("tabs.changed", await listTabs()), 50);
+}
+
+function withTimeout(p, ms, what) {
+  let t;
+  return Promise.race([
+    p,
+    new Promise((_, reject) => (t = setTimeout(() => reject(new Failure("internal", `${what} did not answer`)), ms))),
+  ]).finally(() => clearTimeout(t));
+}
+
+async function ask(tab, frameId, msg) {
+  const r = await withTimeout(chrome.tabs.sendMessage(tab, msg, { frameId }), FRAME_TIMEOUT_MS, `frame ${frameId}`);
+  if (!r) throw new Failure("no_frame", `frame ${frameId} has no Reins content script`);
+  if (r.error) throw new Failure(r.error.code, r.error.message);
+  return r.result;
+}
+
+async function zoomOf(tab) {
+  try {
+    return await chrome.tabs.getZoom(tab);
+  } catch {
+    return 1;
+  }
+}
+
+const HANDLERS = {
+  keepalive: async () => ({}),
+  tabs: listTabs,
+
+  async snapshot({ tab }) {
+    await chrome.tabs.get(tab);
+    const [frames, zoom] = await Promise.all([chrome.webNavigation.getAllFrames({ tabId: tab }), zoomOf(tab)]);
+    const reports = await Promise.all(
+      (frames || []).map(async (f) => {
+        const base = { frame: f.frameId, parent: f.parentFrameId, url: f.url, index: -1 };
+        try {
+          return { ...(await ask(tab, f.frameId, { type: "snapshot" })), frame: f.frameId, parent: f.parentFrameId };
+        } catch (e) {
+          return { ...base, error: e.message };
+        }
+      })
+    );
+    return { tab, zoom, frames: reports };
+  },
+
+  // resolve re-finds an element and walks its click point up to the top frame,
+  // hit-testing each ancestor's iframe element on the way.
+  async resolve(p) {
+    const zoom = await zoomOf(p.tab);
+    const r = await ask(p.tab, p.frame, {
+      type: "resolve",
+      doc: p.doc,
+      epoch: p.epoch,
+      id: p.id,
+      role: p.role,
+      name: p.name,
+    });
+    let point = r.point;
+    let top = r;
+    let childIndex = r.index;
+    for (const hop of p.path || []) {
+      if (hop.index !== childIndex) throw new Failure("stale_ref", "the frame moved within its page");
+      const h = await ask(p.tab, hop.frame, {
+        type: "frameHit",
+        index: hop.index,
+        doc: hop.doc,
+        epoch: hop.epoch,
+        x: point.x,
+        y: point.y,
+      });
+      point = h.point;
+      top = h;
+      childIndex = h.index;
+    }
+    return {
+      box: r.box,
+      point,
+      viewport: top.viewport,
+      window: top.window,
+      zoom,
+      secret: r.secret,
+      editable: r.editable,
+      origin: r.origin,
+    };
+  },
+
+  async capture({ tab }) {
+    const t = await chrome.tabs.get(tab);
+    if (!t.active) throw new Failure("unsupported", "the tab is not the visible one in its window");
+    const dataUrl = await chrome.tabs.captureVisibleTab(t.windowId, { format: "png" });
+    return { dataUrl };
+  },
+
+  async activate({ tab }) {
+    const t = await chrome.tabs.update(tab, { active: true });
+    await chrome.windows.update(t.windowId, { focused: true });
+    return {};
+  },
+
+  async navigate({ tab, url, direction }) {
+    if (direction === "back") await chrome.tabs.goBack(tab);
+    else if (direction === "forward") await chrome.tabs.goForward(tab);
+    else if (/^https?:\/\//.test(url || "")) await chrome.tabs.update(tab, { url });
+    else throw new Failure("bad_request", "only http and https addresses can be opened");
+    return {};
+  },
+};
+
+// --- events --------------------------------------------------------------------
+
+chrome.tabs.onCreated.addListener(pushTabs);
+chrome.tabs.onRemoved.addListener(pushTabs);
+chrome.tabs.onActivated.addListener(pushTabs);
+chrome.tabs.onUpdated.addListener((id, change) => {
+  if (change.url || change.title || change.status) pushTabs();
+});
+chrome.windows.onFocusChanged.addListener(pushTabs);
+chrome.tabs.onZoomChange.addListener((z) => emit("zoom", { tab: z.tabId, zoom: z.newZoomFactor }));
+
+chrome.runtime.onMessage.addListener((msg, sender) => {
+  ensureConnected(); // any content-script message wakes a stopped worker
+  if (!sender.tab || sender.id !== chrome.runtime.id) return;
+  const tab = sender.tab.id;
+  const frame = sender.frameId || 0;
+  if (msg.type === "navigated") {
+    emit("navigated", { tab, frame, url: msg.url, doc: msg.doc, epoch: msg.epoch, kind: msg.kind });
+    if (frame === 0) pushTabs();
+  } else if (msg.type === "calibration") {
+    emit("calibration", {
+      tab,
+      frame,
+      screenX: msg.screenX,
+      screenY: msg.screenY,
+      clientX: msg.clientX,
+      clientY: msg.clientY,
+      window: msg.window,
+    });
+  }
+});
+
+ensureConnected();

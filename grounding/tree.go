@@ -1,0 +1,374 @@
+// Package grounding turns what the extension reports into what agents read
+// and where acts land. It is pure Go: no OS calls, no network, no clock but
+// the one it is given.
+//
+// It stitches each frame's tree under its iframe element into one tab tree,
+// hands out tab-wide refs ("e7" in the top frame, "f2e7" in frame 2) that are
+// never reused for the life of a tab, renders the snapshot text, validates a
+// ref against the snapshot it came from, and maps a point in the page to a
+// point on screen.
+package grounding
+
+import (
+	"errors"
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/reins-app/reins/bridge/protocol"
+)
+
+// Errors an agent may see. Each says what to do next.
+var (
+	ErrStaleRef = errors.New("that ref is not in the tab's current page; take a new snapshot and use a ref from it")
+	ErrNoFrame  = errors.New("the element's frame cannot be located on screen; it cannot be acted on")
+)
+
+// Element is what a ref points at, frozen at snapshot time.
+type Element struct {
+	Ref         string
+	Frame       int    // chrome frameId
+	Doc         string // the frame's document generation
+	Epoch       int    // the frame's navigation epoch
+	ID          int    // the frame's element id
+	Role, Name  string
+	Secret      bool
+	Box         protocol.Rect  // in its frame's viewport, at snapshot time
+	FrameOrigin string         // the element's frame origin
+	Path        []protocol.Hop // ancestors up to the top frame; nil for the top frame
+	Placeable   bool           // every frame on the way to the top is paired
+}
+
+// Snapshot is one rendered view of a tab.
+type Snapshot struct {
+	ID       string
+	Tab      string
+	URL      string
+	Title    string
+	Origin   string
+	Text     string
+	Zoom     float64
+	Elements map[string]Element // by ref
+	docs     map[int]frameGen   // chrome frameId → generation at snapshot time
+}
+
+type frameGen struct {
+	doc   string
+	epoch int
+}
+
+// Refs hands out tab-wide refs. A ref names at most one element for the whole
+// life of a tab: the key includes the document generation and the frame's
+// element id, which the frame never reuses, and epochs give new element ids.
+type Refs struct {
+	mu     sync.Mutex
+	frames map[int]string    // guarded by mu; chrome frameId → "" or "fN"
+	next   map[int]int       // guarded by mu; chrome frameId → next element number
+	refs   map[refKey]string // guarded by mu
+	nextF  int               // guarded by mu
+}
+
+type refKey struct {
+	frame int
+	doc   string
+	id    int
+}
+
+// NewRefs makes the refs of one tab.
+func NewRefs() *Refs {
+	return &Refs{frames: map[int]string{0: ""}, next: map[int]int{}, refs: map[refKey]string{}, nextF: 1}
+}
+
+func (r *Refs) ref(frame int, doc string, id int) string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	k := refKey{frame, doc, id}
+	if s, ok := r.refs[k]; ok {
+		return s
+	}
+	prefix, ok := r.frames[frame]
+	if !ok {
+		prefix = "f" + strconv.Itoa(r.nextF)
+		r.nextF++
+		r.frames[frame] = prefix
+	}
+	r.next[frame]++
+	s := prefix + "e" + strconv.Itoa(r.next[frame])
+	r.refs[k] = s
+	return s
+}
+
+// Forget drops the mapping of documents no longer in the tab, keeping the
+// counters so that no ref is handed out twice.
+func (r *Refs) Forget(live map[int]string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for k := range r.refs {
+		if live[k.frame] != k.doc {
+			delete(r.refs, k)
+		}
+	}
+}
+
+// BuildOptions configures Build.
+type BuildOptions struct {
+	ID    string // the snapshot id
+	Tab   string // Reins' tab id
+	Title string // the tab's title
+}
+
+// Build stitches a tab's frames into one tree, renders it and records every
+// ref it shows.
+func Build(res *protocol.SnapshotResult, refs *Refs, opts BuildOptions) (*Snapshot, error) {
+	frames := map[int]*protocol.FrameReport{}
+	for i := range res.Frames {
+		f := &res.Frames[i]
+		frames[f.Frame] = f
+	}
+	top := frames[0]
+	if top == nil || top.Root == nil {
+		msg := "the tab's page is not readable"
+		if top != nil && top.Error != "" {
+			msg += ": " + top.Error
+		}
+		return nil, errors.New(msg + " (a browser page, or still loading?)")
+	}
+	// Pair each child frame with the iframe element that holds it.
+	children := map[[2]int]*protocol.FrameReport{} // (parent, index) → child
+	for _, f := range res.Frames {
+		if f.Frame == 0 || f.Index < 0 {
+			continue
+		}
+		k := [2]int{f.Parent, f.Index}
+		children[k] = frames[f.Frame]
+	}
+	s := &Snapshot{
+		ID: opts.ID, Tab: opts.Tab, URL: top.URL, Title: opts.Title, Origin: top.Origin, Zoom: res.Zoom,
+		Elements: map[string]Element{}, docs: map[int]frameGen{},
+	}
+	live := map[int]string{}
+	for _, f := range res.Frames {
+		if f.Root != nil {
+			s.docs[f.Frame] = frameGen{f.Doc, f.Epoch}
+			live[f.Frame] = f.Doc
+		}
+	}
+	refs.Forget(live)
+	var b strings.Builder
+	seen := map[int]bool{}
+	w := walker{s: s, refs: refs, frames: frames, children: children, out: &b, seen: seen}
+	w.frame(top, nil, true, 0)
+	// Frames the stitching could not place still get read, after the rest.
+	var rest []int
+	for id, f := range frames {
+		if !seen[id] && f.Root != nil {
+			rest = append(rest, id)
+		}
+	}
+	sort.Ints(rest)
+	for _, id := range rest {
+		f := frames[id]
+		fmt.Fprintf(&b, "- iframe %s (not placed on the page):\n", quote(f.URL))
+		w.frame(f, nil, false, 1)
+	}
+	s.Text = b.String()
+	return s, nil
+}
+
+type walker struct {
+	s        *Snapshot
+	refs     *Refs
+	frames   map[int]*protocol.FrameReport
+	children map[[2]int]*protocol.FrameReport
+	out      *strings.Builder
+	seen     map[int]bool
+}
+
+func (w *walker) frame(f *protocol.FrameReport, path []protocol.Hop, placeable bool, depth int) {
+	w.seen[f.Frame] = true
+	for _, n := range f.Root.Children {
+		w.node(f, n, path, placeable, depth)
+	}
+}
+
+func (w *walker) node(f *protocol.FrameReport, n *protocol.Node, path []protocol.Hop, placeable bool, depth int) {
+	indent := strings.Repeat("  ", depth)
+	if n.Role == "text" {
+		fmt.Fprintf(w.out, "%s- text: %s\n", indent, quote(n.Text))
+		return
+	}
+	line := indent + "- " + n.Role
+	if n.Name != "" {
+		line += " " + quote(n.Name)
+	}
+	line += stateMarks(n)
+	if n.ID != 0 {
+		ref := w.refs.ref(f.Frame, f.Doc, n.ID)
+		line += " [ref=" + ref + "]"
+		box := protocol.Rect{}
+		if n.Box != nil {
+			box = *n.Box
+		}
+		w.s.Elements[ref] = Element{
+			Ref: ref, Frame: f.Frame, Doc: f.Doc, Epoch: f.Epoch, ID: n.ID, Role: n.Role, Name: n.Name,
+			Secret: n.Secret, Box: box, FrameOrigin: f.Origin, Path: path, Placeable: placeable,
+		}
+	}
+	var child *protocol.FrameReport
+	if n.Frame != nil && n.Frame.Index >= 0 {
+		child = w.children[[2]int{f.Frame, n.Frame.Index}]
+	}
+	var props []string
+	if n.URL != "" {
+		props = append(props, indent+"  - /url: "+quote(n.URL))
+	}
+	if n.Placeholder != "" {
+		props = append(props, indent+"  - /placeholder: "+quote(n.Placeholder))
+	}
+	if n.Value != "" && !n.Secret {
+		props = append(props, indent+"  - /value: "+quote(n.Value))
+	}
+	if len(n.Children) == 0 && len(props) == 0 && (child == nil || child.Root == nil) {
+		w.out.WriteString(line + "\n")
+		return
+	}
+	w.out.WriteString(line + ":\n")
+	for _, p := range props {
+		w.out.WriteString(p + "\n")
+	}
+	for _, c := range n.Children {
+		w.node(f, c, path, placeable, depth+1)
+	}
+	if child != nil && child.Root != nil && !w.seen[child.Frame] {
+		hop := protocol.Hop{Frame: f.Frame, Index: n.Frame.Index, Doc: f.Doc, Epoch: f.Epoch}
+		childPath := append([]protocol.Hop{hop}, path...)
+		w.frame(child, childPath, placeable, depth+1)
+	}
+}
+
+func stateMarks(n *protocol.Node) string {
+	var b strings.Builder
+	switch n.Checked {
+	case "true":
+		b.WriteString(" [checked]")
+	case "mixed":
+		b.WriteString(" [checked=mixed]")
+	}
+	if n.Disabled {
+		b.WriteString(" [disabled]")
+	}
+	if n.Expanded == "true" {
+		b.WriteString(" [expanded]")
+	}
+	if n.Level > 0 {
+		b.WriteString(" [level=" + strconv.Itoa(n.Level) + "]")
+	}
+	switch n.Pressed {
+	case "true":
+		b.WriteString(" [pressed]")
+	case "mixed":
+		b.WriteString(" [pressed=mixed]")
+	}
+	if n.Selected {
+		b.WriteString(" [selected]")
+	}
+	if n.Focused {
+		b.WriteString(" [active]")
+	}
+	if n.Pointer {
+		b.WriteString(" [cursor=pointer]")
+	}
+	return b.String()
+}
+
+// quote renders page text as one double-quoted string that can neither end
+// the line nor pass for a ref or state: quotes, backslashes and every control
+// character are escaped, and a bracket that opens what looks like a marker is
+// escaped too.
+func quote(s string) string {
+	var b strings.Builder
+	b.Grow(len(s) + 2)
+	b.WriteByte('"')
+	for i, r := range s {
+		switch {
+		case r == '"':
+			b.WriteString(`\"`)
+		case r == '\\':
+			b.WriteString(`\\`)
+		case r == '\n':
+			b.WriteString(`\n`)
+		case r == '\r':
+			b.WriteString(`\r`)
+		case r == '\t':
+			b.WriteString(`\t`)
+		case r == '[' && looksLikeMarker(s[i+1:]):
+			b.WriteString(`\[`)
+		case r < 0x20 || r == 0x7f || r == 0x2028 || r == 0x2029 || r == 0x85:
+			fmt.Fprintf(&b, `\u%04x`, r)
+		default:
+			b.WriteRune(r)
+		}
+	}
+	b.WriteByte('"')
+	return b.String()
+}
+
+var markers = []string{"ref=", "checked", "disabled", "expanded", "level=", "pressed", "selected", "active", "cursor=", "box="}
+
+func looksLikeMarker(rest string) bool {
+	for _, m := range markers {
+		if strings.HasPrefix(rest, m) {
+			return true
+		}
+	}
+	return false
+}
+
+// Check validates a ref against the snapshot it came from and the tab's
+// current frames. current maps chrome frameId → (document, epoch) as last
+// reported; a frame whose document or epoch moved on makes every ref in it
+// stale. Only the extension's re-resolution decides whether the element is
+// still there.
+func (s *Snapshot) Check(ref string, current map[int]FrameState) (Element, error) {
+	el, ok := s.Elements[ref]
+	if !ok {
+		return Element{}, fmt.Errorf("%w (%s is not in snapshot %s)", ErrStaleRef, ref, s.ID)
+	}
+	for _, fr := range append([]int{el.Frame}, hopFrames(el.Path)...) {
+		cur, ok := current[fr]
+		was := s.docs[fr]
+		if !ok || cur.Doc != was.doc || cur.Epoch != was.epoch {
+			return Element{}, fmt.Errorf("%w (the page navigated after snapshot %s)", ErrStaleRef, s.ID)
+		}
+	}
+	if !el.Placeable {
+		return Element{}, fmt.Errorf("%w (%s)", ErrNoFrame, ref)
+	}
+	return el, nil
+}
+
+// FrameState is a frame's document generation and navigation epoch.
+type FrameState struct {
+	Doc   string
+	Epoch int
+}
+
+func hopFrames(p []protocol.Hop) []int {
+	out := make([]int, len(p))
+	for i, h := range p {
+		out[i] = h.Frame
+	}
+	return out
+}
+
+// Frames returns the generation of every frame in the snapshot, as a current
+// map for Check.
+func (s *Snapshot) Frames() map[int]FrameState {
+	out := make(map[int]FrameState, len(s.docs))
+	for id, g := range s.docs {
+		out[id] = FrameState{Doc: g.doc, Epoch: g.epoch}
+	}
+	return out
+}
