@@ -57,11 +57,17 @@ type Request struct {
 	Agent   Agent     `json:"agent"`
 	Act     Act       `json:"act"`
 	Target  Target    `json:"target"`
-	Picture []byte    `json:"-"` // PNG of the tab with the target boxed; may be nil
+	Picture []byte    `json:"-"`             // PNG of the tab's visible area; may be nil
+	Box     *Box      `json:"box,omitempty"` // the target within Picture, in its pixels
 	Asked   time.Time `json:"asked"`
 	// Remember reports whether "allow on this tab for a while" may be offered:
 	// never for secret fields or for navigation to another origin.
 	Rememberable bool `json:"rememberable"`
+}
+
+// Box is a rectangle in a picture's pixels.
+type Box struct {
+	X, Y, W, H float64
 }
 
 // Sentence is the act as the person reads it.

@@ -15,7 +15,7 @@
 //
 // # Secrets
 //
-// Text typed into password and payment fields ([approvals.Act].Secret) is
+// Text typed into password and payment fields ([approvals.Act.Secret]) is
 // never written, not even to the write-ahead log: the stored act carries
 // "text_length" in its place. Ordinary typed text is stored, because the
 // person needs to see what an agent typed on their behalf.
@@ -211,7 +211,9 @@ func prepareFile(path string) error {
 
 func (l *Log) open(ctx context.Context) error {
 	var err error
-	l.wdb, err = sql.Open("sqlite", dsn(l.path, "_busy_timeout=5000&_foreign_keys=1&_journal_mode=WAL&_synchronous=FULL"))
+	// fullfsync matters on macOS only, where a plain fsync leaves the
+	// commit in the drive's cache; elsewhere SQLite ignores it.
+	l.wdb, err = sql.Open("sqlite", dsn(l.path, "_busy_timeout=5000&_foreign_keys=1&_journal_mode=WAL&_synchronous=FULL&_pragma=fullfsync(1)"))
 	if err != nil {
 		return err
 	}

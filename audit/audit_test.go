@@ -390,17 +390,18 @@ func TestOpenSetsDurablePragmas(t *testing.T) {
 	l := openTest(t)
 	ctx := context.Background()
 	var mode string
-	var sync, fk, busy int
+	var sync, fk, busy, full int
 	for q, dst := range map[string]any{
 		"PRAGMA journal_mode": &mode, "PRAGMA synchronous": &sync,
 		"PRAGMA foreign_keys": &fk, "PRAGMA busy_timeout": &busy,
+		"PRAGMA fullfsync": &full,
 	} {
 		if err := l.w.conn.QueryRowContext(ctx, q).Scan(dst); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if mode != "wal" || sync != 2 || fk != 1 || busy <= 0 {
-		t.Errorf("journal_mode %q synchronous %d foreign_keys %d busy_timeout %d", mode, sync, fk, busy)
+	if mode != "wal" || sync != 2 || fk != 1 || busy <= 0 || full != 1 {
+		t.Errorf("journal_mode %q synchronous %d foreign_keys %d busy_timeout %d fullfsync %d", mode, sync, fk, busy, full)
 	}
 }
 

@@ -24,6 +24,7 @@ type StartOptions struct {
 	DataDir         string            // optional: default paths.DataDir()
 	Port            int               // optional: the bridge's port; 0 picks a free one
 	Executor        executor.Executor // optional: default the platform's real one
+	Display         string            // optional, X11: the display for the default executor; default $DISPLAY
 	ApprovalTimeout time.Duration     // optional
 	Logf            func(format string, args ...any)
 }
@@ -64,7 +65,7 @@ func Start(ctx context.Context, opts StartOptions) (*Runtime, error) {
 	}
 	ex := opts.Executor
 	if ex == nil {
-		if ex, err = executor.New(executor.Options{}); err != nil {
+		if ex, err = executor.New(executor.Options{Display: opts.Display}); err != nil {
 			log.Close()
 			return nil, err
 		}

@@ -2,8 +2,10 @@ package core
 
 import (
 	"context"
+	"encoding/base64"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/reins-app/reins/approvals"
 	"github.com/reins-app/reins/audit"
@@ -115,6 +117,44 @@ func (s *Session) snapshot(ctx context.Context, tab string, en *audit.Entry) (*g
 	return snap, nil
 }
 
+// Screenshot captures the visible area of a shared tab as PNG. It is a read:
+// it needs the tab shared at Read or more, and it must be the visible tab of
+// its window, since Reins never brings a tab forward to look at it.
+func (s *Session) Screenshot(ctx context.Context, tab string) ([]byte, error) {
+	en := audit.Entry{Agent: s.agent, Act: approvals.Act{Kind: approvals.Read}, Target: approvals.Target{Tab: tab, Name: "screenshot"}}
+	png, err := s.screenshot(ctx, tab, &en)
+	if err != nil {
+		return nil, s.refuse(ctx, en, err)
+	}
+	en.Outcome = OutcomeRead
+	s.e.record(ctx, en)
+	return png, nil
+}
+
+func (s *Session) screenshot(ctx context.Context, tab string, en *audit.Entry) ([]byte, error) {
+	t, info, err := s.e.lookup(tab)
+	if err != nil {
+		return nil, err
+	}
+	en.Target.TabTitle, en.Target.Origin = info.Title, approvals.Origin(info.URL)
+	if err := s.e.grants.Check(tab, approvals.Origin(info.URL), approvals.ReadOnly); err != nil {
+		en.Target.TabTitle = ""
+		return nil, err
+	}
+	if !info.Active {
+		return nil, errorf(CodeNotVisible, "tab %s is not the visible tab of its window; a screenshot shows only what is on screen", tab)
+	}
+	var c protocol.CaptureResult
+	if err := s.e.opts.Browser.Call(ctx, t.chrome.profile, protocol.MethodCapture, protocol.CaptureParams{Tab: t.chrome.id}, &c); err != nil {
+		return nil, err
+	}
+	png, ok := decodeDataURL(c.DataURL)
+	if !ok {
+		return nil, errorf(CodeFailed, "the browser returned no picture")
+	}
+	return png, nil
+}
+
 // refuse logs a refused, denied or failed attempt and returns the agent's error.
 func (s *Session) refuse(ctx context.Context, en audit.Entry, err error) error {
 	ce, outcome := classify(err)
@@ -182,6 +222,7 @@ func (s *Session) act(ctx context.Context, r ActRequest, en *audit.Entry) (*ActR
 	}
 
 	var el grounding.Element
+	var first *protocol.ResolveResult
 	if r.Ref != "" {
 		el, err = s.element(r)
 		if err != nil {
@@ -192,7 +233,7 @@ func (s *Session) act(ctx context.Context, r ActRequest, en *audit.Entry) (*ActR
 			en.Target.FrameOrigin = el.FrameOrigin
 		}
 		// Find it now, so the person is asked about what is really there.
-		first, err := e.resolve(ctx, t, el)
+		first, err = e.resolve(ctx, t, el)
 		if err != nil {
 			return nil, err
 		}
@@ -203,6 +244,9 @@ func (s *Session) act(ctx context.Context, r ActRequest, en *audit.Entry) (*ActR
 	}
 
 	req := approvals.Request{ID: e.newID("a"), Agent: s.agent, Act: r.Act, Target: en.Target}
+	if info.Active {
+		req.Picture, req.Box = e.picture(ctx, t, first)
+	}
 	approved, err := e.broker.Decide(ctx, req)
 	if err != nil {
 		return nil, err
@@ -274,6 +318,40 @@ func (e *Engine) perform(ctx context.Context, t *tabState, ticket audit.Ticket) 
 		return e.opts.Browser.Call(ctx, t.chrome.profile, protocol.MethodActivate, protocol.ActivateParams{Tab: t.chrome.id}, nil)
 	}
 	return e.opts.Executor.Fire(ctx, ticket)
+}
+
+// picture captures the tab's visible area for the approval, with the
+// target's box in the picture's pixels. Without a picture the person still
+// decides from the words; a failed capture is not a reason to refuse.
+func (e *Engine) picture(ctx context.Context, t *tabState, target *protocol.ResolveResult) ([]byte, *approvals.Box) {
+	cctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+	defer cancel()
+	var c protocol.CaptureResult
+	if err := e.opts.Browser.Call(cctx, t.chrome.profile, protocol.MethodCapture, protocol.CaptureParams{Tab: t.chrome.id}, &c); err != nil {
+		return nil, nil
+	}
+	png, ok := decodeDataURL(c.DataURL)
+	if !ok {
+		return nil, nil
+	}
+	if target == nil {
+		return png, nil
+	}
+	px := target.Window.DPR
+	if px <= 0 {
+		px = 1
+	}
+	b := target.TopBox
+	return png, &approvals.Box{X: b.X * px, Y: b.Y * px, W: b.W * px, H: b.H * px}
+}
+
+func decodeDataURL(u string) ([]byte, bool) {
+	const prefix = "data:image/png;base64,"
+	if !strings.HasPrefix(u, prefix) {
+		return nil, false
+	}
+	b, err := base64.StdEncoding.DecodeString(u[len(prefix):])
+	return b, err == nil
 }
 
 // element finds the ref in the snapshot it came from.

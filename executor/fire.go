@@ -3,6 +3,7 @@ package executor
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/reins-app/reins/approvals"
 	"github.com/reins-app/reins/audit"
@@ -116,3 +117,30 @@ func denyCheck(ctx context.Context, deny DenyList, points []point, front func(co
 // it once the act is done: after everything but Hover, whose whole point is
 // to leave it there.
 func returnsPointer(k approvals.ActKind) bool { return k != approvals.Hover }
+
+// Timings chosen so that pages see every event as its own: a press and its
+// release in one frame can be merged or missed by apps that poll state.
+const (
+	settleWait = 20 * time.Millisecond // after moving, before pressing
+	buttonHold = 15 * time.Millisecond
+	keyHold    = 10 * time.Millisecond
+	doubleGap  = 60 * time.Millisecond // well inside every double-click interval
+	stepGap    = 15 * time.Millisecond // between drag steps and wheel notches
+	dragSteps  = 10
+	focusWait  = 30 * time.Millisecond // after the click that focuses a field
+)
+
+// sleep waits d, or less when ctx ends first.
+func sleep(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
+}
+
+// lerp is the i-th of n steps from a to b.
+func lerp(a, b float64, i, n int) float64 { return a + (b-a)*float64(i)/float64(n) }

@@ -53,21 +53,10 @@ type X11 struct {
 
 var _ Executor = (*X11)(nil)
 
-// Timings chosen so that pages see every event as its own: a press and its
-// release in one frame can be merged or missed by apps that poll state.
-const (
-	x11Settle     = 20 * time.Millisecond // after moving, before pressing
-	x11ButtonHold = 15 * time.Millisecond
-	x11KeyHold    = 10 * time.Millisecond
-	x11DoubleGap  = 60 * time.Millisecond // well inside every double-click interval
-	x11StepGap    = 15 * time.Millisecond // between drag steps and wheel notches
-	x11DragSteps  = 10
-	x11FocusWait  = 30 * time.Millisecond // after the click that focuses a field
-	// How long clients get to fetch a changed keyboard mapping before the
-	// key that needs it is pressed, and before it is taken back: a client
-	// that looks a keycode up after the restore types the wrong character.
-	x11RemapWait = 50 * time.Millisecond
-)
+// How long clients get to fetch a changed keyboard mapping before the key
+// that needs it is pressed, and before it is taken back: a client that looks
+// a keycode up after the restore types the wrong character.
+const x11RemapWait = 50 * time.Millisecond
 
 // X button numbers.
 const (
@@ -250,7 +239,7 @@ func (x *X11) perform(in *x11Input, c checked, px []pixel, keys *x11Keys) error 
 			if err := in.click(px[0], buttonLeft, 1); err != nil {
 				return err
 			}
-			if err := in.sleep(x11FocusWait); err != nil {
+			if err := in.sleep(focusWait); err != nil {
 				return err
 			}
 		}
@@ -310,16 +299,7 @@ func (in *x11Input) send(typ, detail byte, at pixel) error {
 	return xtest.FakeInputChecked(in.x.conn, typ, detail, 0, in.x.root, at.X, at.Y, 0).Check()
 }
 
-func (in *x11Input) sleep(d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-in.ctx.Done():
-		return in.ctx.Err()
-	case <-t.C:
-		return nil
-	}
-}
+func (in *x11Input) sleep(d time.Duration) error { return sleep(in.ctx, d) }
 
 func (in *x11Input) move(to pixel) error {
 	if err := in.ctx.Err(); err != nil {
@@ -389,7 +369,7 @@ func (in *x11Input) press(b byte) error {
 	if err := in.buttonDown(b); err != nil {
 		return err
 	}
-	if err := in.sleep(x11ButtonHold); err != nil {
+	if err := in.sleep(buttonHold); err != nil {
 		return err
 	}
 	return in.buttonUp(b)
@@ -399,12 +379,12 @@ func (in *x11Input) click(at pixel, b byte, times int) error {
 	if err := in.move(at); err != nil {
 		return err
 	}
-	if err := in.sleep(x11Settle); err != nil {
+	if err := in.sleep(settleWait); err != nil {
 		return err
 	}
 	for i := range times {
 		if i > 0 {
-			if err := in.sleep(x11DoubleGap); err != nil {
+			if err := in.sleep(doubleGap); err != nil {
 				return err
 			}
 		}
@@ -421,7 +401,7 @@ func (in *x11Input) scroll(at pixel, dx, dy int) error {
 	if err := in.move(at); err != nil {
 		return err
 	}
-	if err := in.sleep(x11Settle); err != nil {
+	if err := in.sleep(settleWait); err != nil {
 		return err
 	}
 	notches := func(n int, neg, pos byte) error {
@@ -433,7 +413,7 @@ func (in *x11Input) scroll(at pixel, dx, dy int) error {
 			if err := in.press(b); err != nil {
 				return err
 			}
-			if err := in.sleep(x11StepGap); err != nil {
+			if err := in.sleep(stepGap); err != nil {
 				return err
 			}
 		}
@@ -451,26 +431,25 @@ func (in *x11Input) drag(from, to pixel) error {
 	if err := in.move(from); err != nil {
 		return err
 	}
-	if err := in.sleep(x11Settle); err != nil {
+	if err := in.sleep(settleWait); err != nil {
 		return err
 	}
 	if err := in.buttonDown(buttonLeft); err != nil {
 		return err
 	}
-	for i := 1; i <= x11DragSteps; i++ {
-		if err := in.sleep(x11StepGap); err != nil {
+	for i := 1; i <= dragSteps; i++ {
+		if err := in.sleep(stepGap); err != nil {
 			return err
 		}
-		f := float64(i) / x11DragSteps
 		p := pixel{
-			int16(math.Round(float64(from.X) + f*float64(to.X-from.X))),
-			int16(math.Round(float64(from.Y) + f*float64(to.Y-from.Y))),
+			int16(math.Round(lerp(float64(from.X), float64(to.X), i, dragSteps))),
+			int16(math.Round(lerp(float64(from.Y), float64(to.Y), i, dragSteps))),
 		}
 		if err := in.move(p); err != nil {
 			return err
 		}
 	}
-	if err := in.sleep(x11Settle); err != nil {
+	if err := in.sleep(settleWait); err != nil {
 		return err
 	}
 	return in.buttonUp(buttonLeft)
@@ -492,7 +471,7 @@ func (in *x11Input) chord(st x11Stroke) error {
 	if err := in.keyDown(st.code); err != nil {
 		return err
 	}
-	if err := in.sleep(x11KeyHold); err != nil {
+	if err := in.sleep(keyHold); err != nil {
 		return err
 	}
 	if err := in.keyUp(st.code); err != nil {

@@ -303,8 +303,11 @@ const HANDLERS = {
       top = h;
       childIndex = h.index;
     }
+    const dx = point.x - r.point.x;
+    const dy = point.y - r.point.y;
     return {
       box: r.box,
+      topBox: { x: r.box.x + dx, y: r.box.y + dy, w: r.box.w, h: r.box.h },
       point,
       viewport: top.viewport,
       window: top.window,

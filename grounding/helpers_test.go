@@ -291,3 +291,22 @@ func asRendered(s string) string {
 	}
 	return b.String()
 }
+
+func containsFold(s, sub string) bool {
+	return strings.Contains(strings.ToLower(s), strings.ToLower(sub))
+}
+
+// checkShape fails on a trailing colon with nothing under it, or on a line
+// indented deeper than one step below the line before it.
+func checkShape(t testing.TB, text string, lines []line) {
+	t.Helper()
+	for i, l := range lines {
+		deeper := i+1 < len(lines) && lines[i+1].depth == l.depth+1
+		if l.colon != deeper {
+			t.Errorf("line %d: colon %v but next line deeper %v:\n%s", i+1, l.colon, deeper, text)
+		}
+		if i > 0 && l.depth > lines[i-1].depth+1 {
+			t.Errorf("line %d jumps from depth %d to %d:\n%s", i+1, lines[i-1].depth, l.depth, text)
+		}
+	}
+}

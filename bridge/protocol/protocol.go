@@ -300,6 +300,7 @@ type Hop struct {
 // frame's iframe element, each of which was hit-tested on the way.
 type ResolveResult struct {
 	Box      Rect     `json:"box"`      // in the element's own frame viewport
+	TopBox   Rect     `json:"topBox"`   // the same box in the top frame's viewport
 	Point    Point    `json:"point"`    // in the top frame's viewport
 	Viewport Viewport `json:"viewport"` // the top frame's
 	Window   Window   `json:"window"`

@@ -8,7 +8,6 @@ package browsertest
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -19,27 +18,16 @@ import (
 	"runtime"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
-	"github.com/reins-app/reins/extension"
+	"github.com/reins-app/reins/internal/chromium"
 	"github.com/reins-app/reins/internal/testenv"
 	"github.com/reins-app/reins/internal/xvfb"
 )
 
 // Chromium finds Debian's Chromium binary.
-func Chromium() (string, bool) {
-	for _, p := range []string{os.Getenv("REINS_CHROMIUM"), "/usr/lib/chromium/chromium", "/usr/bin/chromium"} {
-		if p == "" {
-			continue
-		}
-		if _, err := os.Stat(p); err == nil {
-			return p, true
-		}
-	}
-	return "", false
-}
+func Chromium() (string, bool) { return chromium.Find() }
 
 // BuildReins compiles the reins binary into dir and returns its path. The
 // native host must be a real executable, since Chrome starts it.
@@ -80,118 +68,40 @@ type Options struct {
 	Height      int
 }
 
-// Browser is a running Chromium on its own display.
+// Browser is a running Chromium.
 type Browser struct {
-	Display string
-	cmd     *exec.Cmd
-	exited  chan struct{}
-	logPath string
+	*chromium.Process
 }
 
-// Start runs Xvfb and Chromium for the test, stopping both at cleanup. It
-// skips without Chromium or Xvfb, and fails when CI is set.
+// Start runs Chromium for the test on opts.X, stopping it at cleanup. It
+// skips without Chromium, and fails when CI is set.
 func Start(t testing.TB, opts Options) *Browser {
 	t.Helper()
-	chromium, ok := Chromium()
+	_, ok := chromium.Find()
 	testenv.Need(t, ok, "Debian chromium")
-	x := opts.X
-	tmp := t.TempDir()
-	extDir, err := extension.WriteTo(filepath.Join(tmp, "extension"))
+	if opts.X == nil {
+		t.Fatal("browsertest: no display")
+	}
+	p, err := chromium.Launch(chromium.Options{
+		Display: opts.X.Display, Dir: t.TempDir(), Reins: opts.Reins, DataDir: opts.DataDir, URL: opts.URL,
+		Width: opts.Width, Height: opts.Height, DeviceScale: opts.DeviceScale,
+	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	profile := filepath.Join(tmp, "profile")
-	// With --user-data-dir, Chromium looks for host manifests inside it.
-	if _, err := extensionHost(profile, opts.Reins); err != nil {
-		t.Fatal(err)
-	}
-	if opts.Width == 0 {
-		opts.Width, opts.Height = 1000, 700
-	}
-	args := []string{
-		"--no-sandbox", "--test-type", "--disable-gpu", "--no-first-run", "--no-default-browser-check",
-		"--disable-background-networking", "--disable-component-update", "--disable-sync", "--disable-quic",
-		"--password-store=basic", "--disable-features=Translate,MediaRouter,OptimizationHints",
-		"--user-data-dir=" + profile, "--load-extension=" + extDir, "--disable-extensions-except=" + extDir,
-		fmt.Sprintf("--window-size=%d,%d", opts.Width, opts.Height), "--window-position=0,0",
-	}
-	if opts.DeviceScale > 0 {
-		args = append(args, fmt.Sprintf("--force-device-scale-factor=%g", opts.DeviceScale))
-	}
-	if opts.URL != "" {
-		args = append(args, opts.URL)
-	}
-	logPath := filepath.Join(tmp, "chromium.log")
-	logf, err := os.Create(logPath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmd := exec.Command(chromium, args...)
-	cmd.Env = append(os.Environ(), "DISPLAY="+x.Display, "REINS_DATA_DIR="+opts.DataDir)
-	cmd.Stdout, cmd.Stderr = logf, logf
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	b := &Browser{Display: x.Display, cmd: cmd, exited: make(chan struct{}), logPath: logPath}
-	go func() {
-		cmd.Wait()
-		logf.Close()
-		close(b.exited)
-	}()
 	t.Cleanup(func() {
-		b.Stop()
+		p.Stop()
 		if t.Failed() {
-			if log, err := os.ReadFile(logPath); err == nil {
+			if log, err := os.ReadFile(p.LogPath); err == nil {
 				t.Logf("chromium log (tail):\n%s", tail(string(log), 4000))
 			}
 		}
 	})
-	return b
-}
-
-func extensionHost(profile, reins string) (string, error) {
-	dir := filepath.Join(profile, "NativeMessagingHosts")
-	b, _ := json.MarshalIndent(map[string]any{
-		"name": extension.NativeHost, "description": "Reins pairing (test)", "path": reins, "type": "stdio",
-		"allowed_origins": []string{extension.Origin + "/"},
-	}, "", "  ")
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return "", err
-	}
-	p := filepath.Join(dir, extension.NativeHost+".json")
-	return p, os.WriteFile(p, b, 0o644)
-}
-
-// PID is Chromium's process id; its process group has the same id.
-func (b *Browser) PID() int { return b.cmd.Process.Pid }
-
-// Stop ends Chromium's whole process group, by its id, and waits.
-func (b *Browser) Stop() {
-	pgid := b.cmd.Process.Pid
-	select {
-	case <-b.exited:
-	default:
-		syscall.Kill(-pgid, syscall.SIGTERM)
-		select {
-		case <-b.exited:
-		case <-time.After(5 * time.Second):
-			syscall.Kill(-pgid, syscall.SIGKILL)
-			<-b.exited
-		}
-	}
-	// Helpers (renderers, the crash handler) share the group; make sure none is left.
-	deadline := time.Now().Add(5 * time.Second)
-	for GroupAlive(pgid) && time.Now().Before(deadline) {
-		syscall.Kill(-pgid, syscall.SIGKILL)
-		time.Sleep(50 * time.Millisecond)
-	}
+	return &Browser{p}
 }
 
 // GroupAlive reports whether any process of the group is still running.
-func GroupAlive(pgid int) bool {
-	return syscall.Kill(-pgid, 0) == nil
-}
+func GroupAlive(pgid int) bool { return chromium.GroupAlive(pgid) }
 
 func tail(s string, n int) string {
 	if len(s) <= n {
@@ -303,6 +213,3 @@ func Serve(t testing.TB, w *Witness, files map[string]string) string {
 	t.Cleanup(func() { srv.Close() })
 	return "http://" + ln.Addr().String()
 }
-
-// ErrGone is returned when the browser has exited.
-var ErrGone = errors.New("chromium exited")

@@ -1,0 +1,65 @@
+# Reins — build, run and test. `make test` installs what it needs on Debian.
+SHELL := /bin/bash
+GO ?= go
+DEB_PACKAGES := chromium xvfb dbus-x11 gcc pkg-config libgl1-mesa-dev libx11-dev libxcursor-dev \
+	libxrandr-dev libxinerama-dev libxi-dev libxxf86vm-dev
+SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+# Packages whose tests need a display and a browser run one at a time.
+E2E_PKGS := ./e2e/...
+UNIT_PKGS = $(shell $(GO) list ./... | grep -v '/e2e')
+# What `go vet` checks for macOS without cgo: everything outside the cgo UI.
+DARWIN_PKGS = $(shell GOOS=darwin CGO_ENABLED=0 $(GO) list ./... | grep -v -e '/app$$' -e '/app/cmd/' -e '/app/ui')
+
+define timed
+	@start=$$(date +%s); echo "== $(1)"; $(2); rc=$$?; echo "== $(1): $$(( $$(date +%s) - start ))s"; exit $$rc
+endef
+
+.PHONY: all build run demo test deps vet unit e2e bench fuzz clean
+
+all: build
+
+build:
+	$(GO) build -o bin/reins ./app/cmd/reins
+
+## run: start Reins on this machine (the terminal door until the tray lands).
+run: build
+	./bin/reins
+
+## demo: Xvfb + Chromium + Reins + a scripted agent; no display needed.
+demo: deps
+	$(GO) run -tags reinsdemo ./app/cmd/reins demo -out demo-out
+
+## deps: install the Debian packages the tests and the demo need (idempotent).
+deps:
+	@missing=""; for p in $(DEB_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
+	if [ -n "$$missing" ]; then \
+		echo "== installing:$$missing"; \
+		$(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq --no-install-recommends $$missing; \
+	else echo "== Debian packages present"; fi
+
+## test: everything, end-to-end tests in a real Chromium included.
+test: deps
+	$(call timed,go mod download,$(GO) mod download)
+	$(call timed,vet,$(MAKE) --no-print-directory vet)
+	$(call timed,unit tests,$(GO) test -race -count=1 $(UNIT_PKGS))
+	$(call timed,end-to-end tests,$(GO) test -count=1 -p 1 -timeout 20m $(E2E_PKGS))
+
+vet:
+	$(GO) vet ./...
+	$(GO) vet -tags reinsdemo ./app/cmd/reins
+	GOOS=darwin GOARCH=arm64 CGO_ENABLED=0 $(GO) vet $(DARWIN_PKGS)
+	GOOS=darwin GOARCH=amd64 CGO_ENABLED=0 $(GO) vet $(DARWIN_PKGS)
+	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { gofmt -l $$(git ls-files '*.go'); echo "gofmt needed"; exit 1; }
+
+## bench: benchmarks, outside `make test`.
+bench: deps
+	$(GO) test -run '^$$' -bench . -benchmem ./bridge/... ./audit/... ./grounding/... ./core/...
+	$(GO) test -run '^$$' -bench . -benchtime 50x -p 1 $(E2E_PKGS)
+
+## fuzz: a short run of each fuzz target.
+fuzz:
+	$(GO) test -run '^$$' -fuzz FuzzDecode -fuzztime 30s ./bridge/protocol/
+	$(GO) test -run '^$$' -fuzz FuzzCheck -fuzztime 30s ./grounding/
+
+clean:
+	rm -rf bin demo-out

@@ -1,0 +1,285 @@
+// Package bridgetest is a fake Reins extension for tests: it pairs with a
+// bridge the way extension/sw.js does, then answers the app's requests from a
+// Go function and pushes events, so packages above the bridge can be tested
+// without Chrome.
+//
+// It follows sw.js on purpose, including what sw.js leaves out: it does not
+// check the Welcome's version, and it never sends anything about tabs before
+// the app has proved it knows the secret.
+package bridgetest
+
+import (
+	"context"
+	"crypto/hmac"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"net"
+	"net/http"
+	"regexp"
+
+	"github.com/coder/websocket"
+
+	"github.com/reins-app/reins/bridge"
+	"github.com/reins-app/reins/bridge/protocol"
+	"github.com/reins-app/reins/extension"
+)
+
+// StatusAppUnproven is the close status sw.js uses when the app fails to
+// prove itself during the handshake.
+const StatusAppUnproven websocket.StatusCode = 4001
+
+// Handler answers one request from the app. A nil result is sent as {}, as
+// sw.js does.
+type Handler func(method string, params json.RawMessage) (any, *protocol.Error)
+
+// DialOptions configures [Dial].
+type DialOptions struct {
+	URL     string  // required: ws://127.0.0.1:<port>/bridge
+	Origin  string  // required: sent as the Origin header; extension.Origin to be let in
+	Secret  []byte  // required: the pairing secret
+	Profile string  // optional: default "bridgetest"
+	Handler Handler // optional: nil answers every method but keepalive with unknown_method
+}
+
+// Extension is one paired connection.
+type Extension struct {
+	conn    *websocket.Conn
+	handler Handler
+	cancel  context.CancelFunc
+	done    chan struct{}
+	err     error // set before done is closed
+}
+
+// Dial connects to the bridge at opts.URL and pairs. It fails if the bridge
+// refuses the connection or if the app's proof is wrong; in the latter case
+// it closes the socket with [StatusAppUnproven] first, as sw.js does.
+func Dial(ctx context.Context, opts DialOptions) (*Extension, error) {
+	if opts.Profile == "" {
+		opts.Profile = "bridgetest"
+	}
+	h := http.Header{}
+	if opts.Origin != "" {
+		h.Set("Origin", opts.Origin)
+	}
+	conn, resp, err := websocket.Dial(ctx, opts.URL, &websocket.DialOptions{HTTPHeader: h})
+	if err != nil {
+		if resp != nil {
+			return nil, fmt.Errorf("bridgetest: the bridge refused the connection with HTTP %d: %w", resp.StatusCode, err)
+		}
+		return nil, fmt.Errorf("bridgetest: %w", err)
+	}
+	// Snapshot results and their requests may be as large as the protocol allows.
+	conn.SetReadLimit(protocol.MaxMessageBytes)
+	if err := Pair(ctx, conn, opts.Secret, opts.Profile); err != nil {
+		conn.Close(StatusAppUnproven, "the app did not prove itself")
+		return nil, err
+	}
+	rctx, cancel := context.WithCancel(context.Background())
+	e := &Extension{conn: conn, handler: opts.Handler, cancel: cancel, done: make(chan struct{})}
+	go e.readLoop(rctx)
+	return e, nil
+}
+
+var hexNonce = regexp.MustCompile(`^[0-9a-f]{64}$`)
+
+// Pair runs the extension's side of the handshake on an open connection, for
+// tests that need to misbehave after pairing. It leaves c open whatever
+// happens; on an error the caller closes it.
+func Pair(ctx context.Context, c *websocket.Conn, secret []byte, profile string) error {
+	nonce := make([]byte, 32)
+	rand.Read(nonce)
+	myNonce := hex.EncodeToString(nonce)
+	helloID := "h" + myNonce[:8]
+
+	var appNonce string
+	for appNonce == "" {
+		m, err := readMessage(ctx, c)
+		if err != nil {
+			return fmt.Errorf("bridgetest: waiting for the challenge: %w", err)
+		}
+		if m == nil {
+			continue // sw.js ignores what does not parse
+		}
+		var ch protocol.Challenge
+		if m.Method != protocol.MethodChallenge || m.ID != "" || json.Unmarshal(m.Params, &ch) != nil || !hexNonce.MatchString(ch.Nonce) {
+			return fmt.Errorf("bridgetest: the app's first message was not a challenge: %+v", m)
+		}
+		appNonce = ch.Nonce
+	}
+
+	params, _ := json.Marshal(protocol.Hello{
+		Version:   protocol.Version,
+		Extension: extensionVersion(),
+		Browser:   "Reins bridgetest",
+		Profile:   profile,
+		Nonce:     myNonce,
+		Proof:     bridge.ExtensionProof(secret, appNonce, myNonce),
+	})
+	if err := writeMessage(ctx, c, &protocol.Message{ID: helloID, Method: protocol.MethodHello, Params: params}); err != nil {
+		return fmt.Errorf("bridgetest: sending hello: %w", err)
+	}
+
+	for {
+		m, err := readMessage(ctx, c)
+		if err != nil {
+			return fmt.Errorf("bridgetest: waiting for the welcome: %w", err)
+		}
+		if m == nil {
+			continue
+		}
+		if m.ID != helloID {
+			return fmt.Errorf("bridgetest: the app answered hello with %+v", m)
+		}
+		if m.Error != nil {
+			return fmt.Errorf("bridgetest: the app refused the hello: %w", m.Error)
+		}
+		var w protocol.Welcome
+		if m.Result == nil || json.Unmarshal(m.Result, &w) != nil {
+			return fmt.Errorf("bridgetest: the app's welcome is malformed: %s", m.Result)
+		}
+		want := bridge.AppProof(secret, myNonce, appNonce)
+		if !hmac.Equal([]byte(w.Proof), []byte(want)) {
+			return errors.New("bridgetest: the app's welcome proof is wrong: it does not know the pairing secret")
+		}
+		return nil
+	}
+}
+
+func extensionVersion() string {
+	b, err := fs.ReadFile(extension.Files(), "manifest.json")
+	if err != nil {
+		return "unknown"
+	}
+	var m struct {
+		Version string `json:"version"`
+	}
+	json.Unmarshal(b, &m)
+	return m.Version
+}
+
+// readMessage returns nil, nil for a text that is not JSON, which sw.js
+// skips.
+func readMessage(ctx context.Context, c *websocket.Conn) (*protocol.Message, error) {
+	_, data, err := c.Read(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var m protocol.Message
+	if json.Unmarshal(data, &m) != nil {
+		return nil, nil
+	}
+	return &m, nil
+}
+
+func writeMessage(ctx context.Context, c *websocket.Conn, m *protocol.Message) error {
+	b, err := json.Marshal(m)
+	if err != nil {
+		return err
+	}
+	return c.Write(ctx, websocket.MessageText, b)
+}
+
+func (e *Extension) readLoop(ctx context.Context) {
+	defer close(e.done)
+	for {
+		m, err := readMessage(ctx, e.conn)
+		if err != nil {
+			e.err = err
+			return
+		}
+		// Like sw.js, answer requests and ignore everything else; each in
+		// its own goroutine so a slow answer does not hold up the socket,
+		// including the close handshake.
+		if m == nil || m.ID == "" || m.Method == "" {
+			continue
+		}
+		go e.answer(ctx, m)
+	}
+}
+
+func (e *Extension) answer(ctx context.Context, m *protocol.Message) {
+	var result any
+	var perr *protocol.Error
+	switch {
+	case m.Method == protocol.MethodKeepalive:
+		result = struct{}{}
+	case e.handler == nil:
+		perr = &protocol.Error{Code: protocol.CodeUnknownMethod, Message: "unknown method " + m.Method}
+	default:
+		params := m.Params
+		if len(params) == 0 || string(params) == "null" {
+			params = json.RawMessage("{}")
+		}
+		result, perr = e.handler(m.Method, params)
+	}
+	reply := &protocol.Message{ID: m.ID}
+	if perr != nil {
+		reply.Error = perr
+	} else {
+		raw, err := json.Marshal(result)
+		switch {
+		case err != nil:
+			reply.Error = &protocol.Error{Code: protocol.CodeInternal, Message: err.Error()}
+		case string(raw) == "null":
+			reply.Result = json.RawMessage("{}")
+		default:
+			reply.Result = raw
+		}
+	}
+	b, err := json.Marshal(reply)
+	if err == nil && len(b) > protocol.MaxMessageBytes {
+		b, err = json.Marshal(&protocol.Message{ID: m.ID, Error: &protocol.Error{Code: protocol.CodeTooLarge, Message: "the answer is over 16 MiB"}})
+	}
+	if err != nil {
+		return
+	}
+	// A failed write means the socket is gone; the read loop reports that.
+	e.conn.Write(ctx, websocket.MessageText, b)
+}
+
+// Emit pushes an event to the app. Unlike sw.js, which drops an event over
+// the size limit silently, it reports it.
+func (e *Extension) Emit(ctx context.Context, method string, params any) error {
+	raw, err := json.Marshal(params)
+	if err != nil {
+		return err
+	}
+	b, err := json.Marshal(&protocol.Message{Method: method, Params: raw})
+	if err != nil {
+		return err
+	}
+	if len(b) > protocol.MaxMessageBytes {
+		return fmt.Errorf("bridgetest: event %s is %d bytes, over the %d byte limit", method, len(b), protocol.MaxMessageBytes)
+	}
+	return e.conn.Write(ctx, websocket.MessageText, b)
+}
+
+// Done is closed when the connection has ended, for whatever reason.
+func (e *Extension) Done() <-chan struct{} { return e.done }
+
+// Err reports why the connection ended once Done is closed; nil before. When
+// the app closed it, websocket.CloseStatus(Err()) is the app's status.
+func (e *Extension) Err() error {
+	select {
+	case <-e.done:
+		return e.err
+	default:
+		return nil
+	}
+}
+
+// Close closes the socket the way a stopping service worker does and waits
+// for the read loop to end. Handlers still running are not waited for.
+func (e *Extension) Close() error {
+	err := e.conn.Close(websocket.StatusNormalClosure, "")
+	e.cancel()
+	<-e.done
+	if errors.Is(err, net.ErrClosed) {
+		return nil // the app closed it first
+	}
+	return err
+}

@@ -1,0 +1,352 @@
+package bridge_test
+
+import (
+	"crypto/rand"
+	"encoding/base64"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/coder/websocket"
+
+	"github.com/reins-app/reins/bridge"
+	"github.com/reins-app/reins/bridge/bridgetest"
+	"github.com/reins-app/reins/bridge/protocol"
+	"github.com/reins-app/reins/extension"
+)
+
+func TestExtensionWithOriginAndSecretPairs(t *testing.T) {
+	h := start(t, nil)
+	before := time.Now()
+	h.dial("profile-a", nil)
+
+	ev := h.nextEvent()
+	if ev.Method != bridge.EventConnected || ev.Profile != "profile-a" {
+		t.Fatalf("first event = %+v, want %s for profile-a", ev, bridge.EventConnected)
+	}
+	peers := h.s.Peers()
+	if len(peers) != 1 {
+		t.Fatalf("Peers = %+v, want one", peers)
+	}
+	p := peers[0]
+	manifest, err := fs.ReadFile(extension.Files(), "manifest.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m struct{ Version string }
+	json.Unmarshal(manifest, &m)
+	if p.Profile != "profile-a" || p.Browser != "Reins bridgetest" || p.Extension != m.Version {
+		t.Errorf("peer = %+v, want profile-a, Reins bridgetest, extension %s", p, m.Version)
+	}
+	if p.Since.Before(before) || p.Since.After(time.Now()) {
+		t.Errorf("Since = %v, not during the test", p.Since)
+	}
+}
+
+// upgrade sends a bare WebSocket upgrade so the test controls exactly which
+// Origin header goes out (none at all, too).
+func upgrade(t *testing.T, port int, origin *string) *http.Response {
+	t.Helper()
+	key := make([]byte, 16)
+	rand.Read(key)
+	req, err := http.NewRequest("GET", fmt.Sprintf("http://127.0.0.1:%d/bridge", port), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Connection", "Upgrade")
+	req.Header.Set("Upgrade", "websocket")
+	req.Header.Set("Sec-WebSocket-Version", "13")
+	req.Header.Set("Sec-WebSocket-Key", base64.StdEncoding.EncodeToString(key))
+	if origin != nil {
+		req.Header["Origin"] = []string{*origin}
+	}
+	resp, err := http.DefaultClient.Do(req.WithContext(ctxFor(t, patience)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { resp.Body.Close() })
+	return resp
+}
+
+func TestOnlyTheExtensionOriginMayUpgrade(t *testing.T) {
+	h := start(t, nil)
+	str := func(s string) *string { return &s }
+	cases := []struct {
+		name   string
+		origin *string
+	}{
+		{"missing Origin", nil},
+		{"empty Origin", str("")},
+		{"another extension", str("chrome-extension://abcdefghijklmnopabcdefghijklmnop")},
+		{"a web page on the bridge's own port", str(fmt.Sprintf("http://127.0.0.1:%d", h.s.Port()))},
+		{"a web page on localhost", str("http://localhost:8080")},
+		{"a remote web page", str("https://evil.example")},
+		{"an opaque origin", str("null")},
+		{"our id with a trailing slash", str(extension.Origin + "/")},
+		{"our id in capitals", str(strings.ToUpper(extension.Origin))},
+		{"our id in a longer origin", str(extension.Origin + ".evil.example")},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			resp := upgrade(t, h.s.Port(), c.origin)
+			if resp.StatusCode != http.StatusForbidden {
+				t.Errorf("status %d, want 403", resp.StatusCode)
+			}
+			if got := resp.Header.Get("Upgrade"); got != "" {
+				t.Errorf("the response upgrades (Upgrade: %s)", got)
+			}
+			body, _ := io.ReadAll(resp.Body)
+			if !strings.Contains(string(body), "Reins extension") {
+				t.Errorf("body %q does not say who may connect", body)
+			}
+		})
+	}
+	if peers := h.s.Peers(); len(peers) != 0 {
+		t.Errorf("Peers = %+v after refused upgrades", peers)
+	}
+	h.noEventPending()
+
+	// The same request with the right Origin does upgrade, so the refusals
+	// above are the Origin's doing.
+	resp := upgrade(t, h.s.Port(), str(extension.Origin))
+	if resp.StatusCode != http.StatusSwitchingProtocols {
+		t.Fatalf("with the extension's Origin: status %d, want 101", resp.StatusCode)
+	}
+}
+
+func TestWrongSecretIsRefused(t *testing.T) {
+	h := start(t, nil)
+	c := h.rawDial(extension.Origin)
+	err := bridgetest.Pair(ctxFor(t, patience), c, newSecret(t), "intruder")
+	var perr *protocol.Error
+	if !errors.As(err, &perr) || perr.Code != protocol.CodeUnauthorized {
+		t.Fatalf("pairing with a wrong secret: err = %v, want an %s error from the app", err, protocol.CodeUnauthorized)
+	}
+	if got := closeStatus(t, c); got != websocket.StatusPolicyViolation {
+		t.Errorf("close status %v, want %v", got, websocket.StatusPolicyViolation)
+	}
+	// The close follows the refusal, so had the server registered the
+	// intruder its event would already be queued.
+	if peers := h.s.Peers(); len(peers) != 0 {
+		t.Errorf("Peers = %+v, want none", peers)
+	}
+	h.noEventPending()
+
+	if _, err := bridgetest.Dial(ctxFor(t, patience), bridgetest.DialOptions{
+		URL: h.url, Origin: extension.Origin, Secret: newSecret(t),
+	}); err == nil || !strings.Contains(err.Error(), "wrong pairing proof") {
+		t.Errorf("Dial with a wrong secret: err = %v, want the app's refusal", err)
+	}
+}
+
+// readChallenge reads the app's first message, which must be a challenge.
+func readChallenge(t *testing.T, c *websocket.Conn) string {
+	t.Helper()
+	m := readMessage(t, c)
+	var ch protocol.Challenge
+	if m.Kind() != protocol.KindEvent || m.Method != protocol.MethodChallenge || json.Unmarshal(m.Params, &ch) != nil {
+		t.Fatalf("first message %+v is not a challenge", m)
+	}
+	if _, err := hex.DecodeString(ch.Nonce); err != nil || len(ch.Nonce) != 64 {
+		t.Fatalf("challenge nonce %q is not 32 bytes of hex", ch.Nonce)
+	}
+	return ch.Nonce
+}
+
+func TestFirstMessageMustBeHello(t *testing.T) {
+	cases := map[string]string{
+		"an event":              `{"method":"tabs.changed","params":{"tabs":[]}}`,
+		"hello sent as event":   `{"method":"hello","params":{"version":1}}`,
+		"a response":            `{"id":"h1","result":{}}`,
+		"another request":       `{"id":"r1","method":"tabs","params":{}}`,
+		"not JSON":              `hello`,
+		"hello with no params":  `{"id":"h1","method":"hello"}`,
+		"hello with bad params": `{"id":"h1","method":"hello","params":[1,2]}`,
+	}
+	for name, first := range cases {
+		t.Run(name, func(t *testing.T) {
+			h := start(t, nil)
+			c := h.rawDial(extension.Origin)
+			readChallenge(t, c)
+			writeRaw(t, c, first)
+			if got := closeStatus(t, c); got != websocket.StatusPolicyViolation {
+				t.Errorf("close status %v, want %v", got, websocket.StatusPolicyViolation)
+			}
+			if peers := h.s.Peers(); len(peers) != 0 {
+				t.Errorf("Peers = %+v", peers)
+			}
+			h.noEventPending()
+		})
+	}
+}
+
+// A hello is refused unless every part of it is right. Where the case is not
+// about the proof, the proof is correct, so the refusal is the check's.
+func TestHelloIsChecked(t *testing.T) {
+	correct := func(secret []byte, appNonce, extNonce string) string {
+		return bridge.ExtensionProof(secret, appNonce, extNonce)
+	}
+	cases := []struct {
+		name   string
+		mutate func(*protocol.Hello)
+		proof  func(secret []byte, appNonce, extNonce string) string
+	}{
+		{"another protocol version", func(h *protocol.Hello) { h.Version = protocol.Version + 1 }, correct},
+		{"no profile", func(h *protocol.Hello) { h.Profile = "" }, correct},
+		{"a profile over 128 bytes", func(h *protocol.Hello) { h.Profile = strings.Repeat("p", 129) }, correct},
+		{"a short nonce", func(h *protocol.Hello) { h.Nonce = h.Nonce[:32] }, correct},
+		{"no proof", nil, func([]byte, string, string) string { return "" }},
+		{"a proof that is not hex", nil, func([]byte, string, string) string { return strings.Repeat("zz", 32) }},
+		{"a truncated proof", nil, func(s []byte, a, e string) string { return correct(s, a, e)[:62] }},
+		{"the app's proof reflected", nil, func(s []byte, a, e string) string { return bridge.AppProof(s, e, a) }},
+		{"nonces swapped", nil, func(s []byte, a, e string) string { return bridge.ExtensionProof(s, e, a) }},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			h := start(t, nil)
+			conn := h.rawDial(extension.Origin)
+			appNonce := readChallenge(t, conn)
+			hello := protocol.Hello{Version: protocol.Version, Extension: "0.1.0", Browser: "test", Profile: "p", Nonce: strings.Repeat("ab", 32)}
+			if c.mutate != nil {
+				c.mutate(&hello)
+			}
+			hello.Proof = c.proof(h.secret, appNonce, hello.Nonce)
+			params, _ := json.Marshal(hello)
+			writeMessage(t, conn, &protocol.Message{ID: "h1", Method: protocol.MethodHello, Params: params})
+			m := readMessage(t, conn)
+			if m.ID != "h1" || m.Error == nil || m.Error.Code != protocol.CodeUnauthorized {
+				t.Fatalf("answer %+v, want an %s error for h1", m, protocol.CodeUnauthorized)
+			}
+			if got := closeStatus(t, conn); got != websocket.StatusPolicyViolation {
+				t.Errorf("close status %v, want %v", got, websocket.StatusPolicyViolation)
+			}
+			if peers := h.s.Peers(); len(peers) != 0 {
+				t.Errorf("Peers = %+v", peers)
+			}
+		})
+	}
+}
+
+// The control for TestHelloIsChecked: the same hand-built hello, unchanged,
+// is welcomed, and the welcome proves the app knows the secret.
+func TestWelcomeProvesTheSecret(t *testing.T) {
+	h := start(t, nil)
+	conn := h.rawDial(extension.Origin)
+	appNonce := readChallenge(t, conn)
+	extNonce := strings.Repeat("ab", 32)
+	params, _ := json.Marshal(protocol.Hello{
+		Version: protocol.Version, Extension: "0.1.0", Browser: "test", Profile: "p", Nonce: extNonce,
+		Proof: bridge.ExtensionProof(h.secret, appNonce, extNonce),
+	})
+	writeMessage(t, conn, &protocol.Message{ID: "h1", Method: protocol.MethodHello, Params: params})
+	m := readMessage(t, conn)
+	var w protocol.Welcome
+	if m.ID != "h1" || m.Kind() != protocol.KindResponse || m.Error != nil || json.Unmarshal(m.Result, &w) != nil {
+		t.Fatalf("answer %+v, want a welcome for h1", m)
+	}
+	if w.Version != protocol.Version || w.Proof != bridge.AppProof(h.secret, extNonce, appNonce) {
+		t.Errorf("welcome %+v does not carry the app's proof", w)
+	}
+	h.waitFor(bridge.EventConnected, "p")
+}
+
+func TestHelloTimeoutClosesTheConnection(t *testing.T) {
+	h := start(t, func(o *bridge.Options) { o.HelloTimeout = 100 * time.Millisecond })
+	c := h.rawDial(extension.Origin)
+	readChallenge(t, c)
+	ctx := ctxFor(t, patience)
+	_, _, err := c.Read(ctx)
+	if err == nil {
+		t.Fatal("the bridge sent something instead of closing")
+	}
+	if ctx.Err() != nil {
+		t.Fatalf("the bridge kept a silent connection open for %v", patience)
+	}
+	if peers := h.s.Peers(); len(peers) != 0 {
+		t.Errorf("Peers = %+v", peers)
+	}
+}
+
+func TestStartRefusesNonLoopbackAddresses(t *testing.T) {
+	for _, addr := range []string{"0.0.0.0:0", "[::]:0", ":0", "192.0.2.1:0", "example.com:0"} {
+		t.Run(addr, func(t *testing.T) {
+			s, err := bridge.New(bridge.Options{Addr: addr, Origin: extension.Origin, Secret: newSecret(t), Logf: t.Logf})
+			if err != nil {
+				t.Fatal(err)
+			}
+			err = s.Start()
+			if err == nil {
+				s.Close()
+				t.Fatalf("Start listened on %s", addr)
+			}
+			if !strings.Contains(err.Error(), "loopback") {
+				t.Errorf("error %q does not say why", err)
+			}
+			if s.Port() != 0 {
+				t.Errorf("Port = %d after a refused Start", s.Port())
+			}
+		})
+	}
+}
+
+func TestStartListensOnIPv6Loopback(t *testing.T) {
+	ln, err := net.Listen("tcp", "[::1]:0")
+	if err != nil {
+		t.Skipf("no IPv6 loopback here: %v", err)
+	}
+	ln.Close()
+	h := start(t, func(o *bridge.Options) { o.Addr = "[::1]:0" })
+	if h.s.Port() == 0 {
+		t.Fatal("no port")
+	}
+}
+
+func TestNewRequiresOriginAndSecret(t *testing.T) {
+	if _, err := bridge.New(bridge.Options{Secret: newSecret(t)}); err == nil {
+		t.Error("New accepted no Origin")
+	}
+	if _, err := bridge.New(bridge.Options{Origin: extension.Origin, Secret: make([]byte, 15)}); err == nil {
+		t.Error("New accepted a 15-byte secret")
+	}
+	if _, err := bridge.New(bridge.Options{Origin: extension.Origin, Secret: make([]byte, 16)}); err != nil {
+		t.Errorf("New refused a 16-byte secret: %v", err)
+	}
+}
+
+func TestPairingVectors(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join("protocol", "testdata", "pairing_vectors.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var v struct {
+		Secret, AppNonce, ExtensionNonce, ExtensionProof, AppProof string
+	}
+	if err := json.Unmarshal(b, &v); err != nil {
+		t.Fatal(err)
+	}
+	secret, err := hex.DecodeString(v.Secret)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := bridge.ExtensionProof(secret, v.AppNonce, v.ExtensionNonce); got != v.ExtensionProof {
+		t.Errorf("ExtensionProof = %s, want %s", got, v.ExtensionProof)
+	}
+	if got := bridge.AppProof(secret, v.ExtensionNonce, v.AppNonce); got != v.AppProof {
+		t.Errorf("AppProof = %s, want %s", got, v.AppProof)
+	}
+	// The two proofs must differ even over the same nonces, or one side's
+	// answer could be replayed as the other's.
+	if bridge.ExtensionProof(secret, v.AppNonce, v.ExtensionNonce) == bridge.AppProof(secret, v.AppNonce, v.ExtensionNonce) {
+		t.Error("the extension's and the app's proofs coincide")
+	}
+}

@@ -1,0 +1,77 @@
+package executor
+
+// macOS virtual keycodes (the kVK_ constants of the US ANSI keyboard). They
+// live in a file every platform compiles so that their tests run anywhere.
+
+// macNamedCodes are the keys that type no character.
+var macNamedCodes = map[named]uint16{
+	keyEnter:       0x24, // Return
+	keyTab:         0x30,
+	keyEscape:      0x35,
+	keyBackspace:   0x33, // Delete
+	keyDelete:      0x75, // ForwardDelete
+	keyInsert:      0x72, // Help, where PC keyboards have Insert
+	keyHome:        0x73,
+	keyEnd:         0x77,
+	keyPageUp:      0x74,
+	keyPageDown:    0x79,
+	keyArrowLeft:   0x7B,
+	keyArrowRight:  0x7C,
+	keyArrowDown:   0x7D,
+	keyArrowUp:     0x7E,
+	keyCapsLock:    0x39,
+	keyContextMenu: 0x6E,
+	keyShift:       0x38,
+	keyControl:     0x3B,
+	keyAlt:         0x3A, // Option
+	keyMeta:        0x37, // Command
+}
+
+// macFKeys are F1 … F20; Mac keyboards have no F21 and beyond.
+var macFKeys = []uint16{
+	0x7A, 0x78, 0x63, 0x76, 0x60, 0x61, 0x62, 0x64, 0x65, 0x6D,
+	0x67, 0x6F, 0x69, 0x6B, 0x71, 0x6A, 0x40, 0x4F, 0x50, 0x5A,
+}
+
+func macNamedCode(n named) (uint16, bool) {
+	if n >= keyF1 && n <= keyF24 {
+		i := int(n - keyF1)
+		if i < len(macFKeys) {
+			return macFKeys[i], true
+		}
+		return 0, false
+	}
+	c, ok := macNamedCodes[n]
+	return c, ok
+}
+
+// macCharCodes are the keys of the printable ASCII characters typed without
+// Shift on the US layout; macShifted maps the others onto them.
+var macCharCodes = map[rune]uint16{
+	'a': 0x00, 's': 0x01, 'd': 0x02, 'f': 0x03, 'h': 0x04, 'g': 0x05, 'z': 0x06, 'x': 0x07,
+	'c': 0x08, 'v': 0x09, 'b': 0x0B, 'q': 0x0C, 'w': 0x0D, 'e': 0x0E, 'r': 0x0F, 'y': 0x10,
+	't': 0x11, 'o': 0x1F, 'u': 0x20, 'i': 0x22, 'p': 0x23, 'l': 0x25, 'j': 0x26, 'k': 0x28,
+	'n': 0x2D, 'm': 0x2E,
+	'1': 0x12, '2': 0x13, '3': 0x14, '4': 0x15, '5': 0x17, '6': 0x16, '7': 0x1A, '8': 0x1C,
+	'9': 0x19, '0': 0x1D,
+	'-': 0x1B, '=': 0x18, '[': 0x21, ']': 0x1E, '\\': 0x2A, ';': 0x29, '\'': 0x27,
+	',': 0x2B, '.': 0x2F, '/': 0x2C, '`': 0x32, ' ': 0x31,
+}
+
+var macShifted = map[rune]rune{
+	'!': '1', '@': '2', '#': '3', '$': '4', '%': '5', '^': '6', '&': '7', '*': '8', '(': '9', ')': '0',
+	'_': '-', '+': '=', '{': '[', '}': ']', '|': '\\', ':': ';', '"': '\'', '<': ',', '>': '.',
+	'?': '/', '~': '`',
+}
+
+// macCharKey returns the US-layout key that types r, and whether Shift is
+// needed.
+func macCharKey(r rune) (code uint16, shift bool, ok bool) {
+	if r >= 'A' && r <= 'Z' {
+		r, shift = r-'A'+'a', true
+	} else if base, found := macShifted[r]; found {
+		r, shift = base, true
+	}
+	code, ok = macCharCodes[r]
+	return code, shift, ok
+}

@@ -1,0 +1,144 @@
+// Package chromium starts Debian's Chromium with the Reins extension loaded
+// and the reins binary installed as its native messaging host, in a fresh
+// profile, for end-to-end tests and the demo.
+package chromium
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"syscall"
+	"time"
+
+	"github.com/reins-app/reins/extension"
+)
+
+// Find returns Debian's Chromium binary ($REINS_CHROMIUM first).
+func Find() (string, bool) {
+	for _, p := range []string{os.Getenv("REINS_CHROMIUM"), "/usr/lib/chromium/chromium", "/usr/bin/chromium"} {
+		if p == "" {
+			continue
+		}
+		if _, err := os.Stat(p); err == nil {
+			return p, true
+		}
+	}
+	return "", false
+}
+
+// Options configures [Launch].
+type Options struct {
+	Display     string  // required: the X display
+	Dir         string  // required: a scratch folder for the profile, extension and log
+	Reins       string  // required: absolute path of the reins binary, the native host
+	DataDir     string  // required: REINS_DATA_DIR, where the host finds the port and secret
+	URL         string  // optional: the first page
+	Width       int     // optional: window size in DIP; default 1000×700
+	Height      int     //
+	DeviceScale float64 // optional: --force-device-scale-factor
+}
+
+// Process is a running Chromium in its own process group.
+type Process struct {
+	cmd     *exec.Cmd
+	exited  chan struct{}
+	LogPath string
+}
+
+// Launch starts Chromium.
+func Launch(opts Options) (*Process, error) {
+	bin, ok := Find()
+	if !ok {
+		return nil, errors.New("Chromium is not installed (apt-get install chromium)")
+	}
+	extDir, err := extension.WriteTo(filepath.Join(opts.Dir, "extension"))
+	if err != nil {
+		return nil, err
+	}
+	profile := filepath.Join(opts.Dir, "profile")
+	// With --user-data-dir, Chromium looks for host manifests inside it.
+	if err := installHost(filepath.Join(profile, "NativeMessagingHosts"), opts.Reins); err != nil {
+		return nil, err
+	}
+	if opts.Width == 0 {
+		opts.Width, opts.Height = 1000, 700
+	}
+	args := []string{
+		"--no-sandbox", "--test-type", "--disable-gpu", "--no-first-run", "--no-default-browser-check",
+		"--disable-background-networking", "--disable-component-update", "--disable-sync", "--disable-quic",
+		"--password-store=basic", "--disable-features=Translate,MediaRouter,OptimizationHints",
+		"--user-data-dir=" + profile, "--load-extension=" + extDir, "--disable-extensions-except=" + extDir,
+		fmt.Sprintf("--window-size=%d,%d", opts.Width, opts.Height), "--window-position=0,0",
+	}
+	if opts.DeviceScale > 0 {
+		args = append(args, fmt.Sprintf("--force-device-scale-factor=%g", opts.DeviceScale))
+	}
+	if opts.URL != "" {
+		args = append(args, opts.URL)
+	}
+	logPath := filepath.Join(opts.Dir, "chromium.log")
+	logf, err := os.Create(logPath)
+	if err != nil {
+		return nil, err
+	}
+	cmd := exec.Command(bin, args...)
+	cmd.Env = append(os.Environ(), "DISPLAY="+opts.Display, "REINS_DATA_DIR="+opts.DataDir)
+	cmd.Stdout, cmd.Stderr = logf, logf
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := cmd.Start(); err != nil {
+		logf.Close()
+		return nil, err
+	}
+	p := &Process{cmd: cmd, exited: make(chan struct{}), LogPath: logPath}
+	go func() {
+		cmd.Wait()
+		logf.Close()
+		close(p.exited)
+	}()
+	return p, nil
+}
+
+func installHost(dir, reins string) error {
+	if !filepath.IsAbs(reins) {
+		return fmt.Errorf("the native host path must be absolute, got %q", reins)
+	}
+	b, _ := json.MarshalIndent(map[string]any{
+		"name": extension.NativeHost, "description": "Reins pairing", "path": reins, "type": "stdio",
+		"allowed_origins": []string{extension.Origin + "/"},
+	}, "", "  ")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	return os.WriteFile(filepath.Join(dir, extension.NativeHost+".json"), b, 0o644)
+}
+
+// PID is Chromium's process id; its process group has the same id.
+func (p *Process) PID() int { return p.cmd.Process.Pid }
+
+// Stop ends Chromium's whole process group, by its id, and waits until no
+// process of the group is left.
+func (p *Process) Stop() {
+	pgid := p.cmd.Process.Pid
+	select {
+	case <-p.exited:
+	default:
+		syscall.Kill(-pgid, syscall.SIGTERM)
+		select {
+		case <-p.exited:
+		case <-time.After(5 * time.Second):
+			syscall.Kill(-pgid, syscall.SIGKILL)
+			<-p.exited
+		}
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for GroupAlive(pgid) && time.Now().Before(deadline) {
+		syscall.Kill(-pgid, syscall.SIGKILL)
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// GroupAlive reports whether any process of the group is still running.
+func GroupAlive(pgid int) bool { return syscall.Kill(-pgid, 0) == nil }
