@@ -50,6 +50,8 @@ func main() {
 	switch cmd {
 	case "serve":
 		err = runServe(args)
+	case "mcp":
+		err = runMCP(args)
 	case "audit":
 		err = runAudit(args, os.Stdout)
 	case "extension":
