@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/reins-app/reins/audit"
@@ -38,6 +39,9 @@ type Runtime struct {
 	exec    executor.Executor
 	cancel  context.CancelFunc
 	done    chan struct{}
+
+	closeOnce sync.Once
+	closeErr  error
 }
 
 // Start opens the audit log, starts the bridge on 127.0.0.1, publishes its
@@ -103,12 +107,15 @@ func (r *Runtime) Port() int { return r.bridge.Port() }
 // Close stops everything: pending approvals are denied, the extension is
 // told, the log is closed.
 func (r *Runtime) Close() error {
-	r.Engine.Close()
-	bridge.RemoveAddress(r.DataDir)
-	err := r.bridge.Close()
-	r.cancel()
-	<-r.done
-	return errors.Join(err, r.log.Close(), r.exec.Close())
+	r.closeOnce.Do(func() {
+		r.Engine.Close()
+		bridge.RemoveAddress(r.DataDir)
+		err := r.bridge.Close()
+		r.cancel()
+		<-r.done
+		r.closeErr = errors.Join(err, r.log.Close(), r.exec.Close())
+	})
+	return r.closeErr
 }
 
 // AuditRows reads the log, newest first.
