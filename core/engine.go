@@ -303,9 +303,9 @@ func (e *Engine) Connected() bool {
 func (e *Engine) SetShare(tab string, level approvals.Level) error {
 	e.mu.Lock()
 	t := e.tabs[tab]
-	var url string
+	var url, title string
 	if t != nil && !t.gone {
-		url = t.info.URL
+		url, title = t.info.URL, t.info.Title
 	}
 	e.mu.Unlock()
 	if tab == approvals.DesktopKey {
@@ -322,7 +322,7 @@ func (e *Engine) SetShare(tab string, level approvals.Level) error {
 	}
 	e.record(context.Background(), audit.Entry{
 		Agent: approvals.Agent{Name: "person"}, Act: approvals.Act{Kind: "share"},
-		Target:  approvals.Target{Tab: tab, TabTitle: t.info.Title, Origin: approvals.Origin(url)},
+		Target:  approvals.Target{Tab: tab, TabTitle: title, Origin: approvals.Origin(url)},
 		Outcome: OutcomeDone, Detail: "shared at " + level.String(),
 	})
 	e.publish(Event{Kind: EventShare, Tab: tab, Level: level})
@@ -356,6 +356,11 @@ func (e *Engine) Paused() bool { return e.paused.Load() }
 func (e *Engine) newID(prefix string) string {
 	return prefix + strconv.FormatUint(e.nextID.Add(1), 10)
 }
+
+// alreadyLogged carries an act's failure whose outcome row is written.
+type alreadyLogged struct{ err *Error }
+
+func (a *alreadyLogged) Error() string { return a.err.Error() }
 
 // record writes a complete attempt row and shows it in the activity strip.
 // A read or refusal that cannot be logged is still refused; it is reported.

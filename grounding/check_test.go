@@ -8,16 +8,10 @@ import (
 	"github.com/reins-app/reins/grounding"
 )
 
-// nested is a tab with a top frame, a child frame and a grandchild frame,
-// plus one frame the stitching cannot place:
-//
-//	- button "Top" [ref=e1]
-//	- iframe "Outer" [ref=e2]:
-//	  - button "Middle" [ref=f1e1]
-//	  - iframe "Inner" [ref=f1e2]:
-//	    - button "Pay" [ref=f2e1]
-//	- iframe "https://lost.example/" (not placed on the page):
-//	  - button "Lost" [ref=f3e1]
+// nested is a tab with a top frame (e1 "Top", e2 the iframe "Outer"), a
+// child frame 11 in it (f1e1 "Middle", f1e2 the iframe "Inner"), a
+// grandchild frame 12 in that (f2e1 "Pay"), and frame 13 that no iframe
+// holds (f3e1 "Lost", rendered as not placed on the page).
 func nested() *protocol.SnapshotResult {
 	return result(
 		topFrame("top-doc", 4, node("button", "Top", 1), iframe("Outer", 2, 0)),

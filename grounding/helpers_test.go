@@ -129,7 +129,7 @@ func (l line) ref() string {
 }
 
 var (
-	roleRe = regexp.MustCompile(`^[a-z]+`)
+	roleRe = regexp.MustCompile(`^[a-z][a-z-]*`)
 	markRe = regexp.MustCompile(`^ \[([a-z]+(?:=[a-z0-9]+)?)\]`)
 )
 

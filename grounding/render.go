@@ -48,9 +48,10 @@ func (s *Snapshot) Render(opts RenderOptions) (Rendered, error) {
 // subtree returns the line of ref and the lines indented below it.
 func subtree(text, ref string) (string, bool) {
 	lines := strings.SplitAfter(text, "\n")
-	marker := "[ref=" + ref + "]"
+	// Only a line's own marker counts: page text may contain an escaped look-alike.
+	marker := " [ref=" + ref + "]"
 	for i, l := range lines {
-		if !strings.Contains(l, marker) {
+		if !strings.HasSuffix(strings.TrimSuffix(strings.TrimRight(l, "\n"), ":"), marker) {
 			continue
 		}
 		depth := indentOf(l)

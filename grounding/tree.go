@@ -169,9 +169,26 @@ func Build(res *protocol.SnapshotResult, refs *Refs, opts BuildOptions) (*Snapsh
 	}
 	sort.Ints(rest)
 	for _, id := range rest {
+		if seen[id] {
+			continue // already shown inside an unplaced ancestor
+		}
+		// Show the outermost unplaced frame this one is paired into, so that
+		// nested frames sit under their iframe, whatever their frame ids.
 		f := frames[id]
+		for range len(frames) {
+			p := frames[f.Parent]
+			if f.Index < 0 || p == nil || p == f || p.Root == nil || seen[p.Frame] || children[[2]int{f.Parent, f.Index}] != f {
+				break
+			}
+			f = p
+		}
 		fmt.Fprintf(&b, "- iframe %s (not placed on the page):\n", quote(f.URL))
 		w.frame(f, nil, false, 1)
+		if !seen[id] {
+			f = frames[id]
+			fmt.Fprintf(&b, "- iframe %s (not placed on the page):\n", quote(f.URL))
+			w.frame(f, nil, false, 1)
+		}
 	}
 	s.Text = b.String()
 	return s, nil
@@ -195,11 +212,11 @@ func (w *walker) frame(f *protocol.FrameReport, path []protocol.Hop, placeable b
 
 func (w *walker) node(f *protocol.FrameReport, n *protocol.Node, path []protocol.Hop, placeable bool, depth int) {
 	indent := strings.Repeat("  ", depth)
-	if n.Role == "text" {
+	if n.Role == "text" && n.Box == nil { // a text node; an element can claim role "text" but always has a box
 		fmt.Fprintf(w.out, "%s- text: %s\n", indent, quote(n.Text))
 		return
 	}
-	line := indent + "- " + n.Role
+	line := indent + "- " + renderedRole(n.Role)
 	if n.Name != "" {
 		line += " " + quote(n.Name)
 	}
@@ -230,7 +247,8 @@ func (w *walker) node(f *protocol.FrameReport, n *protocol.Node, path []protocol
 	if n.Value != "" && !n.Secret {
 		props = append(props, indent+"  - /value: "+quote(n.Value))
 	}
-	if len(n.Children) == 0 && len(props) == 0 && (child == nil || child.Root == nil) {
+	nested := child != nil && child.Root != nil && !w.seen[child.Frame]
+	if len(n.Children) == 0 && len(props) == 0 && !nested {
 		w.out.WriteString(line + "\n")
 		return
 	}
@@ -241,7 +259,7 @@ func (w *walker) node(f *protocol.FrameReport, n *protocol.Node, path []protocol
 	for _, c := range n.Children {
 		w.node(f, c, path, placeable, depth+1)
 	}
-	if child != nil && child.Root != nil && !w.seen[child.Frame] {
+	if nested && !w.seen[child.Frame] {
 		hop := protocol.Hop{Frame: f.Frame, Index: n.Frame.Index, Doc: f.Doc, Epoch: f.Epoch}
 		childPath := append([]protocol.Hop{hop}, path...)
 		w.frame(child, childPath, placeable, depth+1)
@@ -371,4 +389,18 @@ func (s *Snapshot) Frames() map[int]FrameState {
 		out[id] = FrameState{Doc: g.doc, Epoch: g.epoch}
 	}
 	return out
+}
+
+// renderedRole shows a role only if it is a plain ARIA role token: the role
+// attribute is page text and would otherwise be printed unescaped.
+func renderedRole(r string) string {
+	if r == "" {
+		return "generic"
+	}
+	for _, c := range r {
+		if (c < 'a' || c > 'z') && c != '-' {
+			return "generic"
+		}
+	}
+	return r
 }

@@ -1,0 +1,382 @@
+// Package coretest gives other packages' tests a whole engine on fakes: a
+// browser that answers like the extension from pages described in Go, the
+// recording executor, and a real audit log in a temporary file. It is for
+// unit tests of one front end or stage; the end-to-end tests use the real
+// parts.
+package coretest
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/reins-app/reins/audit"
+	"github.com/reins-app/reins/bridge"
+	"github.com/reins-app/reins/bridge/protocol"
+	"github.com/reins-app/reins/core"
+	"github.com/reins-app/reins/executor"
+)
+
+// Profile is the fake browser's profile id.
+const Profile = "test-profile"
+
+// Window is the fake browser window: at the screen's origin, 1000×700 DIP,
+// with 87 DIP of browser chrome above a 1000×613 viewport.
+var (
+	Window   = protocol.Window{ScreenX: 0, ScreenY: 0, OuterWidth: 1000, OuterHeight: 700, DPR: 1}
+	Viewport = protocol.Viewport{Width: 1000, Height: 613, InnerWidth: 1000, InnerHeight: 613, ClientWidth: 1000, ClientHeight: 613}
+)
+
+// Page is a tab's content: its frames, as the extension would report them.
+type Page struct {
+	URL    string
+	Title  string
+	Frames []protocol.FrameReport // Frames[0] is the top frame
+}
+
+// Browser is a fake extension peer. Its zero value is not usable; use NewBrowser.
+type Browser struct {
+	events chan bridge.Event
+
+	mu        sync.Mutex
+	connected bool                // guarded by mu
+	tabs      []protocol.Tab      // guarded by mu
+	pages     map[int]*Page       // guarded by mu
+	calls     []string            // guarded by mu
+	hold      map[string]chan any // guarded by mu: methods that block until released
+	docs      int                 // guarded by mu
+}
+
+var _ core.Browser = (*Browser)(nil)
+
+// NewBrowser makes a disconnected fake browser.
+func NewBrowser() *Browser {
+	return &Browser{events: make(chan bridge.Event, 256), pages: map[int]*Page{}, hold: map[string]chan any{}}
+}
+
+// Events implements core.Browser.
+func (b *Browser) Events() <-chan bridge.Event { return b.events }
+
+func (b *Browser) emit(method string, params any) {
+	raw, _ := json.Marshal(params)
+	b.events <- bridge.Event{Profile: Profile, Method: method, Params: raw}
+}
+
+// Connect pairs the fake extension.
+func (b *Browser) Connect() {
+	b.mu.Lock()
+	b.connected = true
+	tabs := append([]protocol.Tab(nil), b.tabs...)
+	b.mu.Unlock()
+	b.events <- bridge.Event{Profile: Profile, Method: bridge.EventConnected}
+	b.emit(protocol.EventTabs, protocol.TabsResult{Tabs: tabs})
+}
+
+// Disconnect drops the fake extension: pending and later calls fail.
+func (b *Browser) Disconnect() {
+	b.mu.Lock()
+	b.connected = false
+	for m, ch := range b.hold {
+		close(ch)
+		delete(b.hold, m)
+	}
+	b.mu.Unlock()
+	b.events <- bridge.Event{Profile: Profile, Method: bridge.EventDisconnected}
+}
+
+// Hold makes calls of method block until Release or Disconnect.
+func (b *Browser) Hold(method string) {
+	b.mu.Lock()
+	b.hold[method] = make(chan any)
+	b.mu.Unlock()
+}
+
+// Release lets held calls of method go on.
+func (b *Browser) Release(method string) {
+	b.mu.Lock()
+	ch := b.hold[method]
+	delete(b.hold, method)
+	b.mu.Unlock()
+	if ch != nil {
+		close(ch)
+	}
+}
+
+// Calls lists the methods called so far.
+func (b *Browser) Calls() []string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return append([]string(nil), b.calls...)
+}
+
+// Open adds a tab showing page and reports it. The tab is active in a
+// focused window.
+func (b *Browser) Open(id int, p Page) {
+	b.mu.Lock()
+	b.setPageLocked(id, p)
+	b.tabs = append(b.tabs, protocol.Tab{ID: id, WindowID: 1, URL: p.URL, Title: p.Title, Active: true, Focused: true, Status: "complete"})
+	tabs := append([]protocol.Tab(nil), b.tabs...)
+	b.mu.Unlock()
+	b.emit(protocol.EventTabs, protocol.TabsResult{Tabs: tabs})
+}
+
+// Load replaces a tab's page, as a full navigation: every frame gets a new
+// document, and the tab reports its new address.
+func (b *Browser) Load(id int, p Page) {
+	b.mu.Lock()
+	b.setPageLocked(id, p)
+	for i := range b.tabs {
+		if b.tabs[i].ID == id {
+			b.tabs[i].URL, b.tabs[i].Title = p.URL, p.Title
+		}
+	}
+	tabs := append([]protocol.Tab(nil), b.tabs...)
+	doc := b.pages[id].Frames[0].Doc
+	b.mu.Unlock()
+	b.emit(protocol.EventNavigated, protocol.Navigated{Tab: id, Frame: 0, URL: p.URL, Doc: doc, Kind: "document"})
+	b.emit(protocol.EventTabs, protocol.TabsResult{Tabs: tabs})
+}
+
+// SetActive makes tab the active one (or not).
+func (b *Browser) SetActive(id int, active bool) {
+	b.mu.Lock()
+	for i := range b.tabs {
+		if b.tabs[i].ID == id {
+			b.tabs[i].Active = active
+		}
+	}
+	tabs := append([]protocol.Tab(nil), b.tabs...)
+	b.mu.Unlock()
+	b.emit(protocol.EventTabs, protocol.TabsResult{Tabs: tabs})
+}
+
+func (b *Browser) setPageLocked(id int, p Page) {
+	cp := p
+	cp.Frames = append([]protocol.FrameReport(nil), p.Frames...)
+	for i := range cp.Frames {
+		b.docs++
+		f := &cp.Frames[i]
+		f.Doc = fmt.Sprintf("doc%d", b.docs)
+		if f.Frame == 0 {
+			f.Parent = -1
+			f.Index = -1
+			if f.URL == "" {
+				f.URL = p.URL
+			}
+		}
+		if f.Origin == "" {
+			f.Origin = originOf(f.URL)
+		}
+		f.Viewport, f.Window = Viewport, Window
+	}
+	b.pages[id] = &cp
+}
+
+func originOf(u string) string {
+	for i := len("https://"); i < len(u); i++ {
+		if u[i] == '/' {
+			return u[:i]
+		}
+	}
+	return u
+}
+
+// Call implements core.Browser, answering as the extension would.
+func (b *Browser) Call(ctx context.Context, profile, method string, params, out any) error {
+	b.mu.Lock()
+	b.calls = append(b.calls, method)
+	hold := b.hold[method]
+	connected := b.connected
+	b.mu.Unlock()
+	if !connected {
+		return bridge.ErrNotConnected
+	}
+	if hold != nil {
+		select {
+		case <-hold:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+		b.mu.Lock()
+		connected = b.connected
+		b.mu.Unlock()
+		if !connected {
+			return bridge.ErrDisconnected
+		}
+	}
+	raw, _ := json.Marshal(params)
+	result, err := b.answer(method, raw)
+	if err != nil {
+		return err
+	}
+	if out == nil {
+		return nil
+	}
+	enc, _ := json.Marshal(result)
+	return json.Unmarshal(enc, out)
+}
+
+func (b *Browser) answer(method string, raw json.RawMessage) (any, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	switch method {
+	case protocol.MethodTabs:
+		return protocol.TabsResult{Tabs: b.tabs}, nil
+	case protocol.MethodSnapshot:
+		var p protocol.SnapshotParams
+		json.Unmarshal(raw, &p)
+		page := b.pages[p.Tab]
+		if page == nil {
+			return nil, &protocol.Error{Code: protocol.CodeNoTab, Message: "no tab"}
+		}
+		return protocol.SnapshotResult{Tab: p.Tab, Zoom: 1, Frames: page.Frames}, nil
+	case protocol.MethodResolve:
+		var p protocol.ResolveParams
+		json.Unmarshal(raw, &p)
+		return b.resolveLocked(p)
+	case protocol.MethodCapture:
+		return protocol.CaptureResult{DataURL: "data:image/png;base64,iVBORw0KGgo="}, nil
+	case protocol.MethodActivate, protocol.MethodNavigate, protocol.MethodKeepalive:
+		return struct{}{}, nil
+	}
+	return nil, &protocol.Error{Code: protocol.CodeUnknownMethod, Message: method}
+}
+
+func (b *Browser) resolveLocked(p protocol.ResolveParams) (*protocol.ResolveResult, error) {
+	page := b.pages[p.Tab]
+	if page == nil {
+		return nil, &protocol.Error{Code: protocol.CodeNoTab, Message: "no tab"}
+	}
+	var frame *protocol.FrameReport
+	for i := range page.Frames {
+		if page.Frames[i].Frame == p.Frame {
+			frame = &page.Frames[i]
+		}
+	}
+	if frame == nil || frame.Doc != p.Doc || frame.Epoch != p.Epoch {
+		return nil, &protocol.Error{Code: protocol.CodeStale, Message: "the page has navigated since the snapshot"}
+	}
+	n := find(frame.Root, p.ID)
+	if n == nil {
+		return nil, &protocol.Error{Code: protocol.CodeStale, Message: "the element is no longer on the page"}
+	}
+	if n.Role != p.Role || n.Name != p.Name {
+		return nil, &protocol.Error{Code: protocol.CodeChanged, Message: fmt.Sprintf("the element is now %s %q", n.Role, n.Name)}
+	}
+	box := protocol.Rect{}
+	if n.Box != nil {
+		box = *n.Box
+	}
+	return &protocol.ResolveResult{
+		Box: box, TopBox: box, Point: protocol.Point{X: box.X + box.W/2, Y: box.Y + box.H/2},
+		Viewport: Viewport, Window: Window, Zoom: 1, Secret: n.Secret, Origin: frame.Origin,
+	}, nil
+}
+
+func find(n *protocol.Node, id int) *protocol.Node {
+	if n == nil {
+		return nil
+	}
+	if n.ID == id {
+		return n
+	}
+	for _, c := range n.Children {
+		if f := find(c, id); f != nil {
+			return f
+		}
+	}
+	return nil
+}
+
+// Button is a node for a button at (x, y) in its frame, 100×30.
+func Button(id int, name string, x, y float64) *protocol.Node {
+	return &protocol.Node{Role: "button", Name: name, ID: id, Box: &protocol.Rect{X: x, Y: y, W: 100, H: 30}}
+}
+
+// Field is a text field; secret makes it a password field.
+func Field(id int, name string, secret bool, x, y float64) *protocol.Node {
+	return &protocol.Node{Role: "textbox", Name: name, ID: id, Secret: secret, Box: &protocol.Rect{X: x, Y: y, W: 200, H: 30}}
+}
+
+// Frame is a top frame whose document holds nodes.
+func Frame(nodes ...*protocol.Node) protocol.FrameReport {
+	return protocol.FrameReport{Frame: 0, Root: &protocol.Node{Role: "document", Children: nodes}}
+}
+
+// Options configures [New].
+type Options struct {
+	ApprovalTimeout time.Duration // optional: default 2 s
+}
+
+// Engine is a core.Engine on fakes, running until the test ends.
+type Engine struct {
+	*core.Engine
+	Browser *Browser
+	Exec    *executor.Fake
+	Log     *audit.Log
+	LogPath string
+}
+
+// New starts an engine on a fake browser (connected, with no tabs), the
+// recording executor and a temporary audit log.
+func New(t testing.TB, opts Options) *Engine {
+	t.Helper()
+	if opts.ApprovalTimeout == 0 {
+		opts.ApprovalTimeout = 2 * time.Second
+	}
+	path := filepath.Join(t.TempDir(), "audit.db")
+	log, err := audit.Open(context.Background(), audit.Options{Path: path})
+	if err != nil {
+		t.Fatal(err)
+	}
+	br := NewBrowser()
+	ex := &executor.Fake{}
+	e := core.New(core.Options{Browser: br, Audit: log, Executor: ex, ApprovalTimeout: opts.ApprovalTimeout, Logf: t.Logf})
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		e.Run(ctx)
+	}()
+	t.Cleanup(func() {
+		e.Close()
+		cancel()
+		<-done
+		log.Close()
+	})
+	br.Connect()
+	return &Engine{Engine: e, Browser: br, Exec: ex, Log: log, LogPath: path}
+}
+
+// WaitTab waits until the engine knows a tab at url and returns its id.
+func (e *Engine) WaitTab(t testing.TB, url string) string {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for time.Now().Before(deadline) {
+		for _, tab := range e.Tabs() {
+			if tab.URL == url && tab.Connected {
+				return tab.ID
+			}
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	t.Fatalf("the engine never saw a tab at %s", url)
+	return ""
+}
+
+// AnswerAll answers every approval with d until the returned stop is called.
+func (e *Engine) AnswerAll(d core.Decision) (stop func()) {
+	events, unsubscribe := e.Subscribe(64)
+	go func() {
+		for ev := range events {
+			if ev.Kind == core.EventApproval {
+				e.Engine.Answer(ev.Request.ID, d)
+			}
+		}
+	}()
+	return unsubscribe
+}

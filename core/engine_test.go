@@ -1,0 +1,359 @@
+package core_test
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	_ "modernc.org/sqlite"
+
+	"github.com/reins-app/reins/audit"
+	"github.com/reins-app/reins/bridge/protocol"
+	"github.com/reins-app/reins/core"
+	"github.com/reins-app/reins/core/coretest"
+	"github.com/reins-app/reins/executor"
+)
+
+const shopURL = "https://shop.example.com/cart"
+
+func shop() coretest.Page {
+	return coretest.Page{URL: shopURL, Title: "Cart — Shop", Frames: []protocol.FrameReport{coretest.Frame(
+		coretest.Button(1, "Place order", 100, 200),
+		coretest.Field(2, "Search", false, 100, 100),
+		coretest.Field(3, "Password", true, 100, 300),
+	)}}
+}
+
+type fixture struct {
+	*coretest.Engine
+	t     *testing.T
+	tab   string
+	agent *core.Session
+}
+
+func newFixture(t *testing.T, timeout time.Duration) *fixture {
+	e := coretest.New(t, coretest.Options{ApprovalTimeout: timeout})
+	e.Browser.Open(7, shop())
+	tab := e.WaitTab(t, shopURL)
+	return &fixture{Engine: e, t: t, tab: tab, agent: e.Connect(core.Agent{Name: "Test agent", PID: 4121, Exe: "/usr/bin/claude"})}
+}
+
+func (f *fixture) snapRef(name string) (string, string) {
+	f.t.Helper()
+	s, err := f.agent.Snapshot(context.Background(), f.tab)
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	m := regexp.MustCompile(`"` + regexp.QuoteMeta(name) + `"[^\n]*\[ref=(e\d+)\]`).FindStringSubmatch(s.Text)
+	if m == nil {
+		f.t.Fatalf("no %q in\n%s", name, s.Text)
+	}
+	return m[1], s.ID
+}
+
+func (f *fixture) click(ref string) error {
+	_, err := f.agent.Act(context.Background(), core.ActRequest{Tab: f.tab, Ref: ref, Act: core.Act{Kind: "click"}})
+	return err
+}
+
+func codeOf(err error) string {
+	var ce *core.Error
+	if errors.As(err, &ce) {
+		return ce.Code
+	}
+	return ""
+}
+
+func (f *fixture) rows(filter core.AuditFilter) []core.AuditRow {
+	rows, err := f.Log.Rows(context.Background(), filter)
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	return rows
+}
+
+func TestUnsharedTabIsNotReadAndTheRefusalIsLogged(t *testing.T) {
+	f := newFixture(t, time.Second)
+	_, err := f.agent.Snapshot(context.Background(), f.tab)
+	if codeOf(err) != core.CodeGrantRequired {
+		t.Fatalf("got %v", err)
+	}
+	for _, c := range f.Browser.Calls() {
+		if c == protocol.MethodSnapshot {
+			t.Fatal("an unshared tab was asked for its tree")
+		}
+	}
+	rows := f.rows(core.AuditFilter{Outcome: core.OutcomeRefused})
+	if len(rows) != 1 || rows[0].Code != core.CodeGrantRequired || rows[0].TabTitle != "" {
+		t.Fatalf("want one refusal row without the tab's title, got %+v", rows)
+	}
+}
+
+func TestReadOnlyTabRefusesActs(t *testing.T) {
+	f := newFixture(t, time.Second)
+	f.SetShare(f.tab, core.ReadOnly)
+	ref, _ := f.snapRef("Place order")
+	if err := f.click(ref); codeOf(err) != core.CodeControlRequired {
+		t.Fatalf("got %v", err)
+	}
+	if len(f.Exec.Fired()) != 0 {
+		t.Fatal("fired on a read-only tab")
+	}
+}
+
+func TestApprovedClickIsCommittedBeforeItFires(t *testing.T) {
+	f := newFixture(t, 2*time.Second)
+	f.SetShare(f.tab, core.Control)
+	defer f.AnswerAll(core.AllowOnce)()
+	db, err := sql.Open("sqlite", "file:"+f.LogPath+"?mode=ro")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	f.Exec.BeforeFire = func(tk audit.Ticket) error {
+		var phase string
+		return db.QueryRow(`SELECT phase FROM audit_rows WHERE seq = ?`, tk.Seq()).Scan(&phase)
+	}
+	ref, _ := f.snapRef("Place order")
+	if err := f.click(ref); err != nil {
+		t.Fatal(err)
+	}
+	fired := f.Exec.Fired()
+	if len(fired) != 1 {
+		t.Fatalf("fired %d acts", len(fired))
+	}
+	// The button's centre: viewport origin (0, 87) + (150, 215).
+	if p := fired[0].Plan; p.X != 150 || p.Y != 302 || p.Scale != 1 {
+		t.Fatalf("plan %+v, want (150, 302) at scale 1", p)
+	}
+	rows := f.rows(core.AuditFilter{Act: "click"})
+	if len(rows) != 2 || rows[0].Phase != audit.PhaseOutcome || rows[0].Outcome != core.OutcomeDone || rows[1].Phase != audit.PhaseFire {
+		t.Fatalf("want fire then done, got %+v", rows)
+	}
+	if rows[1].AgentName != "Test agent" || rows[1].AgentPID != 4121 || rows[1].TargetName != "Place order" {
+		t.Fatalf("the row does not say who and what: %+v", rows[1])
+	}
+}
+
+func TestDeniedAndTimedOutActsFireNothing(t *testing.T) {
+	f := newFixture(t, 300*time.Millisecond)
+	f.SetShare(f.tab, core.Control)
+	ref, _ := f.snapRef("Place order")
+	stop := f.AnswerAll(core.Deny)
+	if err := f.click(ref); codeOf(err) != core.CodeDenied {
+		t.Fatalf("deny: got %v", err)
+	}
+	stop()
+	if err := f.click(ref); codeOf(err) != core.CodeTimeout {
+		t.Fatalf("silence: got %v", err)
+	}
+	if len(f.Exec.Fired()) != 0 {
+		t.Fatal("a denied act fired")
+	}
+	if len(f.rows(core.AuditFilter{Outcome: core.OutcomeDenied})) != 1 || len(f.rows(core.AuditFilter{Outcome: core.OutcomeTimeout})) != 1 {
+		t.Fatal("denial and timeout were not both logged")
+	}
+}
+
+func TestPauseRefusesActsEvenAfterApproval(t *testing.T) {
+	f := newFixture(t, 2*time.Second)
+	f.SetShare(f.tab, core.Control)
+	ref, _ := f.snapRef("Place order")
+	f.Pause(true)
+	if err := f.click(ref); codeOf(err) != core.CodePaused {
+		t.Fatalf("got %v", err)
+	}
+	f.Pause(false)
+	// Paused while the approval is pending: the act is refused after the yes.
+	events, stop := f.Subscribe(16)
+	defer stop()
+	go func() {
+		for ev := range events {
+			if ev.Kind == core.EventApproval {
+				f.Pause(true)
+				f.Engine.Engine.Answer(ev.Request.ID, core.AllowOnce)
+			}
+		}
+	}()
+	if err := f.click(ref); codeOf(err) != core.CodePaused {
+		t.Fatalf("paused during approval: got %v", err)
+	}
+	if len(f.Exec.Fired()) != 0 {
+		t.Fatal("fired while paused")
+	}
+}
+
+func TestNavigationMakesRefsStaleAndAnotherOriginRevokesTheGrant(t *testing.T) {
+	f := newFixture(t, 2*time.Second)
+	f.SetShare(f.tab, core.Control)
+	defer f.AnswerAll(core.AllowOnce)()
+	ref, id := f.snapRef("Place order")
+	page := shop()
+	page.URL = "https://shop.example.com/thanks"
+	f.Browser.Load(7, page)
+	waitFor(t, func() bool { return strings.HasSuffix(f.tabURL(), "/thanks") })
+	_, err := f.agent.Act(context.Background(), core.ActRequest{Tab: f.tab, Ref: ref, Snapshot: id, Act: core.Act{Kind: "click"}})
+	if codeOf(err) != core.CodeStaleRef {
+		t.Fatalf("same origin, new document: got %v", err)
+	}
+	if f.Share(f.tab) != core.Control {
+		t.Fatal("a same-origin navigation withdrew the grant")
+	}
+	page.URL = "https://evil.example.net/"
+	f.Browser.Load(7, page)
+	waitFor(t, func() bool { return f.Share(f.tab) == core.None })
+	if _, err := f.agent.Snapshot(context.Background(), f.tab); codeOf(err) != core.CodeGrantRequired {
+		t.Fatalf("after leaving the origin: got %v", err)
+	}
+	if len(f.Exec.Fired()) != 0 {
+		t.Fatal("fired")
+	}
+}
+
+func (f *fixture) tabURL() string {
+	for _, tab := range f.Tabs() {
+		if tab.ID == f.tab {
+			return tab.URL
+		}
+	}
+	return ""
+}
+
+func waitFor(t *testing.T, ok func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(3 * time.Second)
+	for !ok() {
+		if time.Now().After(deadline) {
+			t.Fatal("timed out")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+func TestAuditFailureFiresNothing(t *testing.T) {
+	f := newFixture(t, 2*time.Second)
+	f.SetShare(f.tab, core.Control)
+	defer f.AnswerAll(core.AllowOnce)()
+	ref, _ := f.snapRef("Place order")
+	f.Log.Close()
+	err := f.click(ref)
+	if codeOf(err) != core.CodeAuditFailed {
+		t.Fatalf("got %v", err)
+	}
+	if len(f.Exec.Fired()) != 0 {
+		t.Fatal("fired without an audit row")
+	}
+}
+
+func TestDenyListedAppUnderThePointFiresNothing(t *testing.T) {
+	f := newFixture(t, 2*time.Second)
+	f.SetShare(f.tab, core.Control)
+	defer f.AnswerAll(core.AllowOnce)()
+	f.Exec.SetAppAt(executor.App{Name: "KeePassXC", Class: "keepassxc.KeePassXC"})
+	ref, _ := f.snapRef("Place order")
+	if err := f.click(ref); codeOf(err) != core.CodeDenyListed {
+		t.Fatalf("got %v", err)
+	}
+	rows := f.rows(core.AuditFilter{Act: "click"})
+	if len(rows) != 2 || rows[0].Phase != audit.PhaseOutcome || rows[0].Code != core.CodeDenyListed {
+		t.Fatalf("the refusal is not the act's outcome: %+v", rows)
+	}
+}
+
+func TestTypingIntoAPasswordFieldIsSecret(t *testing.T) {
+	f := newFixture(t, 2*time.Second)
+	f.SetShare(f.tab, core.Control)
+	var asked []string
+	events, stop := f.Subscribe(16)
+	defer stop()
+	go func() {
+		for ev := range events {
+			if ev.Kind == core.EventApproval {
+				asked = append(asked, ev.Request.Sentence())
+				f.Engine.Engine.Answer(ev.Request.ID, core.AllowTab)
+			}
+		}
+	}()
+	ref, _ := f.snapRef("Password")
+	for i := 0; i < 2; i++ {
+		if _, err := f.agent.Act(context.Background(), core.ActRequest{Tab: f.tab, Ref: ref, Act: core.Act{Kind: "type", Text: "hunter2"}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// "Allow on this tab" never covers secret fields: asked both times.
+	if len(asked) != 2 || asked[0] != "Type 7 characters into “Password”" {
+		t.Fatalf("asked %q", asked)
+	}
+	for _, fired := range f.Exec.Fired() {
+		if !fired.Act.Secret {
+			t.Fatal("the act reached the executor without its secret flag")
+		}
+	}
+	for _, r := range f.rows(core.AuditFilter{}) {
+		if strings.Contains(string(r.Act), "hunter2") || strings.Contains(r.Detail, "hunter2") {
+			t.Fatalf("the secret is in row %d", r.Seq)
+		}
+	}
+}
+
+func TestBackgroundTabIsNotClicked(t *testing.T) {
+	f := newFixture(t, 2*time.Second)
+	f.SetShare(f.tab, core.Control)
+	ref, _ := f.snapRef("Place order")
+	f.Browser.SetActive(7, false)
+	waitFor(t, func() bool {
+		for _, tab := range f.Tabs() {
+			if tab.ID == f.tab {
+				return !tab.Active
+			}
+		}
+		return false
+	})
+	if err := f.click(ref); codeOf(err) != core.CodeNotVisible {
+		t.Fatalf("got %v", err)
+	}
+}
+
+func TestExtensionDisconnectMidRequestFailsFast(t *testing.T) {
+	f := newFixture(t, 2*time.Second)
+	f.SetShare(f.tab, core.ReadOnly)
+	f.Browser.Hold(protocol.MethodSnapshot)
+	errc := make(chan error, 1)
+	go func() {
+		_, err := f.agent.Snapshot(context.Background(), f.tab)
+		errc <- err
+	}()
+	time.Sleep(50 * time.Millisecond)
+	f.Browser.Disconnect()
+	select {
+	case err := <-errc:
+		if codeOf(err) != core.CodeDisconnected {
+			t.Fatalf("got %v", err)
+		}
+	case <-time.After(2 * time.Second):
+		t.Fatal("the snapshot hung after the extension left")
+	}
+}
+
+func TestAnsweringAnUnknownApprovalFails(t *testing.T) {
+	f := newFixture(t, time.Second)
+	if err := f.Engine.Engine.Answer("nope", core.AllowOnce); !errors.Is(err, core.ErrNoSuchApproval) {
+		t.Fatalf("got %v", err)
+	}
+}
+
+func TestStaleRefAgainstLatestSnapshot(t *testing.T) {
+	f := newFixture(t, time.Second)
+	f.SetShare(f.tab, core.Control)
+	if err := f.click("e99"); codeOf(err) != core.CodeStaleRef {
+		t.Fatalf("a ref with no snapshot: got %v", err)
+	}
+	f.snapRef("Place order")
+	if err := f.click("e99"); codeOf(err) != core.CodeStaleRef {
+		t.Fatalf("an unknown ref: got %v", err)
+	}
+}
