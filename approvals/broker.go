@@ -71,6 +71,18 @@ func Rememberable(act Act, t Target) bool {
 	return false
 }
 
+// Covered reports whether a remembered "allow on this tab" answers req
+// without asking, so callers can skip preparing what only a person needs.
+func (b *Broker) Covered(req Request) bool {
+	if !Rememberable(req.Act, req.Target) {
+		return false
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	until, ok := b.remember[memoryKey{req.Agent.Session, req.Target.Tab, req.Act.Kind}]
+	return ok && b.opts.Now().Before(until)
+}
+
 // Decide returns leave for req, or why not: [ErrDenied], [ErrTimeout],
 // [ErrShutdown] or [ErrNoAnswerer]. It blocks until the person answers.
 func (b *Broker) Decide(ctx context.Context, req Request) (Approved, error) {

@@ -78,7 +78,7 @@ func (c *checkedExecutor) problems() []error {
 // through the terminal or the popup.
 type answerer struct {
 	mu     sync.Mutex
-	policy string // "allow", "deny" or "silent"
+	policy string // "allow", "allow-tab", "deny" or "silent"
 	asked  int
 }
 
@@ -102,6 +102,8 @@ func (a *answerer) run(rt *core.Runtime) func() {
 			switch p {
 			case "allow":
 				rt.Answer(ev.Request.ID, core.AllowOnce)
+			case "allow-tab":
+				rt.Answer(ev.Request.ID, core.AllowTab)
 			case "deny":
 				rt.Answer(ev.Request.ID, core.Deny)
 			}
@@ -111,7 +113,7 @@ func (a *answerer) run(rt *core.Runtime) func() {
 }
 
 type rig struct {
-	t       *testing.T
+	t       testing.TB
 	rt      *core.Runtime
 	exec    *checkedExecutor
 	raw     executor.Executor
@@ -131,7 +133,7 @@ var reinsBinary struct {
 	path string
 }
 
-func setup(t *testing.T, screen string, scale float64, approvalTimeout time.Duration) *rig {
+func setup(t testing.TB, screen string, scale float64, approvalTimeout time.Duration) *rig {
 	t.Helper()
 	if _, ok := browsertest.Chromium(); !ok {
 		// Let browsertest decide: skip on a laptop, fail under CI.
@@ -215,7 +217,7 @@ func (r *rig) snapshot() *core.SnapshotResult {
 }
 
 // ref finds the ref of the line with role and name in a snapshot.
-func ref(t *testing.T, s *core.SnapshotResult, role, name string) string {
+func ref(t testing.TB, s *core.SnapshotResult, role, name string) string {
 	t.Helper()
 	re := regexp.MustCompile(`- ` + regexp.QuoteMeta(role) + ` "` + regexp.QuoteMeta(name) + `"[^\n]*\[ref=(f?\d*e\d+)\]`)
 	m := re.FindStringSubmatch(s.Text)
