@@ -3,6 +3,7 @@ package approvals
 import (
 	"fmt"
 	"net/url"
+	"strings"
 	"sync"
 	"time"
 )
@@ -49,12 +50,17 @@ func Origin(raw string) string {
 	if err != nil || u.Host == "" {
 		return ""
 	}
+	host := strings.ToLower(u.Host)
+	// The same origin as the browser writes it: default ports dropped.
 	switch u.Scheme {
-	case "http", "https":
+	case "http":
+		host = strings.TrimSuffix(host, ":80")
+	case "https":
+		host = strings.TrimSuffix(host, ":443")
 	default:
 		return ""
 	}
-	return u.Scheme + "://" + u.Host
+	return u.Scheme + "://" + host
 }
 
 // Grant is one share, as the person set it.

@@ -1,0 +1,211 @@
+package approvals
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"testing"
+	"time"
+)
+
+type clock struct {
+	mu sync.Mutex
+	t  time.Time
+}
+
+func (c *clock) now() time.Time { c.mu.Lock(); defer c.mu.Unlock(); return c.t }
+func (c *clock) add(d time.Duration) {
+	c.mu.Lock()
+	c.t = c.t.Add(d)
+	c.mu.Unlock()
+}
+
+func TestGrantIsBoundToTheOriginSharedOn(t *testing.T) {
+	g := NewGrants(nil)
+	if err := g.Set("1", "https://shop.example.com", Control); err != nil {
+		t.Fatal(err)
+	}
+	if err := g.Check("1", "https://shop.example.com", Control); err != nil {
+		t.Fatalf("same origin: %v", err)
+	}
+	if err := g.Check("1", "https://evil.example.net", ReadOnly); !errors.Is(err, ErrOriginChanged) {
+		t.Fatalf("another origin: got %v", err)
+	}
+	// Withdrawn for good: coming back does not restore it.
+	if err := g.Check("1", "https://shop.example.com", ReadOnly); !errors.Is(err, ErrNotShared) {
+		t.Fatalf("after leaving: got %v", err)
+	}
+}
+
+func TestGrantLevels(t *testing.T) {
+	g := NewGrants(nil)
+	o := "https://a.example"
+	if err := g.Check("1", o, ReadOnly); !errors.Is(err, ErrNotShared) {
+		t.Fatalf("none: %v", err)
+	}
+	g.Set("1", o, ReadOnly)
+	if err := g.Check("1", o, ReadOnly); err != nil {
+		t.Fatalf("read: %v", err)
+	}
+	if err := g.Check("1", o, Control); !errors.Is(err, ErrReadOnly) {
+		t.Fatalf("control on read: %v", err)
+	}
+	g.Set("1", o, None)
+	if err := g.Check("1", o, ReadOnly); !errors.Is(err, ErrNotShared) {
+		t.Fatalf("unshared: %v", err)
+	}
+	if err := g.Set("2", "", ReadOnly); err == nil {
+		t.Fatal("a page without an origin was shared")
+	}
+	if err := g.Check(DesktopKey, "", ReadOnly); !errors.Is(err, ErrDesktopNotShared) {
+		t.Fatalf("desktop: %v", err)
+	}
+}
+
+func TestOrigin(t *testing.T) {
+	for in, want := range map[string]string{
+		"https://a.example/x?y#z":    "https://a.example",
+		"http://127.0.0.1:8080/page": "http://127.0.0.1:8080",
+		"about:blank":                "",
+		"chrome://extensions":        "",
+		"data:text/html,hi":          "",
+		"javascript:alert(1)":        "",
+		"https://user:pw@a.example/": "https://a.example",
+		"file:///etc/passwd":         "",
+		"HTTPS://A.EXAMPLE/":         "",
+		"https://a.example:443/path": "https://a.example",
+		"https://a.example:8443/":    "https://a.example:8443",
+	} {
+		if got := Origin(in); got != want {
+			t.Errorf("Origin(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+type scripted struct {
+	answer Decision
+	err    error
+	wait   bool // block until ctx ends
+	asked  int
+}
+
+func (s *scripted) Answer(ctx context.Context, req Request) (Decision, error) {
+	s.asked++
+	if s.wait {
+		<-ctx.Done()
+		return Deny, ctx.Err()
+	}
+	return s.answer, s.err
+}
+
+func click(tab string) Request {
+	return Request{ID: "r", Agent: Agent{Name: "a", Session: "s1"}, Act: Act{Kind: Click}, Target: Target{Tab: tab, Name: "OK"}}
+}
+
+func TestBrokerDecisions(t *testing.T) {
+	ctx := context.Background()
+	a, err := NewBroker(BrokerOptions{Answerer: &scripted{answer: AllowOnce}}).Decide(ctx, click("1"))
+	if err != nil || !a.Valid() || a.How() != AllowOnce || a.Request().Act.Kind != Click {
+		t.Fatalf("allow once: %+v, %v", a, err)
+	}
+	if a, err := NewBroker(BrokerOptions{Answerer: &scripted{answer: Deny}}).Decide(ctx, click("1")); !errors.Is(err, ErrDenied) || a.Valid() {
+		t.Fatalf("deny: %v", err)
+	}
+	if _, err := NewBroker(BrokerOptions{Answerer: &scripted{err: errors.New("popup closed")}}).Decide(ctx, click("1")); !errors.Is(err, ErrDenied) {
+		t.Fatalf("a closed popup: %v", err)
+	}
+	if _, err := NewBroker(BrokerOptions{Answerer: &scripted{wait: true}, Timeout: 20 * time.Millisecond}).Decide(ctx, click("1")); !errors.Is(err, ErrTimeout) {
+		t.Fatalf("silence: %v", err)
+	}
+	if _, err := NewBroker(BrokerOptions{}).Decide(ctx, click("1")); !errors.Is(err, ErrNoAnswerer) {
+		t.Fatalf("no answerer: %v", err)
+	}
+	var zero Approved
+	if zero.Valid() {
+		t.Fatal("the zero Approved is valid")
+	}
+}
+
+func TestBrokerShutdownDeniesPendingAndFuture(t *testing.T) {
+	b := NewBroker(BrokerOptions{Answerer: &scripted{wait: true}, Timeout: time.Minute})
+	errc := make(chan error, 1)
+	go func() {
+		_, err := b.Decide(context.Background(), click("1"))
+		errc <- err
+	}()
+	time.Sleep(20 * time.Millisecond)
+	b.Close()
+	select {
+	case err := <-errc:
+		if !errors.Is(err, ErrShutdown) {
+			t.Fatalf("pending: %v", err)
+		}
+	case <-time.After(2 * time.Second):
+		t.Fatal("shutdown left a request pending")
+	}
+	if _, err := b.Decide(context.Background(), click("1")); !errors.Is(err, ErrShutdown) {
+		t.Fatalf("after: %v", err)
+	}
+}
+
+func TestAllowOnTabIsRememberedForAWhileAndNeverForSecrets(t *testing.T) {
+	c := &clock{t: time.Unix(1000, 0)}
+	s := &scripted{answer: AllowTab}
+	b := NewBroker(BrokerOptions{Answerer: s, Now: c.now, Remember: 10 * time.Minute})
+	ctx := context.Background()
+	for i := 0; i < 3; i++ {
+		if _, err := b.Decide(ctx, click("1")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if s.asked != 1 {
+		t.Fatalf("asked %d times, want 1", s.asked)
+	}
+	if !b.Covered(click("1")) || b.Covered(click("2")) {
+		t.Fatal("Covered disagrees with the memory")
+	}
+	// Another tab, another agent session, another kind: asked again.
+	other := click("1")
+	other.Agent.Session = "s2"
+	b.Decide(ctx, click("2"))
+	b.Decide(ctx, other)
+	if s.asked != 3 {
+		t.Fatalf("asked %d times, want 3", s.asked)
+	}
+	c.add(11 * time.Minute)
+	b.Decide(ctx, click("1"))
+	if s.asked != 4 {
+		t.Fatal("the memory outlived its time")
+	}
+	b.ForgetTab("1")
+	b.Decide(ctx, click("1"))
+	if s.asked != 5 {
+		t.Fatal("ForgetTab kept the memory")
+	}
+	// Secrets and navigation are asked every time, whatever the answer was.
+	secret := Request{Agent: Agent{Session: "s1"}, Act: Act{Kind: Type, Text: "pw", Secret: true}, Target: Target{Tab: "1"}}
+	nav := Request{Agent: Agent{Session: "s1"}, Act: Act{Kind: Navigate, URL: "https://x.example"}, Target: Target{Tab: "1"}}
+	for i := 0; i < 2; i++ {
+		a, _ := b.Decide(ctx, secret)
+		if a.How() != AllowOnce {
+			t.Fatalf("a secret field got %v", a.How())
+		}
+		b.Decide(ctx, nav)
+	}
+	if s.asked != 9 {
+		t.Fatalf("asked %d times, want 9", s.asked)
+	}
+}
+
+func TestSentenceNeverShowsSecretText(t *testing.T) {
+	s := Act{Kind: Type, Text: "hunter2", Secret: true}.Sentence("Password")
+	if s != "Type 7 characters into “Password”" {
+		t.Fatalf("got %q", s)
+	}
+	if got := (Act{Kind: Type, Text: "hi", Submit: true}).Sentence("Search"); got != "Type “hi” into “Search” and press Enter" {
+		t.Fatalf("got %q", got)
+	}
+	if got := (Agent{Name: "Claude Code", PID: 4121, Exe: "claude"}).Label(); got != "Claude Code · claude (pid 4121)" {
+		t.Fatalf("got %q", got)
+	}
+}
