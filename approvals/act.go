@@ -23,6 +23,7 @@ const (
 	Forward     ActKind = "forward"
 	Activate    ActKind = "activate" // select a tab and focus its window
 	Read        ActKind = "read"     // snapshots, screenshots: never asked, but audited
+	Connect     ActKind = "connect"  // an agent's first connection, which the person allows once
 )
 
 // IsInput reports whether the act is real OS input (fired by the executor),
@@ -94,6 +95,8 @@ func (a Act) Sentence(target string) string {
 		return "Bring the tab to the front"
 	case Read:
 		return "Read" + on
+	case Connect:
+		return "Connect to Reins for the first time"
 	}
 	return string(a.Kind) + on
 }

@@ -72,7 +72,7 @@ func TestOrigin(t *testing.T) {
 		"javascript:alert(1)":        "",
 		"https://user:pw@a.example/": "https://a.example",
 		"file:///etc/passwd":         "",
-		"HTTPS://A.EXAMPLE/":         "",
+		"HTTPS://A.EXAMPLE/":         "https://a.example",
 		"https://a.example:443/path": "https://a.example",
 		"https://a.example:8443/":    "https://a.example:8443",
 	} {
