@@ -340,6 +340,11 @@ func (e *Engine) Zoom(tab string) (float64, bool) {
 	return t.zoom, true
 }
 
+// AuditRows reads the log, newest first.
+func (e *Engine) AuditRows(ctx context.Context, f audit.Filter) ([]audit.Row, error) {
+	return e.opts.Audit.Rows(ctx, f)
+}
+
 // Share returns a tab's current share level.
 func (e *Engine) Share(tab string) approvals.Level { return e.grants.Get(tab).Level }
 

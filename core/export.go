@@ -18,6 +18,7 @@ type (
 	ActKind     = approvals.ActKind
 	AuditFilter = audit.Filter
 	AuditRow    = audit.Row
+	Request     = approvals.Request
 )
 
 // Share levels and decisions.
@@ -81,3 +82,18 @@ func orDash(s string) string {
 	}
 	return s
 }
+
+// Kinds of acts, for front ends that build an [Act].
+const (
+	ActClick       = approvals.Click
+	ActDoubleClick = approvals.DoubleClick
+	ActRightClick  = approvals.RightClick
+	ActHover       = approvals.Hover
+	ActType        = approvals.Type
+	ActKey         = approvals.Key
+	ActScroll      = approvals.Scroll
+	ActNavigate    = approvals.Navigate
+	ActBack        = approvals.Back
+	ActForward     = approvals.Forward
+	ActConnect     = approvals.Connect
+)

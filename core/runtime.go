@@ -118,10 +118,6 @@ func (r *Runtime) Close() error {
 	return r.closeErr
 }
 
-// AuditRows reads the log, newest first.
-func (r *Runtime) AuditRows(ctx context.Context, f audit.Filter) ([]audit.Row, error) {
-	return r.log.Rows(ctx, f)
-}
 
 // running reports whether another Reins serves from dir: its address file
 // names a live process whose port answers.

@@ -16,11 +16,24 @@ import (
 	"github.com/reins-app/reins/core"
 )
 
+// Core is what the terminal needs of Reins; *core.Runtime has it.
+type Core interface {
+	Subscribe(buf int) (<-chan core.Event, func())
+	Tabs() []core.TabInfo
+	SetShare(tab string, level core.Level) error
+	Pending() []core.Request
+	Answer(id string, d core.Decision) error
+	Pause(on bool)
+	AuditRows(ctx context.Context, f core.AuditFilter) ([]core.AuditRow, error)
+}
+
 // Terminal reads the person's commands from In and writes to Out.
 type Terminal struct {
-	Engine *core.Runtime // required
-	In     io.Reader     // required
-	Out    io.Writer     // required
+	Engine  Core      // required
+	In      io.Reader // required
+	Out     io.Writer // required
+	Port    int       // optional: the bridge's port, for the banner
+	DataDir string    // optional: for the banner
 
 	mu sync.Mutex // serialises writes to Out
 }
@@ -36,7 +49,10 @@ func (t *Terminal) printf(format string, args ...any) {
 func (t *Terminal) Run(ctx context.Context) error {
 	events, stop := t.Engine.Subscribe(256)
 	defer stop()
-	t.printf("Reins is running. The extension pairs on 127.0.0.1:%d; data in %s.\nType \"help\" for commands.\n", t.Engine.Port(), t.Engine.DataDir)
+	if t.Port != 0 {
+		t.printf("Reins is running. The extension pairs on 127.0.0.1:%d; data in %s.\n", t.Port, t.DataDir)
+	}
+	t.printf("Type \"help\" for commands.\n")
 	lines := make(chan string)
 	go func() {
 		sc := bufio.NewScanner(t.In)

@@ -1,0 +1,106 @@
+package serve
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/reins-app/reins/bridge/protocol"
+	"github.com/reins-app/reins/core"
+	"github.com/reins-app/reins/core/coretest"
+)
+
+// syncBuffer is the terminal's screen, read while it is written.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+func (s *syncBuffer) String() string { s.mu.Lock(); defer s.mu.Unlock(); return s.b.String() }
+
+func (s *syncBuffer) waitFor(t *testing.T, re string) []string {
+	t.Helper()
+	rx := regexp.MustCompile(re)
+	deadline := time.Now().Add(5 * time.Second)
+	for time.Now().Before(deadline) {
+		if m := rx.FindStringSubmatch(s.String()); m != nil {
+			return m
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	t.Fatalf("the terminal never showed %q; it shows:\n%s", re, s.String())
+	return nil
+}
+
+func TestTheTerminalSharesAndAnswers(t *testing.T) {
+	e := coretest.New(t, coretest.Options{ApprovalTimeout: 5 * time.Second})
+	e.Browser.Open(3, coretest.Page{URL: "https://shop.example.com/", Title: "Cart — Shop", Frames: []protocol.FrameReport{
+		coretest.Frame(coretest.Button(1, "Place order", 10, 10)),
+	}})
+	tab := e.WaitTab(t, "https://shop.example.com/")
+	in, typed := io.Pipe()
+	out := &syncBuffer{}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	done := make(chan error, 1)
+	go func() { done <- (&Terminal{Engine: e, In: in, Out: out}).Run(ctx) }()
+	out.waitFor(t, `Type "help"`)
+
+	io.WriteString(typed, "tabs\n")
+	out.waitFor(t, `\s`+tab+`\s+none\s+Cart — Shop\s+\(https://shop.example.com\)`)
+	io.WriteString(typed, "share "+tab+" control\n")
+	out.waitFor(t, "Tab "+tab+" is now shared: control")
+
+	agent := e.Connect(core.Agent{Name: "Claude Code", PID: 4121, Exe: "claude"})
+	snap, err := agent.Snapshot(ctx, tab)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ref := regexp.MustCompile(`\[ref=(e\d+)\]`).FindStringSubmatch(snap.Text)[1]
+	acted := make(chan error, 1)
+	go func() {
+		_, err := agent.Act(ctx, core.ActRequest{Tab: tab, Ref: ref, Act: core.Act{Kind: "click"}})
+		acted <- err
+	}()
+	m := out.waitFor(t, `APPROVAL (a\d+)\s+Claude Code · claude \(pid 4121\) asks:\n\s+Click “Place order”`)
+	io.WriteString(typed, "allow "+m[1]+"\n")
+	if err := <-acted; err != nil {
+		t.Fatalf("the act the person allowed failed: %v", err)
+	}
+	if len(e.Exec.Fired()) != 1 {
+		t.Fatal("the allowed click did not fire")
+	}
+	out.waitFor(t, `Click “Place order”\s+— done`)
+
+	// A deny from the terminal stops the next one.
+	go func() {
+		_, err := agent.Act(ctx, core.ActRequest{Tab: tab, Ref: ref, Act: core.Act{Kind: "click"}})
+		acted <- err
+	}()
+	out.waitFor(t, `(?s)APPROVAL a\d+.*APPROVAL (a\d+)`)
+	io.WriteString(typed, "deny\n")
+	if err := <-acted; err == nil || !strings.Contains(err.Error(), core.CodeDenied) {
+		t.Fatalf("want denied_by_user, got %v", err)
+	}
+	if len(e.Exec.Fired()) != 1 {
+		t.Fatal("a denied click fired")
+	}
+	io.WriteString(typed, "audit 3\n")
+	out.waitFor(t, `#\d+ .* click .*→ denied`)
+	io.WriteString(typed, "quit\n")
+	select {
+	case <-done:
+	case <-time.After(2 * time.Second):
+		t.Fatal("quit did not stop the terminal")
+	}
+}
