@@ -1,7 +1,7 @@
 # Reins — build, run and test. `make test` installs what it needs on Debian.
 SHELL := /bin/bash
 GO ?= go
-DEB_PACKAGES := chromium xvfb dbus-x11 gcc pkg-config libgl1-mesa-dev libx11-dev libxcursor-dev \
+DEB_PACKAGES := chromium xvfb dbus-daemon gcc pkg-config libgl1-mesa-dev libx11-dev libxcursor-dev \
 	libxrandr-dev libxinerama-dev libxi-dev libxxf86vm-dev
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 # Packages whose tests need a display and a browser run one at a time.
