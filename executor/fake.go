@@ -10,11 +10,12 @@ import (
 )
 
 // Fake is an [Executor] that fires nothing and records every act it would
-// have fired, in order. It refuses exactly what the real executors refuse
-// (invalid tickets, acts that are not input, unknown keys, deny-listed
-// applications in front or under the point), so tests of the stages before
-// it see the same errors. Its zero value is ready to use; set DenyList and
-// BeforeFire before the first Fire.
+// have fired, in order. It makes the real executors' checks (invalid
+// tickets, acts that are not input, unknown keys, deny-listed applications
+// in front or under the point), so tests of the stages before it see the
+// same errors; having no screen, it has no edge to refuse points beyond.
+// Its zero value is ready to use; set DenyList and BeforeFire before the
+// first Fire.
 type Fake struct {
 	// DenyList is checked as the real executors check theirs; when empty,
 	// DefaultDenyList().

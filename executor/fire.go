@@ -3,6 +3,7 @@ package executor
 import (
 	"context"
 	"fmt"
+	"math"
 	"time"
 
 	"github.com/reins-app/reins/approvals"
@@ -63,6 +64,11 @@ func check(t audit.Ticket) (checked, error) {
 		}
 	default:
 		return checked{}, fmt.Errorf("%w: %q is not input an executor fires", ErrUnsupported, c.act.Kind)
+	}
+	for _, p := range c.points {
+		if math.IsNaN(p.X) || math.IsNaN(p.Y) || math.IsInf(p.X, 0) || math.IsInf(p.Y, 0) {
+			return checked{}, fmt.Errorf("%w: the plan's point (%g, %g) is not a place", ErrOffScreen, p.X, p.Y)
+		}
 	}
 	return c, nil
 }
@@ -144,3 +150,13 @@ func sleep(ctx context.Context, d time.Duration) error {
 
 // lerp is the i-th of n steps from a to b.
 func lerp(a, b float64, i, n int) float64 { return a + (b-a)*float64(i)/float64(n) }
+
+// remove drops the last v from s.
+func remove[T comparable](s []T, v T) []T {
+	for i := len(s) - 1; i >= 0; i-- {
+		if s[i] == v {
+			return append(s[:i], s[i+1:]...)
+		}
+	}
+	return s
+}

@@ -49,11 +49,14 @@ func (m *Mac) CheckPermission() error {
 	return nil
 }
 
-// Close makes every later call fail; there is no connection to release.
+// Close makes every later call fail. An act in flight stops at its next
+// event and lets go of what it holds first.
 func (m *Mac) Close() error {
 	m.mu.Lock()
-	defer m.mu.Unlock()
 	m.closed = true
+	m.mu.Unlock()
+	m.fireMu.Lock()
+	defer m.fireMu.Unlock()
 	return nil
 }
 
@@ -66,7 +69,8 @@ func (m *Mac) isClosed() bool {
 // Fire performs t's act: check the ticket and resolve every key (nothing
 // fires on an unknown key), check permission and the deny list, fire,
 // release anything still held if the act stops half-way, and put the
-// pointer back where the person had it (all but Hover).
+// pointer back where the person had it (all but Hover). While typing, the
+// frontmost application is checked again before every key.
 func (m *Mac) Fire(ctx context.Context, t audit.Ticket) error {
 	c, err := check(t)
 	if err != nil {
@@ -102,7 +106,7 @@ func (m *Mac) Fire(ctx context.Context, t audit.Ticket) error {
 	}
 
 	home := pointerLocation()
-	in := &macInput{ctx: ctx}
+	in := &macInput{m: m, ctx: ctx}
 	defer in.finish()
 	if err := m.perform(in, c, pts, keys); err != nil {
 		return err
@@ -145,17 +149,20 @@ func (m *Mac) perform(in *macInput, c checked, pts []cgPoint, keys *macKeys) err
 				return err
 			}
 		}
+		// The click or the clearing may have brought something else to
+		// the front, and so may anything while the text is typed.
 		for i, st := range keys.text {
-			if i > 0 {
-				if err := m.frontStillAllowed(in.ctx, i, len(keys.text)); err != nil {
-					return err
-				}
+			if err := m.frontStillAllowed(in.ctx, i, len(keys.text)); err != nil {
+				return err
 			}
 			if err := in.stroke(st); err != nil {
 				return err
 			}
 		}
 		if keys.submit != nil {
+			if err := m.frontStillAllowed(in.ctx, len(keys.text), len(keys.text)); err != nil {
+				return err
+			}
 			return in.stroke(*keys.submit)
 		}
 		return nil
@@ -281,11 +288,20 @@ func pointerLocation() cgPoint {
 // macInput posts events and remembers what is held, so that an act that
 // stops half-way leaves no key or button down.
 type macInput struct {
+	m       *Mac
 	ctx     context.Context
 	at      cgPoint  // where the pointer was last sent
 	buttons []bool   // held, in press order: true for the right button
 	keys    []uint16 // held, in press order
 	flags   uint64   // modifiers held
+}
+
+// alive says whether the act may send its next event.
+func (in *macInput) alive() error {
+	if in.m.isClosed() {
+		return errClosed
+	}
+	return in.ctx.Err()
 }
 
 func post(ev uintptr) error {
@@ -310,14 +326,14 @@ func (in *macInput) mouse(typ uint32, at cgPoint, button uint32, clicks int64) e
 }
 
 func (in *macInput) move(to cgPoint) error {
-	if err := in.ctx.Err(); err != nil {
+	if err := in.alive(); err != nil {
 		return err
 	}
 	return in.mouse(cgEventMouseMoved, to, cgMouseButtonLeft, 0)
 }
 
 func (in *macInput) buttonDown(right bool, clicks int64) error {
-	if err := in.ctx.Err(); err != nil {
+	if err := in.alive(); err != nil {
 		return err
 	}
 	typ, b := uint32(cgEventLeftMouseDown), uint32(cgMouseButtonLeft)
@@ -354,7 +370,7 @@ func (in *macInput) key(code uint16, down bool, text []uint16) error {
 }
 
 func (in *macInput) keyDown(code uint16, text []uint16) error {
-	if err := in.ctx.Err(); err != nil {
+	if err := in.alive(); err != nil {
 		return err
 	}
 	if err := in.key(code, true, text); err != nil {
@@ -424,7 +440,7 @@ func (in *macInput) scroll(at cgPoint, dx, dy int) error {
 			step, n = 1, -n
 		}
 		for range n {
-			if err := in.ctx.Err(); err != nil {
+			if err := in.alive(); err != nil {
 				return err
 			}
 			var ev uintptr

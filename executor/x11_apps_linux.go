@@ -133,7 +133,13 @@ func (x *X11) isLocal(w xproto.Window) (bool, error) {
 	if err != nil {
 		return true, nil
 	}
-	return strings.EqualFold(strings.TrimRight(string(r.Value), "\x00"), host), nil
+	// One side may be fully qualified and the other not.
+	short := func(h string) string {
+		h, _, _ = strings.Cut(strings.TrimRight(h, "\x00"), ".")
+		return h
+	}
+	claimed := short(string(r.Value))
+	return strings.EqualFold(claimed, short(host)) || strings.EqualFold(claimed, "localhost"), nil
 }
 
 // client finds the window under top that carries the application's

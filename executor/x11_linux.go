@@ -60,12 +60,12 @@ const x11RemapWait = 50 * time.Millisecond
 
 // X button numbers.
 const (
-	buttonLeft      = 1
-	buttonRight     = 3
-	buttonWheelUp   = 4
-	buttonWheelDown = 5
-	buttonWheelLeft = 6
-	buttonWheelRght = 7
+	buttonLeft       = 1
+	buttonRight      = 3
+	buttonWheelUp    = 4
+	buttonWheelDown  = 5
+	buttonWheelLeft  = 6
+	buttonWheelRight = 7
 )
 
 // NewX11 connects to the X display.
@@ -113,8 +113,9 @@ func NewX11(opts X11Options) (*X11, error) {
 	return x, nil
 }
 
-// Close closes the connection to the display. It waits for no act: an act
-// in flight fails.
+// Close closes the connection to the display. An act in flight stops at
+// its next event and lets go of what it holds first: the X server keeps a
+// key that a departed client pressed down.
 func (x *X11) Close() error {
 	x.mu.Lock()
 	if x.closed {
@@ -123,6 +124,8 @@ func (x *X11) Close() error {
 	}
 	x.closed = true
 	x.mu.Unlock()
+	x.fireMu.Lock()
+	defer x.fireMu.Unlock()
 	x.conn.Close()
 	<-x.drained
 	return nil
@@ -145,10 +148,10 @@ func toPixel(p point, s float64) pixel {
 // Fire performs t's act. The sequence, for every act: check the ticket and
 // resolve every key to a keycode (nothing fires on an unknown key); bind
 // spare keycodes to characters the keyboard lacks; check the deny list;
-// fire; release anything still held if the act stops
-// half-way; put the pointer back where the person had it (all but Hover).
-// While typing, the frontmost application is checked again before every
-// key, so typing stops if a deny-listed application comes to the front.
+// fire; release anything still held if the act stops half-way; put the
+// pointer back where the person had it (all but Hover). While typing, the
+// frontmost application is checked again before every key, so typing stops
+// if a deny-listed application comes to the front.
 func (x *X11) Fire(ctx context.Context, t audit.Ticket) error {
 	c, err := check(t)
 	if err != nil {
@@ -170,13 +173,12 @@ func (x *X11) Fire(ctx context.Context, t audit.Ticket) error {
 	}
 	var px []pixel
 	for _, p := range c.points {
-		q := toPixel(p, s)
-		fx, fy := p.X*s, p.Y*s
-		if fx < 0 || fy < 0 || math.Round(fx) >= float64(geo.Width) || math.Round(fy) >= float64(geo.Height) {
+		rx, ry := math.Round(p.X*s), math.Round(p.Y*s)
+		if !(rx >= 0 && rx < float64(geo.Width) && ry >= 0 && ry < float64(geo.Height)) {
 			return fmt.Errorf("%w: (%g, %g) at scale %g is pixel (%g, %g), outside the %dx%d screen",
-				ErrOffScreen, p.X, p.Y, s, math.Round(fx), math.Round(fy), geo.Width, geo.Height)
+				ErrOffScreen, p.X, p.Y, s, rx, ry, geo.Width, geo.Height)
 		}
-		px = append(px, q)
+		px = append(px, pixel{int16(rx), int16(ry)})
 	}
 
 	ptr, err := xproto.QueryPointer(x.conn, x.root).Reply()
@@ -248,18 +250,20 @@ func (x *X11) perform(in *x11Input, c checked, px []pixel, keys *x11Keys) error 
 				return err
 			}
 		}
+		// The click or the clearing may have brought something else to
+		// the front, and so may anything while the text is typed.
 		for i, st := range keys.text {
-			if i > 0 {
-				// The first key was covered by the check before firing.
-				if err := x.frontStillAllowed(in.ctx, i, len(keys.text)); err != nil {
-					return err
-				}
+			if err := x.frontStillAllowed(in.ctx, i, len(keys.text)); err != nil {
+				return err
 			}
 			if err := in.chord(st); err != nil {
 				return err
 			}
 		}
 		if keys.submit != nil {
+			if err := x.frontStillAllowed(in.ctx, len(keys.text), len(keys.text)); err != nil {
+				return err
+			}
 			return in.chord(*keys.submit)
 		}
 		return nil
@@ -301,15 +305,23 @@ func (in *x11Input) send(typ, detail byte, at pixel) error {
 
 func (in *x11Input) sleep(d time.Duration) error { return sleep(in.ctx, d) }
 
+// alive says whether the act may send its next event.
+func (in *x11Input) alive() error {
+	if in.x.isClosed() {
+		return errClosed
+	}
+	return in.ctx.Err()
+}
+
 func (in *x11Input) move(to pixel) error {
-	if err := in.ctx.Err(); err != nil {
+	if err := in.alive(); err != nil {
 		return err
 	}
 	return in.send(xproto.MotionNotify, 0, to)
 }
 
 func (in *x11Input) buttonDown(b byte) error {
-	if err := in.ctx.Err(); err != nil {
+	if err := in.alive(); err != nil {
 		return err
 	}
 	if err := in.send(xproto.ButtonPress, b, pixel{}); err != nil {
@@ -325,7 +337,7 @@ func (in *x11Input) buttonUp(b byte) error {
 }
 
 func (in *x11Input) keyDown(k xproto.Keycode) error {
-	if err := in.ctx.Err(); err != nil {
+	if err := in.alive(); err != nil {
 		return err
 	}
 	if err := in.send(xproto.KeyPress, byte(k), pixel{}); err != nil {
@@ -354,15 +366,6 @@ func (in *x11Input) finish() {
 	if in.round >= 0 {
 		in.keys.restore(in.x)
 	}
-}
-
-func remove[T comparable](s []T, v T) []T {
-	for i := len(s) - 1; i >= 0; i-- {
-		if s[i] == v {
-			return append(s[:i], s[i+1:]...)
-		}
-	}
-	return s
 }
 
 func (in *x11Input) press(b byte) error {
@@ -422,7 +425,7 @@ func (in *x11Input) scroll(at pixel, dx, dy int) error {
 	if err := notches(dy, buttonWheelUp, buttonWheelDown); err != nil {
 		return err
 	}
-	return notches(dx, buttonWheelLeft, buttonWheelRght)
+	return notches(dx, buttonWheelLeft, buttonWheelRight)
 }
 
 // drag presses at from, moves in steps so that pages see a drag start

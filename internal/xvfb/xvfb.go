@@ -1,5 +1,3 @@
-//go:build unix
-
 // Package xvfb runs a private virtual X server for tests that need a real
 // display. Each server picks its own free display number (-displayfd), so
 // parallel test runs never collide.
@@ -16,7 +14,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -55,6 +52,9 @@ func Start(ctx context.Context, opts Options) (*Server, error) {
 	if opts.Path == "" {
 		opts.Path = "Xvfb"
 	}
+	if !supported {
+		return nil, errors.New("xvfb: Xvfb runs on Linux and other Unix systems only")
+	}
 	path, err := exec.LookPath(opts.Path)
 	if err != nil {
 		return nil, fmt.Errorf("xvfb: %w (install the xvfb package)", err)
@@ -71,7 +71,7 @@ func Start(ctx context.Context, opts Options) (*Server, error) {
 	cmd := exec.Command(path, "-displayfd", "3", "-screen", "0", opts.Screen, "-nolisten", "tcp")
 	cmd.ExtraFiles = []*os.File{w}
 	cmd.Stderr = stderr
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.SysProcAttr = ownGroup()
 	if err := cmd.Start(); err != nil {
 		w.Close()
 		return nil, fmt.Errorf("xvfb: %w", err)
@@ -130,13 +130,13 @@ func (s *Server) Close() error {
 		default:
 		}
 		pgid := s.cmd.Process.Pid
-		_ = syscall.Kill(-pgid, syscall.SIGTERM)
+		_ = signalGroup(pgid, false)
 		select {
 		case <-s.exited:
 			return
 		case <-time.After(stopGrace):
 		}
-		if err := syscall.Kill(-pgid, syscall.SIGKILL); err != nil && !errors.Is(err, syscall.ESRCH) {
+		if err := signalGroup(pgid, true); err != nil {
 			s.closeErr = fmt.Errorf("xvfb: kill %d: %w", pgid, err)
 		}
 		<-s.exited

@@ -1,0 +1,286 @@
+package executor
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/reins-app/reins/approvals"
+	"github.com/reins-app/reins/audit"
+)
+
+// rect is an area of the screen in DIP.
+type rect struct{ X, Y, W, H float64 }
+
+func (r rect) center() (float64, float64) { return r.X + r.W/2, r.Y + r.H/2 }
+
+// rig is one executor under contract test, with a way to stage the screen
+// and a witness of what reached it.
+type rig interface {
+	Executor() Executor
+	// Scale is device pixels per DIP, for plans.
+	Scale() float64
+	// Window shows a window of the named application covering r, in front
+	// of the others, and returns the App the executor should report for it.
+	Window(t *testing.T, name string, r rect) App
+	// Front makes the window shown by Window for name the one in front.
+	Front(t *testing.T, name string)
+	// Fired returns how many input events reached the screen since the last
+	// call.
+	Fired(t *testing.T) int
+}
+
+func ticket(r rig, act approvals.Act, x, y float64) audit.Ticket {
+	return audit.TestOnlyTicket(act, audit.Plan{X: x, Y: y, Scale: r.Scale()})
+}
+
+var (
+	witnessArea = rect{100, 100, 300, 200}
+	keepassArea = rect{500, 100, 200, 200}
+)
+
+// runContract runs the tests every executor must pass. newRig is called
+// once per test, and its rig starts with nothing fired.
+func runContract(t *testing.T, newRig func(t *testing.T) rig) {
+	ctx := context.Background()
+
+	t.Run("an invalid ticket fires nothing", func(t *testing.T) {
+		r := newRig(t)
+		r.Window(t, "Witness", witnessArea)
+		r.Front(t, "Witness")
+		r.Fired(t)
+		err := r.Executor().Fire(ctx, audit.Ticket{})
+		if !errors.Is(err, ErrInvalid) {
+			t.Errorf("Fire(zero ticket) = %v, want ErrInvalid", err)
+		}
+		if n := r.Fired(t); n != 0 {
+			t.Errorf("%d events fired", n)
+		}
+	})
+
+	t.Run("an act that is not input is refused", func(t *testing.T) {
+		r := newRig(t)
+		r.Window(t, "Witness", witnessArea)
+		r.Front(t, "Witness")
+		r.Fired(t)
+		x, y := witnessArea.center()
+		for _, k := range []approvals.ActKind{approvals.Navigate, approvals.Back, approvals.Read, "warp"} {
+			err := r.Executor().Fire(ctx, ticket(r, approvals.Act{Kind: k}, x, y))
+			if !errors.Is(err, ErrUnsupported) {
+				t.Errorf("Fire(%s) = %v, want ErrUnsupported", k, err)
+			}
+		}
+		if n := r.Fired(t); n != 0 {
+			t.Errorf("%d events fired", n)
+		}
+	})
+
+	t.Run("an unknown key fires nothing", func(t *testing.T) {
+		r := newRig(t)
+		r.Window(t, "Witness", witnessArea)
+		r.Front(t, "Witness")
+		r.Fired(t)
+		x, y := witnessArea.center()
+		for _, act := range []approvals.Act{
+			{Kind: approvals.Key, Keys: "Control+Banana"},
+			{Kind: approvals.Key, Keys: "Hyper+K"},
+			{Kind: approvals.Key, Keys: ""},
+			{Kind: approvals.Type, Text: "ring the bell \a"},
+		} {
+			err := r.Executor().Fire(ctx, ticket(r, act, x, y))
+			if !errors.Is(err, ErrUnknownKey) {
+				t.Errorf("Fire(%+v) = %v, want ErrUnknownKey", act, err)
+			}
+		}
+		if n := r.Fired(t); n != 0 {
+			t.Errorf("%d events fired", n)
+		}
+	})
+
+	t.Run("a point that is no place fires nothing", func(t *testing.T) {
+		r := newRig(t)
+		r.Window(t, "Witness", witnessArea)
+		r.Front(t, "Witness")
+		r.Fired(t)
+		for _, p := range [][2]float64{{math.NaN(), 10}, {10, math.Inf(1)}} {
+			err := r.Executor().Fire(ctx, ticket(r, approvals.Act{Kind: approvals.Click}, p[0], p[1]))
+			if !errors.Is(err, ErrOffScreen) {
+				t.Errorf("click at %v = %v, want ErrOffScreen", p, err)
+			}
+		}
+		if n := r.Fired(t); n != 0 {
+			t.Errorf("%d events fired", n)
+		}
+	})
+
+	t.Run("a deny-listed application in front stops every act", func(t *testing.T) {
+		r := newRig(t)
+		r.Window(t, "Witness", witnessArea)
+		r.Window(t, "KeePassXC", keepassArea)
+		r.Front(t, "KeePassXC")
+		r.Fired(t)
+		x, y := witnessArea.center()
+		for _, act := range []approvals.Act{
+			{Kind: approvals.Click},
+			{Kind: approvals.Key, Keys: "Control+A"},
+			{Kind: approvals.Type, Text: "hunter2"},
+			{Kind: approvals.Scroll, DY: 1},
+		} {
+			err := r.Executor().Fire(ctx, ticket(r, act, x, y))
+			if !errors.Is(err, ErrDenyListed) || !strings.Contains(err.Error(), "KeePassXC") {
+				t.Errorf("Fire(%s) = %v, want ErrDenyListed naming KeePassXC", act.Kind, err)
+			}
+		}
+		if n := r.Fired(t); n != 0 {
+			t.Errorf("%d events fired", n)
+		}
+	})
+
+	t.Run("a deny-listed application under the point stops the act", func(t *testing.T) {
+		r := newRig(t)
+		r.Window(t, "Witness", witnessArea)
+		r.Window(t, "KeePassXC", keepassArea)
+		r.Front(t, "Witness")
+		r.Fired(t)
+		x, y := keepassArea.center()
+		for _, act := range []approvals.Act{
+			{Kind: approvals.Click},
+			{Kind: approvals.DoubleClick},
+			{Kind: approvals.Hover},
+			{Kind: approvals.Type, Text: "hunter2"},
+		} {
+			err := r.Executor().Fire(ctx, ticket(r, act, x, y))
+			if !errors.Is(err, ErrDenyListed) || !strings.Contains(err.Error(), "under the pointer") {
+				t.Errorf("Fire(%s) = %v, want ErrDenyListed saying KeePassXC is under the pointer", act.Kind, err)
+			}
+		}
+		if n := r.Fired(t); n != 0 {
+			t.Errorf("%d events fired", n)
+		}
+	})
+
+	t.Run("a drag that ends on a deny-listed application fires nothing", func(t *testing.T) {
+		r := newRig(t)
+		r.Window(t, "Witness", witnessArea)
+		r.Window(t, "KeePassXC", keepassArea)
+		r.Front(t, "Witness")
+		r.Fired(t)
+		x, y := witnessArea.center()
+		x2, y2 := keepassArea.center()
+		tk := audit.TestOnlyTicket(approvals.Act{Kind: approvals.Drag}, audit.Plan{X: x, Y: y, X2: x2, Y2: y2, Scale: r.Scale()})
+		if err := r.Executor().Fire(ctx, tk); !errors.Is(err, ErrDenyListed) {
+			t.Errorf("Fire(drag onto KeePassXC) = %v, want ErrDenyListed", err)
+		}
+		if n := r.Fired(t); n != 0 {
+			t.Errorf("%d events fired", n)
+		}
+	})
+
+	t.Run("an act on an allowed window fires", func(t *testing.T) {
+		r := newRig(t)
+		r.Window(t, "Witness", witnessArea)
+		r.Window(t, "KeePassXC", keepassArea)
+		r.Front(t, "Witness")
+		r.Fired(t)
+		x, y := witnessArea.center()
+		if err := r.Executor().Fire(ctx, ticket(r, approvals.Act{Kind: approvals.Click}, x, y)); err != nil {
+			t.Fatalf("Fire(click) = %v", err)
+		}
+		if n := r.Fired(t); n == 0 {
+			t.Error("nothing fired")
+		}
+	})
+
+	t.Run("a context that has ended fires nothing", func(t *testing.T) {
+		r := newRig(t)
+		r.Window(t, "Witness", witnessArea)
+		r.Front(t, "Witness")
+		r.Fired(t)
+		ended, cancel := context.WithCancel(ctx)
+		cancel()
+		x, y := witnessArea.center()
+		if err := r.Executor().Fire(ended, ticket(r, approvals.Act{Kind: approvals.Click}, x, y)); !errors.Is(err, context.Canceled) {
+			t.Errorf("Fire with an ended context = %v, want context.Canceled", err)
+		}
+		if n := r.Fired(t); n != 0 {
+			t.Errorf("%d events fired", n)
+		}
+	})
+
+	t.Run("AppAt and Frontmost name the window's application", func(t *testing.T) {
+		r := newRig(t)
+		want := r.Window(t, "Witness", witnessArea)
+		keepass := r.Window(t, "KeePassXC", keepassArea)
+		r.Front(t, "KeePassXC")
+		x, y := witnessArea.center()
+		if got, err := r.Executor().AppAt(ctx, x, y); err != nil || got != want {
+			t.Errorf("AppAt(witness) = %+v, %v; want %+v", got, err, want)
+		}
+		if got, err := r.Executor().AppAt(ctx, 5, 700); err != nil || got != desktop {
+			t.Errorf("AppAt(bare desktop) = %+v, %v; want %+v", got, err, desktop)
+		}
+		if _, denied := DefaultDenyList().Match(desktop); denied {
+			t.Error("the bare desktop is deny-listed")
+		}
+		if got, err := r.Executor().Frontmost(ctx); err != nil || got != keepass {
+			t.Errorf("Frontmost = %+v, %v; want %+v", got, err, keepass)
+		}
+	})
+}
+
+// testApp is the App an executor should report for a window the test
+// process made for the named application.
+func testApp(t *testing.T, name string) App {
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return App{Name: name, Class: strings.ToLower(name) + "." + name, PID: os.Getpid(), Exe: exe}
+}
+
+// fakeRig stages a Fake.
+type fakeRig struct {
+	fake    *Fake
+	scale   float64
+	windows []Window
+	seen    int
+}
+
+func (r *fakeRig) Executor() Executor { return r.fake }
+func (r *fakeRig) Scale() float64     { return r.scale }
+
+func (r *fakeRig) Window(t *testing.T, name string, a rect) App {
+	app := testApp(t, name)
+	r.windows = append([]Window{{App: app, Title: name, X: a.X, Y: a.Y, W: a.W, H: a.H}}, r.windows...)
+	r.fake.SetWindows(r.windows)
+	return app
+}
+
+func (r *fakeRig) Front(t *testing.T, name string) {
+	for _, w := range r.windows {
+		if w.App.Name == name {
+			r.fake.SetFrontmost(w.App)
+			return
+		}
+	}
+	t.Fatalf("no window of %s", name)
+}
+
+func (r *fakeRig) Fired(t *testing.T) int {
+	n := len(r.fake.Fired())
+	d := n - r.seen
+	r.seen = n
+	return d
+}
+
+func TestFakeContract(t *testing.T) {
+	for _, scale := range []float64{1, 2} {
+		t.Run(fmt.Sprintf("scale %g", scale), func(t *testing.T) {
+			runContract(t, func(t *testing.T) rig { return &fakeRig{fake: &Fake{}, scale: scale} })
+		})
+	}
+}

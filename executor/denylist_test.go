@@ -1,0 +1,92 @@
+package executor
+
+import "testing"
+
+func TestDenyListMatchesEveryWayAnAppShowsUp(t *testing.T) {
+	d := DenyList{
+		{Label: "KeePassXC", Names: []string{"KeePassXC"}, Exes: []string{"keepassxc"}},
+		{Label: "GNOME Settings", Names: []string{"org.gnome.Settings"}},
+		{Label: "Keychain Access", IDs: []string{"com.apple.keychainaccess"}},
+	}
+	for _, tc := range []struct {
+		app  App
+		want string
+	}{
+		{App{Name: "KeePassXC"}, "KeePassXC"},
+		{App{Name: "keepassxc"}, "KeePassXC"},
+		{App{Name: "Vault", Class: "keepassxc.Vault"}, "KeePassXC"},
+		{App{Name: "Vault", Class: "vault.KEEPASSXC"}, "KeePassXC"},
+		{App{Name: "x", Exe: "/usr/bin/keepassxc"}, "KeePassXC"},
+		{App{Name: "x", Exe: "/usr/bin/keepassxc (deleted)"}, "KeePassXC"},
+		{App{Name: "x", Class: "gnome-control-center.org.gnome.Settings"}, "GNOME Settings"},
+		{App{Name: "x", Class: "org.gnome.Settings.Gnome-control-center"}, "GNOME Settings"},
+		{App{Name: "Schlüsselbund", ID: "com.apple.KeychainAccess"}, "Keychain Access"},
+		{App{Name: "Firefox", Class: "Navigator.firefox", Exe: "/usr/lib/firefox/firefox"}, ""},
+		{App{Name: "KeePassXC-Browser helper", Class: "notkeepassxc.Helper"}, ""},
+		{App{Name: "x", Exe: "/opt/keepassxc-tools/helper"}, ""},
+		{App{}, ""},
+		{desktop, ""},
+		{unknownApp, ""},
+	} {
+		rule, ok := d.Match(tc.app)
+		if rule != tc.want || ok != (tc.want != "") {
+			t.Errorf("Match(%+v) = %q, %v; want %q", tc.app, rule, ok, tc.want)
+		}
+	}
+}
+
+func TestDefaultDenyLists(t *testing.T) {
+	linux := []App{
+		{Name: "KeePassXC", Class: "keepassxc.KeePassXC", Exe: "/usr/bin/keepassxc"},
+		{Name: "1Password", Class: "1password.1Password", Exe: "/opt/1Password/1password"},
+		{Name: "Bitwarden", Class: "bitwarden.Bitwarden", Exe: "/opt/Bitwarden/bitwarden"},
+		{Name: "Seahorse", Class: "seahorse.Seahorse", Exe: "/usr/bin/seahorse"},
+		{Name: "Gcr-prompter", Class: "gcr-prompter.Gcr-prompter"},
+		{Name: "kwalletmanager5", Class: "kwalletmanager5.kwalletmanager5"},
+		{Name: "Gnome-control-center", Class: "gnome-control-center.Gnome-control-center"},
+		{Name: "systemsettings", Class: "systemsettings.systemsettings"},
+		{Name: "Xfce4-settings-manager", Class: "xfce4-settings-manager.Xfce4-settings-manager"},
+		{Name: "reins", Exe: "/home/me/go/bin/reins"},
+	}
+	for _, a := range linux {
+		if _, ok := linuxDenyList().Match(a); !ok {
+			t.Errorf("the Linux deny list lets %+v through", a)
+		}
+	}
+	mac := []App{
+		{Name: "1Password", ID: "com.1password.1password"},
+		{Name: "Keychain Access", ID: "com.apple.keychainaccess"},
+		{Name: "System Settings", ID: "com.apple.systempreferences"},
+		{Name: "Systemeinstellungen", ID: "com.apple.systempreferences"},
+		{Name: "System Preferences"},
+		{Name: "Bitwarden", ID: "com.bitwarden.desktop"},
+		{Name: "KeePassXC", ID: "org.keepassxc.keepassxc"},
+		{Name: "Dashlane"},
+		{Name: "LastPass"},
+		{Name: "Reins", ID: "app.reins.Reins", Exe: "/Applications/Reins.app/Contents/MacOS/reins"},
+	}
+	for _, a := range mac {
+		if _, ok := macDenyList().Match(a); !ok {
+			t.Errorf("the macOS deny list lets %+v through", a)
+		}
+	}
+	ordinary := []App{
+		{Name: "Chromium", Class: "chromium.Chromium", Exe: "/usr/lib/chromium/chromium"},
+		{Name: "Google Chrome", ID: "com.google.Chrome"},
+		{Name: "Terminal", ID: "com.apple.Terminal"},
+		{Name: "witness", Class: "witness.Witness", Exe: "/tmp/executor.test"},
+	}
+	for _, a := range ordinary {
+		if rule, ok := DefaultDenyList().Match(a); ok {
+			t.Errorf("the default deny list refuses %+v (rule %s)", a, rule)
+		}
+	}
+}
+
+func TestAnEmptyDenyListMeansTheDefault(t *testing.T) {
+	if _, ok := DenyList(nil).orDefault().Match(App{Name: "KeePassXC"}); !ok {
+		t.Error("an empty deny list lets KeePassXC through")
+	}
+}
+
+var unknownApp = App{Name: "unknown"}

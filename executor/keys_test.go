@@ -1,0 +1,111 @@
+package executor
+
+import (
+	"errors"
+	"reflect"
+	"runtime"
+	"testing"
+)
+
+func TestParseChord(t *testing.T) {
+	cmdOrCtrl := modControl
+	if runtime.GOOS == "darwin" {
+		cmdOrCtrl = modMeta
+	}
+	for _, tc := range []struct {
+		in   string
+		want chord
+	}{
+		{"Enter", chord{name: keyEnter}},
+		{"enter", chord{name: keyEnter}},
+		{"Return", chord{name: keyEnter}},
+		{"Tab", chord{name: keyTab}},
+		{"Escape", chord{name: keyEscape}},
+		{"ArrowDown", chord{name: keyArrowDown}},
+		{"Backspace", chord{name: keyBackspace}},
+		{"F5", chord{name: keyF1 + 4}},
+		{"F24", chord{name: keyF24}},
+		{"Control+Shift+K", chord{mods: modControl | modShift, char: 'k'}},
+		{"Control+k", chord{mods: modControl, char: 'k'}},
+		{"ctrl+shift+k", chord{mods: modControl | modShift, char: 'k'}},
+		{"Meta+A", chord{mods: modMeta, char: 'a'}},
+		{"Alt+F4", chord{mods: modAlt, name: keyF1 + 3}},
+		{"Control+=", chord{mods: modControl, char: '='}},
+		{"Control+minus", chord{mods: modControl, char: '-'}},
+		{"Control++", chord{mods: modControl, char: '+'}},
+		{"+", chord{char: '+'}},
+		{"Shift+Space", chord{mods: modShift, char: ' '}},
+		{"KeyZ", chord{char: 'z'}},
+		{"Digit7", chord{char: '7'}},
+		{"ControlOrMeta+A", chord{mods: cmdOrCtrl, char: 'a'}},
+		{"Shift", chord{name: keyShift}},
+		{"Control+Shift", chord{mods: modControl, name: keyShift}},
+		{"ü", chord{char: 'ü'}},
+	} {
+		got, err := parseChord(tc.in)
+		if err != nil || !reflect.DeepEqual(got, tc.want) {
+			t.Errorf("parseChord(%q) = %+v, %v; want %+v", tc.in, got, err, tc.want)
+		}
+	}
+}
+
+func TestParseChordRefusesUnknownKeys(t *testing.T) {
+	for _, in := range []string{"", "Banana", "Control+Banana", "Hyper+K", "Control+", "++", "F0", "F25", "F05", "Control+\x07", "Key1", "Digitx"} {
+		if c, err := parseChord(in); !errors.Is(err, ErrUnknownKey) {
+			t.Errorf("parseChord(%q) = %+v, %v; want ErrUnknownKey", in, c, err)
+		}
+	}
+}
+
+func TestTypeable(t *testing.T) {
+	for _, ok := range []string{"", "Hello, World! 1+1=2 ü", "tab\there", "line\nline\r\n", "日本語 🙂"} {
+		if err := typeable(ok); err != nil {
+			t.Errorf("typeable(%q) = %v", ok, err)
+		}
+	}
+	for _, bad := range []string{"bell\a", "nul\x00", "esc\x1b[1m", "\xff\xfe"} {
+		if err := typeable(bad); !errors.Is(err, ErrUnknownKey) {
+			t.Errorf("typeable(%q) = %v, want ErrUnknownKey", bad, err)
+		}
+	}
+}
+
+func TestTextKeys(t *testing.T) {
+	got := textKeys("a\r\nb\nc\rd\te")
+	want := []chord{
+		{char: 'a'}, {name: keyEnter}, {char: 'b'}, {name: keyEnter}, {char: 'c'}, {name: keyEnter},
+		{char: 'd'}, {name: keyTab}, {char: 'e'},
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("textKeys = %+v\nwant %+v", got, want)
+	}
+}
+
+func TestMacKeyTablesCoverUSKeyboard(t *testing.T) {
+	for n := keyEnter; n < keyF1+20; n++ {
+		if _, ok := macNamedCode(n); !ok {
+			t.Errorf("named key %d has no macOS keycode", n)
+		}
+	}
+	seen := map[uint16]rune{}
+	for r := rune(0x20); r < 0x7f; r++ {
+		code, shift, ok := macCharKey(r)
+		if !ok {
+			t.Errorf("%q has no macOS key", r)
+			continue
+		}
+		if shift {
+			continue
+		}
+		if prev, dup := seen[code]; dup {
+			t.Errorf("%q and %q share keycode %#x", prev, r, code)
+		}
+		seen[code] = r
+	}
+	if code, shift, _ := macCharKey('A'); code != 0x00 || !shift {
+		t.Errorf("'A' = %#x shift %v; want the A key (0x00) with Shift", code, shift)
+	}
+	if _, _, ok := macCharKey('ü'); ok {
+		t.Error("'ü' has a US key")
+	}
+}
