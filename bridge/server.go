@@ -7,6 +7,7 @@ package bridge
 
 import (
 	"context"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -79,7 +80,6 @@ type Server struct {
 type peer struct {
 	info    PeerInfo
 	conn    *websocket.Conn
-	cancel  context.CancelFunc
 	writeMu sync.Mutex
 
 	mu      sync.Mutex
@@ -137,15 +137,23 @@ func (s *Server) Port() int {
 	return s.ln.Addr().(*net.TCPAddr).Port
 }
 
-// Events delivers pushed events in order. Slow readers lose the oldest
-// events rather than stall the connection (a full channel drops).
+// Events delivers pushed events in order. A reader that falls behind loses
+// the oldest events rather than stall the connection, so the newest state
+// (a disconnection above all) always arrives.
 func (s *Server) Events() <-chan Event { return s.events }
 
 func (s *Server) emit(ev Event) {
-	select {
-	case s.events <- ev:
-	default:
-		s.opts.Logf("bridge: event queue full, dropped %s", ev.Method)
+	for {
+		select {
+		case s.events <- ev:
+			return
+		default:
+		}
+		select {
+		case old := <-s.events:
+			s.opts.Logf("bridge: event queue full, dropped the oldest (%s)", old.Method)
+		default:
+		}
 	}
 }
 
@@ -169,10 +177,12 @@ func (s *Server) Close() error {
 		peers = append(peers, p)
 	}
 	s.mu.Unlock()
+	var wg sync.WaitGroup
 	for _, p := range peers {
-		p.conn.Close(websocket.StatusGoingAway, "Reins is stopping")
 		p.fail()
+		wg.Go(func() { p.conn.Close(websocket.StatusGoingAway, "Reins is stopping") })
 	}
+	wg.Wait()
 	if s.http != nil {
 		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 		defer cancel()
@@ -197,6 +207,9 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if err != nil {
 		return
 	}
+	// The read loop can end on its own (an oversized message); the socket
+	// must not outlive it.
+	defer conn.CloseNow()
 	conn.SetReadLimit(protocol.MaxMessageBytes)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -206,8 +219,10 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		conn.Close(websocket.StatusPolicyViolation, "pairing failed")
 		return
 	}
-	p.cancel = cancel
-	s.register(p)
+	if !s.register(p) {
+		conn.Close(websocket.StatusGoingAway, "Reins is stopping")
+		return
+	}
 	go s.keepalive(ctx, p)
 	s.readLoop(ctx, p)
 	s.unregister(p)
@@ -243,7 +258,7 @@ func (s *Server) handshake(ctx context.Context, conn *websocket.Conn) (*peer, er
 	if h.Version != protocol.Version {
 		return nil, refuse(fmt.Sprintf("protocol version %d is not %d; update the Reins extension", h.Version, protocol.Version))
 	}
-	if len(h.Nonce) != 64 || h.Profile == "" || len(h.Profile) > 128 {
+	if _, err := hex.DecodeString(h.Nonce); err != nil || len(h.Nonce) != 64 || h.Profile == "" || len(h.Profile) > 128 {
 		return nil, refuse("hello lacks a nonce or profile")
 	}
 	if !checkProof(h.Proof, ExtensionProof(s.opts.Secret, appNonce, h.Nonce)) {
@@ -261,18 +276,24 @@ func (s *Server) handshake(ctx context.Context, conn *websocket.Conn) (*peer, er
 }
 
 // register makes p the profile's connection, replacing an older one (a
-// restarted service worker).
-func (s *Server) register(p *peer) {
+// restarted service worker). It reports false once the server is closed.
+func (s *Server) register(p *peer) bool {
 	s.mu.Lock()
+	if s.done {
+		s.mu.Unlock()
+		return false
+	}
 	old := s.peers[p.info.Profile]
 	s.peers[p.info.Profile] = p
 	s.order = append(remove(s.order, p.info.Profile), p.info.Profile)
 	s.mu.Unlock()
 	if old != nil {
-		old.conn.Close(websocket.StatusNormalClosure, "replaced by a newer connection")
+		// The old socket may be dead: its close handshake must not hold up the new one.
 		old.fail()
+		go old.conn.Close(websocket.StatusNormalClosure, "replaced by a newer connection")
 	}
 	s.emit(Event{Profile: p.info.Profile, Method: EventConnected})
+	return true
 }
 
 func (s *Server) unregister(p *peer) {
@@ -303,7 +324,7 @@ func (s *Server) readLoop(ctx context.Context, p *peer) {
 	for {
 		_, data, err := p.conn.Read(ctx)
 		if err != nil {
-			if websocket.CloseStatus(err) == websocket.StatusMessageTooBig {
+			if errors.Is(err, websocket.ErrMessageTooBig) {
 				s.opts.Logf("bridge: %s sent a message over %d bytes; connection closed", p.info.Profile, protocol.MaxMessageBytes)
 			}
 			return
@@ -412,9 +433,18 @@ func (s *Server) call(ctx context.Context, p *peer, method string, params, out a
 		delete(p.pending, id)
 		p.mu.Unlock()
 	}
+	if err := ctx.Err(); err != nil {
+		forget()
+		return err
+	}
 	ctx, cancel := context.WithTimeout(ctx, s.opts.RequestTimeout)
 	defer cancel()
-	if err := p.write(ctx, &protocol.Message{ID: id, Method: method, Params: raw}); err != nil {
+	// The library closes the connection when a write's context ends mid-write;
+	// one caller giving up must not cost every other caller the extension.
+	wctx, wcancel := context.WithTimeout(context.Background(), s.opts.RequestTimeout)
+	err = p.write(wctx, &protocol.Message{ID: id, Method: method, Params: raw})
+	wcancel()
+	if err != nil {
 		forget()
 		return fmt.Errorf("%w: %v", ErrDisconnected, err)
 	}

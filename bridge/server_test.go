@@ -12,6 +12,7 @@ import (
 
 	"github.com/reins-app/reins/bridge"
 	"github.com/reins-app/reins/bridge/protocol"
+	"github.com/reins-app/reins/extension"
 )
 
 func TestCallReachesTheExtensionAndDecodesTheResult(t *testing.T) {
@@ -118,8 +119,8 @@ func TestCallTimesOutWhenTheExtensionIsSilent(t *testing.T) {
 	if !errors.Is(err, bridge.ErrTimeout) {
 		t.Fatalf("err = %v, want ErrTimeout", err)
 	}
-	if elapsed := time.Since(began); elapsed < timeout {
-		t.Errorf("timed out after %v, before the %v timeout", elapsed, timeout)
+	if elapsed := time.Since(began); elapsed < timeout || elapsed > 5*time.Second {
+		t.Errorf("timed out after %v, want about %v (the default is 10 s)", elapsed, timeout)
 	}
 	// One unanswered request does not cost the connection.
 	if name, err := callWho(t, h.s, "p"); err != nil || name != "p" {
@@ -142,6 +143,44 @@ func TestCallEndsWithTheCallersContext(t *testing.T) {
 	}
 }
 
+// An agent giving up on one request gets context.Canceled, and must not cost
+// everyone the extension. The cancellations are spread across the moment the
+// request is written, where a context tied to the socket write closes the
+// socket (coder/websocket closes the connection when a write's context ends).
+func TestCancellingCallsDoesNotCostTheConnection(t *testing.T) {
+	h := start(t, nil)
+	b := newBlocker(t)
+	ext := h.connect("p", func(method string, params json.RawMessage) (any, *protocol.Error) {
+		if method == "who" {
+			return whoAmI("p")(method, params)
+		}
+		return b.handler(method, params)
+	})
+	go func() { // the blocked requests must not fill the blocker's queue
+		for range b.reached {
+		}
+	}()
+	for i := range 300 {
+		ctx, cancel := context.WithCancel(context.Background())
+		errs := make(chan error, 1)
+		go func() { errs <- h.s.Call(ctx, "p", "slow", struct{}{}, nil) }()
+		time.Sleep(time.Duration(i%30) * 10 * time.Microsecond)
+		cancel()
+		err := collect(t, errs, 1, patience)[0]
+		if !errors.Is(err, context.Canceled) {
+			t.Fatalf("cancellation %d: err = %v, want context.Canceled", i, err)
+		}
+	}
+	select {
+	case <-ext.Done():
+		t.Fatalf("the extension was disconnected: %v", ext.Err())
+	default:
+	}
+	if name, err := callWho(t, h.s, "p"); err != nil || name != "p" {
+		t.Fatalf("a call after the cancellations: %q, %v", name, err)
+	}
+}
+
 // startCalls sends n requests that the extension will hold, and returns
 // where their outcomes arrive.
 func startCalls(h *harness, profile string, n int) <-chan error {
@@ -152,11 +191,12 @@ func startCalls(h *harness, profile string, n int) <-chan error {
 	return errs
 }
 
-// The request timeout is a minute in these tests; every pending call must
+// The request timeout is ten minutes in these tests; every pending call must
 // fail as soon as the socket goes, not when its own clock runs out.
 func TestPendingCallsFailAtOnceWhenTheSocketDrops(t *testing.T) {
 	const n = 5
-	long := func(o *bridge.Options) { o.RequestTimeout = time.Minute }
+	const promptly = 10 * time.Second
+	long := func(o *bridge.Options) { o.RequestTimeout = 10 * time.Minute }
 
 	t.Run("the extension closes", func(t *testing.T) {
 		h := start(t, long)
@@ -165,7 +205,7 @@ func TestPendingCallsFailAtOnceWhenTheSocketDrops(t *testing.T) {
 		errs := startCalls(h, "p", n)
 		b.await(t, n)
 		ext.Close()
-		requireAll(t, collect(t, errs, n, patience), bridge.ErrDisconnected)
+		requireAll(t, collect(t, errs, n, promptly), bridge.ErrDisconnected)
 		h.waitFor(bridge.EventDisconnected, "p")
 		if err := h.s.Call(ctxFor(t, patience), "p", "slow", struct{}{}, nil); !errors.Is(err, bridge.ErrNotConnected) {
 			t.Errorf("a call after the drop: err = %v, want ErrNotConnected", err)
@@ -182,7 +222,7 @@ func TestPendingCallsFailAtOnceWhenTheSocketDrops(t *testing.T) {
 			}
 		}
 		c.CloseNow()
-		requireAll(t, collect(t, errs, n, patience), bridge.ErrDisconnected)
+		requireAll(t, collect(t, errs, n, promptly), bridge.ErrDisconnected)
 		h.waitFor(bridge.EventDisconnected, "p")
 	})
 
@@ -193,7 +233,7 @@ func TestPendingCallsFailAtOnceWhenTheSocketDrops(t *testing.T) {
 		errs := startCalls(h, "p", n)
 		b.await(t, n)
 		h.s.Close()
-		requireAll(t, collect(t, errs, n, patience), bridge.ErrDisconnected)
+		requireAll(t, collect(t, errs, n, promptly), bridge.ErrDisconnected)
 		select {
 		case <-ext.Done():
 		case <-time.After(patience):
@@ -261,6 +301,20 @@ func TestMessageSizeLimit(t *testing.T) {
 		h.connect("big", whoAmI("again"))
 		if name, err := callWho(t, h.s, "big"); err != nil || name != "again" {
 			t.Errorf("a new connection after the oversized message: %q, %v", name, err)
+		}
+	})
+
+	// The person reading the log needs to know why the extension dropped.
+	t.Run("is logged", func(t *testing.T) {
+		h := start(t, nil)
+		c := h.pairRaw("big")
+		if err := c.Write(ctxFor(t, patience), websocket.MessageText, sizedEvent(protocol.MaxMessageBytes+1)); err != nil {
+			t.Fatal(err)
+		}
+		closeStatus(t, c)
+		h.waitFor(bridge.EventDisconnected, "big")
+		if !h.logs.contains("sent a message over") {
+			t.Error("closing the connection for an oversized message was not logged")
 		}
 	})
 
@@ -363,19 +417,36 @@ func TestANewConnectionFromTheSameProfileReplacesTheOld(t *testing.T) {
 	}
 }
 
-// A restarted service worker usually leaves a dead socket behind: the old
-// connection never answers the close handshake. The new connection must not
-// wait for it.
-func TestReplacingADeadConnectionDoesNotDelayTheNewOne(t *testing.T) {
+// A restarted service worker can leave a dead socket behind (a frozen or
+// killed renderer): the old connection never answers the close handshake.
+// Neither the new connection nor the old one's pending calls may wait for it.
+func TestReplacingADeadConnectionDoesNotWaitForIt(t *testing.T) {
+	// The library waits 5 s for a close handshake; well under that proves
+	// nobody waited for one.
+	const promptly = 3 * time.Second
 	h := start(t, func(o *bridge.Options) { o.RequestTimeout = time.Minute })
-	h.pairRaw("p") // never read again: it will not echo a close frame
-	h.dial("p", whoAmI("second"))
+	old := h.pairRaw("p")
+	errs := startCalls(h, "p", 3)
+	for range 3 {
+		if m := readMessage(t, old); m.Method != "slow" {
+			t.Fatalf("got %+v, want a slow request", m)
+		}
+	}
+	// From here on nothing reads old, so it will not echo a close frame.
 
-	ctx := ctxFor(t, time.Second)
+	h.dial("p", whoAmI("second"))
+	select {
+	case ev := <-h.s.Events():
+		if ev.Method != bridge.EventConnected || ev.Profile != "p" {
+			t.Fatalf("event %+v, want the new connection's %s", ev, bridge.EventConnected)
+		}
+	case <-time.After(promptly):
+		t.Fatalf("the new connection was not registered within %v: it waits on the old one's close handshake", promptly)
+	}
+	requireAll(t, collect(t, errs, 3, promptly), bridge.ErrDisconnected)
 	var out struct{ Name string }
-	err := h.s.Call(ctx, "p", "who", struct{}{}, &out)
-	if err != nil || out.Name != "second" {
-		t.Fatalf("a call right after the replacement: %q, %v (want an answer within 1s)", out.Name, err)
+	if err := h.s.Call(ctxFor(t, promptly), "p", "who", struct{}{}, &out); err != nil || out.Name != "second" {
+		t.Fatalf("a call right after the replacement: %q, %v (want an answer within %v)", out.Name, err, promptly)
 	}
 }
 
@@ -413,8 +484,14 @@ func TestKeepalive(t *testing.T) {
 	t.Run("is sent and answered", func(t *testing.T) {
 		h := start(t, func(o *bridge.Options) { o.Keepalive = every; o.RequestTimeout = time.Second })
 		c := h.pairRaw("p")
+		// Three periods fit in the bound many times over, the 15 s default
+		// not even once.
+		deadline := time.Now().Add(5 * time.Second)
 		for range 3 {
 			m := readMessage(t, c)
+			if time.Now().After(deadline) {
+				t.Fatal("keepalives come slower than the configured 100ms")
+			}
 			if m.Kind() != protocol.KindRequest || m.Method != protocol.MethodKeepalive || string(m.Params) != "{}" {
 				t.Fatalf("got %+v, want a keepalive request with {}", m)
 			}
@@ -434,7 +511,8 @@ func TestKeepalive(t *testing.T) {
 		if m := readMessage(t, c); m.Method != protocol.MethodKeepalive {
 			t.Fatalf("got %+v, want a keepalive", m)
 		}
-		if got := closeStatus(t, c); got != websocket.StatusGoingAway {
+		// A period plus the request timeout, with room; the defaults take 25 s.
+		if got := closeStatusWithin(t, c, 5*time.Second); got != websocket.StatusGoingAway {
 			t.Errorf("close status %v, want %v", got, websocket.StatusGoingAway)
 		}
 		h.waitFor(bridge.EventDisconnected, "p")
@@ -450,7 +528,10 @@ func TestKeepalive(t *testing.T) {
 	// stays connected. A missed keepalive would close it within one period
 	// plus the request timeout, well inside the window.
 	t.Run("the fake extension answers them", func(t *testing.T) {
-		h := start(t, func(o *bridge.Options) { o.Keepalive = 20 * time.Millisecond; o.RequestTimeout = 200 * time.Millisecond })
+		h := start(t, func(o *bridge.Options) {
+			o.Keepalive = 20 * time.Millisecond
+			o.RequestTimeout = 200 * time.Millisecond
+		})
 		ext := h.connect("p", whoAmI("p"))
 		select {
 		case <-ext.Done():
@@ -464,4 +545,87 @@ func TestKeepalive(t *testing.T) {
 			t.Errorf("call after many keepalives: %q, %v", name, err)
 		}
 	})
+}
+
+// waitUntil polls cond; it is for states with no event to wait on.
+func waitUntil(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(patience)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting until %s", what)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// Events documents that a slow reader loses the oldest events. Whatever is
+// lost, the newest state must survive: above all that the extension has gone.
+func TestAFullEventQueueKeepsTheNewestEvents(t *testing.T) {
+	h := start(t, nil)
+	ext := h.connect("p", nil)
+	const n = 1100 // more than the queue holds
+	for i := range n {
+		if err := ext.Emit(ctxFor(t, patience), protocol.EventNavigated, protocol.Navigated{Epoch: i}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ext.Close()
+	waitUntil(t, "the server has let the connection go", func() bool { return len(h.s.Peers()) == 0 })
+
+	var last bridge.Event
+	lastEpoch := -1
+	for drained := false; !drained; {
+		select {
+		case ev := <-h.s.Events():
+			last = ev
+			var nav protocol.Navigated
+			if ev.Method == protocol.EventNavigated && json.Unmarshal(ev.Params, &nav) == nil {
+				lastEpoch = nav.Epoch
+			}
+		default:
+			drained = true
+		}
+	}
+	if last.Method != bridge.EventDisconnected {
+		t.Errorf("the last queued event is %q, not %s: a slow reader never learns the extension left", last.Method, bridge.EventDisconnected)
+	}
+	if lastEpoch != n-1 {
+		t.Errorf("the newest navigation kept is %d, want %d: the newest events were dropped, not the oldest", lastEpoch, n-1)
+	}
+}
+
+// Close stops the server; a connection still pairing at that moment must
+// not end up registered on a stopped server.
+func TestCloseAlsoEndsHandshakesInProgress(t *testing.T) {
+	// No keepalive may come along and end a stray connection for Close.
+	h := start(t, func(o *bridge.Options) { o.Keepalive = time.Hour })
+	c := h.rawDial(extension.Origin)
+	appNonce := readChallenge(t, c)
+	h.s.Close()
+
+	extNonce := strings.Repeat("cd", 32)
+	params, _ := json.Marshal(protocol.Hello{
+		Version: protocol.Version, Profile: "late", Nonce: extNonce,
+		Proof: bridge.ExtensionProof(h.secret, appNonce, extNonce),
+	})
+	// The write may fail if the server already dropped the socket; that is
+	// a pass. A welcome followed by a close is tolerated too: what matters is
+	// that nothing stays connected to a stopped server.
+	b, _ := json.Marshal(&protocol.Message{ID: "h1", Method: protocol.MethodHello, Params: params})
+	c.Write(ctxFor(t, patience), websocket.MessageText, b)
+	ctx := ctxFor(t, 10*time.Second)
+	for {
+		_, _, err := c.Read(ctx)
+		if err != nil {
+			if ctx.Err() != nil {
+				t.Errorf("the connection stayed open after Close; Peers = %+v", h.s.Peers())
+				return
+			}
+			break
+		}
+	}
+	if peers := h.s.Peers(); len(peers) != 0 {
+		t.Errorf("Peers = %+v after Close", peers)
+	}
 }
