@@ -51,6 +51,7 @@ type Engine struct {
 	paused atomic.Bool
 	fire   sync.Mutex // one act reaches the OS at a time
 	subs   subscribers
+	agents agentBook // agents seen and allowed, see agents.go
 	nextID atomic.Uint64
 
 	mu        sync.Mutex

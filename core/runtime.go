@@ -118,7 +118,6 @@ func (r *Runtime) Close() error {
 	return r.closeErr
 }
 
-
 // running reports whether another Reins serves from dir: its address file
 // names a live process whose port answers.
 func running(dir string) (int, bool) {

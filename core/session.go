@@ -3,8 +3,10 @@ package core
 import (
 	"context"
 	"encoding/base64"
+	"errors"
 	"fmt"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/reins-app/reins/approvals"
@@ -16,8 +18,11 @@ import (
 // Session is one agent's connection. Everything it does is labelled with the
 // agent's declared name and its real process.
 type Session struct {
-	e     *Engine
-	agent approvals.Agent
+	e       *Engine
+	agent   approvals.Agent
+	gated   bool        // opened by Admit: the person must have allowed the agent
+	closed  atomic.Bool // Close ran
+	refused atomic.Bool // the person denied the agent during this session
 }
 
 // Connect opens a session for an agent.
@@ -68,7 +73,7 @@ func (e *Engine) lookup(tab string) (*tabState, protocol.Tab, error) {
 // Snapshot reads a shared tab.
 func (s *Session) Snapshot(ctx context.Context, tab string) (*SnapshotResult, error) {
 	en := audit.Entry{Agent: s.agent, Act: approvals.Act{Kind: approvals.Read}, Target: approvals.Target{Tab: tab}}
-	snap, err := s.snapshot(ctx, tab, &en)
+	snap, _, err := s.snapshot(ctx, tab, &en)
 	if err != nil {
 		return nil, s.refuse(ctx, en, err)
 	}
@@ -78,34 +83,40 @@ func (s *Session) Snapshot(ctx context.Context, tab string) (*SnapshotResult, er
 	return &SnapshotResult{ID: snap.ID, Tab: tab, URL: snap.URL, Title: snap.Title, Text: snap.Text}, nil
 }
 
-func (s *Session) snapshot(ctx context.Context, tab string, en *audit.Entry) (*grounding.Snapshot, error) {
+// snapshot reads the tab and makes the result the session's latest snapshot
+// of it; prev is the one it replaces (nil for the first).
+func (s *Session) snapshot(ctx context.Context, tab string, en *audit.Entry) (snap, prev *grounding.Snapshot, err error) {
+	if err := s.admitted(ctx); err != nil {
+		return nil, nil, err
+	}
 	t, info, err := s.e.lookup(tab)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	en.Target.TabTitle, en.Target.Origin = info.Title, approvals.Origin(info.URL)
 	if err := s.e.grants.Check(tab, approvals.Origin(info.URL), approvals.ReadOnly); err != nil {
 		en.Target.TabTitle = "" // an unshared tab's title is not the agent's to learn, nor the log's
-		return nil, err
+		return nil, nil, err
 	}
 	var res protocol.SnapshotResult
 	if err := s.e.opts.Browser.Call(ctx, t.chrome.profile, protocol.MethodSnapshot, protocol.SnapshotParams{Tab: t.chrome.id}, &res); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	snap, err := grounding.Build(&res, t.refs, grounding.BuildOptions{ID: s.e.newID("s" + tab + "."), Tab: tab, Title: info.Title})
+	snap, err = grounding.Build(&res, t.refs, grounding.BuildOptions{ID: s.e.newID("s" + tab + "."), Tab: tab, Title: info.Title})
 	if err != nil {
-		return nil, errorf(CodeFailed, "%v", err)
+		return nil, nil, errorf(CodeFailed, "%v", err)
 	}
 	// The snapshot's own origin is what the agent read: check it too, since
 	// the tab may have moved on between the tab list and the read.
 	if err := s.e.grants.Check(tab, snap.Origin, approvals.ReadOnly); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	s.e.mu.Lock()
 	t.zoom = res.Zoom
 	for id, st := range snap.Frames() {
 		t.frames[id] = st
 	}
+	prev = t.session[s.agent.Session]
 	t.session[s.agent.Session] = snap
 	t.byID[snap.ID] = snap
 	t.order = append(t.order, snap.ID)
@@ -114,7 +125,7 @@ func (s *Session) snapshot(ctx context.Context, tab string, en *audit.Entry) (*g
 		t.order = t.order[1:]
 	}
 	s.e.mu.Unlock()
-	return snap, nil
+	return snap, prev, nil
 }
 
 // Screenshot captures the visible area of a shared tab as PNG. It is a read:
@@ -132,6 +143,9 @@ func (s *Session) Screenshot(ctx context.Context, tab string) ([]byte, error) {
 }
 
 func (s *Session) screenshot(ctx context.Context, tab string, en *audit.Entry) ([]byte, error) {
+	if err := s.admitted(ctx); err != nil {
+		return nil, err
+	}
 	t, info, err := s.e.lookup(tab)
 	if err != nil {
 		return nil, err
@@ -169,6 +183,7 @@ type ActRequest struct {
 	Ref      string // the element; empty for key presses and tab-level acts
 	Snapshot string // optional: the snapshot the ref came from; default the session's latest
 	Act      approvals.Act
+	Element  string // optional: the agent's own words for the target, kept in the audit row
 }
 
 // ActResult says what fired.
@@ -182,6 +197,10 @@ type ActResult struct {
 func (s *Session) Act(ctx context.Context, r ActRequest) (*ActResult, error) {
 	en := audit.Entry{Agent: s.agent, Act: r.Act, Target: approvals.Target{Tab: r.Tab, Ref: r.Ref}}
 	res, err := s.act(ctx, r, &en)
+	var done *alreadyLogged
+	if errors.As(err, &done) {
+		return nil, done.err
+	}
 	if err != nil {
 		return nil, s.refuse(ctx, en, err)
 	}
@@ -198,6 +217,9 @@ func (s *Session) act(ctx context.Context, r ActRequest, en *audit.Entry) (*ActR
 	case approvals.Key, approvals.Navigate, approvals.Back, approvals.Forward, approvals.Activate:
 	default:
 		return nil, errorf(CodeBadRequest, "unknown act %q", r.Act.Kind)
+	}
+	if err := s.admitted(ctx); err != nil {
+		return nil, err
 	}
 	if e.Paused() {
 		return nil, errorf(CodePaused, "the person has paused all agents; wait and try again later")
@@ -244,7 +266,7 @@ func (s *Session) act(ctx context.Context, r ActRequest, en *audit.Entry) (*ActR
 	}
 
 	req := approvals.Request{ID: e.newID("a"), Agent: s.agent, Act: r.Act, Target: en.Target}
-	if info.Active {
+	if info.Active && !e.broker.Covered(req) {
 		req.Picture, req.Box = e.picture(ctx, t, first)
 	}
 	approved, err := e.broker.Decide(ctx, req)
@@ -293,6 +315,8 @@ func (s *Session) act(ctx context.Context, r ActRequest, en *audit.Entry) (*ActR
 	if fireErr != nil {
 		ce, outcome := classify(fireErr)
 		final.Outcome, final.Code, final.Detail = outcome, ce.Code, ce.Message
+	} else if r.Element != "" {
+		final.Detail = "the agent described the target as " + quoteIf(r.Element)
 	}
 	if _, err := e.opts.Audit.Finish(context.WithoutCancel(ctx), ticket, final.Outcome, final.Code, final.Detail); err != nil {
 		e.opts.Logf("audit: the outcome of row %d could not be written: %v", ticket.Seq(), err)
@@ -300,7 +324,7 @@ func (s *Session) act(ctx context.Context, r ActRequest, en *audit.Entry) (*ActR
 	e.publish(Event{Kind: EventActivity, Tab: r.Tab, Activity: activityOf(final, e.opts.Now())})
 	if fireErr != nil {
 		ce, _ := classify(fireErr)
-		return nil, ce
+		return nil, &alreadyLogged{ce}
 	}
 	return &ActResult{Done: req.Sentence(), Target: r.Ref, Audit: ticket.Seq()}, nil
 }

@@ -25,6 +25,9 @@ type Core interface {
 	Answer(id string, d core.Decision) error
 	Pause(on bool)
 	AuditRows(ctx context.Context, f core.AuditFilter) ([]core.AuditRow, error)
+	Agents() []core.AgentInfo
+	AllowAgent(key string) error
+	ForgetAgent(key string) error
 }
 
 // Terminal reads the person's commands from In and writes to Out.
@@ -107,6 +110,11 @@ func (t *Terminal) event(ev core.Event) {
 		t.printf("%s\n", line)
 	case core.EventApproval:
 		r := ev.Request
+		if r.Act.Kind == core.ActConnect {
+			t.printf("\nAPPROVAL %s  %s asks to connect to Reins for the first time.\n  Answer with: allow %s | deny %s   (no answer = deny)\n",
+				r.ID, r.Agent.Label(), r.ID, r.ID)
+			return
+		}
 		where := r.Target.Origin
 		if r.Target.FrameOrigin != "" {
 			where += " (in a frame from " + r.Target.FrameOrigin + ")"
@@ -139,6 +147,9 @@ const help = `Commands:
   allow-tab [ID]                allow acts of that kind on that tab for a while
   deny [ID]                     deny a pending act
   pending                       list pending approvals
+  agents                        list agents that connected, and whether they are allowed
+  allow-agent KEY | forget-agent KEY
+                                allow an agent for the life of Reins, or forget it
   pause | resume                stop or restart all agents' acts
   audit [N]                     show the last N audit rows (default 10)
   quit                          stop Reins
@@ -208,6 +219,35 @@ func (t *Terminal) command(f []string) (quit bool) {
 		}
 		for _, r := range p {
 			t.printf("%s  %s: %s (asked %s ago)\n", r.ID, r.Agent.Label(), r.Sentence(), time.Since(r.Asked).Round(time.Second))
+		}
+	case "agents":
+		agents := e.Agents()
+		if len(agents) == 0 {
+			t.printf("No agent has connected yet.\n")
+		}
+		for _, a := range agents {
+			state := "not allowed"
+			if a.Allowed {
+				state = "allowed"
+			} else if a.Asking {
+				state = "waiting for you"
+			}
+			t.printf("%-40s %-15s %d open  (pid %d %s)\n", a.Key, state, a.Sessions, a.PID, a.Exe)
+		}
+	case "allow-agent", "forget-agent":
+		if len(f) < 2 {
+			t.printf("usage: %s KEY (see: agents)\n", f[0])
+			return false
+		}
+		key := strings.Join(f[1:], " ")
+		var err error
+		if f[0] == "allow-agent" {
+			err = e.AllowAgent(key)
+		} else {
+			err = e.ForgetAgent(key)
+		}
+		if err != nil {
+			t.printf("%v\n", err)
 		}
 	case "pause":
 		e.Pause(true)

@@ -1,8 +1,45 @@
 package main
 
-import "errors"
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"os/signal"
+	"syscall"
 
-// runMCP is the agents' stdio door.
+	"github.com/reins-app/reins/core"
+	"github.com/reins-app/reins/mcp"
+)
+
+// runMCP is the agents' stdio door: MCP on stdin and stdout, piped to the
+// running Reins. Agents start it themselves (see the README's configs);
+// nothing but MCP may ever be written to stdout.
 func runMCP(args []string) error {
-	return errors.New("the MCP door is not built yet")
+	fs := flag.NewFlagSet("mcp", flag.ContinueOnError)
+	fs.SetOutput(os.Stderr)
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return errors.New("usage: reins mcp (it takes no arguments; an agent starts it and speaks MCP on its stdin and stdout)")
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	return mcp.Pipe(ctx, mcp.PipeOptions{Stdin: os.Stdin, Stdout: os.Stdout})
+}
+
+// startAgentDoor opens the agents' door of a started Reins: the socket that
+// `reins mcp` pipes into and the HTTP door on 127.0.0.1, whose address and
+// token it prints to out. The returned function closes it.
+func startAgentDoor(ctx context.Context, rt *core.Runtime, httpPort int, logf func(string, ...any)) (func(), error) {
+	door, err := mcp.Start(ctx, mcp.Options{Engine: rt.Engine, DataDir: rt.DataDir, HTTPPort: httpPort, Logf: logf})
+	if err != nil {
+		return nil, err
+	}
+	if door.Port() != 0 {
+		fmt.Fprintf(os.Stderr, "Agents connect with `reins mcp`, or over HTTP at http://127.0.0.1:%d/mcp with the token in %s.\n", door.Port(), mcp.TokenFile)
+	}
+	return func() { door.Close() }, nil
 }

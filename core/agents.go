@@ -1,0 +1,286 @@
+package core
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"sync"
+
+	"github.com/reins-app/reins/approvals"
+	"github.com/reins-app/reins/audit"
+)
+
+// EventAgents says the list of agents changed: one connected or left, or the
+// person allowed or forgot one. The door re-reads [Engine.Agents].
+const EventAgents EventKind = "agents"
+
+// AgentInfo is an agent as the person's door lists it: who it says it is
+// beside the process really behind its connection.
+type AgentInfo struct {
+	Key      string `json:"key"`     // what AllowAgent and ForgetAgent take
+	Name     string `json:"name"`    // self-declared
+	Version  string `json:"version"` // self-declared
+	PID      int    `json:"pid"`     // the process that connected most recently
+	Exe      string `json:"exe"`
+	Allowed  bool   `json:"allowed"`  // the person allowed it, for the life of this Reins
+	Asking   bool   `json:"asking"`   // its first-connection request waits for the person
+	Sessions int    `json:"sessions"` // connections open now
+}
+
+// AgentKey is the key under which an agent is allowed: its declared name and
+// its executable. A new program calling itself "Claude Code" is a new agent,
+// and so is a known program under a new name.
+func AgentKey(a Agent) string { return a.Name + " · " + a.Exe }
+
+// agentBook holds every agent seen since Reins started.
+type agentBook struct {
+	once   sync.Once // makes agents
+	mu     sync.Mutex
+	agents map[string]*agentEntry // guarded by mu; by AgentKey
+}
+
+type agentEntry struct {
+	last     approvals.Agent // the latest connection's identity
+	allowed  bool
+	sessions int
+	ask      *connectAsk // the pending first-connection request, if any
+}
+
+// connectAsk is one first-connection request in the person's queue. done is
+// closed when it is answered, withdrawn or timed out; allowed is set before.
+type connectAsk struct {
+	id      string
+	done    chan struct{}
+	allowed bool // set before done is closed
+	denied  bool // likewise: the person said no, rather than nothing
+}
+
+func (e *Engine) agentBook() *agentBook {
+	e.agents.once.Do(func() { e.agents.agents = map[string]*agentEntry{} })
+	return &e.agents
+}
+
+// Admit opens a session for an agent arriving through one of the agents'
+// doors. Unlike [Engine.Connect], the session's every call is refused with
+// agent_not_allowed until the person has allowed the agent once; its first
+// call puts that question in the person's queue. Close the session when the
+// agent's connection ends.
+func (e *Engine) Admit(a Agent) *Session {
+	s := e.Connect(a)
+	s.gated = true
+	b := e.agentBook()
+	key := AgentKey(s.agent)
+	b.mu.Lock()
+	en := b.agents[key]
+	if en == nil {
+		en = &agentEntry{}
+		b.agents[key] = en
+	}
+	en.last = s.agent
+	en.sessions++
+	b.mu.Unlock()
+	// The person is asked as the agent arrives, not when it first acts.
+	s.ask()
+	e.publish(Event{Kind: EventAgents})
+	return s
+}
+
+// RefuseConnection records a connection an agents' door turned away before
+// any session began (another user's process, a malformed greeting), so the
+// person sees it in the activity and the log.
+func (e *Engine) RefuseConnection(a Agent, why string) {
+	e.record(context.Background(), audit.Entry{
+		Agent: a, Act: approvals.Act{Kind: approvals.Connect},
+		Outcome: OutcomeRefused, Code: CodeAgentNotAllowed, Detail: why,
+	})
+}
+
+// Close ends a session opened by [Engine.Admit]; a second Close does nothing.
+// Snapshots it took stay until the tab forgets them.
+func (s *Session) Close() {
+	if !s.gated || s.closed.Swap(true) {
+		return
+	}
+	b := s.e.agentBook()
+	b.mu.Lock()
+	if en := b.agents[AgentKey(s.agent)]; en != nil && en.sessions > 0 {
+		en.sessions--
+	}
+	b.mu.Unlock()
+	s.e.publish(Event{Kind: EventAgents})
+}
+
+// Agents lists the agents seen since Reins started, by name.
+func (e *Engine) Agents() []AgentInfo {
+	b := e.agentBook()
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	out := make([]AgentInfo, 0, len(b.agents))
+	for key, en := range b.agents {
+		out = append(out, AgentInfo{
+			Key: key, Name: en.last.Name, Version: en.last.Version, PID: en.last.PID, Exe: en.last.Exe,
+			Allowed: en.allowed, Asking: en.ask != nil, Sessions: en.sessions,
+		})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Key < out[j].Key })
+	return out
+}
+
+// AllowAgent is the person allowing an agent to use Reins, for the life of
+// this Reins process. A first-connection request it has pending is answered
+// with it. Only the person's door calls it; no agent-facing tool reaches it.
+func (e *Engine) AllowAgent(key string) error {
+	return e.setAgentAllowed(key, true)
+}
+
+// ForgetAgent withdraws the person's allowance: the agent's next call, on any
+// of its connections, asks the person again.
+func (e *Engine) ForgetAgent(key string) error {
+	return e.setAgentAllowed(key, false)
+}
+
+func (e *Engine) setAgentAllowed(key string, allowed bool) error {
+	b := e.agentBook()
+	b.mu.Lock()
+	en := b.agents[key]
+	if en == nil {
+		b.mu.Unlock()
+		return fmt.Errorf("no agent %q has connected since Reins started; the list of agents shows the ones that have", key)
+	}
+	changed := en.allowed != allowed
+	en.allowed = allowed
+	ask, who := en.ask, en.last
+	if !allowed && en.sessions == 0 {
+		delete(b.agents, key)
+	}
+	b.mu.Unlock()
+	if ask != nil && allowed {
+		e.Answer(ask.id, approvals.AllowOnce)
+	}
+	if changed {
+		detail := "forgot the agent; it will be asked about again"
+		if allowed {
+			detail = "allowed the agent to use Reins until Reins quits"
+		}
+		e.record(context.Background(), audit.Entry{
+			Agent: approvals.Agent{Name: "person"}, Act: approvals.Act{Kind: approvals.Connect},
+			Target: approvals.Target{Name: who.Label()}, Outcome: OutcomeDone, Detail: detail,
+		})
+	}
+	e.publish(Event{Kind: EventAgents})
+	return nil
+}
+
+// admitted returns nil once the session's agent may act. A session opened
+// with Connect always may. For one opened with Admit, an agent the person has
+// not yet allowed gets one request in the person's queue, and this call waits
+// for the answer (as long as an act's approval may wait). A denial holds for
+// the rest of the session; silence does not, and the next call asks again.
+func (s *Session) admitted(ctx context.Context) error {
+	if !s.gated {
+		return nil
+	}
+	if s.refused.Load() {
+		return errorf(CodeAgentNotAllowed, "the person did not allow %s to use Reins; reconnect to ask them again", s.agent.Label())
+	}
+	ask := s.ask()
+	if ask == nil {
+		return nil
+	}
+	e := s.e
+	b := e.agentBook()
+	key := AgentKey(s.agent)
+	select {
+	case <-ask.done:
+	case <-ctx.Done():
+		return errorf(CodeAgentNotAllowed, "%s is not yet allowed to use Reins; the person was asked in Reins — try again once they answer", s.agent.Label())
+	}
+	if ask.allowed {
+		return nil
+	}
+	if ask.denied {
+		s.refused.Store(true)
+	}
+	b.mu.Lock()
+	allowedMeanwhile := b.agents[key] != nil && b.agents[key].allowed
+	b.mu.Unlock()
+	if allowedMeanwhile {
+		return nil
+	}
+	return errorf(CodeAgentNotAllowed, "the person has not allowed %s to use Reins; they were asked in Reins — try again once they allow it", s.agent.Label())
+}
+
+// ask returns nil when the session's agent is allowed, else its pending
+// first-connection request, which it starts if there is none.
+func (s *Session) ask() *connectAsk {
+	e := s.e
+	b := e.agentBook()
+	key := AgentKey(s.agent)
+	b.mu.Lock()
+	en := b.agents[key]
+	if en == nil { // forgotten while connected: known again
+		en = &agentEntry{last: s.agent, sessions: 1}
+		b.agents[key] = en
+	}
+	if en.allowed {
+		b.mu.Unlock()
+		return nil
+	}
+	ask := en.ask
+	started := ask == nil
+	if started {
+		ask = &connectAsk{id: e.newID("c"), done: make(chan struct{})}
+		en.ask = ask
+		go e.askConnect(key, ask, s.agent)
+	}
+	b.mu.Unlock()
+	if started {
+		e.publish(Event{Kind: EventAgents})
+	}
+	return ask
+}
+
+// askConnect puts a first-connection request before the person and records
+// the answer.
+func (e *Engine) askConnect(key string, ask *connectAsk, a Agent) {
+	// The broker asks through the person's queue with its timeout, and
+	// ends the question when Reins shuts down. The leave it returns is never
+	// committed: a connection is not an act.
+	ctx := context.Background()
+	req := approvals.Request{ID: ask.id, Agent: a, Act: approvals.Act{Kind: approvals.Connect}, Asked: e.opts.Now()}
+	approved, err := e.broker.Decide(ctx, req)
+	allowed := err == nil
+	d := approved.How()
+
+	b := e.agentBook()
+	b.mu.Lock()
+	en := b.agents[key]
+	if en != nil {
+		if allowed {
+			en.allowed = true
+		}
+		if en.ask == ask {
+			en.ask = nil
+		}
+	}
+	b.mu.Unlock()
+	ask.allowed = allowed
+	ask.denied = errors.Is(err, approvals.ErrDenied)
+	close(ask.done)
+	if errors.Is(err, approvals.ErrShutdown) {
+		return // the log is closing with the rest of Reins
+	}
+
+	en2 := audit.Entry{Agent: a, Act: req.Act, Outcome: OutcomeDone, Decision: d.String()}
+	switch {
+	case allowed:
+		en2.Detail = "the person allowed this agent until Reins quits"
+	case ask.denied:
+		en2.Outcome, en2.Code, en2.Detail = OutcomeDenied, CodeAgentNotAllowed, "the person did not allow this agent"
+	default:
+		en2.Outcome, en2.Code, en2.Detail, en2.Decision = OutcomeTimeout, CodeAgentNotAllowed, "no one answered, so the agent was not allowed", ""
+	}
+	e.record(ctx, en2)
+	e.publish(Event{Kind: EventAgents})
+}

@@ -1,0 +1,139 @@
+package core
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/reins-app/reins/approvals"
+	"github.com/reins-app/reins/audit"
+	"github.com/reins-app/reins/executor"
+)
+
+// Desktop-level names front ends need.
+type (
+	DesktopApp    = executor.App
+	DesktopWindow = executor.Window
+)
+
+// DesktopView is what an agent may see of the desktop: the application in
+// front and the top-level windows, front to back where known.
+type DesktopView struct {
+	Frontmost DesktopApp      `json:"frontmost"`
+	Windows   []DesktopWindow `json:"windows"`
+}
+
+// Desktop reads the desktop. It needs the desktop given to agents at Read or
+// more (DesktopKey), and is audited as a read.
+func (s *Session) Desktop(ctx context.Context) (*DesktopView, error) {
+	en := audit.Entry{Agent: s.agent, Act: approvals.Act{Kind: approvals.Read}, Target: approvals.Target{Desktop: true, Name: "desktop"}}
+	v, err := s.desktop(ctx)
+	if err != nil {
+		return nil, s.refuse(ctx, en, err)
+	}
+	en.Outcome = OutcomeRead
+	s.e.record(ctx, en)
+	return v, nil
+}
+
+func (s *Session) desktop(ctx context.Context) (*DesktopView, error) {
+	if err := s.admitted(ctx); err != nil {
+		return nil, err
+	}
+	if err := s.e.grants.Check(approvals.DesktopKey, "", approvals.ReadOnly); err != nil {
+		return nil, err
+	}
+	front, err := s.e.opts.Executor.Frontmost(ctx)
+	if err != nil {
+		return nil, errorf(CodeFailed, "the application in front cannot be read: %v", err)
+	}
+	ws, err := s.e.opts.Executor.Windows(ctx)
+	if err != nil {
+		return nil, errorf(CodeFailed, "the windows cannot be listed: %v", err)
+	}
+	return &DesktopView{Frontmost: front, Windows: ws}, nil
+}
+
+// DesktopActRequest is real input outside any tab: a click at a point on
+// screen (in points, as DesktopView reports windows), text typed into
+// whatever has focus, or a key chord.
+type DesktopActRequest struct {
+	Act     approvals.Act // Click, DoubleClick, RightClick, Type or Key
+	X, Y    float64       // Click kinds: where, in points
+	Element string        // optional: the agent's words for what is there, shown to the person
+}
+
+// DesktopAct runs a desktop act through the desktop grant (Control), the
+// person's approval, the committed audit row and the executor, which refuses
+// deny-listed applications in front or under the point right before firing.
+func (s *Session) DesktopAct(ctx context.Context, r DesktopActRequest) (*ActResult, error) {
+	en := audit.Entry{Agent: s.agent, Act: r.Act, Target: approvals.Target{Desktop: true, Name: r.Element}}
+	res, err := s.desktopAct(ctx, r, &en)
+	if err != nil {
+		return nil, s.refuse(ctx, en, err)
+	}
+	return res, nil
+}
+
+func (s *Session) desktopAct(ctx context.Context, r DesktopActRequest, en *audit.Entry) (*ActResult, error) {
+	e := s.e
+	plan := audit.Plan{Scale: 1}
+	switch r.Act.Kind {
+	case approvals.Click, approvals.DoubleClick, approvals.RightClick:
+		plan.X, plan.Y = r.X, r.Y
+		if en.Target.Name == "" {
+			en.Target.Name = fmt.Sprintf("the point %.0f, %.0f", r.X, r.Y)
+		}
+	case approvals.Type, approvals.Key:
+		// Type and Key land on whatever has focus: the plan stays at the origin.
+	default:
+		return nil, errorf(CodeBadRequest, "%q is not a desktop act; use click, type or key", r.Act.Kind)
+	}
+	if err := s.admitted(ctx); err != nil {
+		return nil, err
+	}
+	if e.Paused() {
+		return nil, errorf(CodePaused, "the person has paused all agents; wait and try again later")
+	}
+	if err := e.grants.Check(approvals.DesktopKey, "", approvals.Control); err != nil {
+		if e.grants.Get(approvals.DesktopKey).Level == approvals.ReadOnly {
+			return nil, &Error{Code: CodeControlRequired, Message: "the desktop is open to agents read-only; ask the person for Control from the Reins menu", Err: err}
+		}
+		return nil, err
+	}
+	req := approvals.Request{ID: e.newID("a"), Agent: s.agent, Act: r.Act, Target: en.Target}
+	approved, err := e.broker.Decide(ctx, req)
+	if err != nil {
+		return nil, err
+	}
+	en.Decision = approved.How().String()
+	if e.Paused() {
+		return nil, errorf(CodePaused, "the person paused all agents while this act waited")
+	}
+	if err := e.grants.Check(approvals.DesktopKey, "", approvals.Control); err != nil {
+		return nil, err
+	}
+	e.fire.Lock()
+	defer e.fire.Unlock()
+	ticket, err := e.opts.Audit.Commit(context.WithoutCancel(ctx), approved, plan)
+	if err != nil {
+		return nil, err
+	}
+	e.publish(Event{Kind: EventActivity, Activity: &Activity{
+		Time: e.opts.Now(), Agent: s.agent.Label(), Act: req.Sentence(), Kind: string(r.Act.Kind), Outcome: "firing",
+	}})
+	fireErr := e.opts.Executor.Fire(ctx, ticket)
+	final := audit.Entry{Agent: s.agent, Act: en.Act, Target: en.Target, Decision: en.Decision, Outcome: OutcomeDone}
+	if fireErr != nil {
+		ce, outcome := classify(fireErr)
+		final.Outcome, final.Code, final.Detail = outcome, ce.Code, ce.Message
+	}
+	if _, err := e.opts.Audit.Finish(context.WithoutCancel(ctx), ticket, final.Outcome, final.Code, final.Detail); err != nil {
+		e.opts.Logf("audit: the outcome of row %d could not be written: %v", ticket.Seq(), err)
+	}
+	e.publish(Event{Kind: EventActivity, Activity: activityOf(final, e.opts.Now())})
+	if fireErr != nil {
+		ce, _ := classify(fireErr)
+		return nil, ce
+	}
+	return &ActResult{Done: req.Sentence(), Audit: ticket.Seq()}, nil
+}

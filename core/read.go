@@ -1,0 +1,229 @@
+package core
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"image"
+	"image/png"
+	"math"
+	"time"
+
+	"github.com/reins-app/reins/approvals"
+	"github.com/reins-app/reins/audit"
+	"github.com/reins-app/reins/grounding"
+)
+
+// Snapshot modes an agent may ask for; grounding says which it renders.
+const (
+	ModeFull        = grounding.ModeFull
+	ModeInteractive = grounding.ModeInteractive
+	ModeViewport    = grounding.ModeViewport
+)
+
+// ListTabs is [Session.Tabs] for an agent that must first be allowed: it is
+// refused with agent_not_allowed until the person has allowed it.
+func (s *Session) ListTabs(ctx context.Context) ([]TabInfo, error) {
+	if err := s.admitted(ctx); err != nil {
+		return nil, s.refuse(ctx, audit.Entry{Agent: s.agent, Act: approvals.Act{Kind: approvals.Read}, Target: approvals.Target{Name: "tab list"}}, err)
+	}
+	return s.Tabs(ctx), nil
+}
+
+// CurrentTab picks the tab an agent means when it names none: the only tab
+// it may read, or else the one in front of the focused window among those
+// it may read. It names no tab the agent may not read.
+func (s *Session) CurrentTab(ctx context.Context) (string, error) {
+	if err := s.admitted(ctx); err != nil {
+		return "", s.refuse(ctx, audit.Entry{Agent: s.agent, Act: approvals.Act{Kind: approvals.Read}, Target: approvals.Target{Name: "tab list"}}, err)
+	}
+	e := s.e
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	var readable, active, focused []string
+	for id, t := range e.tabs {
+		if t.gone || e.grants.Get(id).Level < approvals.ReadOnly {
+			continue
+		}
+		readable = append(readable, id)
+		if t.info.Active {
+			active = append(active, id)
+			if t.info.Focused {
+				focused = append(focused, id)
+			}
+		}
+	}
+	switch {
+	case len(readable) == 1:
+		return readable[0], nil
+	case len(readable) == 0:
+		return "", &Error{Code: CodeGrantRequired, Message: "no tab is open to agents yet; ask the person to give you a tab from the Reins menu", Err: approvals.ErrNotShared}
+	case len(focused) == 1:
+		return focused[0], nil
+	case len(active) == 1:
+		return active[0], nil
+	}
+	return "", errorf(CodeBadRequest, "several tabs are open to you; name one by its id (list them with browser_tabs)")
+}
+
+// ReadOptions says how an agent wants a tab read.
+type ReadOptions struct {
+	Tab      string // required
+	Mode     string // optional: ModeFull by default
+	MaxChars int    // optional: a budget for the text; 0 is none
+	Root     string // optional: only this ref's subtree
+	Diff     bool   // optional: only what changed since the session's previous snapshot
+}
+
+// ReadResult is a rendered snapshot. Its id names the snapshot the refs in
+// Text belong to.
+type ReadResult struct {
+	SnapshotResult
+	Truncated bool   `json:"truncated,omitempty"`
+	Hint      string `json:"hint,omitempty"`  // how to see the rest
+	Diff      bool   `json:"diff,omitempty"`  // Text holds "+ " and "- " lines
+	First     bool   `json:"first,omitempty"` // Diff was asked but there was nothing to compare with
+}
+
+// Read takes a fresh snapshot of a tab the agent may read and renders it as
+// asked. The snapshot becomes the session's latest, whatever part of it is
+// shown.
+func (s *Session) Read(ctx context.Context, o ReadOptions) (*ReadResult, error) {
+	en := audit.Entry{Agent: s.agent, Act: approvals.Act{Kind: approvals.Read}, Target: approvals.Target{Tab: o.Tab, Ref: o.Root}}
+	res, err := s.read(ctx, o, &en)
+	if err != nil {
+		return nil, s.refuse(ctx, en, err)
+	}
+	en.Outcome, en.Detail = OutcomeRead, "snapshot "+res.ID
+	s.e.record(ctx, en)
+	return res, nil
+}
+
+func (s *Session) read(ctx context.Context, o ReadOptions, en *audit.Entry) (*ReadResult, error) {
+	snap, prev, err := s.snapshot(ctx, o.Tab, en)
+	if err != nil {
+		return nil, err
+	}
+	res := &ReadResult{SnapshotResult: SnapshotResult{ID: snap.ID, Tab: o.Tab, URL: snap.URL, Title: snap.Title}}
+	if o.Diff {
+		res.Diff = true
+		if prev == nil || prev.Origin != snap.Origin {
+			res.First = true
+			res.Text = snap.Text
+		} else {
+			res.Text = snap.Diff(prev)
+		}
+		r := truncateText(res.Text, o.MaxChars)
+		res.Text, res.Truncated, res.Hint = r.Text, r.Truncated, r.Hint
+		return res, nil
+	}
+	r, err := snap.Render(grounding.RenderOptions{Mode: o.Mode, MaxChars: o.MaxChars, Root: o.Root})
+	if err != nil {
+		if errors.Is(err, grounding.ErrStaleRef) {
+			return nil, err
+		}
+		return nil, errorf(CodeBadRequest, "%v", err)
+	}
+	res.Text, res.Truncated, res.Hint = r.Text, r.Truncated, r.Hint
+	return res, nil
+}
+
+// truncateText cuts text at a line boundary past max characters.
+func truncateText(text string, max int) grounding.Rendered {
+	s := grounding.Snapshot{Text: text}
+	r, _ := s.Render(grounding.RenderOptions{MaxChars: max})
+	return r
+}
+
+// FindResult lists the lines of a fresh snapshot that match.
+type FindResult struct {
+	ID    string   `json:"snapshot"`
+	Tab   string   `json:"tab"`
+	Lines []string `json:"lines"`
+}
+
+// Find takes a fresh snapshot and returns its lines whose text contains query
+// (any case) and, when role is set, whose role is role.
+func (s *Session) Find(ctx context.Context, tab, query, role string) (*FindResult, error) {
+	en := audit.Entry{Agent: s.agent, Act: approvals.Act{Kind: approvals.Read}, Target: approvals.Target{Tab: tab, Name: "find " + query}}
+	snap, _, err := s.snapshot(ctx, tab, &en)
+	if err != nil {
+		return nil, s.refuse(ctx, en, err)
+	}
+	en.Outcome, en.Detail = OutcomeRead, "snapshot "+snap.ID
+	s.e.record(ctx, en)
+	return &FindResult{ID: snap.ID, Tab: tab, Lines: snap.Find(query, role)}, nil
+}
+
+// Changes is what an agent sees after an act: it waits settle for the page
+// to respond, takes a fresh snapshot and returns what changed since the
+// session's previous one. An act that took the tab off the site it was given
+// on ends the agent's access; that is reported as such, not as a failure.
+func (s *Session) Changes(ctx context.Context, tab string, settle time.Duration) (*ReadResult, error) {
+	select {
+	case <-time.After(settle):
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+	return s.Read(ctx, ReadOptions{Tab: tab, Diff: true, MaxChars: 4000})
+}
+
+// ScreenshotOf is [Session.Screenshot] cropped to an element when ref is set:
+// the box the extension reports for it now, within the visible area.
+func (s *Session) ScreenshotOf(ctx context.Context, tab, ref, snapshot string) ([]byte, error) {
+	if ref == "" {
+		return s.Screenshot(ctx, tab)
+	}
+	en := audit.Entry{Agent: s.agent, Act: approvals.Act{Kind: approvals.Read}, Target: approvals.Target{Tab: tab, Ref: ref, Name: "screenshot"}}
+	pic, err := s.cropped(ctx, tab, ref, snapshot, &en)
+	if err != nil {
+		return nil, s.refuse(ctx, en, err)
+	}
+	en.Outcome = OutcomeRead
+	s.e.record(ctx, en)
+	return pic, nil
+}
+
+func (s *Session) cropped(ctx context.Context, tab, ref, snapshot string, en *audit.Entry) ([]byte, error) {
+	full, err := s.screenshot(ctx, tab, en)
+	if err != nil {
+		return nil, err
+	}
+	el, err := s.element(ActRequest{Tab: tab, Ref: ref, Snapshot: snapshot})
+	if err != nil {
+		return nil, err
+	}
+	en.Target.Role, en.Target.Name = el.Role, el.Name
+	t, _, err := s.e.lookup(tab)
+	if err != nil {
+		return nil, err
+	}
+	r, err := s.e.resolve(ctx, t, el)
+	if err != nil {
+		return nil, err
+	}
+	img, err := png.Decode(bytes.NewReader(full))
+	if err != nil {
+		return nil, errorf(CodeFailed, "the browser's picture could not be read: %v", err)
+	}
+	px := r.Window.DPR
+	if px <= 0 {
+		px = 1
+	}
+	b := r.TopBox
+	box := image.Rect(int(math.Floor(b.X*px)), int(math.Floor(b.Y*px)), int(math.Ceil((b.X+b.W)*px)), int(math.Ceil((b.Y+b.H)*px))).Intersect(img.Bounds())
+	if box.Empty() {
+		return nil, errorf(CodeNotVisible, "%s is not in the visible part of the tab; scroll it into view first", ref)
+	}
+	sub, ok := img.(interface {
+		SubImage(image.Rectangle) image.Image
+	})
+	if !ok {
+		return full, nil
+	}
+	var out bytes.Buffer
+	if err := png.Encode(&out, sub.SubImage(box)); err != nil {
+		return nil, errorf(CodeFailed, "%v", err)
+	}
+	return out.Bytes(), nil
+}

@@ -1,0 +1,291 @@
+package mcp
+
+import (
+	"bytes"
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"image"
+	"image/png"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/reins-app/reins/audit"
+	"github.com/reins-app/reins/bridge"
+	"github.com/reins-app/reins/bridge/protocol"
+	"github.com/reins-app/reins/core"
+	"github.com/reins-app/reins/executor"
+)
+
+const pageURL = "https://shop.example.com/cart"
+
+// fakeBrowser plays one tab of a connected extension: a button that, once
+// clicked, makes "Order placed" appear, and a search field.
+type fakeBrowser struct {
+	events  chan bridge.Event
+	placed  atomic.Bool
+	stall   atomic.Bool   // snapshot calls wait for unstall and then fail as a dropped socket would
+	unstall chan struct{} // closed to release stalled calls
+	stalled chan struct{} // receives one value per stalled call
+}
+
+func newFakeBrowser() *fakeBrowser {
+	return &fakeBrowser{events: make(chan bridge.Event, 64), unstall: make(chan struct{}), stalled: make(chan struct{}, 16)}
+}
+
+func (b *fakeBrowser) Events() <-chan bridge.Event { return b.events }
+
+func (b *fakeBrowser) push(method string, v any) {
+	raw, _ := json.Marshal(v)
+	b.events <- bridge.Event{Profile: "p", Method: method, Params: raw}
+}
+
+func (b *fakeBrowser) Call(ctx context.Context, profile, method string, params, out any) error {
+	var res any
+	switch method {
+	case protocol.MethodTabs:
+		res = protocol.TabsResult{Tabs: []protocol.Tab{b.tab()}}
+	case protocol.MethodSnapshot:
+		if b.stall.Load() {
+			b.stalled <- struct{}{}
+			select {
+			case <-b.unstall:
+			case <-ctx.Done():
+				return ctx.Err()
+			}
+			return bridge.ErrDisconnected
+		}
+		res = b.snapshot()
+	case protocol.MethodResolve:
+		var p protocol.ResolveParams
+		raw, _ := json.Marshal(params)
+		json.Unmarshal(raw, &p)
+		box := boxOf(p.ID)
+		res = protocol.ResolveResult{
+			Box: box, TopBox: box, Point: protocol.Point{X: box.X + box.W/2, Y: box.Y + box.H/2},
+			Viewport: viewport, Window: window, Zoom: 1, Origin: "https://shop.example.com", Editable: p.ID == 2,
+		}
+	case protocol.MethodCapture:
+		img := image.NewRGBA(image.Rect(0, 0, 200, 100))
+		var buf bytes.Buffer
+		png.Encode(&buf, img)
+		res = protocol.CaptureResult{DataURL: "data:image/png;base64," + base64.StdEncoding.EncodeToString(buf.Bytes())}
+	case protocol.MethodNavigate, protocol.MethodActivate:
+		res = struct{}{}
+	default:
+		return &protocol.Error{Code: protocol.CodeUnknownMethod, Message: method}
+	}
+	if out == nil {
+		return nil
+	}
+	raw, _ := json.Marshal(res)
+	return json.Unmarshal(raw, out)
+}
+
+var (
+	viewport = protocol.Viewport{Width: 1000, Height: 700, InnerWidth: 1000, InnerHeight: 700, ClientWidth: 1000, ClientHeight: 700}
+	window   = protocol.Window{ScreenX: 0, ScreenY: 0, OuterWidth: 1000, OuterHeight: 787, DPR: 1}
+)
+
+func boxOf(id int) protocol.Rect {
+	return protocol.Rect{X: 100, Y: float64(60 * id), W: 120, H: 30}
+}
+
+func (b *fakeBrowser) tab() protocol.Tab {
+	return protocol.Tab{ID: 7, WindowID: 1, URL: pageURL, Title: "Cart — Shop", Active: true, Focused: true, Status: "complete"}
+}
+
+func (b *fakeBrowser) snapshot() protocol.SnapshotResult {
+	kids := []*protocol.Node{
+		{Role: "heading", Name: "Your cart", Level: 1},
+		{Role: "button", Name: "Place order", ID: 1, Box: ptr(boxOf(1))},
+		{Role: "textbox", Name: "Search", ID: 2, Box: ptr(boxOf(2))},
+	}
+	if b.placed.Load() {
+		kids = append(kids, &protocol.Node{Role: "text", Text: "Order placed"})
+	}
+	return protocol.SnapshotResult{Tab: 7, Zoom: 1, Frames: []protocol.FrameReport{{
+		Frame: 0, Parent: -1, Index: -1, URL: pageURL, Origin: "https://shop.example.com", Doc: "d1",
+		Viewport: viewport, Window: window, Root: &protocol.Node{Role: "document", Children: kids},
+	}}}
+}
+
+func ptr[T any](v T) *T { return &v }
+
+// rig is an engine on the fake browser, a fake executor and a real audit
+// file, with a person who answers every request as answer says.
+type rig struct {
+	t      *testing.T
+	e      *core.Engine
+	b      *fakeBrowser
+	exec   *executor.Fake
+	log    *audit.Log
+	tab    string
+	mu     sync.Mutex
+	answer core.Decision // guarded by mu
+	asked  []string      // guarded by mu: the act kinds the person was asked about
+}
+
+func newRig(t *testing.T) *rig {
+	t.Helper()
+	log, err := audit.Open(context.Background(), audit.Options{Path: filepath.Join(t.TempDir(), "audit.db")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := &rig{t: t, b: newFakeBrowser(), exec: &executor.Fake{}, log: log, answer: core.AllowOnce}
+	r.exec.BeforeFire = func(tk audit.Ticket) error {
+		if tk.Act().Kind == core.ActClick {
+			r.b.placed.Store(true)
+		}
+		return nil
+	}
+	r.e = core.New(core.Options{Browser: r.b, Audit: log, Executor: r.exec, ApprovalTimeout: 3 * time.Second, Logf: t.Logf})
+	ctx, cancel := context.WithCancel(context.Background())
+	go r.e.Run(ctx)
+	events, stop := r.e.Subscribe(256)
+	go func() {
+		for ev := range events {
+			if ev.Kind != core.EventApproval {
+				continue
+			}
+			r.mu.Lock()
+			d := r.answer
+			r.asked = append(r.asked, string(ev.Request.Act.Kind))
+			r.mu.Unlock()
+			if d >= 0 {
+				r.e.Answer(ev.Request.ID, d)
+			}
+		}
+	}()
+	t.Cleanup(func() {
+		stop()
+		r.e.Close()
+		cancel()
+		log.Close()
+	})
+	r.b.push(bridge.EventConnected, nil)
+	r.b.push(protocol.EventTabs, protocol.TabsResult{Tabs: []protocol.Tab{r.b.tab()}})
+	deadline := time.Now().Add(5 * time.Second)
+	for r.tab == "" {
+		for _, tab := range r.e.Tabs() {
+			if tab.Connected {
+				r.tab = tab.ID
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the fake tab never appeared")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	return r
+}
+
+// silent makes the person stop answering.
+const silent core.Decision = -1
+
+func (r *rig) setAnswer(d core.Decision) {
+	r.mu.Lock()
+	r.answer = d
+	r.mu.Unlock()
+}
+
+func (r *rig) askedAbout(kind string) int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	n := 0
+	for _, k := range r.asked {
+		if k == kind {
+			n++
+		}
+	}
+	return n
+}
+
+// client connects an MCP client named name over the in-memory transport, to
+// a server whose sessions come from the process proc.
+func (r *rig) client(name string, proc Process) *sdk.ClientSession {
+	r.t.Helper()
+	srv := NewServer(ServerOptions{Engine: r.e, Process: proc, Settle: 20 * time.Millisecond, Logf: r.t.Logf})
+	st, ct := sdk.NewInMemoryTransports()
+	ctx := context.Background()
+	ss, err := srv.Connect(ctx, st, nil)
+	if err != nil {
+		r.t.Fatal(err)
+	}
+	c := sdk.NewClient(&sdk.Implementation{Name: name, Version: "1.2"}, nil)
+	cs, err := c.Connect(ctx, ct, nil)
+	if err != nil {
+		r.t.Fatal(err)
+	}
+	r.t.Cleanup(func() {
+		cs.Close()
+		ss.Wait()
+	})
+	return cs
+}
+
+// call calls a tool and returns its text and whether it is a tool error.
+func call(t *testing.T, cs *sdk.ClientSession, tool string, args map[string]any) (string, bool) {
+	t.Helper()
+	res, err := cs.CallTool(context.Background(), &sdk.CallToolParams{Name: tool, Arguments: args})
+	if err != nil {
+		t.Fatalf("%s: %v", tool, err)
+	}
+	var b strings.Builder
+	for _, c := range res.Content {
+		if tc, ok := c.(*sdk.TextContent); ok {
+			b.WriteString(tc.Text)
+		}
+	}
+	return b.String(), res.IsError
+}
+
+// mustCall calls a tool that must succeed.
+func mustCall(t *testing.T, cs *sdk.ClientSession, tool string, args map[string]any) string {
+	t.Helper()
+	text, isErr := call(t, cs, tool, args)
+	if isErr {
+		t.Fatalf("%s failed: %s", tool, text)
+	}
+	return text
+}
+
+// refused calls a tool that must fail with code.
+func refused(t *testing.T, cs *sdk.ClientSession, tool string, args map[string]any, code string) string {
+	t.Helper()
+	text, isErr := call(t, cs, tool, args)
+	if !isErr || !strings.HasPrefix(text, code+": ") {
+		t.Fatalf("%s: want a %s tool error, got (error %v) %q", tool, code, isErr, text)
+	}
+	return text
+}
+
+func refOf(t *testing.T, snapshot, role, name string) string {
+	t.Helper()
+	m := regexp.MustCompile(`- ` + regexp.QuoteMeta(role) + ` "` + regexp.QuoteMeta(name) + `"[^\n]*\[ref=(f?\d*e\d+)\]`).FindStringSubmatch(snapshot)
+	if m == nil {
+		t.Fatalf("no %s %q in:\n%s", role, name, snapshot)
+	}
+	return m[1]
+}
+
+var snapshotID = regexp.MustCompile(`Snapshot (s[\d.]+)`)
+
+func idOf(t *testing.T, text string) string {
+	t.Helper()
+	m := snapshotID.FindStringSubmatch(text)
+	if m == nil {
+		t.Fatalf("no snapshot id in %q", text)
+	}
+	return m[1]
+}
+
+var errTest = errors.New("test")

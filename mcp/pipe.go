@@ -1,0 +1,96 @@
+package mcp
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"path/filepath"
+
+	"github.com/reins-app/reins/internal/paths"
+	"github.com/reins-app/reins/internal/peercred"
+)
+
+// ErrNotRunning says no Reins answers on the agents' socket.
+var ErrNotRunning = errors.New("Reins is not running, so there is nothing for the agent to connect to; start it with `reins serve` (or open Reins.app) and connect the agent again")
+
+// PipeOptions configures [Pipe].
+type PipeOptions struct {
+	DataDir string    // optional: default Reins' data folder (REINS_DATA_DIR or the user's)
+	Stdin   io.Reader // required: the agent's requests
+	Stdout  io.Writer // required: the answers
+}
+
+// Pipe is `reins mcp`: it connects the agent on stdin and stdout to the
+// running Reins through the agents' socket, saying which process started it
+// (Reins checks that with the OS), and copies bytes both ways until the agent
+// closes stdin or Reins closes the connection. It returns ErrNotRunning
+// (wrapped) when no Reins listens.
+func Pipe(ctx context.Context, opts PipeOptions) error {
+	dir := opts.DataDir
+	if dir == "" {
+		var err error
+		if dir, err = paths.DataDir(); err != nil {
+			return err
+		}
+	}
+	path := filepath.Join(dir, SocketFile)
+	var d net.Dialer
+	conn, err := d.DialContext(ctx, "unix", path)
+	if err != nil {
+		return fmt.Errorf("%w (no answer on %s: %v)", ErrNotRunning, path, err)
+	}
+	c := conn.(*net.UnixConn)
+	defer c.Close()
+	ppid := os.Getppid()
+	exe, _ := peercred.Exe(ppid)
+	if err := writeLine(c, hello{Reins: helloVersion, PPID: ppid, Exe: exe}); err != nil {
+		return fmt.Errorf("Reins closed the agents' socket at once: %w", err)
+	}
+	br := bufio.NewReader(c)
+	line, err := br.ReadSlice('\n')
+	if err != nil {
+		return fmt.Errorf("Reins closed the agents' socket without answering: %w", err)
+	}
+	var w welcome
+	if json.Unmarshal(line, &w) != nil || !w.OK {
+		if w.Error == "" {
+			w.Error = "it did not understand this reins mcp; use the reins binary that is running"
+		}
+		return fmt.Errorf("Reins refused the connection: %s", w.Error)
+	}
+
+	fromReins := make(chan error, 1)
+	go func() {
+		_, err := io.Copy(opts.Stdout, br)
+		fromReins <- err
+	}()
+	toReins := make(chan error, 1)
+	go func() {
+		_, err := io.Copy(c, opts.Stdin)
+		c.CloseWrite() // the agent is done; let Reins finish and close
+		toReins <- err
+	}()
+	select {
+	case err := <-fromReins:
+		// Reins ended the connection first: it quit, or the agent was cut off.
+		if err != nil {
+			return fmt.Errorf("the connection to Reins broke: %w", err)
+		}
+		select {
+		case <-toReins:
+			return nil
+		default:
+			return errors.New("Reins closed the connection (did it quit?); start it again and reconnect the agent")
+		}
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-toReins:
+		<-fromReins
+		return nil
+	}
+}

@@ -1,0 +1,360 @@
+package mcp
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/reins-app/reins/core"
+	"github.com/reins-app/reins/executor"
+)
+
+var claude = Process{PID: 4242, Exe: "/usr/local/bin/claude"}
+
+// TestNoToolApprovesGrantsOrPauses lists every tool and fails if its name,
+// description or input schema so much as mentions the person's powers.
+func TestNoToolApprovesGrantsOrPauses(t *testing.T) {
+	r := newRig(t)
+	cs := r.client("Claude Code", claude)
+	res, err := cs.ListTools(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"browser_tabs", "browser_snapshot", "browser_find", "browser_click", "browser_type", "browser_press_key",
+		"browser_hover", "browser_select_option", "browser_scroll", "browser_wait_for", "browser_navigate", "browser_screenshot",
+		"desktop_observe", "desktop_click", "desktop_type", "desktop_press_key"}
+	got := map[string]bool{}
+	for _, tool := range res.Tools {
+		got[tool.Name] = true
+		b, _ := json.Marshal(tool)
+		text := strings.ToLower(string(b))
+		for _, bad := range []string{"approv", "grant", "share", "pause", "resume", "policy", "allow", "permit", "answer"} {
+			if strings.Contains(text, bad) {
+				t.Errorf("tool %s mentions %q: %s", tool.Name, bad, b)
+			}
+		}
+		if tool.Description == "" {
+			t.Errorf("tool %s has no description", tool.Name)
+		}
+	}
+	for _, name := range want {
+		if !got[name] {
+			t.Errorf("tool %s is missing", name)
+		}
+	}
+	if len(res.Tools) != len(want) {
+		t.Errorf("%d tools, want exactly the %d listed: a new tool must be added to this test", len(res.Tools), len(want))
+	}
+}
+
+func TestFirstConnectionIsAskedOnceAndLabelledWithTheProcess(t *testing.T) {
+	r := newRig(t)
+	r.setAnswer(core.Deny)
+	events, stop := r.e.Subscribe(64)
+	defer stop()
+	cs := r.client("Claude Code", claude)
+	text := refused(t, cs, "browser_tabs", nil, core.CodeAgentNotAllowed)
+	agentsEvents := 0
+	for len(events) > 0 {
+		if ev := <-events; ev.Kind == core.EventAgents {
+			agentsEvents++
+		}
+	}
+	if agentsEvents == 0 {
+		t.Fatal("the person's door was not told that an agent arrived")
+	}
+	if !strings.Contains(text, "Claude Code · /usr/local/bin/claude (pid 4242)") {
+		t.Errorf("the refusal does not name the agent and its process: %q", text)
+	}
+	// Denied: the rest of this session is refused without asking again.
+	refused(t, cs, "browser_snapshot", nil, core.CodeAgentNotAllowed)
+	if n := r.askedAbout("connect"); n != 1 {
+		t.Fatalf("the person was asked %d times, want once", n)
+	}
+	agents := r.e.Agents()
+	if len(agents) != 1 || agents[0].Name != "Claude Code" || agents[0].Version != "1.2" || agents[0].PID != 4242 ||
+		agents[0].Exe != claude.Exe || agents[0].Allowed || agents[0].Sessions != 1 {
+		t.Fatalf("Agents() = %+v", agents)
+	}
+	// The person allows it from their door: no new question, tools work.
+	if err := r.e.AllowAgent(agents[0].Key); err != nil {
+		t.Fatal(err)
+	}
+	cs2 := r.client("Claude Code", claude)
+	mustCall(t, cs2, "browser_tabs", nil)
+	if n := r.askedAbout("connect"); n != 1 {
+		t.Fatalf("an allowed agent was asked about again (%d questions)", n)
+	}
+	// The same name from another program is another agent.
+	r.setAnswer(silent)
+	impostor := r.client("Claude Code", Process{PID: 999, Exe: "/tmp/evil"})
+	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	defer cancel()
+	res, err := impostor.CallTool(ctx, &sdk.CallToolParams{Name: "browser_tabs"})
+	if err == nil && !res.IsError {
+		t.Fatal("another program under an allowed name was let in")
+	}
+	if err := r.e.ForgetAgent(agents[0].Key); err != nil {
+		t.Fatal(err)
+	}
+	r.setAnswer(core.Deny)
+	refused(t, cs2, "browser_tabs", nil, core.CodeAgentNotAllowed)
+	rows, err := r.log.Rows(context.Background(), core.AuditFilter{Act: string(core.ActConnect)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rows) < 3 {
+		t.Fatalf("the connection decisions are not all in the log: %d rows", len(rows))
+	}
+}
+
+func TestSnapshotClickTypeAndKeyThroughMCP(t *testing.T) {
+	r := newRig(t)
+	cs := r.client("Claude Code", claude)
+	refused(t, cs, "browser_snapshot", nil, core.CodeGrantRequired)
+	tabs := mustCall(t, cs, "browser_tabs", nil)
+	if strings.Contains(tabs, "Cart") {
+		t.Fatalf("the title of a tab the agent may not read was listed: %q", tabs)
+	}
+	r.e.SetShare(r.tab, core.ReadOnly)
+	snap := mustCall(t, cs, "browser_snapshot", nil)
+	ref := refOf(t, snap, "button", "Place order")
+	refused(t, cs, "browser_click", map[string]any{"ref": ref}, core.CodeControlRequired)
+
+	r.e.SetShare(r.tab, core.Control)
+	out := mustCall(t, cs, "browser_click", map[string]any{"ref": ref, "element": "the order button"})
+	if !strings.Contains(out, "Done: Click “Place order”") || !strings.Contains(out, "Changes on the page") || !strings.Contains(out, "Order placed") {
+		t.Fatalf("the click's result does not say what fired and what changed:\n%s", out)
+	}
+	t.Logf("click result:\n%s", out)
+	field := refOf(t, snap, "textbox", "Search")
+	mustCall(t, cs, "browser_type", map[string]any{"ref": field, "text": "socks", "submit": true, "clear": true})
+	mustCall(t, cs, "browser_press_key", map[string]any{"key": "Control+Shift+K"})
+	mustCall(t, cs, "browser_hover", map[string]any{"ref": ref})
+	mustCall(t, cs, "browser_scroll", map[string]any{"ref": ref, "dy": 2})
+	mustCall(t, cs, "browser_select_option", map[string]any{"ref": field, "option": "Blue"})
+	fired := r.exec.Fired()
+	if len(fired) != 6 {
+		t.Fatalf("fired %d acts, want 6: %+v", len(fired), fired)
+	}
+	if a := fired[1].Act; a.Kind != core.ActType || a.Text != "socks" || !a.Submit || !a.Clear {
+		t.Fatalf("type fired as %+v", a)
+	}
+	if a := fired[2].Act; a.Kind != core.ActKey || a.Keys != "Control+Shift+K" {
+		t.Fatalf("key fired as %+v", a)
+	}
+	// Every row carries the client's name and process.
+	rows, err := r.log.Rows(context.Background(), core.AuditFilter{Limit: 100})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, row := range rows {
+		if row.AgentName == "person" {
+			continue
+		}
+		if row.AgentName != "Claude Code" || row.AgentPID != 4242 || row.AgentExe != claude.Exe {
+			t.Fatalf("a row does not carry the agent: %s", core.FormatAuditRow(row))
+		}
+	}
+}
+
+func TestRefusalsCarryStableCodes(t *testing.T) {
+	r := newRig(t)
+	cs := r.client("Codex", claude)
+	r.e.SetShare(r.tab, core.Control)
+	refused(t, cs, "browser_click", map[string]any{"ref": "e1"}, core.CodeStaleRef)
+	snap := mustCall(t, cs, "browser_snapshot", map[string]any{"max_chars": 40})
+	if !strings.Contains(snap, "cut at") {
+		t.Fatalf("a budget did not cut the snapshot:\n%s", snap)
+	}
+	ref := refOf(t, mustCall(t, cs, "browser_snapshot", nil), "button", "Place order")
+	refused(t, cs, "browser_click", map[string]any{"ref": ref, "snapshot": "s9.99"}, core.CodeStaleRef)
+	refused(t, cs, "browser_snapshot", map[string]any{"tab": "99"}, core.CodeNoTab)
+	refused(t, cs, "browser_click", map[string]any{"ref": ref, "button": "middle"}, core.CodeBadRequest)
+	refused(t, cs, "browser_navigate", map[string]any{"url": "file:///etc/passwd"}, core.CodeBadRequest)
+
+	r.setAnswer(core.Deny)
+	refused(t, cs, "browser_click", map[string]any{"ref": ref}, core.CodeDenied)
+	r.setAnswer(core.AllowOnce)
+	r.e.Pause(true)
+	refused(t, cs, "browser_click", map[string]any{"ref": ref}, core.CodePaused)
+	r.e.Pause(false)
+	if len(r.exec.Fired()) != 0 {
+		t.Fatal("something fired")
+	}
+	// Subtree, diff and find.
+	sub := mustCall(t, cs, "browser_snapshot", map[string]any{"ref": ref})
+	if strings.Contains(sub, "Search") {
+		t.Fatalf("the subtree shows more than the button:\n%s", sub)
+	}
+	diff := mustCall(t, cs, "browser_snapshot", map[string]any{"diff": true})
+	if !strings.Contains(diff, "nothing changed") {
+		t.Fatalf("an unchanged page has a diff:\n%s", diff)
+	}
+	found := mustCall(t, cs, "browser_find", map[string]any{"text": "search", "role": "textbox"})
+	if !strings.Contains(found, "1 matching lines") || !strings.Contains(found, `textbox "Search"`) {
+		t.Fatalf("find: %s", found)
+	}
+	wait := mustCall(t, cs, "browser_wait_for", map[string]any{"text_gone": "Order placed"})
+	if !strings.HasPrefix(wait, "Gone after") {
+		t.Fatalf("wait: %s", wait)
+	}
+	wait = mustCall(t, cs, "browser_wait_for", map[string]any{"text": "Order placed", "time": 0.6})
+	if !strings.HasPrefix(wait, "Not met") {
+		t.Fatalf("wait: %s", wait)
+	}
+	res, err := cs.CallTool(context.Background(), &sdk.CallToolParams{Name: "browser_screenshot"})
+	if err != nil || res.IsError || len(res.Content) != 1 {
+		t.Fatalf("screenshot: %v %+v", err, res)
+	}
+	if img, ok := res.Content[0].(*sdk.ImageContent); !ok || img.MIMEType != "image/png" || len(img.Data) < 8 {
+		t.Fatalf("screenshot is not a PNG: %+v", res.Content[0])
+	}
+	res, err = cs.CallTool(context.Background(), &sdk.CallToolParams{Name: "browser_screenshot", Arguments: map[string]any{"ref": ref}})
+	if err != nil || res.IsError {
+		t.Fatalf("element screenshot: %v %+v", err, res)
+	}
+}
+
+func TestDesktopToolsNeedTheDesktopAndRespectTheDenyList(t *testing.T) {
+	r := newRig(t)
+	cs := r.client("Cursor", claude)
+	refused(t, cs, "desktop_observe", nil, core.CodeGrantRequired)
+	r.exec.SetWindows([]executor.Window{{App: executor.App{Name: "Terminal", Exe: "/usr/bin/xterm"}, Title: "shell", X: 0, Y: 0, W: 500, H: 400, Active: true}})
+	r.e.SetShare(core.DesktopKey, core.ReadOnly)
+	view := mustCall(t, cs, "desktop_observe", nil)
+	if !strings.Contains(view, `"shell" — Terminal at 0,0 size 500×400`) {
+		t.Fatalf("observe: %s", view)
+	}
+	refused(t, cs, "desktop_click", map[string]any{"x": 10, "y": 10}, core.CodeControlRequired)
+	r.e.SetShare(core.DesktopKey, core.Control)
+	mustCall(t, cs, "desktop_click", map[string]any{"x": 10, "y": 20, "element": "the shell"})
+	mustCall(t, cs, "desktop_type", map[string]any{"text": "ls", "submit": true})
+	mustCall(t, cs, "desktop_press_key", map[string]any{"key": "Control+C"})
+	fired := r.exec.Fired()
+	if len(fired) != 3 || fired[0].Plan.X != 10 || fired[0].Plan.Y != 20 || fired[1].Act.Text != "ls" || fired[2].Act.Keys != "Control+C" {
+		t.Fatalf("fired %+v", fired)
+	}
+	r.exec.SetWindows([]executor.Window{{App: executor.App{Name: "KeePassXC", Exe: "/usr/bin/keepassxc", Class: "keepassxc.KeePassXC"}, Title: "vault", X: 0, Y: 0, W: 500, H: 400}})
+	refused(t, cs, "desktop_click", map[string]any{"x": 10, "y": 20}, core.CodeDenyListed)
+	if len(r.exec.Fired()) != 3 {
+		t.Fatal("a click landed on a deny-listed application")
+	}
+	rows, _ := r.log.Rows(context.Background(), core.AuditFilter{Limit: 20})
+	desktop := 0
+	for _, row := range rows {
+		if row.Desktop {
+			desktop++
+		}
+	}
+	if desktop < 4 {
+		t.Fatalf("desktop acts are not marked as such in the log (%d rows)", desktop)
+	}
+}
+
+// TestEightClientsGetTheirOwnAnswers runs eight agents at once, each reading
+// the tab over and over while one of them acts: each sees its own snapshots
+// and its own diffs, and sees the act's effect exactly once.
+func TestEightClientsGetTheirOwnAnswers(t *testing.T) {
+	r := newRig(t)
+	r.e.SetShare(r.tab, core.Control)
+	const n = 8
+	clients := make([]*sdk.ClientSession, n)
+	for i := range clients {
+		clients[i] = r.client(fmt.Sprintf("agent-%d", i), Process{PID: 5000 + i, Exe: "/usr/bin/agent"})
+	}
+	var mu sync.Mutex
+	owner := map[string]int{} // snapshot id → client
+	var wg sync.WaitGroup
+	errs := make(chan error, n*40)
+	seen := make([]int, n) // how many diffs showed the order being placed
+	for i, cs := range clients {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for k := 0; k < 15; k++ {
+				res, err := cs.CallTool(context.Background(), &sdk.CallToolParams{Name: "browser_snapshot", Arguments: map[string]any{"diff": k > 0}})
+				if err != nil || res.IsError {
+					errs <- fmt.Errorf("client %d: %v %+v", i, err, res)
+					return
+				}
+				text := res.Content[0].(*sdk.TextContent).Text
+				id := snapshotID.FindStringSubmatch(text)[1]
+				mu.Lock()
+				if prev, ok := owner[id]; ok {
+					errs <- fmt.Errorf("snapshot %s went to clients %d and %d", id, prev, i)
+				}
+				owner[id] = i
+				mu.Unlock()
+				if k > 0 && strings.Contains(text, "+ ") && strings.Contains(text, "Order placed") {
+					seen[i]++
+				}
+				if i == 0 && k == 5 {
+					// The click's own result reads the tab too: its diff is the
+					// acting client's one sighting of the change.
+					res, err := cs.CallTool(context.Background(), &sdk.CallToolParams{Name: "browser_click", Arguments: map[string]any{"ref": "e1"}})
+					if err != nil || res.IsError {
+						errs <- fmt.Errorf("the acting client was refused: %v %+v", err, res)
+						return
+					}
+					if text := res.Content[0].(*sdk.TextContent).Text; strings.Contains(text, "Order placed") {
+						seen[i]++
+					}
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
+	for i, s := range seen {
+		if s != 1 {
+			t.Errorf("client %d saw the order appear in %d diffs, want exactly 1", i, s)
+		}
+	}
+	if len(r.exec.Fired()) != 1 {
+		t.Fatalf("fired %d acts, want 1", len(r.exec.Fired()))
+	}
+}
+
+// TestExtensionDroppedMidRequest: the extension goes away while a snapshot is
+// in flight; the agent gets extension_disconnected promptly, not a hang.
+func TestExtensionDroppedMidRequest(t *testing.T) {
+	r := newRig(t)
+	r.e.SetShare(r.tab, core.ReadOnly)
+	cs := r.client("Claude Code", claude)
+	mustCall(t, cs, "browser_tabs", nil)
+	r.b.stall.Store(true)
+	done := make(chan string, 1)
+	go func() {
+		text, _ := call(t, cs, "browser_snapshot", nil)
+		done <- text
+	}()
+	select {
+	case <-r.b.stalled:
+	case <-time.After(5 * time.Second):
+		t.Fatal("the snapshot never reached the browser")
+	}
+	start := time.Now()
+	close(r.b.unstall)
+	r.b.push("bridge.disconnected", nil)
+	select {
+	case text := <-done:
+		if !strings.HasPrefix(text, core.CodeDisconnected+": ") {
+			t.Fatalf("want extension_disconnected, got %q", text)
+		}
+		t.Logf("answered %v after the drop", time.Since(start))
+	case <-time.After(5 * time.Second):
+		t.Fatal("the call hung after the extension dropped")
+	}
+	// And while it is gone, calls are refused at once.
+	refused(t, cs, "browser_snapshot", map[string]any{"tab": r.tab}, core.CodeDisconnected)
+}

@@ -1,0 +1,451 @@
+package mcp
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/reins-app/reins/core"
+)
+
+// Inputs of the tools. A field without omitempty is required.
+
+type tabsIn struct{}
+
+type tabIn struct {
+	Tab string `json:"tab,omitempty" jsonschema:"the tab's id from browser_tabs; by default the tab in front among those you can read"`
+}
+
+type snapshotIn struct {
+	tabIn
+	Mode     string `json:"mode,omitempty" jsonschema:"full (default), interactive or viewport, where available"`
+	MaxChars int    `json:"max_chars,omitempty" jsonschema:"cut the text at a line boundary past this many characters; 0 for no limit"`
+	Ref      string `json:"ref,omitempty" jsonschema:"only the subtree of this ref"`
+	Diff     bool   `json:"diff,omitempty" jsonschema:"only the lines that changed since your previous snapshot of this tab"`
+}
+
+type findIn struct {
+	tabIn
+	Text string `json:"text" jsonschema:"text to look for in names, values and text, any case"`
+	Role string `json:"role,omitempty" jsonschema:"only elements with this role, e.g. button, link, textbox"`
+}
+
+type targetIn struct {
+	tabIn
+	Ref      string `json:"ref" jsonschema:"the element's ref from a snapshot, e.g. e12 or f1e3"`
+	Snapshot string `json:"snapshot,omitempty" jsonschema:"the snapshot id the ref comes from; by default your latest snapshot of the tab"`
+	Element  string `json:"element,omitempty" jsonschema:"the element in a few words of your own, kept in the log beside the act"`
+}
+
+type clickIn struct {
+	targetIn
+	Button string `json:"button,omitempty" jsonschema:"left (default) or right"`
+	Double bool   `json:"double,omitempty" jsonschema:"double-click"`
+}
+
+type typeIn struct {
+	targetIn
+	Text   string `json:"text" jsonschema:"the text to type, as keystrokes"`
+	Submit bool   `json:"submit,omitempty" jsonschema:"press Enter after typing"`
+	Clear  bool   `json:"clear,omitempty" jsonschema:"select everything in the field and delete it first"`
+}
+
+type keyIn struct {
+	tabIn
+	Key string `json:"key" jsonschema:"a key or chord: Enter, Tab, ArrowDown, Control+Shift+K, Meta+A, ControlOrMeta+L"`
+}
+
+type selectIn struct {
+	targetIn
+	Option string `json:"option" jsonschema:"the visible text of the option to pick"`
+}
+
+type scrollIn struct {
+	targetIn
+	DX int `json:"dx,omitempty" jsonschema:"wheel notches to the right (negative: left)"`
+	DY int `json:"dy,omitempty" jsonschema:"wheel notches down (negative: up)"`
+}
+
+type waitIn struct {
+	tabIn
+	Text     string  `json:"text,omitempty" jsonschema:"wait until this text is on the page"`
+	TextGone string  `json:"text_gone,omitempty" jsonschema:"wait until this text is no longer on the page"`
+	Time     float64 `json:"time,omitempty" jsonschema:"seconds to wait (at most 30); with text, how long to keep looking"`
+}
+
+type navigateIn struct {
+	tabIn
+	URL       string `json:"url,omitempty" jsonschema:"an http or https address to open in the tab"`
+	Direction string `json:"direction,omitempty" jsonschema:"back or forward in the tab's history, instead of url"`
+}
+
+type screenshotIn struct {
+	tabIn
+	Ref      string `json:"ref,omitempty" jsonschema:"crop the picture to this element"`
+	Snapshot string `json:"snapshot,omitempty" jsonschema:"the snapshot id the ref comes from"`
+}
+
+type desktopClickIn struct {
+	X       float64 `json:"x" jsonschema:"screen x in points, as desktop_observe reports windows"`
+	Y       float64 `json:"y" jsonschema:"screen y in points"`
+	Button  string  `json:"button,omitempty" jsonschema:"left (default) or right"`
+	Double  bool    `json:"double,omitempty" jsonschema:"double-click"`
+	Element string  `json:"element,omitempty" jsonschema:"what is at that point, in a few words, shown to the person"`
+}
+
+type desktopTypeIn struct {
+	Text   string `json:"text" jsonschema:"the text to type into whatever has keyboard focus"`
+	Submit bool   `json:"submit,omitempty" jsonschema:"press Enter after typing"`
+}
+
+type desktopKeyIn struct {
+	Key string `json:"key" jsonschema:"a key or chord, e.g. Enter or Control+Shift+K"`
+}
+
+func readOnly(title string) *sdk.ToolAnnotations {
+	return &sdk.ToolAnnotations{Title: title, ReadOnlyHint: true}
+}
+
+func acting(title string) *sdk.ToolAnnotations {
+	return &sdk.ToolAnnotations{Title: title}
+}
+
+// addTools registers every tool. Each handler is a thin call into core.
+func (h *handler) addTools(s *sdk.Server) {
+	sdk.AddTool(s, &sdk.Tool{Name: "browser_tabs", Annotations: readOnly("List tabs"),
+		Description: "List the browser's tabs with the access the person gave you to each (none, read, control). Titles and addresses are shown only for tabs you can read."},
+		func(ctx context.Context, req *sdk.CallToolRequest, in tabsIn) (*sdk.CallToolResult, any, error) {
+			tabs, err := h.session(req.Session, req.Extra).ListTabs(ctx)
+			if err != nil {
+				return refusal(err), nil, nil
+			}
+			return textResult(formatTabs(tabs)), nil, nil
+		})
+
+	sdk.AddTool(s, &sdk.Tool{Name: "browser_snapshot", Annotations: readOnly("Read a tab"),
+		Description: "Read a tab as an accessibility snapshot: one line per element, with refs like [ref=e12] to act on, and a snapshot id. Needs read access to the tab."},
+		func(ctx context.Context, req *sdk.CallToolRequest, in snapshotIn) (*sdk.CallToolResult, any, error) {
+			s := h.session(req.Session, req.Extra)
+			tab, err := h.tab(ctx, s, in.tabIn)
+			if err != nil {
+				return refusal(err), nil, nil
+			}
+			r, err := s.Read(ctx, core.ReadOptions{Tab: tab, Mode: in.Mode, MaxChars: in.MaxChars, Root: in.Ref, Diff: in.Diff})
+			if err != nil {
+				return refusal(err), nil, nil
+			}
+			return textResult(formatRead(r)), nil, nil
+		})
+
+	sdk.AddTool(s, &sdk.Tool{Name: "browser_find", Annotations: readOnly("Find on a tab"),
+		Description: "Take a fresh snapshot of a tab and return only the lines whose text contains the given words (and role, if given), with their refs."},
+		func(ctx context.Context, req *sdk.CallToolRequest, in findIn) (*sdk.CallToolResult, any, error) {
+			s := h.session(req.Session, req.Extra)
+			tab, err := h.tab(ctx, s, in.tabIn)
+			if err != nil {
+				return refusal(err), nil, nil
+			}
+			r, err := s.Find(ctx, tab, in.Text, in.Role)
+			if err != nil {
+				return refusal(err), nil, nil
+			}
+			var b strings.Builder
+			fmt.Fprintf(&b, "Snapshot %s of tab %s: %d matching lines.\n", r.ID, r.Tab, len(r.Lines))
+			for _, l := range r.Lines {
+				b.WriteString(l + "\n")
+			}
+			return textResult(b.String()), nil, nil
+		})
+
+	sdk.AddTool(s, &sdk.Tool{Name: "browser_click", Annotations: acting("Click"),
+		Description: "Click an element by its ref, with real mouse input. The person is asked first; the result lists what changed on the page."},
+		func(ctx context.Context, req *sdk.CallToolRequest, in clickIn) (*sdk.CallToolResult, any, error) {
+			kind := core.ActClick
+			switch {
+			case in.Button == "right":
+				kind = core.ActRightClick
+			case in.Button != "" && in.Button != "left":
+				return refusal(badRequest("button %q is not available; use left or right", in.Button)), nil, nil
+			case in.Double:
+				kind = core.ActDoubleClick
+			}
+			return h.act(ctx, req, in.targetIn, core.Act{Kind: kind}), nil, nil
+		})
+
+	sdk.AddTool(s, &sdk.Tool{Name: "browser_type", Annotations: acting("Type"),
+		Description: "Click a field by its ref and type text into it with real keystrokes; optionally clear it first and press Enter after. The person is asked first."},
+		func(ctx context.Context, req *sdk.CallToolRequest, in typeIn) (*sdk.CallToolResult, any, error) {
+			return h.act(ctx, req, in.targetIn, core.Act{Kind: core.ActType, Text: in.Text, Submit: in.Submit, Clear: in.Clear}), nil, nil
+		})
+
+	sdk.AddTool(s, &sdk.Tool{Name: "browser_press_key", Annotations: acting("Press a key"),
+		Description: "Press a key or chord in the tab in front, e.g. Enter, Escape, Control+Shift+K, Meta+A. The person is asked first."},
+		func(ctx context.Context, req *sdk.CallToolRequest, in keyIn) (*sdk.CallToolResult, any, error) {
+			return h.act(ctx, req, targetIn{tabIn: in.tabIn}, core.Act{Kind: core.ActKey, Keys: in.Key}), nil, nil
+		})
+
+	sdk.AddTool(s, &sdk.Tool{Name: "browser_hover", Annotations: acting("Hover"),
+		Description: "Move the mouse over an element by its ref. The person is asked first."},
+		func(ctx context.Context, req *sdk.CallToolRequest, in targetIn) (*sdk.CallToolResult, any, error) {
+			return h.act(ctx, req, in, core.Act{Kind: core.ActHover}), nil, nil
+		})
+
+	sdk.AddTool(s, &sdk.Tool{Name: "browser_select_option", Annotations: acting("Pick an option"),
+		Description: "Pick an option of a drop-down (a select element) by its visible text: Reins clicks the drop-down, types the option's text and presses Enter, as a person would with the keyboard. It relies on the browser's type-to-find, so the text should be the start of the option's label."},
+		func(ctx context.Context, req *sdk.CallToolRequest, in selectIn) (*sdk.CallToolResult, any, error) {
+			return h.act(ctx, req, in.targetIn, core.Act{Kind: core.ActType, Text: in.Option, Submit: true}), nil, nil
+		})
+
+	sdk.AddTool(s, &sdk.Tool{Name: "browser_scroll", Annotations: acting("Scroll"),
+		Description: "Scroll with the mouse wheel over an element by its ref (a list, a panel, the page's main region). The person is asked first."},
+		func(ctx context.Context, req *sdk.CallToolRequest, in scrollIn) (*sdk.CallToolResult, any, error) {
+			if in.DX == 0 && in.DY == 0 {
+				in.DY = 3
+			}
+			return h.act(ctx, req, in.targetIn, core.Act{Kind: core.ActScroll, DX: in.DX, DY: in.DY}), nil, nil
+		})
+
+	sdk.AddTool(s, &sdk.Tool{Name: "browser_wait_for", Annotations: readOnly("Wait"),
+		Description: "Wait until text appears on a tab or disappears from it (reading it a few times a second, for up to 30 s), or just wait a number of seconds."},
+		func(ctx context.Context, req *sdk.CallToolRequest, in waitIn) (*sdk.CallToolResult, any, error) {
+			s := h.session(req.Session, req.Extra)
+			o := core.WaitOptions{Text: in.Text, Gone: in.TextGone, Time: time.Duration(in.Time * float64(time.Second))}
+			if o.Text != "" || o.Gone != "" {
+				tab, err := h.tab(ctx, s, in.tabIn)
+				if err != nil {
+					return refusal(err), nil, nil
+				}
+				o.Tab, o.Timeout = tab, o.Time
+			}
+			r, err := s.WaitFor(ctx, o)
+			if err != nil {
+				return refusal(err), nil, nil
+			}
+			return textResult(formatWait(o, r)), nil, nil
+		})
+
+	sdk.AddTool(s, &sdk.Tool{Name: "browser_navigate", Annotations: acting("Open an address"),
+		Description: "Open an http(s) address in a tab, or go back or forward in its history. The person is asked first; your access to the tab lasts only while it stays on the site it was given on."},
+		func(ctx context.Context, req *sdk.CallToolRequest, in navigateIn) (*sdk.CallToolResult, any, error) {
+			act := core.Act{Kind: core.ActNavigate, URL: in.URL}
+			switch {
+			case in.URL != "" && in.Direction != "":
+				return refusal(badRequest("give either url or direction, not both")), nil, nil
+			case in.Direction == "back":
+				act = core.Act{Kind: core.ActBack}
+			case in.Direction == "forward":
+				act = core.Act{Kind: core.ActForward}
+			case in.Direction != "":
+				return refusal(badRequest("direction %q is not back or forward", in.Direction)), nil, nil
+			case in.URL == "":
+				return refusal(badRequest("give a url, or a direction (back or forward)")), nil, nil
+			}
+			return h.act(ctx, req, targetIn{tabIn: in.tabIn}, act), nil, nil
+		})
+
+	sdk.AddTool(s, &sdk.Tool{Name: "browser_screenshot", Annotations: readOnly("Picture of a tab"),
+		Description: "A PNG picture of the visible part of a tab (which must be the tab in front of its window), or of one element by ref. Needs read access to the tab."},
+		func(ctx context.Context, req *sdk.CallToolRequest, in screenshotIn) (*sdk.CallToolResult, any, error) {
+			s := h.session(req.Session, req.Extra)
+			tab, err := h.tab(ctx, s, in.tabIn)
+			if err != nil {
+				return refusal(err), nil, nil
+			}
+			png, err := s.ScreenshotOf(ctx, tab, in.Ref, in.Snapshot)
+			if err != nil {
+				return refusal(err), nil, nil
+			}
+			return &sdk.CallToolResult{Content: []sdk.Content{&sdk.ImageContent{Data: png, MIMEType: "image/png"}}}, nil, nil
+		})
+
+	sdk.AddTool(s, &sdk.Tool{Name: "desktop_observe", Annotations: readOnly("Look at the desktop"),
+		Description: "The application in front and the top-level windows (title, application, position in points). Needs read access to the desktop, which is off unless the person turns it on."},
+		func(ctx context.Context, req *sdk.CallToolRequest, in tabsIn) (*sdk.CallToolResult, any, error) {
+			v, err := h.session(req.Session, req.Extra).Desktop(ctx)
+			if err != nil {
+				return refusal(err), nil, nil
+			}
+			return textResult(formatDesktop(v)), nil, nil
+		})
+
+	sdk.AddTool(s, &sdk.Tool{Name: "desktop_click", Annotations: acting("Click on the desktop"),
+		Description: "Click at a point on screen with real mouse input. Needs control of the desktop; the person is asked about each click, and some applications (password managers, system settings) are never clicked."},
+		func(ctx context.Context, req *sdk.CallToolRequest, in desktopClickIn) (*sdk.CallToolResult, any, error) {
+			kind := core.ActClick
+			switch {
+			case in.Button == "right":
+				kind = core.ActRightClick
+			case in.Button != "" && in.Button != "left":
+				return refusal(badRequest("button %q is not available; use left or right", in.Button)), nil, nil
+			case in.Double:
+				kind = core.ActDoubleClick
+			}
+			return h.desktopAct(ctx, req, core.DesktopActRequest{Act: core.Act{Kind: kind}, X: in.X, Y: in.Y, Element: in.Element}), nil, nil
+		})
+
+	sdk.AddTool(s, &sdk.Tool{Name: "desktop_type", Annotations: acting("Type on the desktop"),
+		Description: "Type text into whatever has keyboard focus, with real keystrokes. Needs control of the desktop; the person is asked first."},
+		func(ctx context.Context, req *sdk.CallToolRequest, in desktopTypeIn) (*sdk.CallToolResult, any, error) {
+			return h.desktopAct(ctx, req, core.DesktopActRequest{Act: core.Act{Kind: core.ActType, Text: in.Text, Submit: in.Submit}}), nil, nil
+		})
+
+	sdk.AddTool(s, &sdk.Tool{Name: "desktop_press_key", Annotations: acting("Press a key on the desktop"),
+		Description: "Press a key or chord in whatever has keyboard focus. Needs control of the desktop; the person is asked first."},
+		func(ctx context.Context, req *sdk.CallToolRequest, in desktopKeyIn) (*sdk.CallToolResult, any, error) {
+			return h.desktopAct(ctx, req, core.DesktopActRequest{Act: core.Act{Kind: core.ActKey, Keys: in.Key}}), nil, nil
+		})
+}
+
+// tab is the tab a call names, or the current one.
+func (h *handler) tab(ctx context.Context, s *core.Session, in tabIn) (string, error) {
+	if in.Tab != "" {
+		return in.Tab, nil
+	}
+	return s.CurrentTab(ctx)
+}
+
+// act runs one act on a tab and reports what fired and what changed.
+func (h *handler) act(ctx context.Context, req *sdk.CallToolRequest, in targetIn, act core.Act) *sdk.CallToolResult {
+	s := h.session(req.Session, req.Extra)
+	tab, err := h.tab(ctx, s, in.tabIn)
+	if err != nil {
+		return refusal(err)
+	}
+	r, err := s.Act(ctx, core.ActRequest{Tab: tab, Ref: in.Ref, Snapshot: in.Snapshot, Act: act, Element: in.Element})
+	if err != nil {
+		return refusal(err)
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "Done: %s (audit row %d).\n", r.Done, r.Audit)
+	settle := h.opts.Settle
+	switch act.Kind {
+	case core.ActNavigate, core.ActBack, core.ActForward:
+		settle *= 3 // a new document takes longer than a click's effect
+	}
+	ch, err := s.Changes(ctx, tab, settle)
+	switch {
+	case err != nil:
+		fmt.Fprintf(&b, "The tab could not be read afterwards: %v\n", err)
+	case ch.First:
+		fmt.Fprintf(&b, "The tab now shows %s (snapshot %s):\n%s", ch.URL, ch.ID, ch.Text)
+	case ch.Text == "":
+		fmt.Fprintf(&b, "Nothing changed on the page yet (snapshot %s).\n", ch.ID)
+	default:
+		fmt.Fprintf(&b, "Changes on the page (snapshot %s; + appeared, - went):\n%s", ch.ID, ch.Text)
+	}
+	if ch != nil && ch.Truncated {
+		b.WriteString(ch.Hint + "\n")
+	}
+	return textResult(b.String())
+}
+
+func (h *handler) desktopAct(ctx context.Context, req *sdk.CallToolRequest, r core.DesktopActRequest) *sdk.CallToolResult {
+	res, err := h.session(req.Session, req.Extra).DesktopAct(ctx, r)
+	if err != nil {
+		return refusal(err)
+	}
+	return textResult(fmt.Sprintf("Done: %s (audit row %d).\n", res.Done, res.Audit))
+}
+
+func textResult(s string) *sdk.CallToolResult {
+	return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: s}}}
+}
+
+// refusal is a tool error: the stable code first, then what to do next.
+func refusal(err error) *sdk.CallToolResult {
+	var ce *core.Error
+	text := ""
+	switch {
+	case errors.As(err, &ce):
+		text = ce.Code + ": " + ce.Message
+	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
+		text = core.CodeFailed + ": the call was cancelled before it finished; nothing more will happen for it"
+	default:
+		text = core.CodeFailed + ": " + err.Error()
+	}
+	return &sdk.CallToolResult{IsError: true, Content: []sdk.Content{&sdk.TextContent{Text: text}}}
+}
+
+func badRequest(format string, args ...any) error {
+	return &core.Error{Code: core.CodeBadRequest, Message: fmt.Sprintf(format, args...)}
+}
+
+func formatTabs(tabs []core.TabInfo) string {
+	if len(tabs) == 0 {
+		return "No tabs: Chrome with the Reins extension is not connected, or has no tabs open.\n"
+	}
+	var b strings.Builder
+	for _, t := range tabs {
+		front := ""
+		if t.Active {
+			front = " (in front)"
+		}
+		if t.Title == "" && t.URL == "" {
+			fmt.Fprintf(&b, "- tab %s: %s%s\n", t.ID, t.Share, front)
+			continue
+		}
+		fmt.Fprintf(&b, "- tab %s: %s%s — %s <%s>\n", t.ID, t.Share, front, quoteLine(t.Title), t.URL)
+	}
+	return b.String()
+}
+
+// quoteLine keeps a page's title on one line, as JSON quoting does.
+func quoteLine(s string) string {
+	q, _ := json.Marshal(s)
+	return string(q)
+}
+
+func formatRead(r *core.ReadResult) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "Tab %s — %s <%s>\nSnapshot %s", r.Tab, quoteLine(r.Title), r.URL, r.ID)
+	switch {
+	case r.Diff && r.First:
+		b.WriteString(" (nothing earlier to compare with; the whole page follows)")
+	case r.Diff && r.Text == "":
+		b.WriteString(": nothing changed since your previous snapshot.\n")
+		return b.String()
+	case r.Diff:
+		b.WriteString(" (+ appeared, - went since your previous snapshot)")
+	}
+	b.WriteString(":\n")
+	b.WriteString(r.Text)
+	if r.Truncated {
+		b.WriteString("[" + r.Hint + "]\n")
+	}
+	return b.String()
+}
+
+func formatWait(o core.WaitOptions, r *core.WaitResult) string {
+	waited := r.Waited.Round(10 * time.Millisecond)
+	switch {
+	case o.Text == "" && o.Gone == "":
+		return fmt.Sprintf("Waited %s.\n", waited)
+	case r.Met && r.Matched != "":
+		return fmt.Sprintf("Found after %s (snapshot %s): %s\n", waited, r.ID, r.Matched)
+	case r.Met:
+		return fmt.Sprintf("Gone after %s (snapshot %s).\n", waited, r.ID)
+	}
+	return fmt.Sprintf("Not met after %s (snapshot %s); look again with browser_snapshot.\n", waited, r.ID)
+}
+
+func formatDesktop(v *core.DesktopView) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "In front: %s", v.Frontmost.Name)
+	if v.Frontmost.Exe != "" {
+		fmt.Fprintf(&b, " (%s, pid %d)", v.Frontmost.Exe, v.Frontmost.PID)
+	}
+	b.WriteString("\nWindows, front to back:\n")
+	for _, w := range v.Windows {
+		mark := ""
+		if w.Active {
+			mark = " [active]"
+		}
+		fmt.Fprintf(&b, "- %s — %s at %.0f,%.0f size %.0f×%.0f%s\n", quoteLine(w.Title), w.App.Name, w.X, w.Y, w.W, w.H, mark)
+	}
+	return b.String()
+}
