@@ -14,14 +14,14 @@ define timed
 	@start=$$(date +%s); echo "== $(1)"; $(2); rc=$$?; echo "== $(1): $$(( $$(date +%s) - start ))s"; exit $$rc
 endef
 
-.PHONY: all build run demo test deps vet unit e2e bench fuzz clean
+.PHONY: all build run demo test deps vet unit e2e bench fuzz screenshots clean
 
 all: build
 
-build:
+build: deps
 	$(GO) build -o bin/reins ./app/cmd/reins
 
-## run: start Reins on this machine (the terminal door until the tray lands).
+## run: start Reins in the tray (a stand-in window where no tray host exists).
 run: build
 	./bin/reins
 
@@ -50,6 +50,11 @@ vet:
 	GOOS=darwin GOARCH=arm64 CGO_ENABLED=0 $(GO) vet $(DARWIN_PKGS)
 	GOOS=darwin GOARCH=amd64 CGO_ENABLED=0 $(GO) vet $(DARWIN_PKGS)
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { gofmt -l $$(git ls-files '*.go'); echo "gofmt needed"; exit 1; }
+
+## screenshots: every window rendered with fyne's test driver.
+SCREENSHOTS_DIR ?= screenshots
+screenshots:
+	$(GO) run ./app/cmd/screenshots -out $(SCREENSHOTS_DIR)
 
 ## bench: benchmarks, outside `make test`.
 bench: deps

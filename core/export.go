@@ -19,6 +19,8 @@ type (
 	AuditFilter = audit.Filter
 	AuditRow    = audit.Row
 	Request     = approvals.Request
+	Target      = approvals.Target
+	Box         = approvals.Box
 )
 
 // Share levels and decisions.

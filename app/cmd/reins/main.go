@@ -1,5 +1,5 @@
 // Command reins is the Reins app. With no arguments it starts Reins for the
-// person (until the tray exists, the terminal door of `reins serve`);
+// person: the tray menu, approval popups and the windows behind them;
 // `reins serve` runs the same core with approvals answered on the terminal;
 // `reins audit` reads and verifies the log; `reins doctor` says what is
 // missing; `reins extension` writes out the Chrome extension to load.
@@ -24,8 +24,9 @@ import (
 )
 
 const usage = `Usage:
-  reins                 start Reins (for now the same as "reins serve")
+  reins                 start Reins in the menu bar (the tray)
   reins serve           start Reins, answering approvals on this terminal
+  reins mcp             the agents' door over stdio (agents start it; see README)
   reins audit [-n N] [-json] [-verify]
                         print the last N audit rows, or verify the log's hash chain
   reins extension DIR   write the Chrome extension into DIR and install the pairing helper
@@ -41,13 +42,15 @@ func main() {
 		}
 		return
 	}
-	cmd := "serve"
+	cmd := "tray"
 	args := os.Args[1:]
-	if len(args) > 0 {
+	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
 		cmd, args = args[0], args[1:]
 	}
 	var err error
 	switch cmd {
+	case "tray":
+		err = runTray(args)
 	case "serve":
 		err = runServe(args)
 	case "mcp":
@@ -80,6 +83,7 @@ var extraCommands = map[string]func(args []string) error{}
 func runServe(args []string) error {
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
 	port := fs.Int("port", 0, "the bridge's port on 127.0.0.1 (0 picks a free one)")
+	mcpPort := fs.Int("mcp-port", 0, "the agents' HTTP door on 127.0.0.1 (0 picks a free one, -1 keeps it closed)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -90,7 +94,12 @@ func runServe(args []string) error {
 		return err
 	}
 	defer rt.Close()
-	term := &serve.Terminal{Engine: rt, In: os.Stdin, Out: os.Stdout}
+	closeDoor, err := startAgentDoor(ctx, rt, *mcpPort, nil)
+	if err != nil {
+		return err
+	}
+	defer closeDoor()
+	term := &serve.Terminal{Engine: rt, In: os.Stdin, Out: os.Stdout, Port: rt.Port(), DataDir: rt.DataDir}
 	return term.Run(ctx)
 }
 

@@ -1,0 +1,131 @@
+//go:build cgo
+
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"net/url"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"runtime"
+	"syscall"
+	"time"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/app"
+
+	"github.com/reins-app/reins/app/ui"
+	"github.com/reins-app/reins/core"
+)
+
+// runTray is Reins for the person: the tray menu, approval popups and the
+// windows behind them, on the real core.
+func runTray(args []string) error {
+	fs := flag.NewFlagSet("reins", flag.ContinueOnError)
+	port := fs.Int("port", 0, "the bridge's port on 127.0.0.1 (0 picks a free one)")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	rt, err := core.Start(ctx, core.StartOptions{Port: *port})
+	if err != nil {
+		return err
+	}
+	defer rt.Close()
+
+	a := app.NewWithID("app.reins.Reins")
+	a.SetIcon(ui.TrayIcon(ui.IconConnected))
+	exe, _ := os.Executable()
+	settings := ui.Settings{
+		ApprovalTimeout: 30 * time.Second, RememberFor: 10 * time.Minute, BridgePort: rt.Port(),
+		DataDir: rt.DataDir, Executable: exe, ExtensionDir: filepath.Join(rt.DataDir, "extension"),
+	}
+	hasTray := trayHost()
+	if !hasTray {
+		fmt.Fprintln(os.Stderr, "reins: no tray host on this desktop; a small Reins window stands in for the menu")
+	}
+	var u *ui.UI
+	a.Lifecycle().SetOnStarted(func() {
+		u = ui.Start(ui.Options{
+			App: a, Engine: withVerify{rt}, Settings: settings, Tray: hasTray,
+			FirstRun: ui.FirstRunOptions{
+				RevealExtension: func() (string, error) { return revealExtension(settings.ExtensionDir) },
+				OpenURL:         openURL,
+			},
+			Logf: func(f string, args ...any) { fmt.Fprintf(os.Stderr, "reins: "+f+"\n", args...) },
+		})
+		fmt.Fprintf(os.Stderr, "Reins is running. The extension pairs on 127.0.0.1:%d; data in %s.\n", rt.Port(), rt.DataDir)
+	})
+	go func() {
+		<-ctx.Done()
+		fyne.Do(a.Quit)
+	}()
+	a.Run()
+	if u != nil {
+		u.Stop()
+	}
+	return rt.Close()
+}
+
+// withVerify adds checking the audit log's hash chain, which the runtime
+// does not offer yet: it opens the log a second time, read-mostly.
+type withVerify struct{ *core.Runtime }
+
+func (w withVerify) VerifyAudit(ctx context.Context) (int, error) {
+	log, err := core.OpenAudit(ctx, w.DataDir)
+	if err != nil {
+		return 0, err
+	}
+	defer log.Close()
+	return log.Verify(ctx)
+}
+
+// revealExtension writes the extension and the pairing helper as
+// `reins extension` does, and opens the folder.
+func revealExtension(dir string) (string, error) {
+	var discard nopWriter
+	if err := runExtension([]string{dir}, discard); err != nil {
+		return "", err
+	}
+	return dir, openURL((&url.URL{Scheme: "file", Path: dir}).String())
+}
+
+type nopWriter struct{}
+
+func (nopWriter) Write(p []byte) (int, error) { return len(p), nil }
+
+// openURL opens a URL with the desktop's opener; chrome:// pages go to
+// Chrome itself, which is the only program that can open them.
+func openURL(u string) error {
+	var cmd *exec.Cmd
+	switch {
+	case runtime.GOOS == "darwin" && len(u) > 9 && u[:9] == "chrome://":
+		cmd = exec.Command("open", "-a", "Google Chrome", u)
+	case runtime.GOOS == "darwin":
+		cmd = exec.Command("open", u)
+	case len(u) > 9 && u[:9] == "chrome://":
+		cmd = exec.Command(firstOnPath("google-chrome", "chromium", "chromium-browser"), u)
+	default:
+		cmd = exec.Command("xdg-open", u)
+	}
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := cmd.Start(); err != nil {
+		return err
+	}
+	go cmd.Wait()
+	return nil
+}
+
+func firstOnPath(names ...string) string {
+	for _, n := range names {
+		if p, err := exec.LookPath(n); err == nil {
+			return p
+		}
+	}
+	return names[0]
+}

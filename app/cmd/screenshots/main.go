@@ -1,0 +1,216 @@
+// Command screenshots renders each Reins window with fyne's test driver into
+// PNG files, for review: `go run ./app/cmd/screenshots -out DIR`. The
+// approval popup shows a real Chromium capture of a small shop page
+// (testdata/shop.png, made with `chromium --headless --screenshot` from
+// testdata/shop.html).
+package main
+
+import (
+	_ "embed"
+	"flag"
+	"fmt"
+	"image"
+	"image/png"
+	"os"
+	"path/filepath"
+	"time"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/test"
+
+	"github.com/reins-app/reins/app/ui"
+	"github.com/reins-app/reins/core"
+)
+
+//go:embed testdata/shop.png
+var shopPNG []byte
+
+// The "Place order" button in shop.png, in its pixels (shop.html places it).
+const boxX, boxY, boxW, boxH = 488, 280, 220, 44
+
+func main() {
+	out := flag.String("out", "screenshots", "folder for the PNG files")
+	scale := flag.Float64("scale", 2, "pixels per point")
+	flag.Parse()
+	if err := run(*out, float32(*scale)); err != nil {
+		fmt.Fprintln(os.Stderr, "screenshots:", err)
+		os.Exit(1)
+	}
+}
+
+func run(out string, scale float32) error {
+	if err := os.MkdirAll(out, 0o755); err != nil {
+		return err
+	}
+	a := test.NewApp()
+	a.Settings().SetTheme(ui.NewTheme())
+	now := time.Date(2025, 11, 29, 14, 32, 10, 0, time.Local)
+	clock := ui.NewFakeClock(now)
+	s := newScene(clock, now)
+	for _, w := range s.windows() {
+		img := capture(w.content, w.size, scale)
+		path := filepath.Join(out, w.name+".png")
+		if err := writePNG(path, img); err != nil {
+			return err
+		}
+		fmt.Println(path)
+	}
+	return nil
+}
+
+type shot struct {
+	name    string
+	content fyne.CanvasObject
+	size    fyne.Size
+}
+
+func capture(content fyne.CanvasObject, size fyne.Size, scale float32) image.Image {
+	w := test.NewWindow(content)
+	defer w.Close()
+	w.SetPadded(false)
+	c := w.Canvas().(test.WindowlessCanvas)
+	c.SetScale(scale)
+	if size.IsZero() {
+		size = content.MinSize()
+	}
+	w.Resize(size)
+	return c.Capture()
+}
+
+func writePNG(path string, img image.Image) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	if err := png.Encode(f, img); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
+
+type scene struct {
+	clock *ui.FakeClock
+	now   time.Time
+	eng   *ui.FakeEngine
+}
+
+func newScene(clock *ui.FakeClock, now time.Time) *scene {
+	return &scene{clock: clock, now: now, eng: ui.NewFakeEngine()}
+}
+
+func claude() core.Agent {
+	return core.Agent{Name: "Claude Code", Version: "2.0.14", PID: 4121, Exe: "/usr/local/bin/claude", Session: "s1"}
+}
+
+func (s *scene) placeOrder(id string) core.Request {
+	r := core.Request{ID: id, Agent: claude(), Act: core.Act{Kind: core.ActClick}, Picture: shopPNG, Asked: s.now.Add(-6 * time.Second), Rememberable: true}
+	r.Target.Tab, r.Target.TabTitle, r.Target.Origin = "3", "Cart — Shop", "https://shop.example.com"
+	r.Target.Role, r.Target.Name, r.Target.Ref = "button", "Place order", "e41"
+	ui.SetBox(&r, boxX, boxY, boxW, boxH)
+	return r
+}
+
+func (s *scene) windows() []shot {
+	var out []shot
+	e := s.eng
+	e.SetTabs(
+		core.TabInfo{ID: "3", Title: "Cart — Shop", URL: "https://shop.example.com/cart", Origin: "https://shop.example.com", Level: core.Control, Connected: true, Active: true},
+		core.TabInfo{ID: "4", Title: "Inbox (2) — Mail", URL: "https://mail.example.com/", Origin: "https://mail.example.com", Level: core.None, Connected: true},
+		core.TabInfo{ID: "7", Title: "Quarterly report — Docs", URL: "https://docs.example.com/d/91", Origin: "https://docs.example.com", Level: core.ReadOnly, Connected: true},
+	)
+	e.SetAgents(
+		core.AgentInfo{Key: "Claude Code · /usr/local/bin/claude", Name: "Claude Code", PID: 4121, Exe: "/usr/local/bin/claude", Allowed: true, Sessions: 1},
+		core.AgentInfo{Key: "Codex · /opt/homebrew/bin/codex", Name: "Codex", PID: 5230, Exe: "/opt/homebrew/bin/codex", Sessions: 1, Asking: true},
+	)
+
+	// The approval popup, with three acts waiting.
+	p := ui.NewPopup(ui.PopupOptions{Engine: e, Clock: s.clock, Timeout: 30 * time.Second})
+	for _, r := range []core.Request{s.placeOrder("a1"), s.placeOrder("a2"), s.placeOrder("a3")} {
+		e.Ask(r)
+	}
+	p.Sync(e.Pending())
+	s.clock.Advance(ui.ArmDelay)
+	out = append(out, shot{"approval-popup", p.Content(), ui.PopupSize})
+
+	// A password, typed: the text is never shown, and nothing is remembered.
+	pw := core.Request{ID: "b1", Agent: claude(), Act: core.Act{Kind: core.ActType, Text: "correct horse battery", Secret: true}, Asked: s.now.Add(-3 * time.Second)}
+	pw.Target.Tab, pw.Target.TabTitle, pw.Target.Origin, pw.Target.FrameOrigin = "3", "Checkout — Shop", "https://shop.example.com", "https://pay.example-payments.com"
+	pw.Target.Role, pw.Target.Name = "textbox", "Card security code"
+	ui.SetBox(&pw, 520, 300, 180, 36)
+	p2 := ui.NewPopup(ui.PopupOptions{Engine: e, Clock: s.clock, Timeout: 30 * time.Second})
+	p2.Add(&pw)
+	out = append(out, shot{"approval-popup-secret-in-frame", p2.Content(), ui.PopupSize})
+
+	// A new agent's first connection.
+	cn := core.Request{ID: "c1", Agent: core.Agent{Name: "Codex", PID: 5230, Exe: "/opt/homebrew/bin/codex"}, Act: core.Act{Kind: core.ActConnect}, Asked: s.now.Add(-2 * time.Second)}
+	p3 := ui.NewPopup(ui.PopupOptions{Engine: e, Clock: s.clock, Timeout: 30 * time.Second})
+	p3.Add(&cn)
+	s.clock.Advance(ui.ArmDelay)
+	out = append(out, shot{"approval-popup-new-agent", p3.Content(), ui.PopupSize})
+
+	// The tray menu, with the Tabs submenu and one tab's share levels open.
+	items := ui.BuildTray(ui.TrayState{Tabs: e.Tabs(), Desktop: core.None, Agents: e.Agents(), Pending: 2, Connected: true}, ui.TrayActions{})
+	out = append(out, shot{"tray-menu", ui.MenuPreview(items, []int{3, 0}, ui.IconWaiting), fyne.Size{}})
+
+	// The activity strip of the shop tab.
+	strip := ui.NewActivityStrip()
+	strip.SetTabs(e.Tabs())
+	who := core.Agent{Name: "Claude Code", PID: 4121, Exe: "claude"}.Label()
+	add := func(ago time.Duration, act, outcome, code, detail string) {
+		strip.Add("3", core.Activity{Time: s.now.Add(-ago), Agent: who, Act: act, Outcome: outcome, Code: code, Detail: detail})
+	}
+	add(9*time.Minute, "Read", core.OutcomeRefused, core.CodeGrantRequired, "")
+	for i := 0; i < 12; i++ {
+		add(8*time.Minute-time.Duration(i)*time.Second, "Read", core.OutcomeRefused, core.CodeGrantRequired, "")
+	}
+	add(6*time.Minute, "Read", core.OutcomeRead, "", "")
+	add(5*time.Minute, "Click “Checkout”", core.OutcomeRefused, core.CodeControlRequired, "")
+	add(4*time.Minute, "Click “Checkout”", core.OutcomeDone, "", "")
+	add(3*time.Minute, "Type “Ada Lovelace” into “Name on card”", core.OutcomeDone, "", "")
+	add(150*time.Second, "Click “Apply coupon”", core.OutcomeRefused, core.CodeStaleRef, "")
+	add(2*time.Minute, "Click “Remove”", core.OutcomeDenied, core.CodeDenied, "")
+	add(90*time.Second, "Press Meta+Q", core.OutcomeRefused, core.CodeDenyListed, "a deny-listed application is in the way: 1Password is in front (deny list: 1Password); nothing was fired")
+	add(30*time.Second, "Click “Place order”", core.OutcomeTimeout, core.CodeTimeout, "")
+	out = append(out, shot{"activity-strip", strip.Content(), fyne.NewSize(460, 720)})
+
+	// The audit viewer.
+	s.auditRows()
+	av := ui.NewAuditViewer(ui.AuditViewerOptions{Engine: e, Clock: s.clock, Export: func([]byte) {}})
+	av.Verify()
+	out = append(out, shot{"audit-viewer", av.Content(), fyne.NewSize(1080, 600)})
+
+	// Preferences and first run.
+	settings := ui.Settings{
+		DenyList:        []string{"1Password", "Bitwarden", "Keychain Access", "System Settings", "Terminal"},
+		ApprovalTimeout: 30 * time.Second, RememberFor: 10 * time.Minute, BridgePort: 48211,
+		DataDir: "~/Library/Application Support/Reins", Executable: "/Applications/Reins.app/Contents/MacOS/reins",
+	}
+	out = append(out, shot{"preferences", ui.NewPreferences(settings), fyne.NewSize(580, 640)})
+	fresh := ui.NewFakeEngine()
+	fresh.SetConnected(true)
+	fr := ui.NewFirstRun(ui.FirstRunOptions{Settings: settings, Engine: fresh, GOOS: "darwin", Accessibility: func() bool { return false }})
+	out = append(out, shot{"first-run", fr.Content(), fyne.NewSize(580, 700)})
+	return out
+}
+
+func (s *scene) auditRows() {
+	seq := int64(100)
+	row := func(ago time.Duration, agent string, pid int, exe, origin, kind, act, role, name, phase, outcome, code, decision string) {
+		seq++
+		s.eng.AddRows(core.AuditRow{Seq: seq, Time: s.now.Add(-ago), AgentName: agent, AgentPID: pid, AgentExe: exe, Tab: "3",
+			Origin: origin, ActKind: kind, Act: []byte(act), TargetRole: role, TargetName: name, Phase: phase, Outcome: outcome, Code: code, Decision: decision})
+	}
+	const cl, ex = "/usr/local/bin/claude", "/opt/homebrew/bin/codex"
+	shop, mail := "https://shop.example.com", "https://mail.example.com"
+	row(20*time.Minute, "person", 0, "", shop, "share", `{"kind":"share"}`, "", "", "record", "done", "", "")
+	row(19*time.Minute, "Claude Code", 4121, cl, shop, "read", `{"kind":"read"}`, "", "", "record", "read", "", "")
+	row(17*time.Minute, "Codex", 5230, ex, mail, "read", `{"kind":"read"}`, "", "", "record", "refused", "grant_required", "")
+	row(15*time.Minute, "Claude Code", 4121, cl, shop, "click", `{"kind":"click"}`, "button", "Checkout", "fire", "about_to_fire", "", "allowed once")
+	row(15*time.Minute, "Claude Code", 4121, cl, shop, "click", `{"kind":"click"}`, "button", "Checkout", "outcome", "done", "", "")
+	row(12*time.Minute, "Claude Code", 4121, cl, shop, "type", `{"kind":"type","text_length":4,"secret":true}`, "textbox", "Card security code", "record", "denied", "denied_by_user", "denied")
+	row(9*time.Minute, "Claude Code", 4121, cl, shop, "click", `{"kind":"click"}`, "button", "Apply coupon", "record", "refused", "stale_ref", "")
+	row(6*time.Minute, "Claude Code", 4121, cl, shop, "key", `{"kind":"key","keys":"Meta+Q"}`, "", "", "record", "refused", "deny_listed_app", "")
+	row(3*time.Minute, "Claude Code", 4121, cl, shop, "click", `{"kind":"click"}`, "button", "Place order", "record", "timeout", "approval_timeout", "")
+	row(1*time.Minute, "Claude Code", 4121, cl, shop, "navigate", `{"kind":"navigate","url":"https://shop.example.com/orders"}`, "", "", "record", "refused", "paused", "")
+}

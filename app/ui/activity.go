@@ -1,0 +1,322 @@
+package ui
+
+import (
+	"fmt"
+	"regexp"
+	"sort"
+	"strings"
+	"time"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/canvas"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/theme"
+	"fyne.io/fyne/v2/widget"
+
+	"github.com/reins-app/reins/core"
+)
+
+// Mark is how an activity line stands out.
+type Mark int
+
+const (
+	MarkNone    Mark = iota
+	MarkRefused      // amber: Reins refused it (a probed unshared tab stands out)
+	MarkFailed       // red: it was tried and went wrong
+)
+
+// ActivityLine is one line of a tab's strip: one attempt, or several
+// identical ones in a row collapsed into a count.
+type ActivityLine struct {
+	Time    time.Time // the newest of the collapsed attempts
+	Agent   string
+	Act     string
+	Outcome string // in words
+	Mark    Mark
+	Count   int
+}
+
+var denyListRule = regexp.MustCompile(`\(deny list: ([^)]+)\)`)
+
+// OutcomeWords says an attempt's outcome the way the person reads it.
+func OutcomeWords(a core.Activity) (string, Mark) {
+	switch a.Outcome {
+	case core.OutcomeDone:
+		return "done", MarkNone
+	case core.OutcomeRead:
+		return "read", MarkNone
+	case core.OutcomeDenied:
+		if a.Code == core.CodeAgentNotAllowed {
+			return "not allowed by you", MarkNone
+		}
+		return "denied by you", MarkNone
+	case core.OutcomeTimeout:
+		return "timed out — no answer", MarkNone
+	case core.OutcomeFailed:
+		if a.Detail != "" {
+			return "failed: " + firstClause(a.Detail), MarkFailed
+		}
+		return "failed", MarkFailed
+	case core.OutcomeRefused:
+		return "refused — " + refusalWords(a), MarkRefused
+	}
+	return a.Outcome, MarkNone
+}
+
+func refusalWords(a core.Activity) string {
+	switch a.Code {
+	case core.CodeGrantRequired:
+		if strings.Contains(a.Detail, "desktop") {
+			return "desktop not shared"
+		}
+		if strings.Contains(a.Detail, "left the site") {
+			return "tab left the site it was shared on"
+		}
+		return "tab not shared"
+	case core.CodeControlRequired:
+		return "read only"
+	case core.CodeStaleRef:
+		return "page changed, new snapshot needed"
+	case core.CodeChanged:
+		return "the element changed since the snapshot"
+	case core.CodeDenyListed:
+		app := "a protected app"
+		if m := denyListRule.FindStringSubmatch(a.Detail); m != nil {
+			app = m[1]
+		}
+		if strings.Contains(a.Detail, "under the pointer") {
+			return app + " is under the pointer"
+		}
+		return app + " is in front"
+	case core.CodeObscured:
+		return "something covers the target"
+	case core.CodeNotVisible:
+		return "the target is not visible"
+	case core.CodeDisabled:
+		return "the control is disabled"
+	case core.CodeDisconnected:
+		return "Chrome extension not connected"
+	case core.CodePaused:
+		return "agents paused"
+	case core.CodeAgentNotAllowed:
+		return "agent not allowed yet"
+	case core.CodeNoTab:
+		return "no such tab"
+	case core.CodeAuditFailed:
+		return "the audit log could not be written"
+	case core.CodeBadRequest:
+		return "the request made no sense"
+	}
+	if a.Code != "" {
+		return strings.ReplaceAll(a.Code, "_", " ")
+	}
+	return "not allowed"
+}
+
+// firstClause keeps an error's first clause, which says what happened.
+func firstClause(s string) string {
+	if i := strings.IndexAny(s, ";\n"); i > 0 {
+		s = s[:i]
+	}
+	return s
+}
+
+// Collapse turns attempts, newest first, into strip lines: identical
+// attempts one after another (same agent, act and outcome) become one line
+// with a count.
+func Collapse(newestFirst []core.Activity) []ActivityLine {
+	var out []ActivityLine
+	for _, a := range newestFirst {
+		words, mark := OutcomeWords(a)
+		if n := len(out); n > 0 {
+			last := &out[n-1]
+			if last.Agent == a.Agent && last.Act == a.Act && last.Outcome == words {
+				last.Count++
+				continue
+			}
+		}
+		out = append(out, ActivityLine{Time: a.Time, Agent: a.Agent, Act: a.Act, Outcome: words, Mark: mark, Count: 1})
+	}
+	return out
+}
+
+// maxActivity is how many attempts a tab's strip keeps; the audit log keeps
+// them all.
+const maxActivity = 1000
+
+// ActivityStrip shows, for one tab at a time, every attempt newest first.
+// Its methods run on fyne's goroutine.
+type ActivityStrip struct {
+	byTab   map[string][]core.Activity // oldest first
+	titles  map[string]string          // tab id → menu label
+	tab     string                     // shown
+	lines   []ActivityLine
+	pick    *widget.Select
+	list    *widget.List
+	empty   *widget.RichText
+	content fyne.CanvasObject
+	ids     []string // the picker's tabs, in its order
+}
+
+// NewActivityStrip makes an empty strip.
+func NewActivityStrip() *ActivityStrip {
+	s := &ActivityStrip{byTab: map[string][]core.Activity{}, titles: map[string]string{}}
+	s.pick = widget.NewSelect(nil, func(label string) {
+		for i, l := range s.pick.Options {
+			if l == label && i < len(s.ids) {
+				s.Show(s.ids[i])
+			}
+		}
+	})
+	s.pick.PlaceHolder = "Choose a tab"
+	s.list = widget.NewList(
+		func() int { return len(s.lines) },
+		newActivityRow,
+		func(i widget.ListItemID, o fyne.CanvasObject) { updateActivityRow(o, s.lines[i]) },
+	)
+	s.list.HideSeparators = false
+	s.empty = secondary("Nothing yet. Every attempt an agent makes on this tab — reads, clicks, refusals — shows here, newest first.")
+	s.content = inset(container.NewBorder(
+		container.NewVBox(heading("Activity"), s.pick),
+		nil, nil, nil,
+		container.NewStack(card(s.list), container.NewVBox(s.empty)),
+	))
+	s.refresh()
+	return s
+}
+
+// Content is what the activity window shows.
+func (s *ActivityStrip) Content() fyne.CanvasObject { return s.content }
+
+// Lines are the shown tab's lines, newest first.
+func (s *ActivityStrip) Lines() []ActivityLine { return s.lines }
+
+// SetTabs names the tabs the picker offers.
+func (s *ActivityStrip) SetTabs(tabs []core.TabInfo) {
+	for _, t := range tabs {
+		s.titles[t.ID] = TabLabel(t)
+	}
+	s.updatePicker()
+}
+
+// Add records an attempt on a tab ("" for the desktop and agent-wide acts).
+func (s *ActivityStrip) Add(tab string, a core.Activity) {
+	list := append(s.byTab[tab], a)
+	if len(list) > maxActivity {
+		list = list[len(list)-maxActivity:]
+	}
+	s.byTab[tab] = list
+	if s.tab == "" && len(s.byTab) == 1 {
+		s.tab = tab
+	}
+	s.updatePicker()
+	if tab == s.tab {
+		s.refresh()
+	}
+}
+
+// Show switches the strip to a tab.
+func (s *ActivityStrip) Show(tab string) {
+	if s.tab == tab {
+		return
+	}
+	s.tab = tab
+	s.updatePicker()
+	s.refresh()
+}
+
+func (s *ActivityStrip) label(tab string) string {
+	if tab == "" {
+		return "Desktop and agents"
+	}
+	if l, ok := s.titles[tab]; ok {
+		return l
+	}
+	return "Tab " + tab
+}
+
+func (s *ActivityStrip) updatePicker() {
+	seen := map[string]bool{}
+	var ids []string
+	for id := range s.titles {
+		ids, seen[id] = append(ids, id), true
+	}
+	for id := range s.byTab {
+		if !seen[id] {
+			ids = append(ids, id)
+		}
+	}
+	sort.Slice(ids, func(i, j int) bool { return tabOrder(ids[i]) < tabOrder(ids[j]) })
+	s.ids = ids
+	opts := make([]string, len(ids))
+	for i, id := range ids {
+		opts[i] = s.label(id)
+		if n := len(s.byTab[id]); n > 0 {
+			opts[i] += fmt.Sprintf("  —  %d", n)
+		}
+	}
+	s.pick.Options = opts
+	for i, id := range ids {
+		if id == s.tab {
+			s.pick.Selected = opts[i]
+		}
+	}
+	s.pick.Refresh()
+}
+
+// tabOrder sorts tabs by their number, the desktop last.
+func tabOrder(id string) int {
+	var n int
+	if _, err := fmt.Sscan(id, &n); err != nil {
+		return 1 << 30
+	}
+	return n
+}
+
+func (s *ActivityStrip) refresh() {
+	list := s.byTab[s.tab]
+	newest := make([]core.Activity, len(list))
+	for i, a := range list {
+		newest[len(list)-1-i] = a
+	}
+	s.lines = Collapse(newest)
+	if len(s.lines) == 0 {
+		s.empty.Show()
+	} else {
+		s.empty.Hide()
+	}
+	s.list.Refresh()
+}
+
+func newActivityRow() fyne.CanvasObject {
+	mark := canvas.NewRectangle(nil)
+	mark.CornerRadius = 2
+	return container.NewBorder(nil, nil, sized(mark, 4, 4), nil, tight(rich(), rich()))
+}
+
+func updateActivityRow(o fyne.CanvasObject, l ActivityLine) {
+	row := o.(*fyne.Container)
+	lines := row.Objects[0].(*fyne.Container)
+	mark := row.Objects[1].(*fyne.Container).Objects[0].(*canvas.Rectangle)
+	top, bottom := lines.Objects[0].(*widget.RichText), lines.Objects[1].(*widget.RichText)
+
+	outcome := seg{text: l.Outcome, size: theme.SizeNameCaptionText}
+	switch l.Mark {
+	case MarkRefused:
+		mark.FillColor = themeColor(colorAmber)
+		outcome.color, outcome.bold = colorAmber, true
+	case MarkFailed:
+		mark.FillColor = themeColor(colorRed)
+		outcome.color, outcome.bold = colorRed, true
+	default:
+		mark.FillColor = nil
+	}
+	mark.Refresh()
+	act := []seg{{text: l.Act, bold: true}}
+	if l.Count > 1 {
+		act = append(act, seg{text: fmt.Sprintf("   ×%d", l.Count), bold: true, color: colorSecondary})
+	}
+	setRich(top, act...)
+	setRich(bottom, outcome,
+		seg{text: "  ·  " + l.Time.Format("15:04:05") + "  ·  " + l.Agent, size: theme.SizeNameCaptionText, color: colorSecondary})
+}

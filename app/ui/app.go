@@ -1,0 +1,271 @@
+package ui
+
+import (
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/dialog"
+	"fyne.io/fyne/v2/driver/desktop"
+	"fyne.io/fyne/v2/widget"
+
+	"github.com/reins-app/reins/core"
+)
+
+// Options configures [Start].
+type Options struct {
+	App      fyne.App // required: made by the main with fyne's app package
+	Engine   Engine   // required
+	Clock    Clock    // optional: default the wall clock
+	Settings Settings // optional: shown in preferences; the timeout drives the countdown
+	// Tray reports whether a tray host exists. Without one (bare X, some
+	// desktops) a small window stands in with the same menu.
+	Tray bool
+	// FirstRun's callbacks: reveal the extension, open URLs, the clipboard
+	// and the Accessibility check. Its Engine and Settings are filled in.
+	FirstRun FirstRunOptions
+	OnQuit   func() // optional: called before the app quits
+	Logf     func(format string, args ...any)
+
+	testOnlyDo func(func()) // runs engine events on the UI's goroutine; default fyne.Do
+}
+
+// UI is the running person's door: it renders the engine's events and sends
+// the person's decisions back.
+type UI struct {
+	opts     Options
+	app      fyne.App
+	popup    *Popup
+	popupWin fyne.Window
+	strip    *ActivityStrip
+	stripWin fyne.Window
+	auditWin fyne.Window
+	audit    *AuditViewer
+	prefsWin fyne.Window
+	first    *FirstRun
+	firstWin fyne.Window
+	standIn  fyne.Window // the tray's stand-in, when there is no tray host
+	stop     func()
+	icon     Icon
+}
+
+// Start builds the windows and follows the engine. Call it on fyne's
+// goroutine, before or after the app runs.
+func Start(opts Options) *UI {
+	if opts.Clock == nil {
+		opts.Clock = RealClock{}
+	}
+	if opts.Logf == nil {
+		opts.Logf = func(string, ...any) {}
+	}
+	u := &UI{opts: opts, app: opts.App, icon: -1}
+	opts.App.Settings().SetTheme(NewTheme())
+	u.popup = NewPopup(PopupOptions{
+		Engine: opts.Engine, Clock: opts.Clock, Timeout: opts.Settings.approvalTimeout(), Logf: opts.Logf,
+		OnShow: u.showPopup, OnEmpty: u.hidePopup,
+	})
+	u.strip = NewActivityStrip()
+	u.strip.SetTabs(opts.Engine.Tabs())
+
+	do := opts.testOnlyDo
+	if do == nil {
+		do = fyne.Do
+	}
+	events, stop := opts.Engine.Subscribe(512)
+	u.stop = stop
+	go func() {
+		for ev := range events {
+			do(func() { u.handle(ev) })
+		}
+	}()
+	u.popup.Sync(opts.Engine.Pending())
+	u.refreshTray()
+	if !opts.Engine.Connected() && len(opts.Engine.Agents()) == 0 {
+		u.ShowFirstRun()
+	}
+	return u
+}
+
+// Stop stops following the engine.
+func (u *UI) Stop() { u.stop() }
+
+// Popup is the approval popup, for tests that drive it.
+func (u *UI) Popup() *Popup { return u.popup }
+
+// PopupWindow is the popup's window once a request has shown it, else nil.
+func (u *UI) PopupWindow() fyne.Window { return u.popupWin }
+
+// StandIn is the window that stands in for the tray, or nil.
+func (u *UI) StandIn() fyne.Window { return u.standIn }
+
+func (u *UI) handle(ev core.Event) {
+	switch ev.Kind {
+	case core.EventApproval:
+		if ev.Request != nil {
+			u.popup.Add(ev.Request)
+		}
+	case core.EventApprovalEnd:
+		if ev.Request != nil {
+			u.popup.End(ev.Request.ID)
+		}
+	case core.EventActivity:
+		if ev.Activity != nil {
+			u.strip.Add(ev.Tab, *ev.Activity)
+		}
+		return
+	case core.EventTabs, core.EventShare:
+		u.strip.SetTabs(u.opts.Engine.Tabs())
+	}
+	if u.first != nil {
+		u.first.Refresh()
+	}
+	u.refreshTray()
+}
+
+// TrayItems is the tray menu as it stands.
+func (u *UI) TrayItems() []Item {
+	e := u.opts.Engine
+	return BuildTray(ReadTrayState(e), TrayActions{
+		SetShare: func(tab string, l core.Level) {
+			if err := e.SetShare(tab, l); err != nil {
+				u.opts.Logf("sharing %s: %v", tab, err)
+			}
+			u.refreshTray()
+		},
+		AllowAgent:   func(key string) { e.AllowAgent(key) },
+		ForgetAgent:  func(key string) { e.ForgetAgent(key) },
+		Install:      u.ShowFirstRun,
+		ShowPending:  u.showPopup,
+		ShowActivity: u.ShowActivity,
+		ShowAudit:    u.ShowAudit,
+		SetPaused:    func(on bool) { e.Pause(on); u.refreshTray() },
+		ShowPrefs:    u.ShowPreferences,
+		ShowFirstRun: u.ShowFirstRun,
+		Quit:         u.quit,
+	})
+}
+
+func (u *UI) refreshTray() {
+	menu := FyneMenu(u.TrayItems())
+	icon := IconFor(ReadTrayState(u.opts.Engine))
+	if d, ok := u.app.(desktop.App); ok && u.opts.Tray {
+		d.SetSystemTrayMenu(menu)
+		if icon != u.icon {
+			d.SetSystemTrayIcon(TrayIcon(icon))
+			u.icon = icon
+		}
+		return
+	}
+	if u.standIn == nil {
+		u.standIn = u.app.NewWindow("Reins")
+		u.standIn.SetIcon(TrayIcon(IconConnected))
+		u.standIn.SetCloseIntercept(u.quit)
+		u.standIn.Show()
+	}
+	u.standIn.SetContent(widget.NewMenu(menu))
+	u.standIn.Resize(u.standIn.Content().MinSize())
+	u.icon = icon
+}
+
+func (u *UI) quit() {
+	if u.opts.OnQuit != nil {
+		u.opts.OnQuit()
+	}
+	u.app.Quit()
+}
+
+func (u *UI) showPopup() {
+	if u.popup.Len() == 0 {
+		return
+	}
+	if u.popupWin == nil {
+		w := u.app.NewWindow("Reins — approval")
+		w.SetContent(u.popup.Content())
+		w.Resize(PopupSize)
+		w.SetFixedSize(true)
+		w.Canvas().SetOnTypedKey(u.popup.TypedKey)
+		// Closing the popup is a no, like silence.
+		w.SetCloseIntercept(func() {
+			for u.popup.Len() > 0 {
+				u.popup.decide(core.Deny)
+			}
+			w.Hide()
+		})
+		u.popupWin = w
+	}
+	u.popupWin.Show()
+	u.popupWin.RequestFocus()
+}
+
+func (u *UI) hidePopup() {
+	if u.popupWin != nil {
+		u.popupWin.Hide()
+	}
+}
+
+// ShowActivity opens the activity strip.
+func (u *UI) ShowActivity() {
+	if u.stripWin == nil {
+		u.stripWin = u.window("Reins — Activity", u.strip.Content(), fyne.NewSize(460, 560))
+	}
+	u.stripWin.Show()
+	u.stripWin.RequestFocus()
+}
+
+// ShowAudit opens the audit viewer.
+func (u *UI) ShowAudit() {
+	if u.auditWin == nil {
+		u.audit = NewAuditViewer(AuditViewerOptions{Engine: u.opts.Engine, Clock: u.opts.Clock, Export: u.export})
+		u.auditWin = u.window("Reins — Audit log", u.audit.Content(), fyne.NewSize(1080, 620))
+	} else {
+		u.audit.Reload()
+	}
+	u.auditWin.Show()
+	u.auditWin.RequestFocus()
+}
+
+// ShowPreferences opens the preferences.
+func (u *UI) ShowPreferences() {
+	if u.prefsWin == nil {
+		u.prefsWin = u.window("Reins — Preferences", NewPreferences(u.opts.Settings), fyne.NewSize(560, 520))
+	}
+	u.prefsWin.Show()
+	u.prefsWin.RequestFocus()
+}
+
+// ShowFirstRun opens the getting-started steps.
+func (u *UI) ShowFirstRun() {
+	if u.firstWin == nil {
+		fo := u.opts.FirstRun
+		fo.Engine, fo.Settings = u.opts.Engine, u.opts.Settings
+		if fo.Copy == nil {
+			fo.Copy = func(s string) { u.app.Clipboard().SetContent(s) }
+		}
+		u.first = NewFirstRun(fo)
+		u.firstWin = u.window("Welcome to Reins", u.first.Content(), fyne.NewSize(560, 600))
+	}
+	u.first.Refresh()
+	u.firstWin.Show()
+	u.firstWin.RequestFocus()
+}
+
+// window makes a window that hides rather than closes, so it keeps its state.
+func (u *UI) window(title string, content fyne.CanvasObject, size fyne.Size) fyne.Window {
+	w := u.app.NewWindow(title)
+	w.SetContent(content)
+	w.Resize(size)
+	w.SetCloseIntercept(w.Hide)
+	return w
+}
+
+// export saves the audit rows shown where the person picks.
+func (u *UI) export(data []byte) {
+	d := dialog.NewFileSave(func(w fyne.URIWriteCloser, err error) {
+		if err != nil || w == nil {
+			return
+		}
+		defer w.Close()
+		if _, err := w.Write(data); err != nil {
+			dialog.ShowError(err, u.auditWin)
+		}
+	}, u.auditWin)
+	d.SetFileName("reins-audit.jsonl")
+	d.Show()
+}

@@ -1,0 +1,294 @@
+package ui
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/layout"
+	"fyne.io/fyne/v2/theme"
+	"fyne.io/fyne/v2/widget"
+
+	"github.com/reins-app/reins/core"
+)
+
+// auditLimit is how many rows the viewer loads at once.
+const auditLimit = 2000
+
+var timeRanges = []struct {
+	label string
+	back  time.Duration // 0: everything
+}{{"Last hour", time.Hour}, {"Last 24 hours", 24 * time.Hour}, {"Last 7 days", 7 * 24 * time.Hour}, {"Everything", 0}}
+
+const anyChoice = "Any"
+
+var (
+	actChoices     = []string{anyChoice, "click", "double_click", "right_click", "hover", "type", "key", "scroll", "drag", "navigate", "back", "forward", "activate", "read", "connect", "share"}
+	outcomeChoices = []string{anyChoice, core.OutcomeDone, core.OutcomeRead, core.OutcomeRefused, core.OutcomeDenied, core.OutcomeTimeout, core.OutcomeFailed, "about_to_fire"}
+)
+
+// AuditViewerOptions configures [NewAuditViewer].
+type AuditViewerOptions struct {
+	Engine Engine // required
+	Clock  Clock  // optional
+	// Export writes the shown rows somewhere the person picks; nil hides the
+	// button. The rows are JSON lines, as `reins audit -json` prints them.
+	Export func(data []byte)
+}
+
+// AuditViewer is the log as a table with filters.
+type AuditViewer struct {
+	opts    AuditViewerOptions
+	rows    []core.AuditRow
+	when    *widget.Select
+	origin  *widget.Entry
+	agent   *widget.Entry
+	act     *widget.Select
+	outcome *widget.Select
+	table   *widget.Table
+	status  *widget.RichText
+	content fyne.CanvasObject
+}
+
+var auditColumns = []struct {
+	title string
+	width float32
+}{{"Time", 132}, {"Agent", 200}, {"Where", 190}, {"Act", 250}, {"Outcome", 250}}
+
+// NewAuditViewer builds the viewer and loads the last hour.
+func NewAuditViewer(opts AuditViewerOptions) *AuditViewer {
+	if opts.Clock == nil {
+		opts.Clock = RealClock{}
+	}
+	v := &AuditViewer{opts: opts}
+	labels := make([]string, len(timeRanges))
+	for i, r := range timeRanges {
+		labels[i] = r.label
+	}
+	reload := func(string) { v.Reload() }
+	v.when = widget.NewSelect(labels, reload)
+	v.when.Selected = labels[1]
+	v.origin = widget.NewEntry()
+	v.origin.SetPlaceHolder("Site, e.g. https://shop.example.com")
+	v.origin.OnSubmitted = reload
+	v.agent = widget.NewEntry()
+	v.agent.SetPlaceHolder("Agent name")
+	v.agent.OnSubmitted = reload
+	v.act = widget.NewSelect(actChoices, reload)
+	v.act.Selected = anyChoice
+	v.outcome = widget.NewSelect(outcomeChoices, reload)
+	v.outcome.Selected = anyChoice
+	v.status = widget.NewRichText()
+
+	v.table = widget.NewTableWithHeaders(
+		func() (int, int) { return len(v.rows), len(auditColumns) },
+		func() fyne.CanvasObject { return rich() },
+		func(id widget.TableCellID, o fyne.CanvasObject) { v.cell(id, o.(*widget.RichText)) },
+	)
+	v.table.ShowHeaderColumn = false
+	v.table.CreateHeader = func() fyne.CanvasObject { return rich() }
+	v.table.UpdateHeader = func(id widget.TableCellID, o fyne.CanvasObject) {
+		if id.Col >= 0 {
+			setRich(o.(*widget.RichText), seg{text: auditColumns[id.Col].title, bold: true, size: theme.SizeNameCaptionText, color: colorSecondary})
+		}
+	}
+	for i, c := range auditColumns {
+		v.table.SetColumnWidth(i, c.width)
+	}
+
+	filters := container.New(layout.NewGridLayoutWithColumns(5),
+		labelled("When", v.when), labelled("Site", v.origin), labelled("Agent", v.agent),
+		labelled("Act", v.act), labelled("Outcome", v.outcome))
+	refresh := widget.NewButtonWithIcon("Refresh", theme.ViewRefreshIcon(), v.Reload)
+	actions := []fyne.CanvasObject{v.status, layout.NewSpacer(), refresh}
+	if _, ok := opts.Engine.(Verifier); ok {
+		actions = append(actions, widget.NewButtonWithIcon("Verify the chain", theme.ConfirmIcon(), v.Verify))
+	}
+	if opts.Export != nil {
+		actions = append(actions, widget.NewButtonWithIcon("Export…", theme.DocumentSaveIcon(), v.export))
+	}
+	v.content = inset(container.NewBorder(
+		container.NewVBox(heading("Audit log"),
+			secondary("Every attempt is here — reads, refusals and denials included. An act's “about to fire” row is written before it fires."),
+			filters),
+		container.NewHBox(actions...),
+		nil, nil,
+		card(v.table),
+	))
+	v.Reload()
+	return v
+}
+
+func labelled(label string, o fyne.CanvasObject) fyne.CanvasObject {
+	return container.NewVBox(rich(seg{text: label, size: theme.SizeNameCaptionText, color: colorSecondary, bold: true}), o)
+}
+
+// Content is what the audit window shows.
+func (v *AuditViewer) Content() fyne.CanvasObject { return v.content }
+
+// Rows are the rows shown, newest first.
+func (v *AuditViewer) Rows() []core.AuditRow { return v.rows }
+
+// Filter is the filter the controls describe now.
+func (v *AuditViewer) Filter() core.AuditFilter {
+	f := core.AuditFilter{Limit: auditLimit}
+	for _, r := range timeRanges {
+		if r.label == v.when.Selected && r.back > 0 {
+			f.Since = v.opts.Clock.Now().Add(-r.back)
+		}
+	}
+	f.Origin = strings.TrimSpace(v.origin.Text)
+	if f.Origin != "" && !strings.Contains(f.Origin, "://") {
+		f.Origin = "https://" + f.Origin
+	}
+	f.Agent = strings.TrimSpace(v.agent.Text)
+	if v.act.Selected != anyChoice {
+		f.Act = v.act.Selected
+	}
+	if v.outcome.Selected != anyChoice {
+		f.Outcome = v.outcome.Selected
+	}
+	return f
+}
+
+// Reload reads the log again with the current filter.
+func (v *AuditViewer) Reload() {
+	rows, err := v.opts.Engine.AuditRows(context.Background(), v.Filter())
+	if err != nil {
+		v.rows = nil
+		setRich(v.status, seg{text: "The log could not be read: " + err.Error(), color: colorRed, size: theme.SizeNameCaptionText})
+	} else {
+		v.rows = rows
+		msg := fmt.Sprintf("%d rows", len(rows))
+		if len(rows) == 1 {
+			msg = "1 row"
+		}
+		if len(rows) == auditLimit {
+			msg = fmt.Sprintf("the newest %d rows; narrow the filter to see older ones", auditLimit)
+		}
+		setRich(v.status, seg{text: msg, color: colorSecondary, size: theme.SizeNameCaptionText})
+	}
+	v.table.Refresh()
+}
+
+// Verify checks the hash chain and says what it found.
+func (v *AuditViewer) Verify() {
+	ver, ok := v.opts.Engine.(Verifier)
+	if !ok {
+		return
+	}
+	n, err := ver.VerifyAudit(context.Background())
+	if err != nil {
+		setRich(v.status, seg{text: "Not intact: " + err.Error(), color: colorRed, size: theme.SizeNameCaptionText, bold: true})
+		return
+	}
+	setRich(v.status, seg{text: fmt.Sprintf("✓ Intact: %d rows, hash chain verified", n), color: colorAccent, size: theme.SizeNameCaptionText, bold: true})
+}
+
+// StatusText is the line under the table.
+func (v *AuditViewer) StatusText() string { return v.status.String() }
+
+func (v *AuditViewer) export() {
+	var b strings.Builder
+	enc := json.NewEncoder(&b)
+	for i := len(v.rows) - 1; i >= 0; i-- {
+		enc.Encode(v.rows[i])
+	}
+	v.opts.Export([]byte(b.String()))
+}
+
+func (v *AuditViewer) cell(id widget.TableCellID, rt *widget.RichText) {
+	if id.Row >= len(v.rows) {
+		setRich(rt)
+		return
+	}
+	r := v.rows[id.Row]
+	small := func(s string) seg { return seg{text: s, size: theme.SizeNameCaptionText} }
+	switch id.Col {
+	case 0:
+		setRich(rt, seg{text: r.Time.Local().Format("Jan 2 15:04:05"), size: theme.SizeNameCaptionText, color: colorSecondary})
+	case 1:
+		name, process := agentParts(core.Agent{Name: r.AgentName, PID: r.AgentPID, Exe: r.AgentExe})
+		setRich(rt, small(name), seg{text: " " + process, size: theme.SizeNameCaptionText, color: colorSecondary})
+	case 2:
+		where := displayOrigin(r.Origin)
+		if r.Desktop {
+			where = "Desktop"
+		}
+		if r.FrameOrigin != "" {
+			where += " › " + displayOrigin(r.FrameOrigin)
+		}
+		if where == "" {
+			where = "—"
+		}
+		setRich(rt, small(where))
+	case 3:
+		setRich(rt, small(actSummary(r)))
+	case 4:
+		words, mark := rowOutcome(r)
+		s := small(words)
+		switch mark {
+		case MarkRefused:
+			s.color, s.bold = colorAmber, true
+		case MarkFailed:
+			s.color, s.bold = colorRed, true
+		}
+		setRich(rt, s)
+	}
+}
+
+// rowOutcome says a row's outcome in the strip's words.
+func rowOutcome(r core.AuditRow) (string, Mark) {
+	if r.Outcome == "about_to_fire" {
+		return "about to fire — " + r.Decision, MarkNone
+	}
+	words, mark := OutcomeWords(core.Activity{Outcome: r.Outcome, Code: r.Code, Detail: r.Detail})
+	if r.Phase == "outcome" && r.RefSeq != 0 {
+		words += fmt.Sprintf(" (of #%d)", r.RefSeq)
+	}
+	return words, mark
+}
+
+// actSummary is a row's act in a few words; secret text was never stored.
+func actSummary(r core.AuditRow) string {
+	var act struct {
+		Text       string `json:"text"`
+		TextLength *int   `json:"text_length"`
+		Keys       string `json:"keys"`
+		URL        string `json:"url"`
+		DX, DY     int
+	}
+	_ = json.Unmarshal(r.Act, &act)
+	target := r.TargetName
+	var s string
+	switch r.ActKind {
+	case "type":
+		what := quote(act.Text)
+		if act.TextLength != nil {
+			what = fmt.Sprintf("%d characters", *act.TextLength)
+		}
+		s = "type " + what
+		if target != "" {
+			s += " into " + quote(target)
+		}
+		return s
+	case "key":
+		return "press " + act.Keys
+	case "navigate":
+		return "open " + act.URL
+	case "share":
+		return r.Detail
+	}
+	s = strings.ReplaceAll(r.ActKind, "_", " ")
+	if r.TargetRole != "" {
+		s += " " + r.TargetRole
+	}
+	if target != "" {
+		s += " " + quote(target)
+	}
+	return s
+}

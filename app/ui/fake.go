@@ -1,0 +1,273 @@
+package ui
+
+import (
+	"context"
+	"errors"
+	"sync"
+
+	"github.com/reins-app/reins/core"
+)
+
+// FakeEngine is an in-memory [Engine] for tests and screenshots: it records
+// answers and share changes and publishes events as the real engine would.
+type FakeEngine struct {
+	mu        sync.Mutex
+	tabs      []core.TabInfo // guarded by mu
+	desktop   core.Level     // guarded by mu
+	pending   []core.Request // guarded by mu
+	agents    []core.AgentInfo
+	paused    bool
+	connected bool
+	rows      []core.AuditRow
+	answers   []Answered
+	subs      []chan core.Event
+}
+
+// Answered is one decision the fake engine received.
+type Answered struct {
+	ID       string
+	Decision core.Decision
+}
+
+var _ Engine = (*FakeEngine)(nil)
+
+// NewFakeEngine makes an empty fake engine with the extension connected.
+func NewFakeEngine() *FakeEngine { return &FakeEngine{connected: true} }
+
+func (f *FakeEngine) publish(ev core.Event) {
+	f.mu.Lock()
+	subs := append([]chan core.Event(nil), f.subs...)
+	f.mu.Unlock()
+	for _, ch := range subs {
+		select {
+		case ch <- ev:
+		default:
+		}
+	}
+}
+
+func (f *FakeEngine) Subscribe(buf int) (<-chan core.Event, func()) {
+	ch := make(chan core.Event, buf)
+	f.mu.Lock()
+	f.subs = append(f.subs, ch)
+	f.mu.Unlock()
+	var once sync.Once
+	return ch, func() {
+		once.Do(func() {
+			f.mu.Lock()
+			for i, c := range f.subs {
+				if c == ch {
+					f.subs = append(f.subs[:i:i], f.subs[i+1:]...)
+				}
+			}
+			f.mu.Unlock()
+			close(ch)
+		})
+	}
+}
+
+// SetTabs replaces the open tabs.
+func (f *FakeEngine) SetTabs(tabs ...core.TabInfo) {
+	f.mu.Lock()
+	f.tabs = append([]core.TabInfo(nil), tabs...)
+	f.mu.Unlock()
+	f.publish(core.Event{Kind: core.EventTabs})
+}
+
+func (f *FakeEngine) Tabs() []core.TabInfo {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return append([]core.TabInfo(nil), f.tabs...)
+}
+
+func (f *FakeEngine) SetShare(tab string, level core.Level) error {
+	f.mu.Lock()
+	found := tab == core.DesktopKey
+	if found {
+		f.desktop = level
+	}
+	for i := range f.tabs {
+		if f.tabs[i].ID == tab {
+			f.tabs[i].Level, f.tabs[i].Share, found = level, level.String(), true
+		}
+	}
+	f.mu.Unlock()
+	if !found {
+		return errors.New("there is no open tab " + tab)
+	}
+	f.publish(core.Event{Kind: core.EventShare, Tab: tab, Level: level})
+	return nil
+}
+
+func (f *FakeEngine) Share(tab string) core.Level {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if tab == core.DesktopKey {
+		return f.desktop
+	}
+	for _, t := range f.tabs {
+		if t.ID == tab {
+			return t.Level
+		}
+	}
+	return core.None
+}
+
+// Ask puts a request in the queue, as an agent's act would.
+func (f *FakeEngine) Ask(r core.Request) {
+	f.mu.Lock()
+	f.pending = append(f.pending, r)
+	f.mu.Unlock()
+	f.publish(core.Event{Kind: core.EventApproval, Tab: r.Target.Tab, Request: &r})
+}
+
+// End withdraws a pending request with a decision, as the broker does when
+// the person answers or the time runs out.
+func (f *FakeEngine) End(id string, d core.Decision) {
+	f.mu.Lock()
+	var req *core.Request
+	for i := range f.pending {
+		if f.pending[i].ID == id {
+			r := f.pending[i]
+			req = &r
+			f.pending = append(f.pending[:i:i], f.pending[i+1:]...)
+			break
+		}
+	}
+	f.mu.Unlock()
+	if req != nil {
+		f.publish(core.Event{Kind: core.EventApprovalEnd, Tab: req.Target.Tab, Request: req, Decision: d})
+	}
+}
+
+func (f *FakeEngine) Pending() []core.Request {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return append([]core.Request(nil), f.pending...)
+}
+
+func (f *FakeEngine) Answer(id string, d core.Decision) error {
+	f.mu.Lock()
+	ok := false
+	for _, r := range f.pending {
+		ok = ok || r.ID == id
+	}
+	if ok {
+		f.answers = append(f.answers, Answered{id, d})
+	}
+	f.mu.Unlock()
+	if !ok {
+		return core.ErrNoSuchApproval
+	}
+	f.End(id, d)
+	return nil
+}
+
+// Answers lists the decisions received, in order.
+func (f *FakeEngine) Answers() []Answered {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return append([]Answered(nil), f.answers...)
+}
+
+func (f *FakeEngine) Pause(on bool) {
+	f.mu.Lock()
+	changed := f.paused != on
+	f.paused = on
+	f.mu.Unlock()
+	if changed {
+		f.publish(core.Event{Kind: core.EventPause, Paused: on})
+	}
+}
+
+func (f *FakeEngine) Paused() bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.paused
+}
+
+// SetConnected says whether the extension is connected.
+func (f *FakeEngine) SetConnected(on bool) {
+	f.mu.Lock()
+	f.connected = on
+	f.mu.Unlock()
+	f.publish(core.Event{Kind: core.EventConnection, Connected: on})
+}
+
+func (f *FakeEngine) Connected() bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.connected
+}
+
+// SetAgents replaces the agents list.
+func (f *FakeEngine) SetAgents(a ...core.AgentInfo) {
+	f.mu.Lock()
+	f.agents = append([]core.AgentInfo(nil), a...)
+	f.mu.Unlock()
+	f.publish(core.Event{Kind: core.EventAgents})
+}
+
+func (f *FakeEngine) Agents() []core.AgentInfo {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return append([]core.AgentInfo(nil), f.agents...)
+}
+
+func (f *FakeEngine) AllowAgent(key string) error  { return f.setAllowed(key, true) }
+func (f *FakeEngine) ForgetAgent(key string) error { return f.setAllowed(key, false) }
+
+func (f *FakeEngine) setAllowed(key string, on bool) error {
+	f.mu.Lock()
+	found := false
+	for i := range f.agents {
+		if f.agents[i].Key == key {
+			f.agents[i].Allowed, found = on, true
+		}
+	}
+	f.mu.Unlock()
+	if !found {
+		return errors.New("no agent " + key)
+	}
+	f.publish(core.Event{Kind: core.EventAgents})
+	return nil
+}
+
+// AddRows appends audit rows, newest last.
+func (f *FakeEngine) AddRows(rows ...core.AuditRow) {
+	f.mu.Lock()
+	f.rows = append(f.rows, rows...)
+	f.mu.Unlock()
+}
+
+// AuditRows filters like the audit log does, newest first.
+func (f *FakeEngine) AuditRows(_ context.Context, flt core.AuditFilter) ([]core.AuditRow, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	var out []core.AuditRow
+	for i := len(f.rows) - 1; i >= 0; i-- {
+		r := f.rows[i]
+		switch {
+		case !flt.Since.IsZero() && r.Time.Before(flt.Since),
+			!flt.Until.IsZero() && !r.Time.Before(flt.Until),
+			flt.Tab != "" && r.Tab != flt.Tab,
+			flt.Origin != "" && r.Origin != flt.Origin && r.FrameOrigin != flt.Origin,
+			flt.Agent != "" && r.AgentName != flt.Agent && r.AgentSession != flt.Agent,
+			flt.Act != "" && r.ActKind != flt.Act,
+			flt.Outcome != "" && r.Outcome != flt.Outcome:
+			continue
+		}
+		out = append(out, r)
+		if flt.Limit > 0 && len(out) == flt.Limit {
+			break
+		}
+	}
+	return out, nil
+}
+
+// VerifyAudit pretends the chain is intact.
+func (f *FakeEngine) VerifyAudit(context.Context) (int, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return len(f.rows), nil
+}

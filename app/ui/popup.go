@@ -1,0 +1,487 @@
+package ui
+
+import (
+	"fmt"
+	"image"
+	"net/url"
+	"strings"
+	"time"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/canvas"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/layout"
+	"fyne.io/fyne/v2/theme"
+	"fyne.io/fyne/v2/widget"
+
+	"github.com/reins-app/reins/core"
+)
+
+// PopupSize is the approval popup's size in points (UI.md).
+var PopupSize = fyne.NewSize(380, 460)
+
+// ArmDelay is how long the Allow buttons stay inert after a request is
+// shown, so that a click meant for something else cannot approve it.
+const ArmDelay = time.Second
+
+// tickEvery is how often the countdown moves.
+const tickEvery = 250 * time.Millisecond
+
+// Answerer takes the person's decision on a pending act; core's engine is one.
+type Answerer interface {
+	Answer(id string, d core.Decision) error
+}
+
+// PopupOptions configures [NewPopup].
+type PopupOptions struct {
+	Engine  Answerer      // required
+	Clock   Clock         // optional: default the wall clock
+	Timeout time.Duration // optional: the broker's approval timeout, for the countdown; default 30 s
+	OnShow  func()        // optional: a request waits; show the popup's window
+	OnEmpty func()        // optional: nothing waits any more; hide it
+	Logf    func(format string, args ...any)
+}
+
+// Popup is the approval popup: one request at a time, the oldest first, with
+// a counter when several wait. It decides nothing itself: Deny and the
+// Allow buttons call Answer; a request leaves the queue when the engine says
+// it ended (answered, timed out or withdrawn) or when it is answered here.
+// Its methods run on fyne's goroutine.
+type Popup struct {
+	opts     PopupOptions
+	queue    []*core.Request // oldest first
+	shown    string          // id of the request on screen
+	armed    bool
+	stopArm  func() bool
+	stopTick func() bool
+
+	who, counter, sentence, frame, remaining *widget.RichText
+	picture                                  *canvas.Image
+	pictureArea, explainArea                 fyne.CanvasObject
+	explain                                  *widget.RichText
+	deny, once, tab                          *widget.Button
+	bar                                      *countdown
+	content                                  fyne.CanvasObject
+}
+
+// NewPopup builds the popup's content; put [Popup.Content] in a window.
+func NewPopup(opts PopupOptions) *Popup {
+	if opts.Clock == nil {
+		opts.Clock = RealClock{}
+	}
+	if opts.Timeout <= 0 {
+		opts.Timeout = 30 * time.Second
+	}
+	if opts.Logf == nil {
+		opts.Logf = func(string, ...any) {}
+	}
+	p := &Popup{opts: opts}
+	p.who = rich()
+	p.counter = widget.NewRichText()
+	p.sentence = para()
+	p.frame = para()
+	p.remaining = rich()
+	p.explain = para()
+	p.picture = canvas.NewImageFromImage(nil)
+	p.picture.FillMode = canvas.ImageFillContain
+	p.picture.ScaleMode = canvas.ImageScaleSmooth
+	p.picture.CornerRadius = 8
+	p.picture.SetMinSize(fyne.NewSize(pictureW*0.6, pictureH*0.6))
+	p.pictureArea = p.picture
+	p.explainArea = p.explain
+
+	p.deny = widget.NewButton("Deny", func() { p.decide(core.Deny) })
+	p.deny.Importance = widget.HighImportance
+	p.once = widget.NewButton("Allow once", func() { p.decide(core.AllowOnce) })
+	p.tab = widget.NewButton("Allow 10 min", func() { p.decide(core.AllowTab) })
+	p.bar = newCountdown()
+
+	header := container.NewBorder(nil, nil, dot(Accent, 9), p.counter, p.who)
+	buttons := container.NewHBox(p.deny, layout.NewSpacer(), p.once, p.tab)
+	p.content = inset(container.NewBorder(
+		container.NewVBox(header, p.sentence),
+		container.NewVBox(buttons, sized(p.bar, 10, 3), p.remaining),
+		nil, nil,
+		container.New(layout.NewCustomPaddedLayout(0, 10, 0, 0),
+			container.NewBorder(nil, p.frame, nil, nil, container.NewStack(p.pictureArea, container.NewVBox(p.explainArea)))),
+	))
+	p.render()
+	return p
+}
+
+// Content is what the popup's window shows.
+func (p *Popup) Content() fyne.CanvasObject { return p.content }
+
+// Len is how many requests wait.
+func (p *Popup) Len() int { return len(p.queue) }
+
+// Current is the request on screen, or nil.
+func (p *Popup) Current() *core.Request {
+	if len(p.queue) == 0 {
+		return nil
+	}
+	return p.queue[0]
+}
+
+// Armed reports whether the Allow buttons would act.
+func (p *Popup) Armed() bool { return p.armed }
+
+// Sync replaces the queue with what the engine says is pending, oldest first.
+func (p *Popup) Sync(pending []core.Request) {
+	p.queue = p.queue[:0]
+	for i := range pending {
+		p.queue = append(p.queue, &pending[i])
+	}
+	p.render()
+}
+
+// Add queues a request the engine reports as waiting.
+func (p *Popup) Add(r *core.Request) {
+	for _, q := range p.queue {
+		if q.ID == r.ID {
+			return
+		}
+	}
+	p.queue = append(p.queue, r)
+	p.render()
+}
+
+// End drops a request the engine reports as ended.
+func (p *Popup) End(id string) {
+	for i, q := range p.queue {
+		if q.ID == id {
+			p.queue = append(p.queue[:i:i], p.queue[i+1:]...)
+			p.render()
+			return
+		}
+	}
+}
+
+// TypedKey is the popup window's key handler: Escape and Return deny.
+func (p *Popup) TypedKey(ev *fyne.KeyEvent) {
+	switch ev.Name {
+	case fyne.KeyEscape, fyne.KeyReturn, fyne.KeyEnter:
+		p.decide(core.Deny)
+	}
+}
+
+// button names the popup's buttons for tests: "deny", "once" or "tab".
+func (p *Popup) button(name string) *widget.Button {
+	switch name {
+	case "deny":
+		return p.deny
+	case "once":
+		return p.once
+	case "tab":
+		return p.tab
+	}
+	return nil
+}
+
+func (p *Popup) decide(d core.Decision) {
+	r := p.Current()
+	if r == nil {
+		return
+	}
+	if d != core.Deny && !p.armed {
+		return // a stray click before the popup could be read
+	}
+	if d == core.AllowTab && !r.Rememberable {
+		return
+	}
+	if err := p.opts.Engine.Answer(r.ID, d); err != nil {
+		p.opts.Logf("answering %s: %v", r.ID, err)
+	}
+	p.End(r.ID)
+}
+
+// render shows the oldest request, re-arming when it is a new one.
+func (p *Popup) render() {
+	r := p.Current()
+	if r == nil {
+		p.shown = ""
+		p.stopTimers()
+		p.armed = false
+		if p.opts.OnEmpty != nil {
+			p.opts.OnEmpty()
+		}
+		return
+	}
+	if r.ID != p.shown {
+		p.shown = r.ID
+		p.stopTimers()
+		p.armed = false
+		id := r.ID
+		p.stopArm = p.opts.Clock.AfterFunc(ArmDelay, func() {
+			fyne.Do(func() {
+				if p.shown == id {
+					p.armed = true
+					p.updateButtons()
+				}
+			})
+		})
+		p.fill(r)
+		p.tick()
+		if p.opts.OnShow != nil {
+			p.opts.OnShow()
+		}
+	}
+	p.updateCounter()
+	p.updateButtons()
+}
+
+func (p *Popup) stopTimers() {
+	if p.stopArm != nil {
+		p.stopArm()
+		p.stopArm = nil
+	}
+	if p.stopTick != nil {
+		p.stopTick()
+		p.stopTick = nil
+	}
+}
+
+func (p *Popup) updateCounter() {
+	if len(p.queue) > 1 {
+		setRich(p.counter, seg{text: fmt.Sprintf("1 of %d", len(p.queue)), color: colorSecondary, size: theme.SizeNameCaptionText, bold: true})
+	} else {
+		setRich(p.counter)
+	}
+}
+
+func (p *Popup) updateButtons() {
+	r := p.Current()
+	for _, b := range []*widget.Button{p.once, p.tab} {
+		if p.armed && r != nil {
+			b.Enable()
+		} else {
+			b.Disable()
+		}
+	}
+	if r != nil && r.Rememberable {
+		p.tab.SetText("Allow 10 min")
+		p.tab.Show()
+	} else {
+		p.tab.Hide()
+	}
+	if r != nil && r.Act.Kind == core.ActConnect {
+		p.once.SetText("Allow")
+	} else {
+		p.once.SetText("Allow once")
+	}
+}
+
+// tick moves the countdown and schedules the next move. Reaching zero does
+// nothing here: the broker denies, and its end event closes the request.
+func (p *Popup) tick() {
+	r := p.Current()
+	if r == nil {
+		return
+	}
+	left := p.remainingFor(r)
+	p.bar.set(float32(left) / float32(p.opts.Timeout))
+	secs := int((left + time.Second - 1) / time.Second)
+	setRich(p.remaining, seg{text: fmt.Sprintf("Denied automatically in %d:%02d", secs/60, secs%60), color: colorSecondary, size: theme.SizeNameCaptionText})
+	if left <= 0 {
+		return
+	}
+	id := r.ID
+	p.stopTick = p.opts.Clock.AfterFunc(tickEvery, func() {
+		fyne.Do(func() {
+			if p.shown == id {
+				p.tick()
+			}
+		})
+	})
+}
+
+func (p *Popup) remainingFor(r *core.Request) time.Duration {
+	asked := r.Asked
+	if asked.IsZero() {
+		asked = p.opts.Clock.Now()
+		r.Asked = asked
+	}
+	left := p.opts.Timeout - p.opts.Clock.Now().Sub(asked)
+	if left < 0 {
+		left = 0
+	}
+	return left
+}
+
+// fill writes a request into the popup's widgets.
+func (p *Popup) fill(r *core.Request) {
+	name, process := agentParts(r.Agent)
+	segs := []seg{{text: name, bold: true}}
+	if process != "" {
+		segs = append(segs, seg{text: "  ·  " + process, color: colorSecondary})
+	}
+	setRich(p.who, segs...)
+
+	t := r.Target
+	switch {
+	case r.Act.Kind == core.ActConnect:
+		setPara(p.sentence, []seg{{text: "Let " + quote(name) + " use Reins?", size: sizeAct, bold: true}},
+			[]seg{{text: "First connection from this program", color: colorSecondary, size: theme.SizeNameCaptionText}})
+	case r.Act.Kind == core.ActNavigate:
+		origin, rest := splitURL(r.Act.URL)
+		setPara(p.sentence, []seg{{text: "Open ", size: sizeAct, bold: true}, {text: origin, size: sizeAct, bold: true, color: colorAccent}, {text: rest, size: sizeAct, color: colorSecondary}},
+			[]seg{{text: targetLine(r), color: colorSecondary, size: theme.SizeNameCaptionText}})
+	default:
+		setPara(p.sentence, []seg{{text: r.Sentence(), size: sizeAct, bold: true}},
+			[]seg{{text: targetLine(r), color: colorSecondary, size: theme.SizeNameCaptionText}})
+	}
+
+	var img image.Image
+	if r.Act.Kind != core.ActConnect {
+		var b *box
+		if r.Box != nil {
+			b = requestBox(r.Box.X, r.Box.Y, r.Box.W, r.Box.H)
+		}
+		img = renderPicture(r.Picture, b)
+	}
+	if img != nil {
+		p.picture.Image = img
+		p.picture.Refresh()
+		p.pictureArea.Show()
+		p.explainArea.Hide()
+	} else {
+		p.pictureArea.Hide()
+		p.explainArea.Show()
+		setRich(p.explain, explainSegs(r)...)
+	}
+
+	if t.FrameOrigin != "" {
+		setRich(p.frame, seg{text: "in a frame from ", color: colorSecondary, size: theme.SizeNameCaptionText},
+			seg{text: displayOrigin(t.FrameOrigin), size: theme.SizeNameCaptionText, bold: true})
+		p.frame.Show()
+	} else {
+		setRich(p.frame)
+		p.frame.Hide()
+	}
+}
+
+func explainSegs(r *core.Request) []seg {
+	small := func(s string) seg { return seg{text: s, color: colorSecondary} }
+	switch r.Act.Kind {
+	case core.ActConnect:
+		return []seg{small("This program has not used Reins before. If you allow it, it may ask you for acts until Reins quits; each act on a tab still waits for your answer here.")}
+	case core.ActKey, core.ActType:
+		return []seg{small("The keys go to the focused field of the tab shown above; there is no picture of it.")}
+	case core.ActNavigate:
+		return []seg{small("The tab leaves the page it shows now. A tab shared on one site is unshared when it arrives on another.")}
+	}
+	return []seg{small("There is no picture of the target for this act.")}
+}
+
+// agentParts splits an agent into its declared name and its real process.
+func agentParts(a core.Agent) (name, process string) {
+	name = a.Name
+	if name == "" {
+		name = "Unnamed agent"
+	}
+	if a.PID != 0 {
+		exe := a.Exe
+		if i := strings.LastIndexAny(exe, `/\`); i >= 0 {
+			exe = exe[i+1:]
+		}
+		if exe == "" {
+			exe = "unknown program"
+		}
+		process = fmt.Sprintf("%s (pid %d)", exe, a.PID)
+	}
+	return name, process
+}
+
+// targetLine is "role · origin · “tab title”" for a request's target.
+func targetLine(r *core.Request) string {
+	t := r.Target
+	var parts []string
+	if t.Role != "" {
+		parts = append(parts, t.Role)
+	}
+	if t.Desktop {
+		parts = append(parts, "Desktop")
+	} else if t.Origin != "" {
+		parts = append(parts, displayOrigin(t.Origin))
+	}
+	if t.TabTitle != "" {
+		parts = append(parts, quote(t.TabTitle))
+	}
+	return strings.Join(parts, "  ·  ")
+}
+
+// displayOrigin drops "https://"; any other scheme stays, so that an
+// insecure or odd origin stands out.
+func displayOrigin(o string) string {
+	if rest, ok := strings.CutPrefix(o, "https://"); ok {
+		return rest
+	}
+	return o
+}
+
+// splitURL returns the origin of u as shown, and the rest of it.
+func splitURL(u string) (origin, rest string) {
+	p, err := url.Parse(u)
+	if err != nil || p.Host == "" {
+		return u, ""
+	}
+	origin = displayOrigin(p.Scheme + "://" + p.Host)
+	rest = strings.TrimPrefix(u, p.Scheme+"://"+p.Host)
+	return origin, rest
+}
+
+func quote(s string) string { return "“" + s + "”" }
+
+// countdown is a thin bar that empties as the time to answer runs out.
+type countdown struct {
+	widget.BaseWidget
+	frac float32
+	fill *canvas.Rectangle
+}
+
+func newCountdown() *countdown {
+	c := &countdown{frac: 1}
+	c.ExtendBaseWidget(c)
+	return c
+}
+
+func (c *countdown) set(frac float32) {
+	if frac < 0 {
+		frac = 0
+	}
+	if frac > 1 {
+		frac = 1
+	}
+	c.frac = frac
+	c.Refresh()
+}
+
+func (c *countdown) CreateRenderer() fyne.WidgetRenderer {
+	track := canvas.NewRectangle(themeColor(colorHairline))
+	track.CornerRadius = 1.5
+	c.fill = canvas.NewRectangle(themeColor(colorAccent))
+	c.fill.CornerRadius = 1.5
+	return &countdownRenderer{c: c, track: track}
+}
+
+type countdownRenderer struct {
+	c     *countdown
+	track *canvas.Rectangle
+	size  fyne.Size
+}
+
+func (r *countdownRenderer) Layout(s fyne.Size) {
+	r.size = s
+	r.track.Resize(s)
+	r.c.fill.Resize(fyne.NewSize(s.Width*r.c.frac, s.Height))
+}
+func (r *countdownRenderer) MinSize() fyne.Size { return fyne.NewSize(10, 3) }
+func (r *countdownRenderer) Refresh() {
+	r.Layout(r.size)
+	r.track.Refresh()
+	r.c.fill.Refresh()
+}
+func (r *countdownRenderer) Objects() []fyne.CanvasObject {
+	return []fyne.CanvasObject{r.track, r.c.fill}
+}
+func (r *countdownRenderer) Destroy() {}

@@ -1,0 +1,189 @@
+package ui
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/test"
+
+	"github.com/reins-app/reins/core"
+)
+
+var t0 = time.Date(2025, 11, 29, 14, 0, 0, 0, time.UTC)
+
+func click(id string, rememberable bool) core.Request {
+	r := core.Request{ID: id, Agent: core.Agent{Name: "Claude Code", PID: 4121, Exe: "/usr/bin/claude"},
+		Act: core.Act{Kind: core.ActClick}, Asked: t0, Rememberable: rememberable}
+	r.Target.Tab, r.Target.Origin, r.Target.TabTitle, r.Target.Role, r.Target.Name = "1", "https://shop.example.com", "Cart — Shop", "button", "Place order"
+	SetBox(&r, 10, 10, 80, 20)
+	return r
+}
+
+type popupRig struct {
+	eng   *FakeEngine
+	clock *FakeClock
+	p     *Popup
+	w     fyne.Window
+	shown int
+	empty int
+}
+
+func newPopupRig(t *testing.T, reqs ...core.Request) *popupRig {
+	t.Helper()
+	testApp(t)
+	r := &popupRig{eng: NewFakeEngine(), clock: NewFakeClock(t0)}
+	for _, q := range reqs {
+		r.eng.Ask(q)
+	}
+	r.p = NewPopup(PopupOptions{Engine: r.eng, Clock: r.clock, Timeout: 30 * time.Second,
+		OnShow: func() { r.shown++ }, OnEmpty: func() { r.empty++ }})
+	r.w = test.NewTempWindow(t, r.p.Content())
+	r.w.Canvas().SetOnTypedKey(r.p.TypedKey)
+	r.p.Sync(r.eng.Pending())
+	return r
+}
+
+func (r *popupRig) answers(t *testing.T, want ...Answered) {
+	t.Helper()
+	got := r.eng.Answers()
+	if len(got) != len(want) {
+		t.Fatalf("answers = %v, want %v", got, want)
+	}
+	for i := range got {
+		if got[i] != want[i] {
+			t.Fatalf("answers = %v, want %v", got, want)
+		}
+	}
+}
+
+func TestEachButtonDeliversItsDecision(t *testing.T) {
+	for _, tc := range []struct {
+		button string
+		want   core.Decision
+	}{{"deny", core.Deny}, {"once", core.AllowOnce}, {"tab", core.AllowTab}} {
+		t.Run(tc.button, func(t *testing.T) {
+			r := newPopupRig(t, click("a1", true))
+			r.clock.Advance(ArmDelay)
+			test.Tap(r.p.button(tc.button))
+			r.answers(t, Answered{"a1", tc.want})
+			if r.p.Len() != 0 || r.empty == 0 {
+				t.Fatalf("the popup still shows %d requests after the answer", r.p.Len())
+			}
+		})
+	}
+}
+
+func TestAllowIsInertBeforeItArms(t *testing.T) {
+	r := newPopupRig(t, click("a1", true))
+	test.Tap(r.p.button("once"))
+	test.Tap(r.p.button("tab"))
+	r.clock.Advance(ArmDelay - time.Millisecond)
+	test.Tap(r.p.button("once"))
+	r.answers(t)
+	if r.p.Armed() || !r.p.button("once").Disabled() {
+		t.Fatal("Allow is enabled before the arming delay")
+	}
+	r.clock.Advance(time.Millisecond)
+	if !r.p.Armed() || r.p.button("once").Disabled() {
+		t.Fatal("Allow is still inert after the arming delay")
+	}
+	test.Tap(r.p.button("once"))
+	r.answers(t, Answered{"a1", core.AllowOnce})
+}
+
+func TestDenyWorksAtOnce(t *testing.T) {
+	r := newPopupRig(t, click("a1", true))
+	test.Tap(r.p.button("deny"))
+	r.answers(t, Answered{"a1", core.Deny})
+}
+
+func TestEscapeAndReturnDeny(t *testing.T) {
+	for _, key := range []fyne.KeyName{fyne.KeyEscape, fyne.KeyReturn} {
+		t.Run(string(key), func(t *testing.T) {
+			r := newPopupRig(t, click("a1", true))
+			r.clock.Advance(ArmDelay)
+			r.w.Canvas().OnTypedKey()(&fyne.KeyEvent{Name: key})
+			r.answers(t, Answered{"a1", core.Deny})
+		})
+	}
+}
+
+func TestAllowOnTabIsAbsentWhenNotRememberable(t *testing.T) {
+	r := newPopupRig(t, click("a1", false))
+	r.clock.Advance(ArmDelay)
+	if r.p.button("tab").Visible() {
+		t.Fatal(`"Allow 10 min" shows for an act that may not be remembered`)
+	}
+	r.p.decide(core.AllowTab) // even if something pressed it
+	r.answers(t)
+}
+
+func TestQueueAdvancesOldestFirstAndReArms(t *testing.T) {
+	r := newPopupRig(t, click("a1", true), click("a2", true), click("a3", true))
+	if got := r.p.Current().ID; got != "a1" {
+		t.Fatalf("shows %s first, want the oldest a1", got)
+	}
+	if got := richText(r.p.counter); got != "1 of 3" {
+		t.Fatalf("counter = %q, want 1 of 3", got)
+	}
+	r.clock.Advance(ArmDelay)
+	test.Tap(r.p.button("once"))
+	if got := r.p.Current().ID; got != "a2" {
+		t.Fatalf("after answering a1 the popup shows %s, want a2", got)
+	}
+	if r.p.Armed() {
+		t.Fatal("the next request's Allow is armed at once; a double click would approve it")
+	}
+	// The broker ends a2 (timeout): it leaves, and a3 shows without a counter.
+	r.eng.End("a2", core.Deny)
+	r.p.End("a2")
+	if got := r.p.Current().ID; got != "a3" {
+		t.Fatalf("after a2 ended the popup shows %s, want a3", got)
+	}
+	if got := richText(r.p.counter); got != "" {
+		t.Fatalf("counter = %q with one request left", got)
+	}
+	r.answers(t, Answered{"a1", core.AllowOnce})
+}
+
+func TestTimeoutLeavesTheDecisionToTheBroker(t *testing.T) {
+	r := newPopupRig(t, click("a1", true))
+	r.clock.Advance(31 * time.Second)
+	r.answers(t) // the popup sends nothing; silence is the broker's deny
+	if got := richText(r.p.remaining); got != "Denied automatically in 0:00" {
+		t.Fatalf("countdown = %q", got)
+	}
+	r.eng.End("a1", core.Deny)
+	r.p.End("a1")
+	if r.p.Len() != 0 || r.empty == 0 {
+		t.Fatal("the popup did not close when the broker ended the request")
+	}
+}
+
+func TestSecretTextIsNeverShown(t *testing.T) {
+	req := click("a1", false)
+	req.Act = core.Act{Kind: core.ActType, Text: "hunter2-secret", Secret: true}
+	req.Target.Role, req.Target.Name = "textbox", "Password"
+	r := newPopupRig(t, req)
+	got := richText(r.p.sentence)
+	if want := "Type 14 characters into “Password”"; !strings.Contains(got, want) || strings.Contains(got, "hunter2") {
+		t.Fatalf("sentence = %q, want %q and no secret", got, want)
+	}
+}
+
+func TestFrameLineOnlyForAnotherOrigin(t *testing.T) {
+	r := newPopupRig(t, click("a1", true))
+	if r.p.frame.Visible() {
+		t.Fatal("frame line shown for a top-frame target")
+	}
+	req := click("a2", true)
+	req.Target.FrameOrigin = "https://pay.stripe.com"
+	r2 := newPopupRig(t, req)
+	if got := richText(r2.p.frame); !r2.p.frame.Visible() || got != "in a frame from pay.stripe.com" {
+		t.Fatalf("frame line = %q", got)
+	}
+}
+
+func richText(rt interface{ String() string }) string { return rt.String() }

@@ -1,0 +1,264 @@
+package ui
+
+import (
+	"fmt"
+
+	"fyne.io/fyne/v2"
+
+	"github.com/reins-app/reins/core"
+)
+
+// TrayState is what the tray menu shows, read from the engine.
+type TrayState struct {
+	Tabs      []core.TabInfo
+	Desktop   core.Level
+	Agents    []core.AgentInfo
+	Pending   int
+	Paused    bool
+	Connected bool // the Chrome extension
+}
+
+// ReadTrayState reads the tray's state from the engine.
+func ReadTrayState(e Engine) TrayState {
+	return TrayState{
+		Tabs: e.Tabs(), Desktop: e.Share(core.DesktopKey), Agents: e.Agents(),
+		Pending: len(e.Pending()), Paused: e.Paused(), Connected: e.Connected(),
+	}
+}
+
+// TrayActions are what the menu's items do.
+type TrayActions struct {
+	SetShare     func(tab string, level core.Level)
+	AllowAgent   func(key string)
+	ForgetAgent  func(key string)
+	Install      func() // the extension is not connected: first run
+	ShowPending  func()
+	ShowActivity func()
+	ShowAudit    func()
+	SetPaused    func(on bool)
+	ShowPrefs    func()
+	ShowFirstRun func()
+	Quit         func()
+}
+
+// Item is one line of the tray menu, as plain data so tests can read it.
+type Item struct {
+	Label     string
+	Disabled  bool
+	Checked   bool
+	Separator bool
+	Quit      bool // the item that quits; the tray adds none of its own
+	Children  []Item
+	Do        func()
+}
+
+// Icon is the tray icon's state.
+type Icon int
+
+const (
+	IconIdle      Icon = iota // outline: no agent connected
+	IconConnected             // filled: an agent is connected
+	IconWaiting               // a dot: an approval waits
+	IconPaused                // a slash: every act is refused
+)
+
+func (i Icon) String() string {
+	return [...]string{"idle", "connected", "waiting", "paused"}[i]
+}
+
+// IconFor picks the icon: paused first, then a waiting approval, then
+// whether an agent is connected.
+func IconFor(s TrayState) Icon {
+	switch {
+	case s.Paused:
+		return IconPaused
+	case s.Pending > 0:
+		return IconWaiting
+	case connectedAgents(s.Agents) > 0:
+		return IconConnected
+	}
+	return IconIdle
+}
+
+func connectedAgents(as []core.AgentInfo) int {
+	n := 0
+	for _, a := range as {
+		if a.Sessions > 0 {
+			n++
+		}
+	}
+	return n
+}
+
+var levels = []struct {
+	level core.Level
+	label string
+}{{core.None, "Not shared"}, {core.ReadOnly, "Read"}, {core.Control, "Control"}}
+
+// levelItems are the None / Read / Control choices for one tab (or the
+// desktop), the current one checked.
+func levelItems(key string, cur core.Level, a TrayActions) []Item {
+	out := make([]Item, 0, len(levels))
+	for _, l := range levels {
+		l := l
+		out = append(out, Item{Label: l.label, Checked: cur == l.level, Do: func() {
+			if a.SetShare != nil {
+				a.SetShare(key, l.level)
+			}
+		}})
+	}
+	return out
+}
+
+// TabLabel is how a tab is named in the menu: "Title (origin)".
+func TabLabel(t core.TabInfo) string {
+	title := t.Title
+	if title == "" {
+		title = "Untitled"
+	}
+	if len([]rune(title)) > 48 {
+		title = string([]rune(title)[:47]) + "…"
+	}
+	if t.Origin == "" {
+		return title
+	}
+	return fmt.Sprintf("%s (%s)", title, displayOrigin(t.Origin))
+}
+
+// BuildTray is the tray menu for a state.
+func BuildTray(s TrayState, a TrayActions) []Item {
+	call := func(f func()) func() {
+		return func() {
+			if f != nil {
+				f()
+			}
+		}
+	}
+	n := connectedAgents(s.Agents)
+	header := "Reins — no agents connected"
+	switch {
+	case n == 1:
+		header = "Reins — 1 agent connected"
+	case n > 1:
+		header = fmt.Sprintf("Reins — %d agents connected", n)
+	}
+	if s.Paused {
+		header = "Reins — all agents paused"
+	}
+	items := []Item{{Label: header, Disabled: true}}
+	if s.Connected {
+		items = append(items, Item{Label: "Chrome extension: connected", Disabled: true})
+	} else {
+		items = append(items, Item{Label: "Chrome extension: not connected — Install…", Do: call(a.Install)})
+	}
+	items = append(items, Item{Separator: true})
+
+	var tabs []Item
+	for _, t := range s.Tabs {
+		tabs = append(tabs, Item{Label: TabLabel(t), Children: levelItems(t.ID, t.Level, a)})
+	}
+	if len(tabs) == 0 {
+		msg := "No tabs yet"
+		if !s.Connected {
+			msg = "No tabs: the extension is not connected"
+		}
+		tabs = []Item{{Label: msg, Disabled: true}}
+	}
+	items = append(items,
+		Item{Label: "Tabs", Children: tabs},
+		Item{Label: "Desktop", Children: levelItems(core.DesktopKey, s.Desktop, a)},
+		Item{Label: "Agents", Children: agentItems(s.Agents, a)},
+		Item{Separator: true},
+	)
+	pending := "Pending approvals (0)"
+	if s.Pending > 0 {
+		pending = fmt.Sprintf("Pending approvals (%d)…", s.Pending)
+	}
+	items = append(items,
+		Item{Label: pending, Disabled: s.Pending == 0, Do: call(a.ShowPending)},
+		Item{Label: "Activity…", Do: call(a.ShowActivity)},
+		Item{Label: "Audit log…", Do: call(a.ShowAudit)},
+		Item{Separator: true},
+	)
+	pause := Item{Label: "Pause all agents", Do: func() {
+		if a.SetPaused != nil {
+			a.SetPaused(true)
+		}
+	}}
+	if s.Paused {
+		pause = Item{Label: "Resume agents", Checked: false, Do: func() {
+			if a.SetPaused != nil {
+				a.SetPaused(false)
+			}
+		}}
+	}
+	items = append(items, pause,
+		Item{Label: "Preferences…", Do: call(a.ShowPrefs)},
+		Item{Label: "Getting started…", Do: call(a.ShowFirstRun)},
+		Item{Label: "Quit Reins", Quit: true, Do: call(a.Quit)},
+	)
+	return items
+}
+
+func agentItems(as []core.AgentInfo, a TrayActions) []Item {
+	if len(as) == 0 {
+		return []Item{{Label: "No agent has connected yet", Disabled: true}}
+	}
+	var out []Item
+	for _, ag := range as {
+		ag := ag
+		name, process := agentParts(core.Agent{Name: ag.Name, PID: ag.PID, Exe: ag.Exe})
+		label := name
+		if process != "" {
+			label += " · " + process
+		}
+		state := "not allowed yet"
+		switch {
+		case ag.Allowed:
+			state = "allowed until Reins quits"
+		case ag.Asking:
+			state = "asking to connect"
+		}
+		if ag.Sessions == 0 {
+			state += ", not connected"
+		}
+		children := []Item{{Label: state, Disabled: true}, {Separator: true}}
+		if ag.Allowed {
+			children = append(children, Item{Label: "Forget (ask again next time)", Do: func() {
+				if a.ForgetAgent != nil {
+					a.ForgetAgent(ag.Key)
+				}
+			}})
+		} else {
+			children = append(children, Item{Label: "Allow until Reins quits", Do: func() {
+				if a.AllowAgent != nil {
+					a.AllowAgent(ag.Key)
+				}
+			}})
+		}
+		out = append(out, Item{Label: label, Checked: ag.Allowed, Children: children})
+	}
+	return out
+}
+
+// FyneMenu turns the menu's items into a fyne menu for the tray.
+func FyneMenu(items []Item) *fyne.Menu {
+	return fyne.NewMenu("Reins", fyneItems(items)...)
+}
+
+func fyneItems(items []Item) []*fyne.MenuItem {
+	out := make([]*fyne.MenuItem, 0, len(items))
+	for _, it := range items {
+		if it.Separator {
+			out = append(out, fyne.NewMenuItemSeparator())
+			continue
+		}
+		mi := fyne.NewMenuItem(it.Label, it.Do)
+		mi.Disabled, mi.Checked, mi.IsQuit = it.Disabled, it.Checked, it.Quit
+		if len(it.Children) > 0 {
+			mi.ChildMenu = fyne.NewMenu("", fyneItems(it.Children)...)
+		}
+		out = append(out, mi)
+	}
+	return out
+}

@@ -1,0 +1,79 @@
+// Package ui is the person's door with windows: the tray menu, the approval
+// popup, the activity strip, the audit viewer, preferences and first run. It
+// renders the core's event stream and sends the person's decisions back; it
+// holds no pipeline logic.
+//
+// Nothing here imports fyne.io/fyne/v2/app, so every window is built and
+// tested with fyne's test driver, headless; the thin main in app/cmd/reins
+// makes the real app and hands it to [Start].
+package ui
+
+import (
+	"context"
+	"time"
+
+	"github.com/reins-app/reins/core"
+)
+
+// Engine is what the windows need of the core; *core.Runtime is one.
+type Engine interface {
+	Subscribe(buf int) (<-chan core.Event, func())
+	Tabs() []core.TabInfo
+	SetShare(tab string, level core.Level) error
+	Share(tab string) core.Level
+	Pending() []core.Request
+	Answer(id string, d core.Decision) error
+	Pause(on bool)
+	Paused() bool
+	Connected() bool
+	Agents() []core.AgentInfo
+	AllowAgent(key string) error
+	ForgetAgent(key string) error
+	AuditRows(ctx context.Context, f core.AuditFilter) ([]core.AuditRow, error)
+}
+
+var _ Engine = (*core.Runtime)(nil)
+
+// Verifier is an optional capability of an [Engine]: checking the audit
+// log's hash chain. The audit viewer offers "Verify" only when it is there.
+type Verifier interface {
+	VerifyAudit(ctx context.Context) (rows int, err error)
+}
+
+// Settings are the values the preferences window shows. Until the core can
+// change them, the window shows them read-only and says so.
+type Settings struct {
+	DenyList        []string      // applications no act may touch
+	ApprovalTimeout time.Duration // how long the person has to answer; silence denies
+	RememberFor     time.Duration // how long "allow on this tab" lasts
+	BridgePort      int           // the extension's port on 127.0.0.1
+	StartAtLogin    bool
+	PauseHotkey     string // e.g. "⌃⌥⌘P"; empty when none is registered
+	DataDir         string
+	ExtensionDir    string // where the Chrome extension is written for loading
+	Executable      string // this reins binary, for agents' MCP config
+}
+
+func (s Settings) approvalTimeout() time.Duration {
+	if s.ApprovalTimeout <= 0 {
+		return 30 * time.Second
+	}
+	return s.ApprovalTimeout
+}
+
+func (s Settings) rememberFor() time.Duration {
+	if s.RememberFor <= 0 {
+		return 10 * time.Minute
+	}
+	return s.RememberFor
+}
+
+// newOf points *p at a new zero value, for core types (such as a request's
+// box) that front ends may fill but cannot name without importing a stage.
+func newOf[T any](p **T) { *p = new(T) }
+
+// SetBox gives r a target box, in its picture's pixels.
+func SetBox(r *core.Request, x, y, w, h float64) {
+	newOf(&r.Box)
+	r.Box.X, r.Box.Y, r.Box.W, r.Box.H = x, y, w, h
+}
