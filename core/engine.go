@@ -40,6 +40,11 @@ type Options struct {
 	RememberFor     time.Duration     // optional: "allow on this tab" lasts; default 10 min
 	Now             func() time.Time  // optional
 	Logf            func(format string, args ...any)
+	// SettingsFile is where the person's setting changes are saved; empty
+	// keeps them for this run only. Start sets it in the data folder.
+	SettingsFile string // optional
+
+	saved Settings // set by Start: what was saved, for the settings the engine does not run on
 }
 
 // Engine is the core.
@@ -52,6 +57,7 @@ type Engine struct {
 	fire   sync.Mutex // one act reaches the OS at a time
 	subs   subscribers
 	agents agentBook // agents seen and allowed, see agents.go
+	prefs  prefs     // the person's settings, see settings.go
 	nextID atomic.Uint64
 
 	mu        sync.Mutex
@@ -99,6 +105,7 @@ func New(opts Options) *Engine {
 	e.broker = approvals.NewBroker(approvals.BrokerOptions{
 		Answerer: e.queue, Timeout: opts.ApprovalTimeout, Remember: opts.RememberFor, Now: opts.Now,
 	})
+	e.initPrefs()
 	return e
 }
 
@@ -304,15 +311,16 @@ func (e *Engine) Connected() bool {
 func (e *Engine) SetShare(tab string, level approvals.Level) error {
 	e.mu.Lock()
 	t := e.tabs[tab]
+	open := t != nil && !t.gone
 	var url, title string
-	if t != nil && !t.gone {
+	if open {
 		url, title = t.info.URL, t.info.Title
 	}
 	e.mu.Unlock()
 	if tab == approvals.DesktopKey {
 		return e.grants.Set(tab, "", level)
 	}
-	if t == nil || t.gone {
+	if !open {
 		return fmt.Errorf("there is no open tab %s", tab)
 	}
 	if err := e.grants.Set(tab, approvals.Origin(url), level); err != nil {
