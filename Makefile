@@ -3,6 +3,7 @@ SHELL := /bin/bash
 GO ?= go
 DEB_PACKAGES := chromium xvfb dbus-daemon gcc pkg-config libgl1-mesa-dev libx11-dev libxcursor-dev \
 	libxrandr-dev libxinerama-dev libxi-dev libxxf86vm-dev
+PAGES ?= ../shared/corpus/pages
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 # Packages whose tests need a display and a browser run one at a time.
 E2E_PKGS := ./e2e/...
@@ -60,6 +61,8 @@ screenshots:
 bench: deps
 	$(GO) test -run '^$$' -bench . -benchmem ./bridge/... ./audit/... ./grounding/... ./core/...
 	$(GO) test -run '^$$' -bench . -benchtime 50x -p 1 $(E2E_PKGS)
+	cd bench && npm ci --no-audit --no-fund
+	$(GO) run ./bench -pages $(PAGES)
 
 ## fuzz: a short run of each fuzz target.
 fuzz:

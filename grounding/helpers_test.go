@@ -130,7 +130,7 @@ func (l line) ref() string {
 
 var (
 	roleRe = regexp.MustCompile(`^[a-z][a-z-]*`)
-	markRe = regexp.MustCompile(`^ \[([a-z]+(?:=[a-z0-9]+)?)\]`)
+	markRe = regexp.MustCompile(`^ \[([a-z]+(?:=[a-z0-9]+|=-?[0-9]+,-?[0-9]+,[0-9]+,[0-9]+)?)\]`)
 )
 
 // parseLine accepts only what the renderer is meant to produce; anything a
@@ -188,9 +188,9 @@ func parseLine(s string) (line, error) {
 		l.quoted = &q
 		rest = tail
 	}
-	if r, ok := strings.CutPrefix(rest, " (not placed on the page):"); ok && l.role == "iframe" && l.quoted != nil && r == "" {
+	if r, ok := strings.CutPrefix(rest, " (not placed on the page)"); ok && l.role == "iframe" && l.quoted != nil && (r == "" || r == ":") {
 		l.kind = "unplaced"
-		l.colon = true
+		l.colon = r == ":"
 		return l, nil
 	}
 	for {

@@ -52,6 +52,8 @@ type Snapshot struct {
 	Zoom     float64
 	Elements map[string]Element // by ref
 	docs     map[int]frameGen   // chrome frameId → generation at snapshot time
+	lines    []line             // every line of Text, in order
+	top      *protocol.FrameReport
 }
 
 type frameGen struct {
@@ -125,6 +127,9 @@ func Build(res *protocol.SnapshotResult, refs *Refs, opts BuildOptions) (*Snapsh
 	frames := map[int]*protocol.FrameReport{}
 	for i := range res.Frames {
 		f := &res.Frames[i]
+		if err := f.Decode(); err != nil {
+			f.Error = err.Error()
+		}
 		frames[f.Frame] = f
 	}
 	top := frames[0]
@@ -156,10 +161,9 @@ func Build(res *protocol.SnapshotResult, refs *Refs, opts BuildOptions) (*Snapsh
 		}
 	}
 	refs.Forget(live)
-	var b strings.Builder
 	seen := map[int]bool{}
-	w := walker{s: s, refs: refs, frames: frames, children: children, out: &b, seen: seen}
-	w.frame(top, nil, true, 0)
+	w := walker{s: s, refs: refs, frames: frames, children: children, seen: seen}
+	w.frame(top, nil, true, 0, &offset{}, -1)
 	// Frames the stitching could not place still get read, after the rest.
 	var rest []int
 	for id, f := range frames {
@@ -182,15 +186,13 @@ func Build(res *protocol.SnapshotResult, refs *Refs, opts BuildOptions) (*Snapsh
 			}
 			f = p
 		}
-		fmt.Fprintf(&b, "- iframe %s (not placed on the page):\n", quote(f.URL))
-		w.frame(f, nil, false, 1)
+		w.unplaced(f)
 		if !seen[id] {
-			f = frames[id]
-			fmt.Fprintf(&b, "- iframe %s (not placed on the page):\n", quote(f.URL))
-			w.frame(f, nil, false, 1)
+			w.unplaced(frames[id])
 		}
 	}
-	s.Text = b.String()
+	s.Text = s.render(selectAll(s.lines), RenderOptions{})
+	s.top = top
 	return s, nil
 }
 
@@ -199,31 +201,44 @@ type walker struct {
 	refs     *Refs
 	frames   map[int]*protocol.FrameReport
 	children map[[2]int]*protocol.FrameReport
-	out      *strings.Builder
 	seen     map[int]bool
 }
 
-func (w *walker) frame(f *protocol.FrameReport, path []protocol.Hop, placeable bool, depth int) {
+// offset places a frame's boxes in the top frame's viewport; nil where the
+// frame cannot be placed.
+type offset struct{ x, y float64 }
+
+func (w *walker) unplaced(f *protocol.FrameReport) {
+	i := w.s.add(line{depth: 0, parent: -1, kind: kindUnplaced, role: "iframe", text: "iframe " + quote(f.URL) + " (not placed on the page)"})
+	w.frame(f, nil, false, 1, nil, i)
+}
+
+func (w *walker) frame(f *protocol.FrameReport, path []protocol.Hop, placeable bool, depth int, off *offset, parent int) {
 	w.seen[f.Frame] = true
 	for _, n := range f.Root.Children {
-		w.node(f, n, path, placeable, depth)
+		w.node(f, n, path, placeable, depth, off, parent)
 	}
 }
 
-func (w *walker) node(f *protocol.FrameReport, n *protocol.Node, path []protocol.Hop, placeable bool, depth int) {
-	indent := strings.Repeat("  ", depth)
+func (w *walker) node(f *protocol.FrameReport, n *protocol.Node, path []protocol.Hop, placeable bool, depth int, off *offset, parent int) {
 	if n.Role == "text" && n.Box == nil { // a text node; an element can claim role "text" but always has a box
-		fmt.Fprintf(w.out, "%s- text: %s\n", indent, quote(n.Text))
+		w.s.add(line{depth: depth, parent: parent, kind: kindText, text: "text: " + quote(n.Text)})
 		return
 	}
-	line := indent + "- " + renderedRole(n.Role)
+	role := renderedRole(n.Role)
+	l := line{depth: depth, parent: parent, kind: kindNode, role: role, pointer: n.Pointer}
+	text := role
 	if n.Name != "" {
-		line += " " + quote(n.Name)
+		text += " " + quote(n.Name)
 	}
-	line += stateMarks(n)
+	text += stateMarks(n)
+	if n.Box != nil && off != nil {
+		l.box = &protocol.Rect{X: n.Box.X + off.x, Y: n.Box.Y + off.y, W: n.Box.W, H: n.Box.H}
+	}
 	if n.ID != 0 {
 		ref := w.refs.ref(f.Frame, f.Doc, n.ID)
-		line += " [ref=" + ref + "]"
+		l.ref = ref
+		text += " [ref=" + ref + "]"
 		box := protocol.Rect{}
 		if n.Box != nil {
 			box = *n.Box
@@ -233,36 +248,32 @@ func (w *walker) node(f *protocol.FrameReport, n *protocol.Node, path []protocol
 			Secret: n.Secret, Box: box, FrameOrigin: f.Origin, Path: path, Placeable: placeable,
 		}
 	}
+	l.text = text
+	me := w.s.add(l)
 	var child *protocol.FrameReport
 	if n.Frame != nil && n.Frame.Index >= 0 {
 		child = w.children[[2]int{f.Frame, n.Frame.Index}]
 	}
-	var props []string
 	if n.URL != "" {
-		props = append(props, indent+"  - /url: "+quote(n.URL))
+		w.s.add(line{depth: depth + 1, parent: me, kind: kindProp, text: "/url: " + quote(n.URL)})
 	}
 	if n.Placeholder != "" {
-		props = append(props, indent+"  - /placeholder: "+quote(n.Placeholder))
+		w.s.add(line{depth: depth + 1, parent: me, kind: kindProp, text: "/placeholder: " + quote(n.Placeholder)})
 	}
 	if n.Value != "" && !n.Secret {
-		props = append(props, indent+"  - /value: "+quote(n.Value))
-	}
-	nested := child != nil && child.Root != nil && !w.seen[child.Frame]
-	if len(n.Children) == 0 && len(props) == 0 && !nested {
-		w.out.WriteString(line + "\n")
-		return
-	}
-	w.out.WriteString(line + ":\n")
-	for _, p := range props {
-		w.out.WriteString(p + "\n")
+		w.s.add(line{depth: depth + 1, parent: me, kind: kindProp, text: "/value: " + quote(n.Value)})
 	}
 	for _, c := range n.Children {
-		w.node(f, c, path, placeable, depth+1)
+		w.node(f, c, path, placeable, depth+1, off, me)
 	}
-	if nested && !w.seen[child.Frame] {
+	if child != nil && child.Root != nil && !w.seen[child.Frame] {
 		hop := protocol.Hop{Frame: f.Frame, Index: n.Frame.Index, Doc: f.Doc, Epoch: f.Epoch}
 		childPath := append([]protocol.Hop{hop}, path...)
-		w.frame(child, childPath, placeable, depth+1)
+		var coff *offset
+		if off != nil {
+			coff = &offset{off.x + n.Frame.Content.X, off.y + n.Frame.Content.Y}
+		}
+		w.frame(child, childPath, placeable, depth+1, coff, me)
 	}
 }
 

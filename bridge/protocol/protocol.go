@@ -204,9 +204,27 @@ type FrameReport struct {
 	Index     int      `json:"index"`               // its position in the parent's window.frames; -1 if none
 	Viewport  Viewport `json:"viewport"`            //
 	Window    Window   `json:"window"`              //
-	Root      *Node    `json:"root"`                //
+	Root      *Node    `json:"root"`                // the tree; nil when sent as Tree
+	Tree      string   `json:"tree,omitempty"`      // the tree as JSON text: see [FrameReport.Decode]
 	Truncated bool     `json:"truncated,omitempty"` // the node budget ran out
 	Error     string   `json:"error,omitempty"`
+	Took      float64  `json:"took,omitempty"` // ms the frame spent building its tree
+}
+
+// Decode fills Root from Tree. The extension sends a frame's tree as one JSON
+// string: Chrome's extension messaging converts an object node by node on
+// each hop (content script → service worker), which costs ten times the
+// building of the tree on a large page, while a string crosses in one piece.
+func (f *FrameReport) Decode() error {
+	if f.Root != nil || f.Tree == "" {
+		return nil
+	}
+	var n Node
+	if err := json.Unmarshal([]byte(f.Tree), &n); err != nil {
+		return fmt.Errorf("%w: frame %d's tree: %v", ErrMalformed, f.Frame, err)
+	}
+	f.Root, f.Tree = &n, ""
+	return nil
 }
 
 // Viewport describes a frame's layout viewport in CSS pixels.

@@ -1,0 +1,283 @@
+// Package rig runs one Debian Chromium with the real Reins extension paired
+// to an in-process bridge, for the snapshot golden tests and the corpus
+// benchmark: the same pairing Reins does (a secret and an address file in a
+// data folder, the reins binary as native messaging host), without the
+// engine, grants or approvals, so that what is measured is the snapshot path
+// alone.
+package rig
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/reins-app/reins/bridge"
+	"github.com/reins-app/reins/bridge/protocol"
+	"github.com/reins-app/reins/extension"
+	"github.com/reins-app/reins/grounding"
+)
+
+// Options configures [Start].
+type Options struct {
+	Display   string   // required: the X display
+	Dir       string   // required: a scratch folder (profile, data, extension, log)
+	Reins     string   // required: absolute path of a built reins binary (the native host)
+	URL       string   // required: the first page, served from 127.0.0.1
+	Args      []string // optional: more Chromium flags
+	Width     int      // optional: window size; default 1280×800
+	Height    int      //
+	Logf      func(string, ...any)
+	Chromium  string // optional: default /usr/lib/chromium/chromium
+	DebugPort bool   // optional: open a DevTools port on 127.0.0.1 (see CDPPort)
+}
+
+// Rig is a running Chromium paired with a bridge.
+type Rig struct {
+	Bridge  *bridge.Server
+	cmd     *exec.Cmd
+	exited  chan struct{}
+	profile string
+	LogPath string
+}
+
+// BuildReins compiles the reins binary into dir: Chrome starts it as the
+// native messaging host that hands over the pairing secret.
+func BuildReins(dir string) (string, error) {
+	out := filepath.Join(dir, "reins")
+	cmd := exec.Command("go", "build", "-o", out, "./app/cmd/reins")
+	cmd.Dir = ModuleRoot()
+	if b, err := cmd.CombinedOutput(); err != nil {
+		return "", fmt.Errorf("building reins: %v\n%s", err, b)
+	}
+	return out, nil
+}
+
+// ModuleRoot is the folder of go.mod.
+func ModuleRoot() string {
+	_, file, _, _ := runtime.Caller(0)
+	return filepath.Dir(filepath.Dir(filepath.Dir(file)))
+}
+
+// Start launches Chromium and waits until the extension has paired.
+func Start(ctx context.Context, opts Options) (*Rig, error) {
+	if opts.Logf == nil {
+		opts.Logf = func(string, ...any) {}
+	}
+	if opts.Chromium == "" {
+		opts.Chromium = "/usr/lib/chromium/chromium"
+	}
+	if opts.Width == 0 {
+		opts.Width, opts.Height = 1280, 800
+	}
+	data := filepath.Join(opts.Dir, "data")
+	if err := os.MkdirAll(data, 0o700); err != nil {
+		return nil, err
+	}
+	secret, err := bridge.LoadOrCreateSecret(data)
+	if err != nil {
+		return nil, err
+	}
+	br, err := bridge.New(bridge.Options{Origin: extension.Origin, Secret: secret, Logf: opts.Logf, RequestTimeout: 60 * time.Second})
+	if err != nil {
+		return nil, err
+	}
+	if err := br.Start(); err != nil {
+		return nil, err
+	}
+	r := &Rig{Bridge: br, exited: make(chan struct{})}
+	if err := bridge.WriteAddress(data, bridge.Address{Port: br.Port(), PID: os.Getpid()}); err != nil {
+		br.Close()
+		return nil, err
+	}
+	extDir, err := extension.WriteTo(filepath.Join(opts.Dir, "extension"))
+	if err != nil {
+		br.Close()
+		return nil, err
+	}
+	r.profile = filepath.Join(opts.Dir, "profile")
+	if _, err := bridge.InstallHostManifest(filepath.Join(r.profile, "NativeMessagingHosts"), extension.NativeHost, opts.Reins, extension.Origin); err != nil {
+		br.Close()
+		return nil, err
+	}
+	args := []string{
+		"--no-sandbox", "--test-type", "--disable-gpu", "--no-first-run", "--no-default-browser-check",
+		"--disable-background-networking", "--disable-component-update", "--disable-sync", "--disable-quic",
+		"--password-store=basic", "--disable-features=Translate,MediaRouter,OptimizationHints",
+		"--user-data-dir=" + r.profile, "--load-extension=" + extDir, "--disable-extensions-except=" + extDir,
+		fmt.Sprintf("--window-size=%d,%d", opts.Width, opts.Height), "--window-position=0,0",
+	}
+	if opts.DebugPort {
+		args = append(args, "--remote-debugging-port=0", "--remote-debugging-address=127.0.0.1")
+	}
+	args = append(args, opts.Args...)
+	args = append(args, opts.URL)
+	r.LogPath = filepath.Join(opts.Dir, "chromium.log")
+	logf, err := os.Create(r.LogPath)
+	if err != nil {
+		br.Close()
+		return nil, err
+	}
+	cmd := exec.Command(opts.Chromium, args...)
+	cmd.Env = append(os.Environ(), "DISPLAY="+opts.Display, "REINS_DATA_DIR="+data)
+	cmd.Stdout, cmd.Stderr = logf, logf
+	// Its own process group, so that Close stops every Chromium child by id.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := cmd.Start(); err != nil {
+		logf.Close()
+		br.Close()
+		return nil, err
+	}
+	r.cmd = cmd
+	go func() {
+		cmd.Wait()
+		logf.Close()
+		close(r.exited)
+	}()
+	deadline := time.Now().Add(60 * time.Second)
+	for len(br.Peers()) == 0 {
+		if time.Now().After(deadline) {
+			r.Close()
+			return nil, errors.New("the extension did not pair within 60 s")
+		}
+		select {
+		case <-ctx.Done():
+			r.Close()
+			return nil, ctx.Err()
+		case <-r.exited:
+			r.Close()
+			return nil, errors.New("chromium exited before the extension paired; see " + r.LogPath)
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+	return r, nil
+}
+
+// CDPPort is the DevTools port Chromium chose (DebugPort must be set).
+func (r *Rig) CDPPort() (int, error) {
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		b, err := os.ReadFile(filepath.Join(r.profile, "DevToolsActivePort"))
+		if err == nil {
+			line, _, _ := strings.Cut(string(b), "\n")
+			if p, err := strconv.Atoi(strings.TrimSpace(line)); err == nil {
+				return p, nil
+			}
+		}
+		if time.Now().After(deadline) {
+			return 0, errors.New("chromium wrote no DevToolsActivePort")
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// Close stops Chromium's process group and the bridge.
+func (r *Rig) Close() {
+	if r.cmd != nil {
+		pgid := r.cmd.Process.Pid
+		syscall.Kill(-pgid, syscall.SIGTERM)
+		select {
+		case <-r.exited:
+		case <-time.After(5 * time.Second):
+			syscall.Kill(-pgid, syscall.SIGKILL)
+			<-r.exited
+		}
+		for i := 0; i < 100 && syscall.Kill(-pgid, 0) == nil; i++ {
+			syscall.Kill(-pgid, syscall.SIGKILL)
+			time.Sleep(50 * time.Millisecond)
+		}
+	}
+	r.Bridge.Close()
+}
+
+// Tab waits for a tab whose address is url, loaded, and returns its id.
+func (r *Rig) Tab(ctx context.Context, url string) (int, error) {
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		var res protocol.TabsResult
+		if err := r.Bridge.Call(ctx, "", protocol.MethodTabs, struct{}{}, &res); err != nil {
+			return 0, err
+		}
+		for _, t := range res.Tabs {
+			if t.URL == url && t.Status == "complete" {
+				return t.ID, nil
+			}
+		}
+		if time.Now().After(deadline) {
+			return 0, fmt.Errorf("no loaded tab at %s (tabs: %+v)", url, res.Tabs)
+		}
+		time.Sleep(30 * time.Millisecond)
+	}
+}
+
+// Open navigates tab to url and waits until it has loaded and every frame
+// answers a snapshot.
+func (r *Rig) Open(ctx context.Context, tab int, url string) error {
+	if err := r.Bridge.Call(ctx, "", protocol.MethodNavigate, protocol.NavigateParams{Tab: tab, URL: url}, nil); err != nil {
+		return err
+	}
+	return r.WaitReady(ctx, tab, url)
+}
+
+// WaitReady waits until tab shows url, loaded, and every frame answers a
+// snapshot.
+func (r *Rig) WaitReady(ctx context.Context, tab int, url string) error {
+	if _, err := r.Tab(ctx, url); err != nil {
+		return err
+	}
+	// The top frame must answer; child frames get a grace period, since a
+	// frame on an unreachable host shows an error page no script runs in.
+	start := time.Now()
+	for {
+		res, err := r.Snapshot(ctx, tab)
+		if err == nil && len(res.Frames) > 0 {
+			top, all := false, true
+			for _, f := range res.Frames {
+				if f.Root == nil && f.Tree == "" {
+					all = false
+				} else if f.Frame == 0 && f.URL == url {
+					top = true
+				}
+			}
+			if top && (all || time.Since(start) > 3*time.Second) {
+				return nil
+			}
+		}
+		if time.Since(start) > 30*time.Second {
+			return fmt.Errorf("the page at %s never answered a snapshot: %v", url, err)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// Snapshot asks every frame of tab for its tree.
+func (r *Rig) Snapshot(ctx context.Context, tab int) (*protocol.SnapshotResult, error) {
+	var res protocol.SnapshotResult
+	if err := r.Bridge.Call(ctx, "", protocol.MethodSnapshot, protocol.SnapshotParams{Tab: tab}, &res); err != nil {
+		return nil, err
+	}
+	return &res, nil
+}
+
+// Read takes a snapshot and builds it with refs, the way core does.
+func (r *Rig) Read(ctx context.Context, tab int, refs *grounding.Refs, id string) (*grounding.Snapshot, error) {
+	res, err := r.Snapshot(ctx, tab)
+	if err != nil {
+		return nil, err
+	}
+	return grounding.Build(res, refs, grounding.BuildOptions{ID: id, Tab: strconv.Itoa(tab)})
+}
+
+// Pretty is a report as indented JSON, for failure messages.
+func Pretty(v any) string {
+	b, _ := json.MarshalIndent(v, "", "  ")
+	return string(b)
+}
