@@ -259,8 +259,9 @@ const HANDLERS = {
   tabs: listTabs,
 
   async snapshot({ tab }) {
-    await chrome.tabs.get(tab);
+    // One round of browser calls: getAllFrames fails by itself for a tab that is gone.
     const [frames, zoom] = await Promise.all([chrome.webNavigation.getAllFrames({ tabId: tab }), zoomOf(tab)]);
+    if (!frames) throw new Failure("no_tab", `No tab with id: ${tab}`);
     const reports = await Promise.all(
       (frames || []).map(async (f) => {
         const base = { frame: f.frameId, parent: f.parentFrameId, url: f.url, index: -1 };
