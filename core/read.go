@@ -16,6 +16,7 @@ import (
 
 // Snapshot modes an agent may ask for; grounding says which it renders.
 const (
+	ModeAuto        = grounding.ModeAuto
 	ModeFull        = grounding.ModeFull
 	ModeInteractive = grounding.ModeInteractive
 	ModeViewport    = grounding.ModeViewport
@@ -69,7 +70,7 @@ func (s *Session) CurrentTab(ctx context.Context) (string, error) {
 // ReadOptions says how an agent wants a tab read.
 type ReadOptions struct {
 	Tab      string // required
-	Mode     string // optional: ModeFull by default
+	Mode     string // optional: ModeAuto by default (the full tree while small, else the interactive view)
 	MaxChars int    // optional: a budget for the text; 0 is none
 	Root     string // optional: only this ref's subtree
 	Diff     bool   // optional: only what changed since the session's previous snapshot

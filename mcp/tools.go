@@ -23,7 +23,7 @@ type tabIn struct {
 
 type snapshotIn struct {
 	tabIn
-	Mode     string `json:"mode,omitempty" jsonschema:"full (default), interactive or viewport, where available"`
+	Mode     string `json:"mode,omitempty" jsonschema:"auto (default: the full tree while it is small, else only what can be acted on), full, interactive or viewport"`
 	MaxChars int    `json:"max_chars,omitempty" jsonschema:"cut the text at a line boundary past this many characters; 0 for no limit"`
 	Ref      string `json:"ref,omitempty" jsonschema:"only the subtree of this ref"`
 	Diff     bool   `json:"diff,omitempty" jsonschema:"only the lines that changed since your previous snapshot of this tab"`
