@@ -2,6 +2,7 @@ package core
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"time"
 
@@ -10,16 +11,23 @@ import (
 	"github.com/reins-app/reins/grounding"
 )
 
-// WaitOptions says what an agent waits for. With Text or Gone, the tab is
-// read until the condition holds or Timeout passes; with neither, the wait is
+// WaitOptions says what an agent waits for. With Text, Gone or Ref, the tab
+// is read until the condition holds or Timeout passes; with none, the wait is
 // just Time.
 type WaitOptions struct {
-	Tab     string        // required with Text or Gone
+	Tab     string        // required with Text, Gone or Ref
 	Text    string        // optional: wait until this text is on the page
 	Gone    string        // optional: wait until this text is no longer on the page
+	Ref     string        // optional: wait until this element is in State
+	State   string        // with Ref: one of RefStates
 	Time    time.Duration // optional: wait this long (at most MaxWait)
 	Timeout time.Duration // optional: give up on Text or Gone after this; default and limit MaxWait
 }
+
+// RefStates are the states a wait on a ref can ask for. "hidden" also holds
+// once the element is gone or the page has navigated, since its ref then
+// names nothing on the page.
+var RefStates = []string{"visible", "hidden", "enabled", "disabled", "checked", "unchecked", "expanded", "collapsed"}
 
 // MaxWait bounds every wait, so an agent's call always comes back.
 const MaxWait = 30 * time.Second
@@ -39,7 +47,11 @@ type WaitResult struct {
 // one audit row, with how it ended.
 func (s *Session) WaitFor(ctx context.Context, o WaitOptions) (*WaitResult, error) {
 	start := s.e.opts.Now()
-	if o.Text == "" && o.Gone == "" {
+	if o.Ref != "" && !slices.Contains(RefStates, o.State) {
+		return nil, s.refuse(ctx, audit.Entry{Agent: s.agent, Act: approvals.Act{Kind: approvals.Read}, Target: approvals.Target{Tab: o.Tab, Name: "wait"}},
+			errorf(CodeBadRequest, "a wait on a ref needs a state: one of %s", strings.Join(RefStates, ", ")))
+	}
+	if o.Text == "" && o.Gone == "" && o.Ref == "" {
 		if err := s.admitted(ctx); err != nil {
 			return nil, s.refuse(ctx, audit.Entry{Agent: s.agent, Act: approvals.Act{Kind: approvals.Read}, Target: approvals.Target{Name: "wait"}}, err)
 		}
@@ -58,6 +70,9 @@ func (s *Session) WaitFor(ctx context.Context, o WaitOptions) (*WaitResult, erro
 	what := "wait for " + quoteIf(o.Text)
 	if o.Gone != "" {
 		what = "wait for " + quoteIf(o.Gone) + " to go"
+	}
+	if o.Ref != "" {
+		what = "wait for " + o.Ref + " to be " + o.State
 	}
 	en := audit.Entry{Agent: s.agent, Act: approvals.Act{Kind: approvals.Read}, Target: approvals.Target{Tab: o.Tab, Name: what}}
 	deadline := time.Now().Add(timeout)
@@ -91,6 +106,32 @@ func (s *Session) WaitFor(ctx context.Context, o WaitOptions) (*WaitResult, erro
 }
 
 func waitMet(snap *grounding.Snapshot, o WaitOptions) (bool, string) {
+	if o.Ref != "" {
+		line, ok := refLine(snap.Text, o.Ref)
+		has := func(mark string) bool {
+			return strings.Contains(line, " ["+mark+"]") || strings.Contains(line, " ["+mark+"=")
+		}
+		var met bool
+		switch o.State {
+		case "visible":
+			met = ok
+		case "hidden":
+			met = !ok
+		case "enabled":
+			met = ok && !has("disabled")
+		case "disabled":
+			met = ok && has("disabled")
+		case "checked":
+			met = ok && has("checked")
+		case "unchecked":
+			met = ok && !has("checked")
+		case "expanded":
+			met = ok && has("expanded")
+		case "collapsed":
+			met = ok && !has("expanded")
+		}
+		return met, line
+	}
 	if o.Text != "" {
 		lines := snap.Find(o.Text, "")
 		if len(lines) == 0 {
@@ -104,4 +145,18 @@ func waitMet(snap *grounding.Snapshot, o WaitOptions) (bool, string) {
 		return !strings.Contains(strings.ToLower(snap.Text), strings.ToLower(o.Gone)), ""
 	}
 	return false, ""
+}
+
+// refLine finds the element's own line: the one whose last marker is the
+// ref, so that page text quoting "[ref=…]" never stands in for it. The marks
+// before the ref are the element's states.
+func refLine(text, ref string) (string, bool) {
+	marker := " [ref=" + ref + "]"
+	for _, l := range strings.Split(text, "\n") {
+		t := strings.TrimSuffix(strings.TrimSpace(l), ":")
+		if i := strings.LastIndex(t, marker); i >= 0 && !strings.Contains(t[i+len(marker):], "\"") {
+			return t, true
+		}
+	}
+	return "", false
 }

@@ -75,6 +75,8 @@ type waitIn struct {
 	tabIn
 	Text     string  `json:"text,omitempty" jsonschema:"wait until this text is on the page"`
 	TextGone string  `json:"text_gone,omitempty" jsonschema:"wait until this text is no longer on the page"`
+	Ref      string  `json:"ref,omitempty" jsonschema:"wait until this element (a ref from your latest snapshot of the tab) is in state"`
+	State    string  `json:"state,omitempty" jsonschema:"with ref: visible, hidden, enabled, disabled, checked, unchecked, expanded or collapsed"`
 	Time     float64 `json:"time,omitempty" jsonschema:"seconds to wait (at most 30); with text, how long to keep looking"`
 }
 
@@ -211,11 +213,11 @@ func (h *handler) addTools(s *sdk.Server) {
 		})
 
 	sdk.AddTool(s, &sdk.Tool{Name: "browser_wait_for", Annotations: readOnly("Wait"),
-		Description: "Wait until text appears on a tab or disappears from it (reading it a few times a second, for up to 30 s), or just wait a number of seconds."},
+		Description: "Wait until text appears on a tab or disappears from it, or until an element (by ref) is visible, hidden, enabled, disabled, checked, unchecked, expanded or collapsed — reading the tab a few times a second, for up to 30 s — or just wait a number of seconds."},
 		func(ctx context.Context, req *sdk.CallToolRequest, in waitIn) (*sdk.CallToolResult, any, error) {
 			s := h.session(req.Session, req.Extra)
-			o := core.WaitOptions{Text: in.Text, Gone: in.TextGone, Time: time.Duration(in.Time * float64(time.Second))}
-			if o.Text != "" || o.Gone != "" {
+			o := core.WaitOptions{Text: in.Text, Gone: in.TextGone, Ref: in.Ref, State: in.State, Time: time.Duration(in.Time * float64(time.Second))}
+			if o.Text != "" || o.Gone != "" || o.Ref != "" {
 				tab, err := h.tab(ctx, s, in.tabIn)
 				if err != nil {
 					return refusal(err), nil, nil
@@ -423,8 +425,10 @@ func formatRead(r *core.ReadResult) string {
 func formatWait(o core.WaitOptions, r *core.WaitResult) string {
 	waited := r.Waited.Round(10 * time.Millisecond)
 	switch {
-	case o.Text == "" && o.Gone == "":
+	case o.Text == "" && o.Gone == "" && o.Ref == "":
 		return fmt.Sprintf("Waited %s.\n", waited)
+	case r.Met && o.Ref != "":
+		return fmt.Sprintf("%s is %s after %s (snapshot %s).\n", o.Ref, o.State, waited, r.ID)
 	case r.Met && r.Matched != "":
 		return fmt.Sprintf("Found after %s (snapshot %s): %s\n", waited, r.ID, r.Matched)
 	case r.Met:

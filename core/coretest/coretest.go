@@ -141,6 +141,16 @@ func (b *Browser) Load(id int, p Page) {
 	b.emit(protocol.EventTabs, protocol.TabsResult{Tabs: tabs})
 }
 
+// Mutate changes a tab's page in place, as a script on the page would: the
+// documents stay, so refs stay valid.
+func (b *Browser) Mutate(id int, f func(p *Page)) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if p := b.pages[id]; p != nil {
+		f(p)
+	}
+}
+
 // SetActive makes tab the active one (or not).
 func (b *Browser) SetActive(id int, active bool) {
 	b.mu.Lock()
@@ -209,20 +219,28 @@ func (b *Browser) Call(ctx context.Context, profile, method string, params, out 
 		}
 	}
 	raw, _ := json.Marshal(params)
-	result, err := b.answer(method, raw)
+	enc, err := b.answer(method, raw)
 	if err != nil {
 		return err
 	}
 	if out == nil {
 		return nil
 	}
-	enc, _ := json.Marshal(result)
 	return json.Unmarshal(enc, out)
 }
 
-func (b *Browser) answer(method string, raw json.RawMessage) (any, error) {
+// answer encodes under the lock: pages are shared with Mutate.
+func (b *Browser) answer(method string, raw json.RawMessage) (json.RawMessage, error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
+	result, err := b.answerLocked(method, raw)
+	if err != nil {
+		return nil, err
+	}
+	return json.Marshal(result)
+}
+
+func (b *Browser) answerLocked(method string, raw json.RawMessage) (any, error) {
 	switch method {
 	case protocol.MethodTabs:
 		return protocol.TabsResult{Tabs: b.tabs}, nil
