@@ -48,6 +48,7 @@ test: deps
 vet:
 	$(GO) vet ./...
 	$(GO) vet -tags reinsdemo ./app/cmd/reins
+	$(GO) vet -tags reinstest ./app/cmd/reins
 	GOOS=darwin GOARCH=arm64 CGO_ENABLED=0 $(GO) vet $(DARWIN_PKGS)
 	GOOS=darwin GOARCH=amd64 CGO_ENABLED=0 $(GO) vet $(DARWIN_PKGS)
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { gofmt -l $$(git ls-files '*.go'); echo "gofmt needed"; exit 1; }

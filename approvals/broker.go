@@ -23,7 +23,7 @@ type BrokerOptions struct {
 
 // Broker asks a person about each act and mints [Approved].
 type Broker struct {
-	opts BrokerOptions
+	opts BrokerOptions // Timeout and Remember are guarded by mu; they change with SetTimeout and SetRemember
 
 	closed    chan struct{}
 	closeOnce sync.Once
@@ -52,8 +52,50 @@ func NewBroker(opts BrokerOptions) *Broker {
 	return &Broker{opts: opts, closed: make(chan struct{}), remember: map[memoryKey]time.Time{}}
 }
 
-// Timeout is how long a person has to answer.
-func (b *Broker) Timeout() time.Duration { return b.opts.Timeout }
+// Timeout is how long a person has to answer a request asked from now on.
+func (b *Broker) Timeout() time.Duration {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.opts.Timeout
+}
+
+// Remember is how long an "allow on this tab" given from now on lasts.
+func (b *Broker) Remember() time.Duration {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.opts.Remember
+}
+
+// SetTimeout changes how long a person has to answer. A request already
+// before the person keeps the time it was given; later ones get d. A
+// non-positive d is ignored: silence must always end in a deny.
+func (b *Broker) SetTimeout(d time.Duration) {
+	if d <= 0 {
+		return
+	}
+	b.mu.Lock()
+	b.opts.Timeout = d
+	b.mu.Unlock()
+}
+
+// SetRemember changes how long an "allow on this tab" lasts. Decisions
+// remembered already never outlast the new length: a person who shortens it
+// means the shorter time from now on, for what they allowed before too. A
+// non-positive d is ignored.
+func (b *Broker) SetRemember(d time.Duration) {
+	if d <= 0 {
+		return
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.opts.Remember = d
+	limit := b.opts.Now().Add(d)
+	for k, until := range b.remember {
+		if until.After(limit) {
+			b.remember[k] = limit
+		}
+	}
+}
 
 // Rememberable reports whether an act may be covered by "allow on this tab
 // for a while": never typing into a secret field, never navigation, which may
@@ -108,7 +150,7 @@ func (b *Broker) Decide(ctx context.Context, req Request) (Approved, error) {
 	if b.opts.Answerer == nil {
 		return Approved{}, ErrNoAnswerer
 	}
-	actx, cancel := context.WithTimeout(ctx, b.opts.Timeout)
+	actx, cancel := context.WithTimeout(ctx, b.Timeout())
 	defer cancel()
 	go func() {
 		select {

@@ -78,6 +78,7 @@ type tabState struct {
 	info    protocol.Tab
 	frames  map[int]grounding.FrameState // last reported generation per frame
 	refs    *grounding.Refs
+	reader  *grounding.Reader // the frames' last trees
 	zoom    float64
 	cal     *grounding.Calibrated
 	gone    bool
@@ -215,7 +216,7 @@ func (e *Engine) updateTabs(profile string, tabs []protocol.Tab) {
 			id = strconv.Itoa(e.nextTab)
 			e.byChrome[key] = id
 			e.tabs[id] = &tabState{
-				id: id, chrome: key, frames: map[int]grounding.FrameState{}, refs: grounding.NewRefs(),
+				id: id, chrome: key, frames: map[int]grounding.FrameState{}, refs: grounding.NewRefs(), reader: grounding.NewReader(),
 				session: map[string]*grounding.Snapshot{}, byID: map[string]*grounding.Snapshot{},
 			}
 		}

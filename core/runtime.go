@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log"
 	"net"
 	"os"
 	"path/filepath"
@@ -23,10 +24,10 @@ import (
 // StartOptions configures [Start].
 type StartOptions struct {
 	DataDir         string            // optional: default paths.DataDir()
-	Port            int               // optional: the bridge's port; 0 picks a free one
+	Port            int               // optional: the bridge's port; 0 takes the saved setting, or picks a free one
 	Executor        executor.Executor // optional: default the platform's real one
 	Display         string            // optional, X11: the display for the default executor; default $DISPLAY
-	ApprovalTimeout time.Duration     // optional
+	ApprovalTimeout time.Duration     // optional: default the saved setting, else 30 s
 	Logf            func(format string, args ...any)
 }
 
@@ -74,11 +75,24 @@ func Start(ctx context.Context, opts StartOptions) (*Runtime, error) {
 			return nil, err
 		}
 	}
-	br, err := bridge.New(bridge.Options{
-		Addr: "127.0.0.1:" + strconv.Itoa(opts.Port), Origin: extension.Origin, Secret: secret, Logf: opts.Logf,
-	})
-	if err == nil {
-		err = br.Start()
+	settingsPath := filepath.Join(dir, SettingsFile)
+	saved, problems := loadSettings(settingsPath)
+	for _, p := range problems {
+		logf(opts.Logf, "settings: %s", p)
+	}
+	port := opts.Port
+	if port == 0 {
+		port = saved.BridgePort
+	}
+	timeout := opts.ApprovalTimeout
+	if timeout == 0 {
+		timeout = saved.ApprovalTimeout
+	}
+	br, err := startBridge(port, secret, opts.Logf)
+	if err != nil && port != opts.Port {
+		// The saved port is taken; the extension learns any port through pairing.
+		logf(opts.Logf, "settings: the saved bridge port %d cannot be used (%v); picking a free one", port, err)
+		br, err = startBridge(0, secret, opts.Logf)
 	}
 	if err != nil {
 		log.Close()
@@ -91,7 +105,10 @@ func Start(ctx context.Context, opts StartOptions) (*Runtime, error) {
 		ex.Close()
 		return nil, err
 	}
-	e := New(Options{Browser: br, Audit: log, Executor: ex, ApprovalTimeout: opts.ApprovalTimeout, Logf: opts.Logf})
+	e := New(Options{
+		Browser: br, Audit: log, Executor: ex, ApprovalTimeout: timeout, RememberFor: saved.RememberFor, Logf: opts.Logf,
+		SettingsFile: settingsPath, saved: saved,
+	})
 	rctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	r := &Runtime{Engine: e, DataDir: dir, bridge: br, log: log, exec: ex, cancel: cancel, done: make(chan struct{})}
 	go func() {
@@ -103,6 +120,27 @@ func Start(ctx context.Context, opts StartOptions) (*Runtime, error) {
 
 // Port is the bridge's port.
 func (r *Runtime) Port() int { return r.bridge.Port() }
+
+// VerifyAudit checks the audit log's hash chain and returns how many rows,
+// from the first, are intact.
+func (r *Runtime) VerifyAudit(ctx context.Context) (int, error) { return r.log.Verify(ctx) }
+
+func startBridge(port int, secret []byte, logf func(string, ...any)) (*bridge.Server, error) {
+	br, err := bridge.New(bridge.Options{
+		Addr: "127.0.0.1:" + strconv.Itoa(port), Origin: extension.Origin, Secret: secret, Logf: logf,
+	})
+	if err == nil {
+		err = br.Start()
+	}
+	return br, err
+}
+
+func logf(f func(string, ...any), format string, args ...any) {
+	if f == nil {
+		f = log.Printf
+	}
+	f(format, args...)
+}
 
 // Close stops everything: pending approvals are denied, the extension is
 // told, the log is closed.

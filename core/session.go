@@ -99,10 +99,18 @@ func (s *Session) snapshot(ctx context.Context, tab string, en *audit.Entry) (sn
 		return nil, nil, err
 	}
 	var res protocol.SnapshotResult
-	if err := s.e.opts.Browser.Call(ctx, t.chrome.profile, protocol.MethodSnapshot, protocol.SnapshotParams{Tab: t.chrome.id}, &res); err != nil {
-		return nil, nil, err
+	opts := grounding.BuildOptions{ID: s.e.newID("s" + tab + "."), Tab: tab, Title: info.Title}
+	// Frames whose tree the reader holds answer "same"; if the reader lost
+	// one meanwhile (another session's read moved it on), ask once in full.
+	for _, known := range []map[string]string{t.reader.Known(), nil} {
+		res = protocol.SnapshotResult{}
+		if err := s.e.opts.Browser.Call(ctx, t.chrome.profile, protocol.MethodSnapshot, protocol.SnapshotParams{Tab: t.chrome.id, Known: known}, &res); err != nil {
+			return nil, nil, err
+		}
+		if snap, err = t.reader.Build(&res, t.refs, opts); !errors.Is(err, grounding.ErrMissingTree) {
+			break
+		}
 	}
-	snap, err = grounding.Build(&res, t.refs, grounding.BuildOptions{ID: s.e.newID("s" + tab + "."), Tab: tab, Title: info.Title})
 	if err != nil {
 		return nil, nil, errorf(CodeFailed, "%v", err)
 	}

@@ -810,6 +810,8 @@
     const frame = globalThis.__reinsFrame = {};
     const doc = crypto.randomUUID();
     let epoch = 0;
+    let lastTree = "";
+    let treeVersion = 0;
     let lastURL = location.href;
     let lastEntry = currentEntry();
     let refs = /* @__PURE__ */ new WeakMap();
@@ -1291,7 +1293,7 @@
       }
       return a;
     }
-    function snapshot() {
+    function snapshot(known) {
       const t0 = performance.now();
       checkNav();
       focused = deepActive();
@@ -1311,6 +1313,12 @@
       }
       const root = { role: "document", name: document.title || "", children: out };
       styles = /* @__PURE__ */ new Map();
+      const tree = JSON.stringify(root);
+      if (tree !== lastTree) {
+        lastTree = tree;
+        treeVersion++;
+      }
+      const same = known === doc + ":" + treeVersion;
       return {
         url: location.href,
         origin: location.origin,
@@ -1322,7 +1330,9 @@
         viewport: viewport(),
         window: windowMetrics(),
         // One string: see protocol.FrameReport.Decode for why.
-        tree: JSON.stringify(root),
+        tree: same ? void 0 : tree,
+        version: treeVersion,
+        same,
         truncated: budget <= 0,
         took: Math.round((performance.now() - t0) * 100) / 100
       };
@@ -1437,7 +1447,7 @@
       try {
         switch (msg.type) {
           case "snapshot":
-            reply({ result: snapshot() });
+            reply({ result: snapshot(msg.known) });
             break;
           case "resolve":
             reply(resolve(msg));

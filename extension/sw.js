@@ -258,7 +258,7 @@ const HANDLERS = {
   keepalive: async () => ({}),
   tabs: listTabs,
 
-  async snapshot({ tab }) {
+  async snapshot({ tab, known }) {
     // One round of browser calls: getAllFrames fails by itself for a tab that is gone.
     const [frames, zoom] = await Promise.all([chrome.webNavigation.getAllFrames({ tabId: tab }), zoomOf(tab)]);
     if (!frames) throw new Failure("no_tab", `No tab with id: ${tab}`);
@@ -266,7 +266,8 @@ const HANDLERS = {
       (frames || []).map(async (f) => {
         const base = { frame: f.frameId, parent: f.parentFrameId, url: f.url, index: -1 };
         try {
-          return { ...(await ask(tab, f.frameId, { type: "snapshot" })), frame: f.frameId, parent: f.parentFrameId };
+          const msg = { type: "snapshot", known: (known || {})[f.frameId] };
+          return { ...(await ask(tab, f.frameId, msg)), frame: f.frameId, parent: f.parentFrameId };
         } catch (e) {
           return { ...base, error: e.message };
         }

@@ -2,6 +2,7 @@ package ui
 
 import (
 	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/dialog"
 	"fyne.io/fyne/v2/driver/desktop"
 	"fyne.io/fyne/v2/widget"
@@ -14,7 +15,7 @@ type Options struct {
 	App      fyne.App // required: made by the main with fyne's app package
 	Engine   Engine   // required
 	Clock    Clock    // optional: default the wall clock
-	Settings Settings // optional: shown in preferences; the timeout drives the countdown
+	Settings Settings // optional: facts shown in preferences and first run
 	// Tray reports whether a tray host exists. Without one (bare X, some
 	// desktops) a small window stands in with the same menu.
 	Tray bool
@@ -39,6 +40,7 @@ type UI struct {
 	auditWin fyne.Window
 	audit    *AuditViewer
 	prefsWin fyne.Window
+	prefs    *Preferences
 	first    *FirstRun
 	firstWin fyne.Window
 	standIn  fyne.Window // the tray's stand-in, when there is no tray host
@@ -58,7 +60,8 @@ func Start(opts Options) *UI {
 	u := &UI{opts: opts, app: opts.App, icon: -1}
 	opts.App.Settings().SetTheme(NewTheme())
 	u.popup = NewPopup(PopupOptions{
-		Engine: opts.Engine, Clock: opts.Clock, Timeout: opts.Settings.approvalTimeout(), Logf: opts.Logf,
+		Engine: opts.Engine, Clock: opts.Clock, Logf: opts.Logf,
+		Timeout: opts.Engine.Settings().ApprovalTimeout, RememberFor: opts.Engine.Settings().RememberFor,
 		OnShow: u.showPopup, OnEmpty: u.hidePopup,
 	})
 	u.strip = NewActivityStrip()
@@ -112,6 +115,13 @@ func (u *UI) handle(ev core.Event) {
 		return
 	case core.EventTabs, core.EventShare:
 		u.strip.SetTabs(u.opts.Engine.Tabs())
+	case core.EventSettings:
+		s := u.opts.Engine.Settings()
+		u.popup.SetDurations(s.ApprovalTimeout, s.RememberFor)
+		if u.prefs != nil {
+			u.prefs.Refresh()
+		}
+		return
 	}
 	if u.first != nil {
 		u.first.Refresh()
@@ -224,7 +234,12 @@ func (u *UI) ShowAudit() {
 // ShowPreferences opens the preferences.
 func (u *UI) ShowPreferences() {
 	if u.prefsWin == nil {
-		u.prefsWin = u.window("Reins — Preferences", NewPreferences(u.opts.Settings), fyne.NewSize(560, 520))
+		u.prefs = NewPreferences(u.opts.Engine, u.opts.Settings)
+		// Scrolls only on a short screen; the whole form is 850 pt tall.
+		u.prefsWin = u.window("Reins — Preferences", container.NewVScroll(u.prefs.Content()),
+			fyne.NewSize(580, min(u.prefs.Content().MinSize().Height, 760)))
+	} else {
+		u.prefs.Refresh()
 	}
 	u.prefsWin.Show()
 	u.prefsWin.RequestFocus()

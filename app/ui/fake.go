@@ -3,7 +3,9 @@ package ui
 import (
 	"context"
 	"errors"
+	"fmt"
 	"sync"
+	"time"
 
 	"github.com/reins-app/reins/core"
 )
@@ -11,16 +13,19 @@ import (
 // FakeEngine is an in-memory [Engine] for tests and screenshots: it records
 // answers and share changes and publishes events as the real engine would.
 type FakeEngine struct {
-	mu        sync.Mutex
-	tabs      []core.TabInfo // guarded by mu
-	desktop   core.Level     // guarded by mu
-	pending   []core.Request // guarded by mu
-	agents    []core.AgentInfo
-	paused    bool
-	connected bool
-	rows      []core.AuditRow
-	answers   []Answered
-	subs      []chan core.Event
+	mu           sync.Mutex
+	tabs         []core.TabInfo // guarded by mu
+	desktop      core.Level     // guarded by mu
+	pending      []core.Request // guarded by mu
+	agents       []core.AgentInfo
+	paused       bool
+	connected    bool
+	rows         []core.AuditRow
+	answers      []Answered
+	subs         []chan core.Event
+	settings     core.Settings // guarded by mu
+	changes      []string      // guarded by mu: the settings changes made, as audited
+	failSettings error         // guarded by mu
 }
 
 // Answered is one decision the fake engine received.
@@ -32,7 +37,12 @@ type Answered struct {
 var _ Engine = (*FakeEngine)(nil)
 
 // NewFakeEngine makes an empty fake engine with the extension connected.
-func NewFakeEngine() *FakeEngine { return &FakeEngine{connected: true} }
+func NewFakeEngine() *FakeEngine {
+	return &FakeEngine{connected: true, settings: core.Settings{
+		ApprovalTimeout: 30 * time.Second, RememberFor: 10 * time.Minute,
+		DenyList: []string{"Reins", "1Password", "Bitwarden", "Keychain Access", "System Settings"},
+	}}
+}
 
 func (f *FakeEngine) publish(ev core.Event) {
 	f.mu.Lock()
@@ -270,4 +280,90 @@ func (f *FakeEngine) VerifyAudit(context.Context) (int, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	return len(f.rows), nil
+}
+
+// SetSettings replaces the settings without a change of the person's, as
+// the engine has them at start.
+func (f *FakeEngine) SetSettings(s core.Settings) {
+	f.mu.Lock()
+	f.settings = s
+	f.mu.Unlock()
+}
+
+func (f *FakeEngine) Settings() core.Settings {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	s := f.settings
+	s.DenyList = append([]string(nil), s.DenyList...)
+	return s
+}
+
+// Changes lists the settings changes made, as the engine audits them.
+func (f *FakeEngine) Changes() []string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return append([]string(nil), f.changes...)
+}
+
+// FailSettings makes every setter fail with err, as the engine does when
+// the audit log cannot record a change; nil restores them.
+func (f *FakeEngine) FailSettings(err error) {
+	f.mu.Lock()
+	f.failSettings = err
+	f.mu.Unlock()
+}
+
+func (f *FakeEngine) SetApprovalTimeout(d time.Duration) error {
+	if d < core.MinApprovalTimeout || d > core.MaxApprovalTimeout {
+		return fmt.Errorf("%w: the time to answer must be between 5 seconds and 5 minutes", core.ErrInvalidSetting)
+	}
+	return f.change(func(s *core.Settings) string {
+		old := s.ApprovalTimeout
+		s.ApprovalTimeout = d
+		return fmt.Sprintf("approval timeout %v → %v", old, d)
+	})
+}
+
+func (f *FakeEngine) SetRememberFor(d time.Duration) error {
+	if d < core.MinRememberFor || d > core.MaxRememberFor {
+		return fmt.Errorf("%w: “allow on this tab” must last between 1 minute and 1 hour", core.ErrInvalidSetting)
+	}
+	return f.change(func(s *core.Settings) string {
+		old := s.RememberFor
+		s.RememberFor = d
+		return fmt.Sprintf("allow on this tab %v → %v", old, d)
+	})
+}
+
+func (f *FakeEngine) SetBridgePort(port int) error {
+	if port != 0 && (port < 1024 || port > 65535) {
+		return fmt.Errorf("%w: the port must be between 1024 and 65535, or 0 to pick a free one, not %d", core.ErrInvalidSetting, port)
+	}
+	return f.change(func(s *core.Settings) string {
+		old := s.BridgePort
+		s.BridgePort = port
+		return fmt.Sprintf("bridge port %d → %d", old, port)
+	})
+}
+
+func (f *FakeEngine) SetStartAtLogin(on bool) error {
+	return f.change(func(s *core.Settings) string {
+		old := s.StartAtLogin
+		s.StartAtLogin = on
+		return fmt.Sprintf("start at login %v → %v", old, on)
+	})
+}
+
+func (f *FakeEngine) change(apply func(s *core.Settings) string) error {
+	f.mu.Lock()
+	if f.failSettings != nil {
+		err := f.failSettings
+		f.mu.Unlock()
+		return err
+	}
+	detail := apply(&f.settings)
+	f.changes = append(f.changes, detail)
+	f.mu.Unlock()
+	f.publish(core.Event{Kind: core.EventSettings, Detail: detail})
+	return nil
 }

@@ -37,9 +37,11 @@ type PopupOptions struct {
 	Engine  Answerer      // required
 	Clock   Clock         // optional: default the wall clock
 	Timeout time.Duration // optional: the broker's approval timeout, for the countdown; default 30 s
-	OnShow  func()        // optional: a request waits; show the popup's window
-	OnEmpty func()        // optional: nothing waits any more; hide it
-	Logf    func(format string, args ...any)
+	// RememberFor is how long "allow on this tab" lasts, for its button; default 10 min.
+	RememberFor time.Duration // optional
+	OnShow      func()        // optional: a request waits; show the popup's window
+	OnEmpty     func()        // optional: nothing waits any more; hide it
+	Logf        func(format string, args ...any)
 }
 
 // Popup is the approval popup: one request at a time, the oldest first, with
@@ -93,7 +95,7 @@ func NewPopup(opts PopupOptions) *Popup {
 	p.deny = widget.NewButton("Deny", func() { p.decide(core.Deny) })
 	p.deny.Importance = widget.HighImportance
 	p.once = widget.NewButton("Allow once", func() { p.decide(core.AllowOnce) })
-	p.tab = widget.NewButton("Allow 10 min", func() { p.decide(core.AllowTab) })
+	p.tab = widget.NewButton(allowForLabel(opts.RememberFor), func() { p.decide(core.AllowTab) })
 	p.bar = newCountdown()
 
 	header := container.NewBorder(nil, nil, dot(Accent, 9), p.counter, p.who)
@@ -107,6 +109,18 @@ func NewPopup(opts PopupOptions) *Popup {
 	))
 	p.render()
 	return p
+}
+
+// SetDurations follows a change of the person's settings: the countdown and
+// the "allow on this tab" button of requests shown from now on. (A request
+// already on screen was given the old time by the broker; its countdown is
+// then approximate until it ends.)
+func (p *Popup) SetDurations(timeout, rememberFor time.Duration) {
+	if timeout > 0 {
+		p.opts.Timeout = timeout
+	}
+	p.opts.RememberFor = rememberFor
+	p.updateButtons()
 }
 
 // Content is what the popup's window shows.
@@ -259,7 +273,7 @@ func (p *Popup) updateButtons() {
 		}
 	}
 	if r != nil && r.Rememberable {
-		p.tab.SetText("Allow 10 min")
+		p.tab.SetText(allowForLabel(p.opts.RememberFor))
 		p.tab.Show()
 	} else {
 		p.tab.Hide()

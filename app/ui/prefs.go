@@ -1,7 +1,9 @@
 package ui
 
 import (
+	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 
@@ -9,75 +11,283 @@ import (
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
+
+	"github.com/reins-app/reins/core"
 )
 
-// NewPreferences shows the current settings. The core has no setters for
-// them yet, so the window is read-only and says so; every change, once
-// possible, goes through the core and is audited.
-func NewPreferences(s Settings) fyne.CanvasObject {
+// The choices the preferences offer; the engine accepts any value within
+// its bounds, and a saved value outside these lists is shown too.
+var (
+	timeoutChoices  = []time.Duration{10 * time.Second, 15 * time.Second, 20 * time.Second, 30 * time.Second, 45 * time.Second, time.Minute, 2 * time.Minute, 5 * time.Minute}
+	rememberChoices = []time.Duration{time.Minute, 5 * time.Minute, 10 * time.Minute, 15 * time.Minute, 30 * time.Minute, time.Hour}
+)
+
+// Preferences is the preferences window's content. Every change goes
+// through the engine, which checks it, writes it to the audit log and saves
+// it; the window shows the engine's answer, an error included, in words.
+// Its methods run on fyne's goroutine.
+type Preferences struct {
+	e     Engine
+	facts Settings
+
+	timeout, remember *widget.Select
+	port              *widget.Entry
+	portSave          *widget.Button
+	portNote          *widget.RichText
+	login             *widget.Check
+	deny              *fyne.Container // the deny list's labels, a few to a line
+	status            *widget.RichText
+	content           fyne.CanvasObject
+
+	filling bool // Refresh is setting the widgets: their callbacks must not write back
+}
+
+// NewPreferences builds the preferences for e; facts are what this Reins
+// runs with (the port in use, the data folder, the hotkey).
+func NewPreferences(e Engine, facts Settings) *Preferences {
+	p := &Preferences{e: e, facts: facts}
+	p.timeout = widget.NewSelect(nil, func(label string) {
+		p.setDuration(label, timeoutChoices, "Time to answer", e.SetApprovalTimeout)
+	})
+	p.remember = widget.NewSelect(nil, func(label string) {
+		p.setDuration(label, rememberChoices, "“Allow on this tab”", e.SetRememberFor)
+	})
+	p.port = widget.NewEntry()
+	p.port.SetPlaceHolder("Any free port")
+	p.port.OnSubmitted = func(string) { p.savePort() }
+	p.portSave = widget.NewButton("Save", p.savePort)
+	p.portNote = rich()
+	p.login = widget.NewCheck("Start Reins when I log in", func(on bool) {
+		if p.filling {
+			return
+		}
+		p.report(e.SetStartAtLogin(on), "Start at login is now "+map[bool]string{true: "on", false: "off"}[on]+". It is saved; Reins does not add itself to your login items yet.")
+	})
+	p.deny = tight()
+	p.status = para()
+
 	row := func(label string, value fyne.CanvasObject) fyne.CanvasObject {
 		return container.NewBorder(nil, nil,
 			sized(rich(seg{text: label, color: colorSecondary}), 190, 10), nil, value)
 	}
-	text := func(v string) fyne.CanvasObject { return rich(seg{text: v}) }
-	deny := "—"
-	if len(s.DenyList) > 0 {
-		deny = strings.Join(s.DenyList, ", ")
-	}
-	hotkey := s.PauseHotkey
-	if hotkey == "" {
-		hotkey = "None registered (use the menu's “Pause all agents”)"
-	}
-	login := "Off"
-	if s.StartAtLogin {
-		login = "On"
-	}
-	port := "Picked when Reins starts"
-	if s.BridgePort != 0 {
-		port = fmt.Sprintf("127.0.0.1:%d", s.BridgePort)
+	// with puts a one-line note under a control, in secondary text.
+	with := func(control fyne.CanvasObject, note string) fyne.CanvasObject {
+		return container.NewBorder(nil, rich(seg{text: note, color: colorSecondary, size: theme.SizeNameCaptionText}), nil, nil, control)
 	}
 	group := func(title string, rows ...fyne.CanvasObject) fyne.CanvasObject {
 		return container.NewVBox(rich(seg{text: title, bold: true, size: theme.SizeNameCaptionText, color: colorSecondary}),
 			card(container.NewVBox(rows...)))
 	}
-	return inset(container.NewVBox(
+	hotkey := facts.PauseHotkey
+	if hotkey == "" {
+		hotkey = "None (use “Pause all agents” in the menu)"
+	}
+	p.content = inset(container.NewVBox(
 		heading("Preferences"),
 		group("APPROVALS",
-			row("Time to answer", text(fmt.Sprintf("%s, then the act is denied", words(s.approvalTimeout())))),
+			row("Time to answer", with(p.timeout, "When it runs out, the act is denied.")),
 			widget.NewSeparator(),
-			row("“Allow on this tab” lasts", text(words(s.rememberFor())+"; never for passwords or payments")),
+			row("“Allow on this tab” lasts", with(p.remember, "Never for passwords, payments or other sites.")),
 		),
 		group("PROTECTION",
 			rich(seg{text: "Never touched, even when an act is approved", color: colorSecondary}),
-			para(seg{text: deny}),
+			p.deny,
+			rich(seg{text: "Built in; this list cannot be changed.", color: colorSecondary, size: theme.SizeNameCaptionText}),
 			widget.NewSeparator(),
-			row("Pause all agents", text(hotkey)),
+			row("Pause all agents", rich(seg{text: hotkey})),
 		),
 		group("THIS COMPUTER",
-			row("Chrome extension port", text(port)),
+			row("Chrome extension port", container.NewBorder(nil, p.portNote, nil, nil,
+				container.NewBorder(nil, nil, nil, p.portSave, p.port))),
 			widget.NewSeparator(),
-			row("Start at login", text(login)),
+			row("Start at login", with(p.login, "Saved; Reins does not add itself to login items yet.")),
 			widget.NewSeparator(),
-			row("Data folder", text(s.DataDir)),
+			row("Data folder", rich(seg{text: facts.DataDir})),
 		),
-		secondary("These are shown read-only for now: Reins cannot change them from here yet. When it can, every change will be written to the audit log."),
+		p.status,
 	))
+	p.Refresh()
+	setPara(p.status, []seg{{text: "Every change is written to the audit log.", color: colorSecondary, size: theme.SizeNameCaptionText}})
+	return p
 }
 
-// words says a duration the way a person would: "30 seconds", "10 minutes".
-func words(d time.Duration) string {
-	switch {
-	case d%time.Minute == 0 && d >= time.Minute:
-		n := int(d / time.Minute)
-		if n == 1 {
-			return "1 minute"
-		}
-		return fmt.Sprintf("%d minutes", n)
-	default:
-		n := int(d.Round(time.Second) / time.Second)
-		if n == 1 {
-			return "1 second"
-		}
-		return fmt.Sprintf("%d seconds", n)
+// Content is the window's content.
+func (p *Preferences) Content() fyne.CanvasObject { return p.content }
+
+// Refresh shows the engine's settings as they are now.
+func (p *Preferences) Refresh() {
+	p.filling = true
+	defer func() { p.filling = false }()
+	s := p.e.Settings()
+	p.timeout.Options = durationLabels(timeoutChoices, s.ApprovalTimeout)
+	p.timeout.SetSelected(words(s.ApprovalTimeout))
+	p.remember.Options = durationLabels(rememberChoices, s.RememberFor)
+	p.remember.SetSelected(words(s.RememberFor))
+	if s.BridgePort == 0 {
+		p.port.SetText("")
+	} else {
+		p.port.SetText(strconv.Itoa(s.BridgePort))
 	}
+	now := "none"
+	if p.facts.BridgePort != 0 {
+		now = fmt.Sprintf("127.0.0.1:%d", p.facts.BridgePort)
+	}
+	setRich(p.portNote, seg{text: "Used from the next start; now " + now + ".", color: colorSecondary, size: theme.SizeNameCaptionText})
+	p.login.SetChecked(s.StartAtLogin)
+	p.deny.RemoveAll()
+	for _, line := range lines(s.DenyList, 56) {
+		p.deny.Add(rich(seg{text: line}))
+	}
+}
+
+func (p *Preferences) setDuration(label string, choices []time.Duration, what string, set func(time.Duration) error) {
+	if p.filling {
+		return
+	}
+	d, ok := parseWords(label, choices)
+	if !ok {
+		p.report(fmt.Errorf("%q is not a length Reins knows", label), "")
+		return
+	}
+	p.report(set(d), fmt.Sprintf("%s is now %s.", what, words(d)))
+}
+
+func (p *Preferences) savePort() {
+	text := strings.TrimSpace(p.port.Text)
+	port := 0
+	if text != "" {
+		n, err := strconv.Atoi(text)
+		if err != nil {
+			p.report(errors.New("type a port number between 1024 and 65535, or leave the field empty to pick a free one"), "")
+			return
+		}
+		port = n
+	}
+	done := fmt.Sprintf("The extension port will be %d from the next start of Reins.", port)
+	if port == 0 {
+		done = "Reins will pick a free port for the extension from its next start."
+	}
+	p.report(p.e.SetBridgePort(port), done)
+}
+
+// report shows the engine's answer: what changed, or why nothing did, and
+// puts the widgets back to what the engine holds.
+func (p *Preferences) report(err error, done string) {
+	if err != nil {
+		msg := err.Error()
+		msg = strings.TrimPrefix(msg, core.ErrInvalidSetting.Error()+": ")
+		if msg != "" {
+			msg = strings.ToUpper(msg[:1]) + msg[1:]
+		}
+		setPara(p.status, []seg{{text: "Not changed. ", bold: true, color: colorRed}, {text: msg, color: colorRed}})
+	} else {
+		setPara(p.status, []seg{{text: done + " Written to the audit log.", color: colorSecondary}})
+	}
+	p.Refresh()
+}
+
+// StatusText is the line under the settings, for tests.
+func (p *Preferences) StatusText() string { return p.status.String() }
+
+// lines joins labels with commas into lines of at most about width
+// characters, never splitting a label: wrapped rich text in fyne reserves
+// uneven space, so the lines are made here.
+func lines(labels []string, width int) []string {
+	if len(labels) == 0 {
+		return []string{"—"}
+	}
+	var out []string
+	cur := ""
+	for i, l := range labels {
+		if i < len(labels)-1 {
+			l += ","
+		}
+		switch {
+		case cur == "":
+			cur = l
+		case len([]rune(cur))+1+len([]rune(l)) > width:
+			out = append(out, cur)
+			cur = l
+		default:
+			cur += " " + l
+		}
+	}
+	return append(out, cur)
+}
+
+func durationLabels(choices []time.Duration, current time.Duration) []string {
+	var out []string
+	have := false
+	for _, d := range choices {
+		if d == current {
+			have = true
+		}
+	}
+	for _, d := range choices {
+		if !have && current > 0 && current < d {
+			out = append(out, words(current))
+			have = true
+		}
+		out = append(out, words(d))
+	}
+	if !have && current > 0 {
+		out = append(out, words(current))
+	}
+	return out
+}
+
+// parseWords is the inverse of words for the choices and common lengths.
+func parseWords(label string, choices []time.Duration) (time.Duration, bool) {
+	for _, d := range choices {
+		if words(d) == label {
+			return d, true
+		}
+	}
+	var n int
+	var unit string
+	if _, err := fmt.Sscanf(label, "%d %s", &n, &unit); err != nil {
+		return 0, false
+	}
+	switch strings.TrimSuffix(unit, "s") {
+	case "second":
+		return time.Duration(n) * time.Second, true
+	case "minute":
+		return time.Duration(n) * time.Minute, true
+	case "hour":
+		return time.Duration(n) * time.Hour, true
+	}
+	return 0, false
+}
+
+// words says a duration the way a person would: "30 seconds", "10 minutes",
+// "1 hour".
+func words(d time.Duration) string {
+	plural := func(n int, unit string) string {
+		if n == 1 {
+			return "1 " + unit
+		}
+		return fmt.Sprintf("%d %ss", n, unit)
+	}
+	switch {
+	case d%time.Hour == 0 && d >= time.Hour:
+		return plural(int(d/time.Hour), "hour")
+	case d%time.Minute == 0 && d >= time.Minute:
+		return plural(int(d/time.Minute), "minute")
+	default:
+		return plural(int(d.Round(time.Second)/time.Second), "second")
+	}
+}
+
+// allowForLabel is the popup's "Allow on this tab" button: "Allow 10 min",
+// "Allow 1 hour".
+func allowForLabel(d time.Duration) string {
+	switch {
+	case d <= 0:
+		return "Allow 10 min"
+	case d%time.Hour == 0:
+		return "Allow " + words(d)
+	case d%time.Minute == 0:
+		return fmt.Sprintf("Allow %d min", int(d/time.Minute))
+	}
+	return "Allow " + words(d)
 }

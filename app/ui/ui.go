@@ -30,6 +30,14 @@ type Engine interface {
 	AllowAgent(key string) error
 	ForgetAgent(key string) error
 	AuditRows(ctx context.Context, f core.AuditFilter) ([]core.AuditRow, error)
+
+	// The person's settings; each setter validates, writes an audit row and
+	// publishes core.EventSettings.
+	Settings() core.Settings
+	SetApprovalTimeout(d time.Duration) error
+	SetRememberFor(d time.Duration) error
+	SetBridgePort(port int) error
+	SetStartAtLogin(on bool) error
 }
 
 var _ Engine = (*core.Runtime)(nil)
@@ -40,32 +48,14 @@ type Verifier interface {
 	VerifyAudit(ctx context.Context) (rows int, err error)
 }
 
-// Settings are the values the preferences window shows. Until the core can
-// change them, the window shows them read-only and says so.
+// Settings are the facts about this Reins the windows show beside the
+// engine's settings ([core.Settings]), which the preferences window edits.
 type Settings struct {
-	DenyList        []string      // applications no act may touch
-	ApprovalTimeout time.Duration // how long the person has to answer; silence denies
-	RememberFor     time.Duration // how long "allow on this tab" lasts
-	BridgePort      int           // the extension's port on 127.0.0.1
-	StartAtLogin    bool
-	PauseHotkey     string // e.g. "⌃⌥⌘P"; empty when none is registered
-	DataDir         string
-	ExtensionDir    string // where the Chrome extension is written for loading
-	Executable      string // this reins binary, for agents' MCP config
-}
-
-func (s Settings) approvalTimeout() time.Duration {
-	if s.ApprovalTimeout <= 0 {
-		return 30 * time.Second
-	}
-	return s.ApprovalTimeout
-}
-
-func (s Settings) rememberFor() time.Duration {
-	if s.RememberFor <= 0 {
-		return 10 * time.Minute
-	}
-	return s.RememberFor
+	BridgePort   int    // the extension's port on 127.0.0.1 in use now
+	PauseHotkey  string // e.g. "⌃⌥⌘P"; empty when none is registered
+	DataDir      string
+	ExtensionDir string // where the Chrome extension is written for loading
+	Executable   string // this reins binary, for agents' MCP config
 }
 
 // newOf points *p at a new zero value, for core types (such as a request's

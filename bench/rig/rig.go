@@ -17,6 +17,7 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -43,6 +44,7 @@ type Options struct {
 // Rig is a running Chromium paired with a bridge.
 type Rig struct {
 	Bridge  *bridge.Server
+	readers sync.Map // tab → *grounding.Reader, as core keeps one per tab
 	cmd     *exec.Cmd
 	exited  chan struct{}
 	profile string
@@ -267,13 +269,16 @@ func (r *Rig) Snapshot(ctx context.Context, tab int) (*protocol.SnapshotResult, 
 	return &res, nil
 }
 
-// Read takes a snapshot and builds it with refs, the way core does.
+// Read takes a snapshot and builds it with refs, the way core does: frames
+// whose tree is held answer "same".
 func (r *Rig) Read(ctx context.Context, tab int, refs *grounding.Refs, id string) (*grounding.Snapshot, error) {
-	res, err := r.Snapshot(ctx, tab)
-	if err != nil {
+	v, _ := r.readers.LoadOrStore(tab, grounding.NewReader())
+	reader := v.(*grounding.Reader)
+	var res protocol.SnapshotResult
+	if err := r.Bridge.Call(ctx, "", protocol.MethodSnapshot, protocol.SnapshotParams{Tab: tab, Known: reader.Known()}, &res); err != nil {
 		return nil, err
 	}
-	return grounding.Build(res, refs, grounding.BuildOptions{ID: id, Tab: strconv.Itoa(tab)})
+	return reader.Build(&res, refs, grounding.BuildOptions{ID: id, Tab: strconv.Itoa(tab)})
 }
 
 // Pretty is a report as indented JSON, for failure messages.

@@ -181,6 +181,9 @@ type TabsResult struct {
 // SnapshotParams asks for every frame of a tab.
 type SnapshotParams struct {
 	Tab int `json:"tab"`
+	// Known names, by frame id, the "doc:version" of each tree the app still
+	// holds; a frame whose tree is that version answers Same without it.
+	Known map[string]string `json:"known,omitempty"`
 }
 
 // SnapshotResult carries each frame's report and the tab's zoom.
@@ -206,6 +209,8 @@ type FrameReport struct {
 	Window    Window   `json:"window"`              //
 	Root      *Node    `json:"root"`                // the tree; nil when sent as Tree
 	Tree      string   `json:"tree,omitempty"`      // the tree as JSON text: see [FrameReport.Decode]
+	Version   int      `json:"version,omitempty"`   // bumped each time the frame's tree text changes
+	Same      bool     `json:"same,omitempty"`      // the tree is the version the app said it knows; Tree is left out
 	Truncated bool     `json:"truncated,omitempty"` // the node budget ran out
 	Error     string   `json:"error,omitempty"`
 	Took      float64  `json:"took,omitempty"` // ms the frame spent building its tree

@@ -16,6 +16,10 @@ import { computeAccessibleName, getRole as libraryRole } from "dom-accessibility
   // The document generation: a new document is a new content-script instance.
   const doc = crypto.randomUUID();
   let epoch = 0;
+  // The last tree text sent and its version: an app that already holds it
+  // is told "same" instead of receiving it again.
+  let lastTree = "";
+  let treeVersion = 0;
   let lastURL = location.href;
   let lastEntry = currentEntry();
 
@@ -551,7 +555,7 @@ import { computeAccessibleName, getRole as libraryRole } from "dom-accessibility
     return a;
   }
 
-  function snapshot() {
+  function snapshot(known) {
     const t0 = performance.now();
     checkNav();
     focused = deepActive();
@@ -571,6 +575,12 @@ import { computeAccessibleName, getRole as libraryRole } from "dom-accessibility
     }
     const root = { role: "document", name: document.title || "", children: out };
     styles = new Map();
+    const tree = JSON.stringify(root);
+    if (tree !== lastTree) {
+      lastTree = tree;
+      treeVersion++;
+    }
+    const same = known === doc + ":" + treeVersion;
     return {
       url: location.href,
       origin: location.origin,
@@ -582,7 +592,9 @@ import { computeAccessibleName, getRole as libraryRole } from "dom-accessibility
       viewport: viewport(),
       window: windowMetrics(),
       // One string: see protocol.FrameReport.Decode for why.
-      tree: JSON.stringify(root),
+      tree: same ? undefined : tree,
+      version: treeVersion,
+      same,
       truncated: budget <= 0,
       took: Math.round((performance.now() - t0) * 100) / 100,
     };
@@ -710,7 +722,7 @@ import { computeAccessibleName, getRole as libraryRole } from "dom-accessibility
     try {
       switch (msg.type) {
         case "snapshot":
-          reply({ result: snapshot() });
+          reply({ result: snapshot(msg.known) });
           break;
         case "resolve":
           reply(resolve(msg));

@@ -13,7 +13,6 @@ import (
 	"path/filepath"
 	"runtime"
 	"syscall"
-	"time"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/app"
@@ -26,7 +25,9 @@ import (
 // windows behind them, on the real core.
 func runTray(args []string) error {
 	fs := flag.NewFlagSet("reins", flag.ContinueOnError)
-	port := fs.Int("port", 0, "the bridge's port on 127.0.0.1 (0 picks a free one)")
+	port := fs.Int("port", 0, "the bridge's port on 127.0.0.1 (0 takes the one in preferences, else picks a free one)")
+	mcpPort := fs.Int("mcp-port", 0, "the agents' HTTP door on 127.0.0.1 (0 picks a free one, -1 keeps it closed)")
+	hooks := testOnlyFlags(fs)
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -37,13 +38,18 @@ func runTray(args []string) error {
 		return err
 	}
 	defer rt.Close()
+	logf := func(f string, args ...any) { fmt.Fprintf(os.Stderr, "reins: "+f+"\n", args...) }
+	closeDoor, err := startAgentDoor(ctx, rt, *mcpPort, logf)
+	if err != nil {
+		return err
+	}
+	defer closeDoor()
 
 	a := app.NewWithID("app.reins.Reins")
 	a.SetIcon(ui.TrayIcon(ui.IconConnected))
 	exe, _ := os.Executable()
 	settings := ui.Settings{
-		ApprovalTimeout: 30 * time.Second, RememberFor: 10 * time.Minute, BridgePort: rt.Port(),
-		DataDir: rt.DataDir, Executable: exe, ExtensionDir: filepath.Join(rt.DataDir, "extension"),
+		BridgePort: rt.Port(), DataDir: rt.DataDir, Executable: exe, ExtensionDir: filepath.Join(rt.DataDir, "extension"),
 	}
 	hasTray := trayHost()
 	if !hasTray {
@@ -52,13 +58,14 @@ func runTray(args []string) error {
 	var u *ui.UI
 	a.Lifecycle().SetOnStarted(func() {
 		u = ui.Start(ui.Options{
-			App: a, Engine: withVerify{rt}, Settings: settings, Tray: hasTray,
+			App: a, Engine: rt, Settings: settings, Tray: hasTray,
 			FirstRun: ui.FirstRunOptions{
 				RevealExtension: func() (string, error) { return revealExtension(settings.ExtensionDir) },
 				OpenURL:         openURL,
 			},
-			Logf: func(f string, args ...any) { fmt.Fprintf(os.Stderr, "reins: "+f+"\n", args...) },
+			Logf: logf,
 		})
+		hooks.start(ctx, rt, u)
 		fmt.Fprintf(os.Stderr, "Reins is running. The extension pairs on 127.0.0.1:%d; data in %s.\n", rt.Port(), rt.DataDir)
 	})
 	go func() {
@@ -70,19 +77,6 @@ func runTray(args []string) error {
 		u.Stop()
 	}
 	return rt.Close()
-}
-
-// withVerify adds checking the audit log's hash chain, which the runtime
-// does not offer yet: it opens the log a second time, read-mostly.
-type withVerify struct{ *core.Runtime }
-
-func (w withVerify) VerifyAudit(ctx context.Context) (int, error) {
-	log, err := core.OpenAudit(ctx, w.DataDir)
-	if err != nil {
-		return 0, err
-	}
-	defer log.Close()
-	return log.Verify(ctx)
 }
 
 // revealExtension writes the extension and the pairing helper as

@@ -182,15 +182,20 @@ func (s *scene) windows() []shot {
 
 	// Preferences and first run.
 	settings := ui.Settings{
-		DenyList:        []string{"1Password", "Bitwarden", "Keychain Access", "System Settings", "Terminal"},
-		ApprovalTimeout: 30 * time.Second, RememberFor: 10 * time.Minute, BridgePort: 48211,
-		DataDir: "~/Library/Application Support/Reins", Executable: "/Applications/Reins.app/Contents/MacOS/reins",
+		BridgePort: 48211,
+		DataDir:    "~/Library/Application Support/Reins", Executable: "/Applications/Reins.app/Contents/MacOS/reins",
 	}
-	out = append(out, shot{"preferences", ui.NewPreferences(settings), fyne.NewSize(580, 640)})
+	prefsEngine := ui.NewFakeEngine()
+	prefsEngine.SetSettings(core.Settings{
+		ApprovalTimeout: 30 * time.Second, RememberFor: 10 * time.Minute,
+		DenyList: []string{"Reins", "1Password", "Keychain Access", "Passwords", "System Settings", "Authentication dialog", "Bitwarden", "KeePassXC", "Dashlane", "LastPass"},
+	})
+	prefs := ui.NewPreferences(prefsEngine, settings).Content()
+	out = append(out, shot{"preferences", prefs, fyne.NewSize(580, prefs.MinSize().Height)})
 	fresh := ui.NewFakeEngine()
 	fresh.SetConnected(true)
 	fr := ui.NewFirstRun(ui.FirstRunOptions{Settings: settings, Engine: fresh, GOOS: "darwin", Accessibility: func() bool { return false }})
-	out = append(out, shot{"first-run", fr.Content(), fyne.NewSize(580, 700)})
+	out = append(out, shot{"first-run", fr.Content(), fyne.NewSize(580, 740)})
 	return out
 }
 

@@ -1,0 +1,489 @@
+package e2e
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/jezek/xgb"
+	"github.com/jezek/xgb/xproto"
+	"github.com/jezek/xgb/xtest"
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/reins-app/reins/audit"
+	"github.com/reins-app/reins/core"
+	"github.com/reins-app/reins/internal/browsertest"
+	"github.com/reins-app/reins/internal/testenv"
+	"github.com/reins-app/reins/internal/xvfb"
+)
+
+// TestTrayApprovalClickedOnThePopup runs the real tray app — the reins
+// binary with no subcommand, under Xvfb and a private session bus — with
+// Chromium and the extension on a test page. An agent connects through the
+// real `reins mcp`; its first connection and then its click each wait on the
+// approval popup, which the test answers the way a person does: a real XTEST
+// click on the popup's Allow button, found on the X server by the window's
+// title. The page's own handler must see exactly one trusted click, and the
+// audit log must hold the person's share, the agent's admission and the
+// click committed before it fired.
+//
+// The binary is built with the reinstest tag for two hooks a person does not
+// need (testonly_on.go): sharing the test's tab at Control, as the tray menu
+// would, and printing where the popup's buttons sit. Neither answers an
+// approval.
+func TestTrayApprovalClickedOnThePopup(t *testing.T) {
+	if _, ok := browsertest.Chromium(); !ok {
+		browsertest.Start(t, browsertest.Options{}) // skips on a laptop, fails under CI
+	}
+	dbusRun := testenv.NeedCommand(t, "dbus-run-session")
+	cgo, _ := exec.Command("go", "env", "CGO_ENABLED").Output()
+	testenv.Need(t, strings.TrimSpace(string(cgo)) == "1", "cgo (a C compiler) to build the tray")
+	t0 := time.Now()
+	bin := buildTestOnlyReins(t)
+	t.Logf("built reins -tags reinstest: %v", time.Since(t0))
+
+	x := xvfb.StartT(t, "1280x800x24")
+	data := filepath.Join(t.TempDir(), "data")
+	witness := browsertest.NewWitness()
+	origin := browsertest.Serve(t, witness, map[string]string{"/tray.html": trayPage()})
+	page := origin + "/tray.html"
+
+	tray := startTray(t, dbusRun, bin, x.Display, data, page)
+	tray.waitLine(t, "the tray to start", 30*time.Second, func(l string) bool { return strings.HasPrefix(l, "Reins is running.") })
+
+	t0 = time.Now()
+	browsertest.Start(t, browsertest.Options{X: x, DataDir: data, Reins: bin, URL: page, Width: 1200, Height: 780})
+	tray.waitLine(t, "the tray to share the test tab", 30*time.Second, func(l string) bool { return strings.HasPrefix(l, "reinstest: shared tab") })
+	waitWitness(t, witness, "loaded", nil)
+	t.Logf("Chromium paired and the tab shared: %v", time.Since(t0))
+
+	// The agent: the real `reins mcp`, driven by an MCP client.
+	cmd := exec.Command(bin, "mcp")
+	cmd.Env = append(os.Environ(), "REINS_DATA_DIR="+data)
+	mcpErr := &syncBuffer{}
+	cmd.Stderr = mcpErr
+	client := sdk.NewClient(&sdk.Implementation{Name: "tray e2e agent", Version: "1.0"}, nil)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cs, err := client.Connect(ctx, &sdk.CommandTransport{Command: cmd}, nil)
+	if err != nil {
+		t.Fatalf("%v\nreins mcp: %s", err, mcpErr.String())
+	}
+	defer cs.Close()
+
+	type result struct {
+		text  string
+		isErr bool
+		err   error
+	}
+	call := func(tool string, args map[string]any) <-chan result {
+		ch := make(chan result, 1)
+		go func() {
+			cctx, cancel := context.WithTimeout(ctx, 60*time.Second)
+			defer cancel()
+			res, err := cs.CallTool(cctx, &sdk.CallToolParams{Name: tool, Arguments: args})
+			if err != nil {
+				ch <- result{err: err}
+				return
+			}
+			var b strings.Builder
+			for _, c := range res.Content {
+				if tc, ok := c.(*sdk.TextContent); ok {
+					b.WriteString(tc.Text)
+				}
+			}
+			ch <- result{text: b.String(), isErr: res.IsError}
+		}()
+		return ch
+	}
+	get := func(what string, ch <-chan result) string {
+		t.Helper()
+		select {
+		case r := <-ch:
+			if r.err != nil || r.isErr {
+				t.Fatalf("%s: %v %s\nreins mcp: %s", what, r.err, r.text, mcpErr.String())
+			}
+			return r.text
+		case <-time.After(90 * time.Second):
+			t.Fatalf("%s: no answer", what)
+		}
+		return ""
+	}
+
+	// The first connection waits on the popup: "Connect to Reins for the
+	// first time", answered with Allow.
+	snapCh := call("browser_snapshot", nil)
+	tray.clickAllow(t, x.Display, "Connect to Reins", "once")
+	snap := get("browser_snapshot", snapCh)
+	button := mcpRef(t, snap, "button", "Main button")
+
+	// The click waits on the popup too; nothing reaches the page until the
+	// person's Allow.
+	clickCh := call("browser_click", map[string]any{"ref": button, "element": "the main button"})
+	tray.waitPopup(t, "Click “Main button”", "once", 30*time.Second)
+	if n := len(witness.Events("click")); n != 0 {
+		t.Fatalf("the page saw %d clicks before the person allowed one", n)
+	}
+	tray.clickAllow(t, x.Display, "Click “Main button”", "once")
+	out := get("browser_click", clickCh)
+	if !strings.Contains(out, "Done: Click “Main button”") {
+		t.Fatalf("click result: %s", out)
+	}
+	c := waitWitness(t, witness, "click", func(m map[string]any) bool { return m["id"] == "main" })
+	if c["trusted"] != true {
+		t.Fatalf("the click was not trusted: %v", c)
+	}
+	settle()
+	if n := len(witness.Events("click")); n != 1 {
+		t.Fatalf("the page saw %d clicks, want exactly 1: %v", n, witness.Events("click"))
+	}
+
+	// Quit the tray as the system would, then read the log it leaves.
+	cs.Close()
+	tray.stop(t)
+	log, err := audit.Open(context.Background(), audit.Options{Path: filepath.Join(data, "audit.db")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer log.Close()
+	if n, err := log.Verify(context.Background()); err != nil {
+		t.Fatalf("the log's chain is broken after %d rows: %v", n, err)
+	}
+	rows, err := log.Rows(context.Background(), core.AuditFilter{Limit: 200})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var lines []string
+	for i := len(rows) - 1; i >= 0; i-- {
+		lines = append(lines, core.FormatAuditRow(rows[i]))
+	}
+	all := strings.Join(lines, "\n")
+	t.Logf("audit log:\n%s", all)
+	var shared, admitted, fire, done int
+	var fireSeq int64
+	for _, r := range rows {
+		switch {
+		case r.AgentName == "person" && r.ActKind == "share" && r.Detail == "shared at control":
+			shared++
+		case r.AgentName == "tray e2e agent" && r.ActKind == "connect" && r.Outcome == core.OutcomeDone && r.Decision == "allowed once":
+			admitted++
+		case r.AgentName == "tray e2e agent" && r.ActKind == "click" && r.Phase == audit.PhaseFire:
+			fire++
+			fireSeq = r.Seq
+			if r.Outcome != audit.OutcomeAboutToFire || r.Decision != "allowed once" || r.TargetName != "Main button" {
+				t.Errorf("the fire row: %s", core.FormatAuditRow(r))
+			}
+		case r.AgentName == "tray e2e agent" && r.ActKind == "click" && r.Outcome == core.OutcomeDone:
+			done++
+			if r.RefSeq == 0 {
+				t.Errorf("the outcome row does not name its fire row: %s", core.FormatAuditRow(r))
+			}
+		}
+	}
+	if shared != 1 || admitted != 1 || fire != 1 || done != 1 {
+		t.Fatalf("want one share, one admission, one fire row and one outcome; got %d, %d, %d, %d", shared, admitted, fire, done)
+	}
+	for _, r := range rows {
+		if r.ActKind == "click" && r.Outcome == core.OutcomeDone && r.RefSeq != fireSeq {
+			t.Errorf("the outcome row names #%d, want the fire row #%d", r.RefSeq, fireSeq)
+		}
+	}
+}
+
+// buildTestOnlyReins builds reins with the reinstest hooks; the e2e
+// package's other tests use the release build.
+func buildTestOnlyReins(t *testing.T) string {
+	t.Helper()
+	out := filepath.Join(t.TempDir(), "reins")
+	cmd := exec.Command("go", "build", "-tags", "reinstest", "-o", out, "./app/cmd/reins")
+	cmd.Dir = ".."
+	if b, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("building reins -tags reinstest: %v\n%s", err, b)
+	}
+	return out
+}
+
+// trayPage has its button well away from the screen's top-left corner,
+// where windows open without a window manager (the popup among them).
+func trayPage() string {
+	return `<!doctype html>
+<html><head><title>Reins tray test</title>
+<style>body { margin: 0; font: 16px sans-serif; } #main { position: absolute; left: 720px; top: 460px; width: 160px; height: 44px; }</style>
+</head><body><h1>Tray test</h1>
+<button id="main">Main button</button>
+<script>` + reportJS + `
+watch(document.getElementById('main'), 'top');
+report({type: 'loaded', page: 'tray'});
+</script></body></html>`
+}
+
+func waitWitness(t *testing.T, w *browsertest.Witness, typ string, match func(map[string]any) bool) map[string]any {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	m, err := w.Wait(ctx, typ, match)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+// trayProc is the running tray: dbus-run-session and everything under it
+// in one process group, and the lines it writes to stderr.
+type trayProc struct {
+	cmd    *exec.Cmd
+	exited chan struct{}
+
+	mu    sync.Mutex
+	lines []string
+	more  chan struct{}
+}
+
+func startTray(t *testing.T, dbusRun, bin, display, data, page string) *trayProc {
+	t.Helper()
+	cmd := exec.Command(dbusRun, "--", bin, "-mcp-port", "-1", "-testonly-share", page, "-testonly-report-popup")
+	cmd.Env = append(os.Environ(), "DISPLAY="+display, "REINS_DATA_DIR="+data)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.Stdout = cmd.Stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	p := &trayProc{cmd: cmd, exited: make(chan struct{}), more: make(chan struct{}, 1)}
+	go p.read(stderr)
+	go func() {
+		cmd.Wait()
+		close(p.exited)
+	}()
+	t.Cleanup(func() {
+		p.stop(t)
+		if t.Failed() {
+			p.mu.Lock()
+			t.Logf("tray output (tail):\n%s", tail(strings.Join(p.lines, "\n"), 6000))
+			p.mu.Unlock()
+		}
+	})
+	return p
+}
+
+func tail(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[len(s)-n:]
+}
+
+func (p *trayProc) read(r io.Reader) {
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 64<<10), 1<<20)
+	for sc.Scan() {
+		p.mu.Lock()
+		p.lines = append(p.lines, sc.Text())
+		p.mu.Unlock()
+		select {
+		case p.more <- struct{}{}:
+		default:
+		}
+	}
+}
+
+// stop ends the tray's process group by its pid: SIGTERM, then SIGKILL.
+func (p *trayProc) stop(t *testing.T) {
+	pgid := p.cmd.Process.Pid
+	select {
+	case <-p.exited:
+	default:
+		syscall.Kill(-pgid, syscall.SIGTERM)
+		select {
+		case <-p.exited:
+		case <-time.After(10 * time.Second):
+			t.Errorf("the tray did not quit within 10 s of SIGTERM; killing its group")
+			syscall.Kill(-pgid, syscall.SIGKILL)
+			<-p.exited
+		}
+	}
+	// dbus-daemon and anything else in the group go too.
+	if err := syscall.Kill(-pgid, 0); err == nil {
+		syscall.Kill(-pgid, syscall.SIGKILL)
+	}
+}
+
+// waitLine waits for a line of the tray's output that ok accepts, from the
+// start, and returns it.
+func (p *trayProc) waitLine(t *testing.T, what string, d time.Duration, ok func(string) bool) string {
+	t.Helper()
+	deadline := time.After(d)
+	for {
+		p.mu.Lock()
+		for _, l := range p.lines {
+			if ok(l) {
+				p.mu.Unlock()
+				return l
+			}
+		}
+		p.mu.Unlock()
+		select {
+		case <-p.more:
+		case <-time.After(100 * time.Millisecond):
+		case <-p.exited:
+			t.Fatalf("the tray exited while waiting for %s", what)
+		case <-deadline:
+			t.Fatalf("timed out waiting for %s", what)
+		}
+	}
+}
+
+var spotRE = regexp.MustCompile(`(\w+)=([0-9.]+),([0-9.]+),(on|off)`)
+
+// waitPopup waits until the popup shows a request whose sentence contains
+// sentence, armed, with the named button enabled; it returns the button's
+// centre as fractions of the window.
+func (p *trayProc) waitPopup(t *testing.T, sentence, button string, d time.Duration) (float64, float64) {
+	t.Helper()
+	var fx, fy float64
+	p.waitLine(t, "the popup to show "+sentence+" armed", d, func(l string) bool {
+		if !strings.HasPrefix(l, "reinstest: popup ") || !strings.Contains(l, "armed=true") || !strings.Contains(l, sentence) {
+			return false
+		}
+		for _, m := range spotRE.FindAllStringSubmatch(l, -1) {
+			if m[1] == button && m[4] == "on" {
+				fx, _ = strconv.ParseFloat(m[2], 64)
+				fy, _ = strconv.ParseFloat(m[3], 64)
+				return true
+			}
+		}
+		return false
+	})
+	return fx, fy
+}
+
+// clickAllow clicks the popup's button with real XTEST input once the popup
+// shows sentence, armed.
+func (p *trayProc) clickAllow(t *testing.T, display, sentence, button string) {
+	t.Helper()
+	fx, fy := p.waitPopup(t, sentence, button, 60*time.Second)
+	x, y, w, h, err := findWindow(display, "Reins — approval")
+	if err != nil {
+		t.Fatal(err)
+	}
+	px, py := x+int(fx*float64(w)), y+int(fy*float64(h))
+	t.Logf("popup %dx%d+%d+%d; clicking %q at %d,%d for %q", w, h, x, y, button, px, py, sentence)
+	if err := xtestClick(display, px, py); err != nil {
+		t.Fatal(err)
+	}
+	p.waitLine(t, "the popup to move on from "+sentence, 15*time.Second, func(l string) bool {
+		return strings.HasPrefix(l, "reinstest: popup ") && !strings.Contains(l, sentence)
+	})
+}
+
+// findWindow finds a mapped top-level window by its title and returns its
+// place and size on the root window, in pixels.
+func findWindow(display, title string) (x, y, w, h int, err error) {
+	conn, err := xgb.NewConnDisplay(display)
+	if err != nil {
+		return 0, 0, 0, 0, err
+	}
+	defer conn.Close()
+	root := xproto.Setup(conn).DefaultScreen(conn).Root
+	atom := func(name string) xproto.Atom {
+		r, err := xproto.InternAtom(conn, false, uint16(len(name)), name).Reply()
+		if err != nil {
+			return 0
+		}
+		return r.Atom
+	}
+	netName, utf8 := atom("_NET_WM_NAME"), atom("UTF8_STRING")
+	tree, err := xproto.QueryTree(conn, root).Reply()
+	if err != nil {
+		return 0, 0, 0, 0, err
+	}
+	var seen []string
+	for _, win := range tree.Children {
+		attr, err := xproto.GetWindowAttributes(conn, win).Reply()
+		if err != nil || attr.MapState != xproto.MapStateViewable {
+			continue
+		}
+		name := ""
+		if r, err := xproto.GetProperty(conn, false, win, netName, utf8, 0, 1024).Reply(); err == nil && r.ValueLen > 0 {
+			name = string(r.Value)
+		} else if r, err := xproto.GetProperty(conn, false, win, xproto.AtomWmName, xproto.AtomString, 0, 1024).Reply(); err == nil {
+			name = string(r.Value)
+		}
+		seen = append(seen, fmt.Sprintf("%q", name))
+		if name != title {
+			continue
+		}
+		geo, err := xproto.GetGeometry(conn, xproto.Drawable(win)).Reply()
+		if err != nil {
+			return 0, 0, 0, 0, err
+		}
+		pos, err := xproto.TranslateCoordinates(conn, win, root, 0, 0).Reply()
+		if err != nil {
+			return 0, 0, 0, 0, err
+		}
+		return int(pos.DstX), int(pos.DstY), int(geo.Width), int(geo.Height), nil
+	}
+	return 0, 0, 0, 0, fmt.Errorf("no window titled %q is mapped; mapped windows: %s", title, strings.Join(seen, ", "))
+}
+
+// xtestClick moves the pointer to (x, y) and clicks the left button, with
+// the pauses a person's click has, so the toolkit sees the move first.
+func xtestClick(display string, x, y int) error {
+	conn, err := xgb.NewConnDisplay(display)
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+	if err := xtest.Init(conn); err != nil {
+		return fmt.Errorf("XTEST: %w", err)
+	}
+	root := xproto.Setup(conn).DefaultScreen(conn).Root
+	fake := func(typ byte, detail byte, x, y int16) error {
+		return xtest.FakeInputChecked(conn, typ, detail, 0, root, x, y, 0).Check()
+	}
+	if err := fake(xproto.MotionNotify, 0, int16(x), int16(y)); err != nil {
+		return err
+	}
+	time.Sleep(150 * time.Millisecond)
+	if err := fake(xproto.ButtonPress, 1, 0, 0); err != nil {
+		return err
+	}
+	time.Sleep(60 * time.Millisecond)
+	if err := fake(xproto.ButtonRelease, 1, 0, 0); err != nil {
+		return err
+	}
+	xproto.GetInputFocus(conn).Reply() // a round trip: the events are processed
+	return nil
+}
+
+// syncBuffer lets a process's stderr be written while a test reads it.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (s *syncBuffer) Write(b []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(b)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
