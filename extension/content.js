@@ -1091,7 +1091,10 @@
         first = false;
       }
     }
+    let quietSince = 0;
+    const stir = () => quietSince = 0;
     function onMutations(records) {
+      if (records.length) stir();
       for (const r of records) {
         if (r.type === "attributes") markDirty(r.target, true);
         else markDirty(r.target, false);
@@ -1110,13 +1113,28 @@
     }
     watch(document);
     const near = (e) => {
+      stir();
       let n = e.composedPath ? e.composedPath()[0] : e.target;
       for (let i = 0; n && i < 4; i++, n = parentOf(n)) markDirty(n, true);
     };
     for (const t of ["pointerover", "pointerout", "focusin", "focusout", "transitionend", "animationend", "toggle", "slotchange"]) {
       addEventListener(t, near, { capture: true, passive: true });
     }
-    addEventListener("resize", () => allDirty = true, { passive: true });
+    addEventListener("resize", () => {
+      allDirty = true;
+      stir();
+    }, { passive: true });
+    for (const t of ["scroll", "input", "change", "load", "error"]) {
+      addEventListener(t, stir, { capture: true, passive: true });
+    }
+    if (globalThis.visualViewport) {
+      visualViewport.addEventListener("resize", stir, { passive: true });
+      visualViewport.addEventListener("scroll", stir, { passive: true });
+    }
+    try {
+      document.fonts.addEventListener("loadingdone", stir);
+    } catch {
+    }
     const MAX_NODES = 5e4;
     let budget = 0;
     function read(el, depth, fresh) {
@@ -1293,11 +1311,35 @@
       }
       return a;
     }
+    const QUIET_MS = 1e3;
+    let lastTruncated = false;
+    function quick(t0) {
+      return {
+        url: location.href,
+        origin: location.origin,
+        doc,
+        epoch,
+        entry: currentEntry(),
+        history: history.length,
+        index: frameIndex(),
+        viewport: viewport(),
+        window: windowMetrics(),
+        version: treeVersion,
+        same: true,
+        truncated: lastTruncated,
+        took: Math.round((performance.now() - t0) * 100) / 100
+      };
+    }
     function snapshot(known) {
       const t0 = performance.now();
-      checkNav();
+      if (checkNav()) stir();
+      const records = observer.takeRecords();
+      if (records.length) onMutations(records);
+      if (quietSince && t0 - quietSince < QUIET_MS && known === doc + ":" + treeVersion) {
+        return quick(t0);
+      }
+      quietSince = t0;
       focused = deepActive();
-      onMutations(observer.takeRecords());
       const fresh = allDirty;
       allDirty = false;
       styles = /* @__PURE__ */ new Map();
@@ -1319,6 +1361,7 @@
         treeVersion++;
       }
       const same = known === doc + ":" + treeVersion;
+      lastTruncated = budget <= 0;
       return {
         url: location.href,
         origin: location.origin,

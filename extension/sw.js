@@ -254,14 +254,34 @@ async function zoomOf(tab) {
   }
 }
 
+// A repeat snapshot needs the tab's frame list and zoom again. Both are kept
+// for a second and dropped at once by a navigation or zoom change in the tab,
+// or by a frame that did not answer. Acts never use them: resolve asks afresh.
+const FACTS_MS = 1000;
+const tabFacts = new Map(); // tab → {frames, zoom, at}
+const forgetFacts = (tab) => tabFacts.delete(tab);
+
+async function snapshotFacts(tab) {
+  const held = tabFacts.get(tab);
+  if (held && performance.now() - held.at < FACTS_MS) return held;
+  // One round of browser calls: getAllFrames fails by itself for a tab that is gone.
+  const [frames, zoom] = await Promise.all([chrome.webNavigation.getAllFrames({ tabId: tab }), zoomOf(tab)]);
+  if (!frames) throw new Failure("no_tab", `No tab with id: ${tab}`);
+  const facts = { frames, zoom, at: performance.now() };
+  tabFacts.set(tab, facts);
+  return facts;
+}
+
+chrome.webNavigation.onBeforeNavigate.addListener((d) => forgetFacts(d.tabId));
+chrome.webNavigation.onCommitted.addListener((d) => forgetFacts(d.tabId));
+chrome.tabs.onRemoved.addListener((tab) => forgetFacts(tab));
+
 const HANDLERS = {
   keepalive: async () => ({}),
   tabs: listTabs,
 
   async snapshot({ tab, known }) {
-    // One round of browser calls: getAllFrames fails by itself for a tab that is gone.
-    const [frames, zoom] = await Promise.all([chrome.webNavigation.getAllFrames({ tabId: tab }), zoomOf(tab)]);
-    if (!frames) throw new Failure("no_tab", `No tab with id: ${tab}`);
+    const { frames, zoom } = await snapshotFacts(tab);
     const reports = await Promise.all(
       (frames || []).map(async (f) => {
         const base = { frame: f.frameId, parent: f.parentFrameId, url: f.url, index: -1 };
@@ -269,6 +289,7 @@ const HANDLERS = {
           const msg = { type: "snapshot", known: (known || {})[f.frameId] };
           return { ...(await ask(tab, f.frameId, msg)), frame: f.frameId, parent: f.parentFrameId };
         } catch (e) {
+          forgetFacts(tab);
           return { ...base, error: e.message };
         }
       })
@@ -351,7 +372,10 @@ chrome.tabs.onUpdated.addListener((id, change) => {
   if (change.url || change.title || change.status) pushTabs();
 });
 chrome.windows.onFocusChanged.addListener(pushTabs);
-chrome.tabs.onZoomChange.addListener((z) => emit("zoom", { tab: z.tabId, zoom: z.newZoomFactor }));
+chrome.tabs.onZoomChange.addListener((z) => {
+  forgetFacts(z.tabId);
+  emit("zoom", { tab: z.tabId, zoom: z.newZoomFactor });
+});
 
 chrome.runtime.onMessage.addListener((msg, sender) => {
   ensureConnected(); // any content-script message wakes a stopped worker

@@ -328,7 +328,13 @@ import { computeAccessibleName, getRole as libraryRole } from "dom-accessibility
     }
   }
 
+  // quietSince is when the last full serialisation began, provided nothing
+  // that could change the tree has happened since; 0 once something has.
+  let quietSince = 0;
+  const stir = () => (quietSince = 0);
+
   function onMutations(records) {
+    if (records.length) stir();
     for (const r of records) {
       if (r.type === "attributes") markDirty(r.target, true);
       else markDirty(r.target, false);
@@ -352,13 +358,29 @@ import { computeAccessibleName, getRole as libraryRole } from "dom-accessibility
   // transitions, a new viewport size for media queries. Hover rules usually
   // sit within a few levels of the pointer (li:hover > ul).
   const near = (e) => {
+    stir();
     let n = e.composedPath ? e.composedPath()[0] : e.target;
     for (let i = 0; n && i < 4; i++, n = parentOf(n)) markDirty(n, true);
   };
   for (const t of ["pointerover", "pointerout", "focusin", "focusout", "transitionend", "animationend", "toggle", "slotchange"]) {
     addEventListener(t, near, { capture: true, passive: true });
   }
-  addEventListener("resize", () => (allDirty = true), { passive: true });
+  addEventListener("resize", () => {
+    allDirty = true;
+    stir();
+  }, { passive: true });
+  // Boxes, values and layout that move without a mutation: scrolling (of the
+  // page or any element), typing, loaded images and fonts.
+  for (const t of ["scroll", "input", "change", "load", "error"]) {
+    addEventListener(t, stir, { capture: true, passive: true });
+  }
+  if (globalThis.visualViewport) {
+    visualViewport.addEventListener("resize", stir, { passive: true });
+    visualViewport.addEventListener("scroll", stir, { passive: true });
+  }
+  try {
+    document.fonts.addEventListener("loadingdone", stir);
+  } catch {}
 
   const MAX_NODES = 50000;
   let budget = 0;
@@ -555,11 +577,42 @@ import { computeAccessibleName, getRole as libraryRole } from "dom-accessibility
     return a;
   }
 
+  // A page can still change what a snapshot shows without any event (a
+  // script setting a field's value, a running CSS animation), so "quiet" is
+  // trusted for a second at most; clicks never depend on it, since every act
+  // finds its element again.
+  const QUIET_MS = 1000;
+  let lastTruncated = false;
+
+  // quick answers "same" without walking the page.
+  function quick(t0) {
+    return {
+      url: location.href,
+      origin: location.origin,
+      doc,
+      epoch,
+      entry: currentEntry(),
+      history: history.length,
+      index: frameIndex(),
+      viewport: viewport(),
+      window: windowMetrics(),
+      version: treeVersion,
+      same: true,
+      truncated: lastTruncated,
+      took: Math.round((performance.now() - t0) * 100) / 100,
+    };
+  }
+
   function snapshot(known) {
     const t0 = performance.now();
-    checkNav();
+    if (checkNav()) stir();
+    const records = observer.takeRecords();
+    if (records.length) onMutations(records);
+    if (quietSince && t0 - quietSince < QUIET_MS && known === doc + ":" + treeVersion) {
+      return quick(t0);
+    }
+    quietSince = t0;
     focused = deepActive();
-    onMutations(observer.takeRecords());
     const fresh = allDirty;
     allDirty = false;
     styles = new Map();
@@ -581,6 +634,7 @@ import { computeAccessibleName, getRole as libraryRole } from "dom-accessibility
       treeVersion++;
     }
     const same = known === doc + ":" + treeVersion;
+    lastTruncated = budget <= 0;
     return {
       url: location.href,
       origin: location.origin,
