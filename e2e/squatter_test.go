@@ -21,6 +21,7 @@ import (
 type squatter struct {
 	mu       sync.Mutex
 	received []map[string]any
+	conns    int
 	hello    chan struct{}
 }
 
@@ -32,8 +33,15 @@ func (s *squatter) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	defer c.CloseNow()
 	ctx := r.Context()
 	c.Write(ctx, websocket.MessageText, []byte(`{"method":"challenge","params":{"nonce":"`+strings.Repeat("cd", 32)+`"}}`))
-	// It asks for tabs straight away, hoping the extension answers.
-	c.Write(ctx, websocket.MessageText, []byte(`{"id":"steal","method":"tabs","params":{}}`))
+	s.mu.Lock()
+	s.conns++
+	eager := s.conns%2 == 1
+	s.mu.Unlock()
+	if eager {
+		// Every other time it asks for tabs straight away, hoping the
+		// extension answers before it has checked who it talks to.
+		c.Write(ctx, websocket.MessageText, []byte(`{"id":"steal","method":"tabs","params":{}}`))
+	}
 	for {
 		_, b, err := c.Read(ctx)
 		if err != nil {
