@@ -1313,7 +1313,7 @@
     }
     const QUIET_MS = 1e3;
     let lastTruncated = false;
-    function quick(t0) {
+    function report(t0, tree, same) {
       return {
         url: location.href,
         origin: location.origin,
@@ -1324,8 +1324,10 @@
         index: frameIndex(),
         viewport: viewport(),
         window: windowMetrics(),
+        // One string: see protocol.FrameReport.Decode for why.
+        tree: same ? void 0 : tree,
         version: treeVersion,
-        same: true,
+        same,
         truncated: lastTruncated,
         took: Math.round((performance.now() - t0) * 100) / 100
       };
@@ -1336,7 +1338,7 @@
       const records = observer.takeRecords();
       if (records.length) onMutations(records);
       if (quietSince && t0 - quietSince < QUIET_MS && known === doc + ":" + treeVersion) {
-        return quick(t0);
+        return report(t0, "", true);
       }
       quietSince = t0;
       focused = deepActive();
@@ -1360,25 +1362,8 @@
         lastTree = tree;
         treeVersion++;
       }
-      const same = known === doc + ":" + treeVersion;
       lastTruncated = budget <= 0;
-      return {
-        url: location.href,
-        origin: location.origin,
-        doc,
-        epoch,
-        entry: currentEntry(),
-        history: history.length,
-        index: frameIndex(),
-        viewport: viewport(),
-        window: windowMetrics(),
-        // One string: see protocol.FrameReport.Decode for why.
-        tree: same ? void 0 : tree,
-        version: treeVersion,
-        same,
-        truncated: budget <= 0,
-        took: Math.round((performance.now() - t0) * 100) / 100
-      };
+      return report(t0, tree, known === doc + ":" + treeVersion);
     }
     function deepFromPoint(x, y) {
       let hit = document.elementFromPoint(x, y);

@@ -584,8 +584,8 @@ import { computeAccessibleName, getRole as libraryRole } from "dom-accessibility
   const QUIET_MS = 1000;
   let lastTruncated = false;
 
-  // quick answers "same" without walking the page.
-  function quick(t0) {
+  // report is a frame's answer; the tree is left out when the app holds it.
+  function report(t0, tree, same) {
     return {
       url: location.href,
       origin: location.origin,
@@ -596,8 +596,10 @@ import { computeAccessibleName, getRole as libraryRole } from "dom-accessibility
       index: frameIndex(),
       viewport: viewport(),
       window: windowMetrics(),
+      // One string: see protocol.FrameReport.Decode for why.
+      tree: same ? undefined : tree,
       version: treeVersion,
-      same: true,
+      same,
       truncated: lastTruncated,
       took: Math.round((performance.now() - t0) * 100) / 100,
     };
@@ -609,7 +611,7 @@ import { computeAccessibleName, getRole as libraryRole } from "dom-accessibility
     const records = observer.takeRecords();
     if (records.length) onMutations(records);
     if (quietSince && t0 - quietSince < QUIET_MS && known === doc + ":" + treeVersion) {
-      return quick(t0);
+      return report(t0, "", true); // quiet: answer without walking the page
     }
     quietSince = t0;
     focused = deepActive();
@@ -633,25 +635,8 @@ import { computeAccessibleName, getRole as libraryRole } from "dom-accessibility
       lastTree = tree;
       treeVersion++;
     }
-    const same = known === doc + ":" + treeVersion;
     lastTruncated = budget <= 0;
-    return {
-      url: location.href,
-      origin: location.origin,
-      doc,
-      epoch,
-      entry: currentEntry(),
-      history: history.length,
-      index: frameIndex(),
-      viewport: viewport(),
-      window: windowMetrics(),
-      // One string: see protocol.FrameReport.Decode for why.
-      tree: same ? undefined : tree,
-      version: treeVersion,
-      same,
-      truncated: budget <= 0,
-      took: Math.round((performance.now() - t0) * 100) / 100,
-    };
+    return report(t0, tree, known === doc + ":" + treeVersion);
   }
 
   // --- finding an element again ---------------------------------------------

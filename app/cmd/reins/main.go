@@ -17,6 +17,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 
 	"github.com/reins-app/reins/app/serve"
@@ -89,18 +90,31 @@ func runServe(args []string) error {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	rt, err := core.Start(ctx, core.StartOptions{Port: *port})
+	rt, stopReins, err := startReins(ctx, *port, *mcpPort, nil)
 	if err != nil {
 		return err
 	}
-	defer rt.Close()
-	closeDoor, err := startAgentDoor(ctx, rt, *mcpPort, nil)
-	if err != nil {
-		return err
-	}
-	defer closeDoor()
+	defer stopReins()
 	term := &serve.Terminal{Engine: rt, In: os.Stdin, Out: os.Stdout, Port: rt.Port(), DataDir: rt.DataDir}
 	return term.Run(ctx)
+}
+
+// startReins starts the core and opens the agents' door; stop closes both,
+// the door first.
+func startReins(ctx context.Context, port, mcpPort int, logf func(string, ...any)) (rt *core.Runtime, stop func() error, err error) {
+	rt, err = core.Start(ctx, core.StartOptions{Port: port})
+	if err != nil {
+		return nil, nil, err
+	}
+	closeDoor, err := startAgentDoor(ctx, rt, mcpPort, logf)
+	if err != nil {
+		rt.Close()
+		return nil, nil, err
+	}
+	return rt, sync.OnceValue(func() error {
+		closeDoor()
+		return rt.Close()
+	}), nil
 }
 
 func runAudit(args []string, out io.Writer) error {

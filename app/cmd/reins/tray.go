@@ -18,7 +18,6 @@ import (
 	"fyne.io/fyne/v2/app"
 
 	"github.com/reins-app/reins/app/ui"
-	"github.com/reins-app/reins/core"
 )
 
 // runTray is Reins for the person: the tray menu, approval popups and the
@@ -33,17 +32,12 @@ func runTray(args []string) error {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	rt, err := core.Start(ctx, core.StartOptions{Port: *port})
-	if err != nil {
-		return err
-	}
-	defer rt.Close()
 	logf := func(f string, args ...any) { fmt.Fprintf(os.Stderr, "reins: "+f+"\n", args...) }
-	closeDoor, err := startAgentDoor(ctx, rt, *mcpPort, logf)
+	rt, stopReins, err := startReins(ctx, *port, *mcpPort, logf)
 	if err != nil {
 		return err
 	}
-	defer closeDoor()
+	defer stopReins()
 
 	a := app.NewWithID("app.reins.Reins")
 	a.SetIcon(ui.TrayIcon(ui.IconConnected))
@@ -76,7 +70,7 @@ func runTray(args []string) error {
 	if u != nil {
 		u.Stop()
 	}
-	return rt.Close()
+	return stopReins()
 }
 
 // revealExtension writes the extension and the pairing helper as
