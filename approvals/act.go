@@ -23,6 +23,8 @@ const (
 	Forward     ActKind = "forward"
 	Activate    ActKind = "activate" // select a tab and focus its window
 	Read        ActKind = "read"     // snapshots, screenshots: never asked, but audited
+	Share       ActKind = "share"    // the person changed a tab's share level
+	Settings    ActKind = "settings" // the person changed a setting
 	Connect     ActKind = "connect"  // an agent's first connection, which the person allows once
 )
 
@@ -93,7 +95,14 @@ func (a Act) Sentence(target string) string {
 		return "Go forward"
 	case Activate:
 		return "Bring the tab to the front"
+	case Share:
+		return "Change how the tab is shared"
+	case Settings:
+		return "Change a setting"
 	case Read:
+		if target == "" {
+			return "Read the page"
+		}
 		return "Read" + on
 	case Connect:
 		return "Connect to Reins for the first time"

@@ -331,7 +331,7 @@ func (e *Engine) SetShare(tab string, level approvals.Level) error {
 		e.broker.ForgetTab(tab)
 	}
 	e.record(context.Background(), audit.Entry{
-		Agent: approvals.Agent{Name: "person"}, Act: approvals.Act{Kind: "share"},
+		Agent: approvals.Agent{Name: "person"}, Act: approvals.Act{Kind: approvals.Share},
 		Target:  approvals.Target{Tab: tab, TabTitle: title, Origin: approvals.Origin(url)},
 		Outcome: OutcomeDone, Detail: "shared at " + level.String(),
 	})

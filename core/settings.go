@@ -20,7 +20,7 @@ import (
 const EventSettings EventKind = "settings"
 
 // ActSettings is the act kind of the audit row a settings change writes.
-const ActSettings ActKind = "settings"
+const ActSettings ActKind = approvals.Settings
 
 // SettingsFile is where the person's settings are saved, in the data folder.
 const SettingsFile = "settings.json"
