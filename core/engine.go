@@ -270,6 +270,7 @@ type TabInfo struct {
 	URL       string          `json:"url,omitempty"`   // likewise
 	Origin    string          `json:"origin,omitempty"`
 	Active    bool            `json:"active"`
+	Focused   bool            `json:"focused"` // its window has the keyboard focus
 	Level     approvals.Level `json:"-"`
 	Share     string          `json:"share"`
 	SharedAt  string          `json:"sharedOrigin,omitempty"`
@@ -287,7 +288,7 @@ func (e *Engine) Tabs() []TabInfo {
 		}
 		g := e.grants.Get(id)
 		out = append(out, TabInfo{
-			ID: id, Title: t.info.Title, URL: t.info.URL, Origin: approvals.Origin(t.info.URL), Active: t.info.Active,
+			ID: id, Title: t.info.Title, URL: t.info.URL, Origin: approvals.Origin(t.info.URL), Active: t.info.Active, Focused: t.info.Focused,
 			Level: g.Level, Share: g.Level.String(), SharedAt: g.Origin, Connected: e.connected[t.chrome.profile],
 		})
 	}

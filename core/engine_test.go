@@ -357,3 +357,25 @@ func TestStaleRefAgainstLatestSnapshot(t *testing.T) {
 		t.Fatalf("an unknown ref: got %v", err)
 	}
 }
+
+func TestKeysNeedTheTabsWindowFocused(t *testing.T) {
+	f := newFixture(t, 2*time.Second)
+	f.SetShare(f.tab, core.Control)
+	defer f.AnswerAll(core.AllowOnce)()
+	f.Browser.SetFocused(7, false)
+	waitFor(t, func() bool {
+		for _, tab := range f.Tabs() {
+			if tab.ID == f.tab {
+				return !tab.Focused
+			}
+		}
+		return false
+	})
+	_, err := f.agent.Act(context.Background(), core.ActRequest{Tab: f.tab, Act: core.Act{Kind: "key", Keys: "Enter"}})
+	if codeOf(err) != core.CodeNotVisible {
+		t.Fatalf("got %v", err)
+	}
+	if len(f.Exec.Fired()) != 0 {
+		t.Fatal("keys fired into an unfocused window")
+	}
+}

@@ -245,6 +245,10 @@ func (s *Session) act(ctx context.Context, r ActRequest, en *audit.Entry) (*ActR
 	if r.Act.Kind.IsInput() && !info.Active {
 		return nil, errorf(CodeNotVisible, "tab %s is not the visible tab of its window; bring it to the front first", r.Tab)
 	}
+	// Keys go wherever the keyboard focus is: only into the tab's own window.
+	if r.Act.Kind == approvals.Key && !info.Focused {
+		return nil, errorf(CodeNotVisible, "tab %s's window does not have the keyboard focus, so the keys could land elsewhere; bring the tab to the front first", r.Tab)
+	}
 	if r.Act.Kind == approvals.Navigate {
 		if approvals.Origin(r.Act.URL) == "" {
 			return nil, errorf(CodeBadRequest, "only http and https addresses can be opened")

@@ -151,6 +151,19 @@ func (b *Browser) Mutate(id int, f func(p *Page)) {
 	}
 }
 
+// SetFocused says whether tab's window has the keyboard focus.
+func (b *Browser) SetFocused(id int, focused bool) {
+	b.mu.Lock()
+	for i := range b.tabs {
+		if b.tabs[i].ID == id {
+			b.tabs[i].Focused = focused
+		}
+	}
+	tabs := append([]protocol.Tab(nil), b.tabs...)
+	b.mu.Unlock()
+	b.emit(protocol.EventTabs, protocol.TabsResult{Tabs: tabs})
+}
+
 // SetActive makes tab the active one (or not).
 func (b *Browser) SetActive(id int, active bool) {
 	b.mu.Lock()
