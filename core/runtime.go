@@ -35,6 +35,7 @@ type StartOptions struct {
 type Runtime struct {
 	*Engine
 	DataDir string
+	display string
 	bridge  *bridge.Server
 	log     *audit.Log
 	exec    executor.Executor
@@ -110,13 +111,25 @@ func Start(ctx context.Context, opts StartOptions) (*Runtime, error) {
 		SettingsFile: settingsPath, saved: saved,
 	})
 	rctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
-	r := &Runtime{Engine: e, DataDir: dir, bridge: br, log: log, exec: ex, cancel: cancel, done: make(chan struct{})}
+	r := &Runtime{Engine: e, DataDir: dir, display: opts.Display, bridge: br, log: log, exec: ex, cancel: cancel, done: make(chan struct{})}
 	go func() {
 		defer close(r.done)
 		e.Run(rctx)
 	}()
 	return r, nil
 }
+
+// WatchPauseHotkey pauses every agent when the person presses the pause
+// chord anywhere on the desktop, until ctx ends. Resuming is left to the
+// menu, so a second press can never let agents loose again by accident.
+func (r *Runtime) WatchPauseHotkey(ctx context.Context) error {
+	return executor.WatchHotkey(ctx, executor.HotkeyOptions{
+		Chord: executor.PauseChord, Display: r.display, Pressed: func() { r.Pause(true) },
+	})
+}
+
+// PauseChord names the pause chord for the person.
+const PauseChord = executor.PauseChord
 
 // Port is the bridge's port.
 func (r *Runtime) Port() int { return r.bridge.Port() }

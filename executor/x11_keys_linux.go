@@ -5,6 +5,7 @@ import (
 	"time"
 	"unicode"
 
+	"github.com/jezek/xgb"
 	"github.com/jezek/xgb/xproto"
 
 	"github.com/reins-app/reins/approvals"
@@ -71,17 +72,19 @@ type x11Keymap struct {
 	mods map[xproto.Keycode]bool // keycodes that act as modifiers
 }
 
-func (x *X11) keymap() (*x11Keymap, error) {
-	n := int(x.maxCode) - int(x.minCode) + 1
-	r, err := xproto.GetKeyboardMapping(x.conn, x.minCode, byte(n)).Reply()
+func (x *X11) keymap() (*x11Keymap, error) { return readKeymap(x.conn, x.minCode, x.maxCode) }
+
+func readKeymap(conn *xgb.Conn, minCode, maxCode xproto.Keycode) (*x11Keymap, error) {
+	n := int(maxCode) - int(minCode) + 1
+	r, err := xproto.GetKeyboardMapping(conn, minCode, byte(n)).Reply()
 	if err != nil {
 		return nil, fmt.Errorf("cannot read the keyboard mapping: %w", err)
 	}
-	mm, err := xproto.GetModifierMapping(x.conn).Reply()
+	mm, err := xproto.GetModifierMapping(conn).Reply()
 	if err != nil {
 		return nil, fmt.Errorf("cannot read the modifier mapping: %w", err)
 	}
-	km := &x11Keymap{min: x.minCode, per: int(r.KeysymsPerKeycode), syms: r.Keysyms, mods: map[xproto.Keycode]bool{}}
+	km := &x11Keymap{min: minCode, per: int(r.KeysymsPerKeycode), syms: r.Keysyms, mods: map[xproto.Keycode]bool{}}
 	for _, c := range mm.Keycodes {
 		if c != 0 {
 			km.mods[c] = true

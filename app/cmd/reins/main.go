@@ -111,6 +111,11 @@ func startReins(ctx context.Context, port, mcpPort int, logf func(string, ...any
 		rt.Close()
 		return nil, nil, err
 	}
+	go func() {
+		if err := rt.WatchPauseHotkey(ctx); err != nil {
+			fmt.Fprintf(os.Stderr, "reins: the pause chord (%s) is not available: %v\n", core.PauseChord, err)
+		}
+	}()
 	return rt, sync.OnceValue(func() error {
 		closeDoor()
 		return rt.Close()

@@ -1,0 +1,30 @@
+package executor
+
+import "context"
+
+// PauseChord is the global chord that pauses every agent: ⌃⌥⌘P on macOS,
+// Control+Alt+Super+P elsewhere.
+const PauseChord = "Control+Alt+Meta+P"
+
+// HotkeyOptions configures [WatchHotkey].
+type HotkeyOptions struct {
+	Chord   string // required: e.g. PauseChord
+	Display string // optional, X11: default $DISPLAY
+	// Pressed is called, on the watcher's goroutine, each time the person
+	// presses the chord. Required.
+	Pressed func()
+	// Ready, if set, is called once the chord is taken.
+	Ready func()
+}
+
+// WatchHotkey takes the chord for Reins across the whole desktop and calls
+// opts.Pressed whenever the person presses it, until ctx ends. It returns an
+// error at once when the chord cannot be taken (another program holds it,
+// no display), and nil when ctx ends.
+func WatchHotkey(ctx context.Context, opts HotkeyOptions) error {
+	c, err := parseChord(opts.Chord)
+	if err != nil {
+		return err
+	}
+	return watchHotkey(ctx, c, opts)
+}
