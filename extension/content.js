@@ -1092,7 +1092,16 @@
       }
     }
     let quietSince = 0;
-    const stir = () => quietSince = 0;
+    let port = null;
+    function stir() {
+      if (!quietSince) return;
+      quietSince = 0;
+      if (!port) connectPort();
+      try {
+        if (port) port.postMessage({ stirred: true });
+      } catch {
+      }
+    }
     function onMutations(records) {
       if (records.length) stir();
       for (const r of records) {
@@ -1470,30 +1479,45 @@
       checkNav();
       return { result: { viewport: viewport(), window: windowMetrics(), origin: location.origin, doc, epoch, index: frameIndex() } };
     }
-    chrome.runtime.onMessage.addListener((msg, sender, reply) => {
-      if (!msg || sender.id !== chrome.runtime.id || sender.tab) return false;
+    function answer(msg) {
       try {
         switch (msg.type) {
           case "snapshot":
-            reply({ result: snapshot(msg.known) });
-            break;
+            return { result: snapshot(msg.known) };
           case "resolve":
-            reply(resolve(msg));
-            break;
+            return resolve(msg);
           case "frameHit":
-            reply(frameHit(msg));
-            break;
+            return frameHit(msg);
           case "metrics":
-            reply(metrics());
-            break;
+            return metrics();
           default:
-            reply(fail("unknown_method", "unknown request " + msg.type));
+            return fail("unknown_method", "unknown request " + msg.type);
         }
       } catch (e) {
-        reply(fail("internal", String(e && e.message ? e.message : e)));
+        return fail("internal", String(e && e.message ? e.message : e));
       }
+    }
+    function connectPort() {
+      try {
+        const p = chrome.runtime.connect({ name: "reins-frame" });
+        p.onMessage.addListener((msg) => {
+          if (msg && msg.rid) p.postMessage({ rid: msg.rid, ...answer(msg) });
+        });
+        p.onDisconnect.addListener(() => {
+          if (port === p) port = null;
+        });
+        port = p;
+      } catch {
+        port = null;
+      }
+    }
+    chrome.runtime.onMessage.addListener((msg, sender, reply) => {
+      if (!msg || sender.id !== chrome.runtime.id || sender.tab) return false;
+      if (!port) connectPort();
+      reply(answer(msg));
       return false;
     });
+    connectPort();
     frame.doc = doc;
   })();
 })();

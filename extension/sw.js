@@ -239,8 +239,77 @@ function withTimeout(p, ms, what) {
   ]).finally(() => clearTimeout(t));
 }
 
+// Each content script opens a port when its document starts. Requests go over
+// it when there is one (one-off messages otherwise: a worker that restarted
+// has lost the ports until the frames reopen them), and so does the frame's
+// notice that something changed since its last full read.
+const QUIET_MS = 1000; // as long as a frame itself trusts quiet
+const framePorts = new Map(); // "tab:frame" → {port, pending, last, stirred}
+let nextRid = 1;
+
+chrome.runtime.onConnect.addListener((port) => {
+  const s = port.sender || {};
+  if (port.name !== "reins-frame" || s.id !== chrome.runtime.id || !s.tab) return;
+  const key = `${s.tab.id}:${s.frameId || 0}`;
+  const entry = { port, pending: new Map(), last: null, stirred: true };
+  const old = framePorts.get(key);
+  framePorts.set(key, entry);
+  if (old) old.port.disconnect();
+  port.onMessage.addListener((m) => {
+    if (!m) return;
+    if (m.stirred) {
+      entry.stirred = true;
+      return;
+    }
+    const done = entry.pending.get(m.rid);
+    if (done) {
+      entry.pending.delete(m.rid);
+      done(m);
+    }
+  });
+  port.onDisconnect.addListener(() => {
+    if (framePorts.get(key) === entry) framePorts.delete(key);
+    for (const done of entry.pending.values()) done(null);
+    entry.pending.clear();
+  });
+});
+
+function viaPort(entry, msg) {
+  const rid = nextRid++;
+  return new Promise((resolve) => {
+    entry.pending.set(rid, resolve);
+    try {
+      entry.port.postMessage({ ...msg, rid });
+    } catch {
+      entry.pending.delete(rid);
+      resolve(null);
+    }
+  });
+}
+
+// quietReport answers a snapshot for a frame that has not stirred since its
+// last full read, when the app holds that read's tree: nothing to ask.
+function quietReport(tab, frameId, known) {
+  const entry = framePorts.get(`${tab}:${frameId}`);
+  const last = entry && entry.last;
+  if (!last || entry.stirred || !known || known !== `${last.doc}:${last.version}`) return null;
+  if (performance.now() - last.at > QUIET_MS) return null;
+  return { ...last.report, same: true, took: 0 };
+}
+
 async function ask(tab, frameId, msg) {
-  const r = await withTimeout(chrome.tabs.sendMessage(tab, msg, { frameId }), FRAME_TIMEOUT_MS, `frame ${frameId}`);
+  const entry = framePorts.get(`${tab}:${frameId}`);
+  let r = entry ? await withTimeout(viaPort(entry, msg), FRAME_TIMEOUT_MS, `frame ${frameId}`) : null;
+  if (r && msg.type === "snapshot" && r.result) {
+    // Replies and notices share the port, in order: this read is newer than any stir before it.
+    const { tree, ...report } = r.result;
+    const prev = entry.last;
+    // A frame's own "same" does not restart its quiet second; a full read does.
+    const at = report.same && prev && prev.doc === report.doc && prev.version === report.version ? prev.at : performance.now();
+    entry.last = { doc: report.doc, version: report.version, at, report };
+    entry.stirred = false;
+  }
+  if (!r) r = await withTimeout(chrome.tabs.sendMessage(tab, msg, { frameId }), FRAME_TIMEOUT_MS, `frame ${frameId}`);
   if (!r) throw new Failure("no_frame", `frame ${frameId} has no Reins content script`);
   if (r.error) throw new Failure(r.error.code, r.error.message);
   return r.result;
@@ -286,7 +355,10 @@ const HANDLERS = {
       (frames || []).map(async (f) => {
         const base = { frame: f.frameId, parent: f.parentFrameId, url: f.url, index: -1 };
         try {
-          const msg = { type: "snapshot", known: (known || {})[f.frameId] };
+          const k = (known || {})[f.frameId];
+          const quiet = quietReport(tab, f.frameId, k);
+          if (quiet) return { ...quiet, frame: f.frameId, parent: f.parentFrameId };
+          const msg = { type: "snapshot", known: k };
           return { ...(await ask(tab, f.frameId, msg)), frame: f.frameId, parent: f.parentFrameId };
         } catch (e) {
           forgetFacts(tab);

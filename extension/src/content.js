@@ -331,7 +331,18 @@ import { computeAccessibleName, getRole as libraryRole } from "dom-accessibility
   // quietSince is when the last full serialisation began, provided nothing
   // that could change the tree has happened since; 0 once something has.
   let quietSince = 0;
-  const stir = () => (quietSince = 0);
+  let port = null; // see connectPort
+  // The first stir after a full read is told to the service worker over the
+  // frame's port, which answers "same" for a quiet frame without asking it.
+  // It goes out in the same task as the change, ahead of any later request.
+  function stir() {
+    if (!quietSince) return;
+    quietSince = 0;
+    if (!port) connectPort();
+    try {
+      if (port) port.postMessage({ stirred: true });
+    } catch {}
+  }
 
   function onMutations(records) {
     if (records.length) stir();
@@ -756,30 +767,51 @@ import { computeAccessibleName, getRole as libraryRole } from "dom-accessibility
     return { result: { viewport: viewport(), window: windowMetrics(), origin: location.origin, doc, epoch, index: frameIndex() } };
   }
 
-  chrome.runtime.onMessage.addListener((msg, sender, reply) => {
-    if (!msg || sender.id !== chrome.runtime.id || sender.tab) return false;
+  function answer(msg) {
     try {
       switch (msg.type) {
         case "snapshot":
-          reply({ result: snapshot(msg.known) });
-          break;
+          return { result: snapshot(msg.known) };
         case "resolve":
-          reply(resolve(msg));
-          break;
+          return resolve(msg);
         case "frameHit":
-          reply(frameHit(msg));
-          break;
+          return frameHit(msg);
         case "metrics":
-          reply(metrics());
-          break;
+          return metrics();
         default:
-          reply(fail("unknown_method", "unknown request " + msg.type));
+          return fail("unknown_method", "unknown request " + msg.type);
       }
     } catch (e) {
-      reply(fail("internal", String(e && e.message ? e.message : e)));
+      return fail("internal", String(e && e.message ? e.message : e));
     }
+  }
+
+  // A port to the service worker, opened when the document starts: requests
+  // and the "stirred" notice travel over it, in order. A worker that
+  // restarted has lost the ports, so one-off messages still work too, and
+  // reopen the port.
+  function connectPort() {
+    try {
+      const p = chrome.runtime.connect({ name: "reins-frame" });
+      p.onMessage.addListener((msg) => {
+        if (msg && msg.rid) p.postMessage({ rid: msg.rid, ...answer(msg) });
+      });
+      p.onDisconnect.addListener(() => {
+        if (port === p) port = null;
+      });
+      port = p;
+    } catch {
+      port = null; // the extension was reloaded; this instance is orphaned
+    }
+  }
+
+  chrome.runtime.onMessage.addListener((msg, sender, reply) => {
+    if (!msg || sender.id !== chrome.runtime.id || sender.tab) return false;
+    if (!port) connectPort();
+    reply(answer(msg));
     return false;
   });
+  connectPort();
 
   frame.doc = doc;
 })();
