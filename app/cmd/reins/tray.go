@@ -45,6 +45,9 @@ func runTray(args []string) error {
 	settings := ui.Settings{
 		BridgePort: rt.Port(), DataDir: rt.DataDir, Executable: exe, ExtensionDir: filepath.Join(rt.DataDir, "extension"),
 	}
+	if runtime.GOOS == "linux" {
+		settings.PauseHotkey = "Control+Alt+Super+P" // taken by startReins; a failure is logged there
+	}
 	hasTray := trayHost()
 	if !hasTray {
 		fmt.Fprintln(os.Stderr, "reins: no tray host on this desktop; a small Reins window stands in for the menu")
