@@ -153,23 +153,20 @@ func (b *Browser) Mutate(id int, f func(p *Page)) {
 
 // SetFocused says whether tab's window has the keyboard focus.
 func (b *Browser) SetFocused(id int, focused bool) {
-	b.mu.Lock()
-	for i := range b.tabs {
-		if b.tabs[i].ID == id {
-			b.tabs[i].Focused = focused
-		}
-	}
-	tabs := append([]protocol.Tab(nil), b.tabs...)
-	b.mu.Unlock()
-	b.emit(protocol.EventTabs, protocol.TabsResult{Tabs: tabs})
+	b.updateTab(id, func(t *protocol.Tab) { t.Focused = focused })
 }
 
 // SetActive makes tab the active one (or not).
 func (b *Browser) SetActive(id int, active bool) {
+	b.updateTab(id, func(t *protocol.Tab) { t.Active = active })
+}
+
+// updateTab changes a tab and reports the tab list, as the extension does.
+func (b *Browser) updateTab(id int, change func(t *protocol.Tab)) {
 	b.mu.Lock()
 	for i := range b.tabs {
 		if b.tabs[i].ID == id {
-			b.tabs[i].Active = active
+			change(&b.tabs[i])
 		}
 	}
 	tabs := append([]protocol.Tab(nil), b.tabs...)
