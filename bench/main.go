@@ -32,6 +32,7 @@ import (
 
 	"github.com/reins-app/reins/bench/rig"
 	"github.com/reins-app/reins/grounding"
+	"github.com/reins-app/reins/internal/chromium"
 	"github.com/reins-app/reins/internal/xvfb"
 )
 
@@ -90,7 +91,7 @@ func run(dir, md, only string) error {
 		return err
 	}
 	defer os.RemoveAll(tmp)
-	reins, err := rig.BuildReins(tmp)
+	reins, err := chromium.BuildReins(tmp)
 	if err != nil {
 		return err
 	}
@@ -511,7 +512,7 @@ type playwright struct {
 	version string
 }
 
-func benchDir() string { return filepath.Join(rig.ModuleRoot(), "bench") }
+func benchDir() string { return filepath.Join(chromium.ModuleRoot(), "bench") }
 
 func playwrightVersion() string {
 	b, err := os.ReadFile(filepath.Join(benchDir(), "node_modules", "playwright-core", "package.json"))

@@ -16,6 +16,7 @@ import (
 	benchrig "github.com/reins-app/reins/bench/rig"
 	"github.com/reins-app/reins/grounding"
 	"github.com/reins-app/reins/internal/browsertest"
+	"github.com/reins-app/reins/internal/chromium"
 	"github.com/reins-app/reins/internal/testenv"
 	"github.com/reins-app/reins/internal/xvfb"
 )
@@ -97,7 +98,7 @@ func startSnapRig(t *testing.T) *snapRig {
 	testenv.NeedCommand(t, "Xvfb")
 	x := xvfb.StartT(t, "1280x800x24")
 	dir := t.TempDir()
-	reins, err := benchrig.BuildReins(dir)
+	reins, err := chromium.BuildReins(dir)
 	if err != nil {
 		t.Fatal(err)
 	}

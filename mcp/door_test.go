@@ -18,6 +18,7 @@ import (
 
 	"github.com/reins-app/reins/core"
 	"github.com/reins-app/reins/internal/browsertest"
+	"github.com/reins-app/reins/internal/testenv"
 )
 
 var reinsBin struct {
@@ -142,9 +143,7 @@ func TestReinsMCPSaysWhenReinsIsNotRunning(t *testing.T) {
 // socket whose file modes would let it in, so that only the peer credential
 // check stands in its way.
 func TestAnotherUsersProcessIsRefused(t *testing.T) {
-	if os.Geteuid() != 0 {
-		t.Skip("running a process as another user needs root")
-	}
+	testenv.Need(t, os.Geteuid() == 0, "root (to run a process as another user)")
 	r := newRig(t)
 	_, dir := startDoor(t, r)
 	for p := dir; p != "/" && p != os.TempDir(); p = filepath.Dir(p) {

@@ -12,19 +12,17 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/reins-app/reins/bridge"
 	"github.com/reins-app/reins/bridge/protocol"
 	"github.com/reins-app/reins/extension"
 	"github.com/reins-app/reins/grounding"
+	"github.com/reins-app/reins/internal/chromium"
 )
 
 // Options configures [Start].
@@ -37,7 +35,7 @@ type Options struct {
 	Width     int      // optional: window size; default 1280×800
 	Height    int      //
 	Logf      func(string, ...any)
-	Chromium  string // optional: default /usr/lib/chromium/chromium
+	Chromium  string // optional: default chromium.Find()
 	DebugPort bool   // optional: open a DevTools port on 127.0.0.1 (see CDPPort)
 }
 
@@ -45,37 +43,14 @@ type Options struct {
 type Rig struct {
 	Bridge  *bridge.Server
 	readers sync.Map // tab → *grounding.Reader, as core keeps one per tab
-	cmd     *exec.Cmd
-	exited  chan struct{}
-	profile string
+	browser *chromium.Process
 	LogPath string
-}
-
-// BuildReins compiles the reins binary into dir: Chrome starts it as the
-// native messaging host that hands over the pairing secret.
-func BuildReins(dir string) (string, error) {
-	out := filepath.Join(dir, "reins")
-	cmd := exec.Command("go", "build", "-o", out, "./app/cmd/reins")
-	cmd.Dir = ModuleRoot()
-	if b, err := cmd.CombinedOutput(); err != nil {
-		return "", fmt.Errorf("building reins: %v\n%s", err, b)
-	}
-	return out, nil
-}
-
-// ModuleRoot is the folder of go.mod.
-func ModuleRoot() string {
-	_, file, _, _ := runtime.Caller(0)
-	return filepath.Dir(filepath.Dir(filepath.Dir(file)))
 }
 
 // Start launches Chromium and waits until the extension has paired.
 func Start(ctx context.Context, opts Options) (*Rig, error) {
 	if opts.Logf == nil {
 		opts.Logf = func(string, ...any) {}
-	}
-	if opts.Chromium == "" {
-		opts.Chromium = "/usr/lib/chromium/chromium"
 	}
 	if opts.Width == 0 {
 		opts.Width, opts.Height = 1280, 800
@@ -95,55 +70,23 @@ func Start(ctx context.Context, opts Options) (*Rig, error) {
 	if err := br.Start(); err != nil {
 		return nil, err
 	}
-	r := &Rig{Bridge: br, exited: make(chan struct{})}
 	if err := bridge.WriteAddress(data, bridge.Address{Port: br.Port(), PID: os.Getpid()}); err != nil {
 		br.Close()
 		return nil, err
 	}
-	extDir, err := extension.WriteTo(filepath.Join(opts.Dir, "extension"))
-	if err != nil {
-		br.Close()
-		return nil, err
-	}
-	r.profile = filepath.Join(opts.Dir, "profile")
-	if _, err := bridge.InstallHostManifest(filepath.Join(r.profile, "NativeMessagingHosts"), extension.NativeHost, opts.Reins, extension.Origin); err != nil {
-		br.Close()
-		return nil, err
-	}
-	args := []string{
-		"--no-sandbox", "--test-type", "--disable-gpu", "--no-first-run", "--no-default-browser-check",
-		"--disable-background-networking", "--disable-component-update", "--disable-sync", "--disable-quic",
-		"--password-store=basic", "--disable-features=Translate,MediaRouter,OptimizationHints",
-		"--user-data-dir=" + r.profile, "--load-extension=" + extDir, "--disable-extensions-except=" + extDir,
-		fmt.Sprintf("--window-size=%d,%d", opts.Width, opts.Height), "--window-position=0,0",
-	}
+	args := append([]string(nil), opts.Args...)
 	if opts.DebugPort {
 		args = append(args, "--remote-debugging-port=0", "--remote-debugging-address=127.0.0.1")
 	}
-	args = append(args, opts.Args...)
-	args = append(args, opts.URL)
-	r.LogPath = filepath.Join(opts.Dir, "chromium.log")
-	logf, err := os.Create(r.LogPath)
+	p, err := chromium.Launch(chromium.Options{
+		Display: opts.Display, Dir: opts.Dir, Reins: opts.Reins, DataDir: data, URL: opts.URL,
+		Width: opts.Width, Height: opts.Height, Args: args, Path: opts.Chromium,
+	})
 	if err != nil {
 		br.Close()
 		return nil, err
 	}
-	cmd := exec.Command(opts.Chromium, args...)
-	cmd.Env = append(os.Environ(), "DISPLAY="+opts.Display, "REINS_DATA_DIR="+data)
-	cmd.Stdout, cmd.Stderr = logf, logf
-	// Its own process group, so that Close stops every Chromium child by id.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	if err := cmd.Start(); err != nil {
-		logf.Close()
-		br.Close()
-		return nil, err
-	}
-	r.cmd = cmd
-	go func() {
-		cmd.Wait()
-		logf.Close()
-		close(r.exited)
-	}()
+	r := &Rig{Bridge: br, browser: p, LogPath: p.LogPath}
 	deadline := time.Now().Add(60 * time.Second)
 	for len(br.Peers()) == 0 {
 		if time.Now().After(deadline) {
@@ -154,7 +97,7 @@ func Start(ctx context.Context, opts Options) (*Rig, error) {
 		case <-ctx.Done():
 			r.Close()
 			return nil, ctx.Err()
-		case <-r.exited:
+		case <-p.Exited():
 			r.Close()
 			return nil, errors.New("chromium exited before the extension paired; see " + r.LogPath)
 		case <-time.After(50 * time.Millisecond):
@@ -167,7 +110,7 @@ func Start(ctx context.Context, opts Options) (*Rig, error) {
 func (r *Rig) CDPPort() (int, error) {
 	deadline := time.Now().Add(20 * time.Second)
 	for {
-		b, err := os.ReadFile(filepath.Join(r.profile, "DevToolsActivePort"))
+		b, err := os.ReadFile(filepath.Join(r.browser.Profile, "DevToolsActivePort"))
 		if err == nil {
 			line, _, _ := strings.Cut(string(b), "\n")
 			if p, err := strconv.Atoi(strings.TrimSpace(line)); err == nil {
@@ -183,20 +126,7 @@ func (r *Rig) CDPPort() (int, error) {
 
 // Close stops Chromium's process group and the bridge.
 func (r *Rig) Close() {
-	if r.cmd != nil {
-		pgid := r.cmd.Process.Pid
-		syscall.Kill(-pgid, syscall.SIGTERM)
-		select {
-		case <-r.exited:
-		case <-time.After(5 * time.Second):
-			syscall.Kill(-pgid, syscall.SIGKILL)
-			<-r.exited
-		}
-		for i := 0; i < 100 && syscall.Kill(-pgid, 0) == nil; i++ {
-			syscall.Kill(-pgid, syscall.SIGKILL)
-			time.Sleep(50 * time.Millisecond)
-		}
-	}
+	r.browser.Stop()
 	r.Bridge.Close()
 }
 

@@ -13,9 +13,6 @@ import (
 	"net"
 	"net/http"
 	"os"
-	"os/exec"
-	"path/filepath"
-	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -29,32 +26,14 @@ import (
 // Chromium finds Debian's Chromium binary.
 func Chromium() (string, bool) { return chromium.Find() }
 
-// BuildReins compiles the reins binary into dir and returns its path. The
-// native host must be a real executable, since Chrome starts it.
+// BuildReins compiles the reins binary into dir and returns its path.
 func BuildReins(t testing.TB, dir string) string {
 	t.Helper()
-	out := filepath.Join(dir, "reins")
-	cmd := exec.Command("go", "build", "-o", out, "./app/cmd/reins")
-	cmd.Dir = moduleRoot(t)
-	if b, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("building reins: %v\n%s", err, b)
+	out, err := chromium.BuildReins(dir)
+	if err != nil {
+		t.Fatal(err)
 	}
 	return out
-}
-
-func moduleRoot(t testing.TB) string {
-	_, file, _, _ := runtime.Caller(0)
-	dir := filepath.Dir(file)
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			return dir
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Fatal("go.mod not found")
-		}
-		dir = parent
-	}
 }
 
 // Options configures [Start].

@@ -4,15 +4,16 @@
 package chromium
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"syscall"
 	"time"
 
+	"github.com/reins-app/reins/bridge"
 	"github.com/reins-app/reins/extension"
 )
 
@@ -31,14 +32,16 @@ func Find() (string, bool) {
 
 // Options configures [Launch].
 type Options struct {
-	Display     string  // required: the X display
-	Dir         string  // required: a scratch folder for the profile, extension and log
-	Reins       string  // required: absolute path of the reins binary, the native host
-	DataDir     string  // required: REINS_DATA_DIR, where the host finds the port and secret
-	URL         string  // optional: the first page
-	Width       int     // optional: window size in DIP; default 1000×700
-	Height      int     //
-	DeviceScale float64 // optional: --force-device-scale-factor
+	Display     string   // required: the X display
+	Dir         string   // required: a scratch folder for the profile, extension and log
+	Reins       string   // required: absolute path of the reins binary, the native host
+	DataDir     string   // required: REINS_DATA_DIR, where the host finds the port and secret
+	URL         string   // optional: the first page
+	Width       int      // optional: window size in DIP; default 1000×700
+	Height      int      //
+	DeviceScale float64  // optional: --force-device-scale-factor
+	Args        []string // optional: more flags, before the URL
+	Path        string   // optional: the Chromium binary; default Find()
 }
 
 // Process is a running Chromium in its own process group.
@@ -46,11 +49,15 @@ type Process struct {
 	cmd     *exec.Cmd
 	exited  chan struct{}
 	LogPath string
+	Profile string // the --user-data-dir
 }
 
 // Launch starts Chromium.
 func Launch(opts Options) (*Process, error) {
-	bin, ok := Find()
+	bin, ok := opts.Path, opts.Path != ""
+	if !ok {
+		bin, ok = Find()
+	}
 	if !ok {
 		return nil, errors.New("Chromium is not installed (apt-get install chromium)")
 	}
@@ -60,7 +67,7 @@ func Launch(opts Options) (*Process, error) {
 	}
 	profile := filepath.Join(opts.Dir, "profile")
 	// With --user-data-dir, Chromium looks for host manifests inside it.
-	if err := installHost(filepath.Join(profile, "NativeMessagingHosts"), opts.Reins); err != nil {
+	if _, err := bridge.InstallHostManifest(filepath.Join(profile, "NativeMessagingHosts"), extension.NativeHost, opts.Reins, extension.Origin); err != nil {
 		return nil, err
 	}
 	if opts.Width == 0 {
@@ -76,6 +83,7 @@ func Launch(opts Options) (*Process, error) {
 	if opts.DeviceScale > 0 {
 		args = append(args, fmt.Sprintf("--force-device-scale-factor=%g", opts.DeviceScale))
 	}
+	args = append(args, opts.Args...)
 	if opts.URL != "" {
 		args = append(args, opts.URL)
 	}
@@ -92,7 +100,7 @@ func Launch(opts Options) (*Process, error) {
 		logf.Close()
 		return nil, err
 	}
-	p := &Process{cmd: cmd, exited: make(chan struct{}), LogPath: logPath}
+	p := &Process{cmd: cmd, exited: make(chan struct{}), LogPath: logPath, Profile: profile}
 	go func() {
 		cmd.Wait()
 		logf.Close()
@@ -101,18 +109,25 @@ func Launch(opts Options) (*Process, error) {
 	return p, nil
 }
 
-func installHost(dir, reins string) error {
-	if !filepath.IsAbs(reins) {
-		return fmt.Errorf("the native host path must be absolute, got %q", reins)
+// Exited is closed once Chromium's main process has ended.
+func (p *Process) Exited() <-chan struct{} { return p.exited }
+
+// BuildReins compiles the reins binary into dir and returns its path: Chrome
+// starts it as the native messaging host, so it must be a real executable.
+func BuildReins(dir string) (string, error) {
+	out := filepath.Join(dir, "reins")
+	cmd := exec.Command("go", "build", "-o", out, "./app/cmd/reins")
+	cmd.Dir = ModuleRoot()
+	if b, err := cmd.CombinedOutput(); err != nil {
+		return "", fmt.Errorf("building reins: %v\n%s", err, b)
 	}
-	b, _ := json.MarshalIndent(map[string]any{
-		"name": extension.NativeHost, "description": "Reins pairing", "path": reins, "type": "stdio",
-		"allowed_origins": []string{extension.Origin + "/"},
-	}, "", "  ")
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
-	}
-	return os.WriteFile(filepath.Join(dir, extension.NativeHost+".json"), b, 0o644)
+	return out, nil
+}
+
+// ModuleRoot is the folder of go.mod.
+func ModuleRoot() string {
+	_, file, _, _ := runtime.Caller(0)
+	return filepath.Dir(filepath.Dir(filepath.Dir(file)))
 }
 
 // PID is Chromium's process id; its process group has the same id.
