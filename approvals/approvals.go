@@ -60,6 +60,13 @@ type Request struct {
 	Picture []byte    `json:"-"`             // PNG of the tab's visible area; may be nil
 	Box     *Box      `json:"box,omitempty"` // the target within Picture, in its pixels
 	Asked   time.Time `json:"asked"`
+	// Deadline is when silence becomes a deny; the broker sets it.
+	Deadline time.Time `json:"deadline"`
+	// Held counts the times this act was approved and then held back,
+	// because the person was using the mouse or keyboard when it was about
+	// to fire. A held act is always put to the person: a remembered
+	// "allow on this tab" does not cover it.
+	Held int `json:"held,omitempty"`
 	// Remember reports whether "allow on this tab for a while" may be offered:
 	// never for secret fields or for navigation to another origin.
 	Rememberable bool `json:"rememberable"`
@@ -115,6 +122,23 @@ func (a Approved) How() Decision { return a.how }
 
 // At is when it was approved.
 func (a Approved) At() time.Time { return a.at }
+
+// RememberedQuiet is how long the person must have left the mouse and
+// keyboard alone before an act a remembered decision approved may fire:
+// nobody looked at that act, and input just before it means the person is
+// at the controls.
+const RememberedQuiet = time.Second
+
+// QuietSince is the moment from which the person's own mouse or keyboard
+// input holds the act back to be asked again: when they approved it, or
+// RememberedQuiet before a remembered decision approved it. Input before a
+// person's own answer is the answer itself.
+func (a Approved) QuietSince() time.Time {
+	if a.how == allowedByMemory {
+		return a.at.Add(-RememberedQuiet)
+	}
+	return a.at
+}
 
 // Errors an agent may see. Each says what to do next.
 var (

@@ -209,3 +209,40 @@ func TestSentenceNeverShowsSecretText(t *testing.T) {
 		t.Fatalf("got %q", got)
 	}
 }
+
+func TestAHeldRequestIsAlwaysAskedAndKnowsItsDeadline(t *testing.T) {
+	c := &clock{t: time.Unix(1000, 0)}
+	var got []Request
+	ans := answerFunc(func(_ context.Context, r Request) (Decision, error) {
+		got = append(got, r)
+		return AllowTab, nil
+	})
+	b := NewBroker(BrokerOptions{Answerer: ans, Now: c.now, Timeout: 45 * time.Second})
+	ctx := context.Background()
+	asked, err := b.Decide(ctx, click("1"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 1 || !got[0].Deadline.Equal(c.now().Add(45*time.Second)) {
+		t.Fatalf("the person was shown %+v, want one request with its deadline 45 s from now", got)
+	}
+	if !asked.QuietSince().Equal(c.now()) {
+		t.Fatalf("an asked act is quiet since %v, want the moment it was allowed", asked.QuietSince())
+	}
+	remembered, _ := b.Decide(ctx, click("1"))
+	if len(got) != 1 || !remembered.QuietSince().Equal(c.now().Add(-RememberedQuiet)) {
+		t.Fatalf("a remembered allow: asked %d times, quiet since %v; want not asked, and quiet for %v before", len(got), remembered.QuietSince(), RememberedQuiet)
+	}
+	held := click("1")
+	held.Held = 1
+	if b.Covered(held) {
+		t.Fatal("a held act is covered by the remembered allow")
+	}
+	if _, err := b.Decide(ctx, held); err != nil || len(got) != 2 || got[1].Held != 1 {
+		t.Fatalf("a held act was not put to the person: %v, %+v", err, got)
+	}
+}
+
+type answerFunc func(context.Context, Request) (Decision, error)
+
+func (f answerFunc) Answer(ctx context.Context, r Request) (Decision, error) { return f(ctx, r) }

@@ -116,7 +116,7 @@ func Rememberable(act Act, t Target) bool {
 // Covered reports whether a remembered "allow on this tab" answers req
 // without asking, so callers can skip preparing what only a person needs.
 func (b *Broker) Covered(req Request) bool {
-	if !Rememberable(req.Act, req.Target) {
+	if !Rememberable(req.Act, req.Target) || req.Held > 0 {
 		return false
 	}
 	b.mu.Lock()
@@ -139,7 +139,7 @@ func (b *Broker) Decide(ctx context.Context, req Request) (Approved, error) {
 	}
 	req.Rememberable = Rememberable(req.Act, req.Target)
 	key := memoryKey{req.Agent.Session, req.Target.Tab, req.Act.Kind}
-	if req.Rememberable {
+	if req.Rememberable && req.Held == 0 {
 		b.mu.Lock()
 		until, ok := b.remember[key]
 		b.mu.Unlock()
@@ -150,7 +150,9 @@ func (b *Broker) Decide(ctx context.Context, req Request) (Approved, error) {
 	if b.opts.Answerer == nil {
 		return Approved{}, ErrNoAnswerer
 	}
-	actx, cancel := context.WithTimeout(ctx, b.Timeout())
+	timeout := b.Timeout()
+	req.Deadline = now.Add(timeout)
+	actx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	go func() {
 		select {

@@ -2,6 +2,7 @@ package core
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"github.com/reins-app/reins/approvals"
@@ -68,6 +69,10 @@ type DesktopActRequest struct {
 func (s *Session) DesktopAct(ctx context.Context, r DesktopActRequest) (*ActResult, error) {
 	en := audit.Entry{Agent: s.agent, Act: r.Act, Target: approvals.Target{Desktop: true, Name: r.Element}}
 	res, err := s.desktopAct(ctx, r, &en)
+	var done *alreadyLogged
+	if errors.As(err, &done) {
+		return nil, done.err
+	}
 	if err != nil {
 		return nil, s.refuse(ctx, en, err)
 	}
@@ -101,39 +106,11 @@ func (s *Session) desktopAct(ctx context.Context, r DesktopActRequest, en *audit
 		return nil, err
 	}
 	req := approvals.Request{ID: e.newID("a"), Agent: s.agent, Act: r.Act, Target: en.Target}
-	approved, err := e.broker.Decide(ctx, req)
-	if err != nil {
-		return nil, err
-	}
-	en.Decision = approved.How().String()
-	if e.Paused() {
-		return nil, errorf(CodePaused, "the person paused all agents while this act waited")
-	}
-	if err := e.grants.Check(approvals.DesktopKey, "", approvals.Control); err != nil {
-		return nil, err
-	}
-	e.fire.Lock()
-	defer e.fire.Unlock()
-	ticket, err := e.opts.Audit.Commit(context.WithoutCancel(ctx), approved, plan)
-	if err != nil {
-		return nil, err
-	}
-	e.publish(Event{Kind: EventActivity, Activity: &Activity{
-		Time: e.opts.Now(), Agent: s.agent.Label(), Act: req.Sentence(), Kind: string(r.Act.Kind), Outcome: "firing",
-	}})
-	fireErr := e.opts.Executor.Fire(ctx, ticket)
-	final := audit.Entry{Agent: s.agent, Act: en.Act, Target: en.Target, Decision: en.Decision, Outcome: OutcomeDone}
-	if fireErr != nil {
-		ce, outcome := classify(fireErr)
-		final.Outcome, final.Code, final.Detail = outcome, ce.Code, ce.Message
-	}
-	if _, err := e.opts.Audit.Finish(context.WithoutCancel(ctx), ticket, final.Outcome, final.Code, final.Detail); err != nil {
-		e.opts.Logf("audit: the outcome of row %d could not be written: %v", ticket.Seq(), err)
-	}
-	e.publish(Event{Kind: EventActivity, Activity: activityOf(final, e.opts.Now())})
-	if fireErr != nil {
-		ce, _ := classify(fireErr)
-		return nil, ce
-	}
-	return &ActResult{Done: req.Sentence(), Audit: ticket.Seq()}, nil
+	return s.decideAndFire(ctx, firing{
+		req: req, en: en, input: true,
+		ready: func(context.Context) (audit.Plan, error) {
+			return plan, e.grants.Check(approvals.DesktopKey, "", approvals.Control)
+		},
+		perform: e.opts.Executor.Fire,
+	})
 }

@@ -377,6 +377,7 @@ func (e *Engine) newID(prefix string) string {
 type alreadyLogged struct{ err *Error }
 
 func (a *alreadyLogged) Error() string { return a.err.Error() }
+func (a *alreadyLogged) Unwrap() error { return a.err }
 
 // record writes a complete attempt row and shows it in the activity strip.
 // A read or refusal that cannot be logged is still refused; it is reported.

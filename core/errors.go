@@ -27,6 +27,7 @@ const (
 	CodeDisabled        = "disabled"
 	CodeDisconnected    = "extension_disconnected"
 	CodePaused          = "paused"
+	CodePersonActive    = "person_active"
 	CodeAgentNotAllowed = "agent_not_allowed"
 	CodeNoTab           = "no_tab"
 	CodeAuditFailed     = "audit_failed"
@@ -87,6 +88,8 @@ func classify(err error) (*Error, string) {
 		ce = &Error{Code: CodeNotVisible, Message: err.Error(), Err: err}
 	case errors.Is(err, executor.ErrDenyListed):
 		ce = &Error{Code: CodeDenyListed, Message: err.Error() + "; nothing was done", Err: err}
+	case errors.Is(err, executor.ErrPersonActive):
+		ce = &Error{Code: CodePersonActive, Message: "held: the person used the mouse or keyboard after the act was approved, so nothing was fired; " + err.Error(), Err: err}
 	case errors.Is(err, audit.ErrWrite):
 		ce = &Error{Code: CodeAuditFailed, Message: err.Error(), Err: err}
 	case errors.Is(err, bridge.ErrNotConnected), errors.Is(err, bridge.ErrDisconnected), errors.Is(err, bridge.ErrTimeout):

@@ -281,64 +281,45 @@ func (s *Session) act(ctx context.Context, r ActRequest, en *audit.Entry) (*ActR
 	if info.Active && !e.broker.Covered(req) {
 		req.Picture, req.Box = e.picture(ctx, t, first)
 	}
-	approved, err := e.broker.Decide(ctx, req)
-	if err != nil {
-		return nil, err
-	}
-	en.Decision = approved.How().String()
-
-	// Time passed while the person looked: everything is checked again.
-	if e.Paused() {
-		return nil, errorf(CodePaused, "the person paused all agents while this act waited")
-	}
-	if _, info, err = e.lookup(r.Tab); err != nil {
-		return nil, err
-	}
-	if err := e.grants.Check(r.Tab, approvals.Origin(info.URL), approvals.Control); err != nil {
-		return nil, err
-	}
-
-	e.fire.Lock()
-	defer e.fire.Unlock()
-	plan := audit.Plan{Scale: 1}
-	if r.Ref != "" {
+	f := firing{tab: r.Tab, req: req, en: en, input: r.Act.Kind.IsInput()}
+	f.ready = func(ctx context.Context) (audit.Plan, error) {
+		_, info, err := e.lookup(r.Tab)
+		if err != nil {
+			return audit.Plan{}, err
+		}
+		if err := e.grants.Check(r.Tab, approvals.Origin(info.URL), approvals.Control); err != nil {
+			return audit.Plan{}, err
+		}
+		if r.Ref == "" {
+			return audit.Plan{Scale: 1}, nil
+		}
 		fresh, err := e.resolve(ctx, t, el)
 		if err != nil {
-			return nil, err
+			return audit.Plan{}, err
 		}
 		e.mu.Lock()
 		cal := t.cal
 		e.mu.Unlock()
 		pt, err := grounding.ToScreen(fresh.Point, fresh.Window, fresh.Viewport, fresh.Zoom, cal)
 		if err != nil {
-			return nil, err
+			return audit.Plan{}, err
 		}
-		plan = audit.Plan{X: pt.X, Y: pt.Y, Scale: pt.Scale, Frame: el.FrameOrigin}
+		return audit.Plan{X: pt.X, Y: pt.Y, Scale: pt.Scale, Frame: el.FrameOrigin}, nil
 	}
-	ticket, err := e.opts.Audit.Commit(context.WithoutCancel(ctx), approved, plan)
-	if err != nil {
-		return nil, err
+	f.perform = func(ctx context.Context, ticket audit.Ticket) error { return e.perform(ctx, t, ticket) }
+	f.again = func(ctx context.Context, req *approvals.Request) {
+		req.Picture, req.Box = nil, nil
+		if r.Ref == "" || !info.Active {
+			return
+		}
+		if now, err := e.resolve(ctx, t, el); err == nil {
+			req.Picture, req.Box = e.picture(ctx, t, now)
+		}
 	}
-	e.publish(Event{Kind: EventActivity, Tab: r.Tab, Activity: &Activity{
-		Time: e.opts.Now(), Agent: s.agent.Label(), Act: req.Sentence(), Kind: string(r.Act.Kind), Outcome: "firing",
-	}})
-	fireErr := e.perform(ctx, t, ticket)
-	final := audit.Entry{Agent: s.agent, Act: en.Act, Target: en.Target, Decision: en.Decision, Outcome: OutcomeDone}
-	if fireErr != nil {
-		ce, outcome := classify(fireErr)
-		final.Outcome, final.Code, final.Detail = outcome, ce.Code, ce.Message
-	} else if r.Element != "" {
-		final.Detail = "the agent described the target as " + quoteIf(r.Element)
+	if r.Element != "" {
+		f.done = "the agent described the target as " + quoteIf(r.Element)
 	}
-	if _, err := e.opts.Audit.Finish(context.WithoutCancel(ctx), ticket, final.Outcome, final.Code, final.Detail); err != nil {
-		e.opts.Logf("audit: the outcome of row %d could not be written: %v", ticket.Seq(), err)
-	}
-	e.publish(Event{Kind: EventActivity, Tab: r.Tab, Activity: activityOf(final, e.opts.Now())})
-	if fireErr != nil {
-		ce, _ := classify(fireErr)
-		return nil, &alreadyLogged{ce}
-	}
-	return &ActResult{Done: req.Sentence(), Target: r.Ref, Audit: ticket.Seq()}, nil
+	return s.decideAndFire(ctx, f)
 }
 
 // perform fires a committed act: OS input through the executor, or a

@@ -7,12 +7,17 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"sync"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/reins-app/reins/approvals"
 	"github.com/reins-app/reins/audit"
 	"github.com/reins-app/reins/executor"
+	"github.com/reins-app/reins/internal/autostart"
 )
 
 // EventSettings says the person changed a setting; Event.Detail says which,
@@ -31,6 +36,7 @@ const (
 	MaxApprovalTimeout = 5 * time.Minute
 	MinRememberFor     = time.Minute
 	MaxRememberFor     = time.Hour
+	MaxDeniedName      = 128 // characters in an application name the person adds to the deny list
 )
 
 // ErrInvalidSetting is wrapped by every error a setter returns for a value
@@ -45,20 +51,25 @@ type Settings struct {
 	// BridgePort is the extension's port on 127.0.0.1 from the next start of
 	// Reins; 0 picks a free one. A change does not move the running bridge.
 	BridgePort int
-	// StartAtLogin is stored only: starting Reins at login is not wired to
-	// the platforms yet.
+	// StartAtLogin reports whether Reins starts when the person logs in: its
+	// entry is in the desktop's login items (an XDG autostart entry on
+	// Linux, a LaunchAgent on macOS).
 	StartAtLogin bool
-	// DenyList names the applications no act may touch. It is the built-in
-	// list, shown read-only: it cannot be changed.
+	// DenyList names the built-in applications no act may touch. It is the
+	// floor of protection: the person can add to it, never take from it.
 	DenyList []string
+	// DenyAdded are the applications the person added to the deny list, as
+	// they typed them, each matched as [executor.NamedRule] says.
+	DenyAdded []string
 }
 
 // settingsOnDisk is the saved form; zero fields mean the default.
 type settingsOnDisk struct {
-	ApprovalTimeoutSeconds int  `json:"approvalTimeoutSeconds,omitempty"`
-	RememberForSeconds     int  `json:"rememberForSeconds,omitempty"`
-	BridgePort             int  `json:"bridgePort,omitempty"`
-	StartAtLogin           bool `json:"startAtLogin,omitempty"`
+	ApprovalTimeoutSeconds int      `json:"approvalTimeoutSeconds,omitempty"`
+	RememberForSeconds     int      `json:"rememberForSeconds,omitempty"`
+	BridgePort             int      `json:"bridgePort,omitempty"`
+	StartAtLogin           bool     `json:"startAtLogin,omitempty"`
+	DenyAdded              []string `json:"denyAdded,omitempty"`
 }
 
 // prefs holds the engine's settings.
@@ -66,10 +77,16 @@ type prefs struct {
 	mu   sync.Mutex // held through a whole change: audit row, apply, save
 	s    Settings   // guarded by mu; the durations mirror the broker's
 	path string     // guarded by mu; "" keeps changes in memory only
+	// login says the engine adds and removes its entry in the desktop's
+	// login items. Only an engine with a settings file does: one whose
+	// settings last for this run only (tests among them) records the choice
+	// without touching the person's login items.
+	login bool
 }
 
-// initPrefs fills the settings from what the broker runs with and what was
-// saved; called by New.
+// initPrefs fills the settings from what the broker runs with, what was
+// saved and what the desktop's login items hold, and hands the person's
+// additions to the deny list to the executor; called by New.
 func (e *Engine) initPrefs() {
 	saved := e.opts.saved
 	e.prefs.s = Settings{
@@ -78,8 +95,47 @@ func (e *Engine) initPrefs() {
 		BridgePort:      saved.BridgePort,
 		StartAtLogin:    saved.StartAtLogin,
 		DenyList:        denyLabels(),
+		DenyAdded:       slices.Clone(saved.DenyAdded),
 	}
 	e.prefs.path = e.opts.SettingsFile
+	e.prefs.login = e.opts.SettingsFile != ""
+	if e.prefs.login {
+		e.prefs.s.StartAtLogin = e.loginState(saved.StartAtLogin)
+	}
+	// With nothing added the executor's own list stands: the default, or
+	// one a test gave it.
+	if len(saved.DenyAdded) > 0 {
+		e.opts.Executor.SetDenyList(denyListWith(saved.DenyAdded))
+	}
+}
+
+// loginState is whether Reins really starts at login, which is what the
+// preferences show. The person may have removed the entry in the desktop's
+// own settings; Reins does not put it back behind their back.
+func (e *Engine) loginState(saved bool) bool {
+	on, err := autostart.Enabled()
+	if err != nil {
+		e.opts.Logf("settings: cannot tell whether Reins starts at login (%v); showing the saved setting", err)
+		return saved
+	}
+	where, _ := autostart.Path()
+	switch {
+	case saved && !on:
+		e.opts.Logf("settings: start at login was on, but its entry %s is gone or switched off outside Reins; showing it off until it is turned on again in Preferences", where)
+	case !saved && on:
+		e.opts.Logf("settings: start at login was off, but %s starts Reins at login; showing it on", where)
+	}
+	return on
+}
+
+// denyListWith is the built-in deny list and after it the person's
+// additions, as the executor checks it.
+func denyListWith(added []string) executor.DenyList {
+	d := executor.DefaultDenyList()
+	for _, name := range added {
+		d = append(d, executor.NamedRule(name))
+	}
+	return d
 }
 
 func denyLabels() []string {
@@ -95,7 +151,8 @@ func (e *Engine) Settings() Settings {
 	e.prefs.mu.Lock()
 	defer e.prefs.mu.Unlock()
 	s := e.prefs.s
-	s.DenyList = append([]string(nil), s.DenyList...)
+	s.DenyList = slices.Clone(s.DenyList)
+	s.DenyAdded = slices.Clone(s.DenyAdded)
 	return s
 }
 
@@ -106,14 +163,14 @@ func (e *Engine) SetApprovalTimeout(d time.Duration) error {
 		return fmt.Errorf("%w: the time to answer must be between %s and %s, not %s",
 			ErrInvalidSetting, spoken(MinApprovalTimeout), spoken(MaxApprovalTimeout), spoken(d))
 	}
-	return e.changeSetting(func(s *Settings) string {
+	return e.changeSetting(func(s *Settings) (string, error) {
 		if s.ApprovalTimeout == d {
-			return ""
+			return "", nil
 		}
 		detail := fmt.Sprintf("approval timeout %s → %s", short(s.ApprovalTimeout), short(d))
 		s.ApprovalTimeout = d
-		return detail
-	})
+		return detail, nil
+	}, nil)
 }
 
 // SetRememberFor changes how long "allow on this tab" lasts. Shortening it
@@ -123,14 +180,14 @@ func (e *Engine) SetRememberFor(d time.Duration) error {
 		return fmt.Errorf("%w: “allow on this tab” must last between %s and %s, not %s",
 			ErrInvalidSetting, spoken(MinRememberFor), spoken(MaxRememberFor), spoken(d))
 	}
-	return e.changeSetting(func(s *Settings) string {
+	return e.changeSetting(func(s *Settings) (string, error) {
 		if s.RememberFor == d {
-			return ""
+			return "", nil
 		}
 		detail := fmt.Sprintf("allow on this tab %s → %s", short(s.RememberFor), short(d))
 		s.RememberFor = d
-		return detail
-	})
+		return detail, nil
+	}, nil)
 }
 
 // SetBridgePort changes the extension's port for the next start of Reins;
@@ -139,45 +196,171 @@ func (e *Engine) SetBridgePort(port int) error {
 	if port != 0 && (port < 1024 || port > 65535) {
 		return fmt.Errorf("%w: the port must be between 1024 and 65535, or 0 to pick a free one, not %d", ErrInvalidSetting, port)
 	}
-	return e.changeSetting(func(s *Settings) string {
+	return e.changeSetting(func(s *Settings) (string, error) {
 		if s.BridgePort == port {
-			return ""
+			return "", nil
 		}
 		detail := fmt.Sprintf("bridge port %s → %s (from the next start)", portWords(s.BridgePort), portWords(port))
 		s.BridgePort = port
-		return detail
-	})
+		return detail, nil
+	}, nil)
 }
 
-// SetStartAtLogin records whether Reins should start at login. It is stored
-// only: the platforms' login items are not wired yet.
+// SetStartAtLogin adds Reins, this very program, to the desktop's login
+// items or takes it off them: an XDG autostart entry on Linux, a
+// LaunchAgent on macOS. The audit row comes first; if the entry cannot be
+// written or removed, the setting stays as it was, a second row says so,
+// and the error says why.
 func (e *Engine) SetStartAtLogin(on bool) error {
-	return e.changeSetting(func(s *Settings) string {
+	return e.changeSetting(func(s *Settings) (string, error) {
 		if s.StartAtLogin == on {
-			return ""
+			return "", nil
 		}
 		detail := fmt.Sprintf("start at login %s → %s", onOff(s.StartAtLogin), onOff(on))
 		s.StartAtLogin = on
-		return detail
+		return detail, nil
+	}, func() error {
+		if !e.prefs.login {
+			return nil
+		}
+		return registerAtLogin(on)
 	})
 }
 
+func registerAtLogin(on bool) error {
+	if !on {
+		if err := autostart.Disable(); err != nil {
+			return fmt.Errorf("start at login is still on, because Reins could not remove its login entry (%w); you can also remove Reins from your desktop's startup applications or login items", err)
+		}
+		return nil
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		return fmt.Errorf("start at login is still off, because Reins cannot tell where its own program is: %w", err)
+	}
+	if err := autostart.Enable(exe); err != nil {
+		return fmt.Errorf("start at login is still off, because Reins could not add itself to the login items (%w); check that the folder is yours and can be written to", err)
+	}
+	return nil
+}
+
+// AddDenied puts an application on the deny list, named as the person
+// would type it: "Signal", "signal-desktop" or "org.signal.Signal" (see
+// [executor.NamedRule]). The executor refuses it from its next check on, an
+// act already approved included.
+func (e *Engine) AddDenied(name string) error {
+	name, err := checkDeniedName(name)
+	if err != nil {
+		return err
+	}
+	if label, ok := executor.DefaultDenyList().Match(executor.App{Name: name, Exe: name, ID: name}); ok {
+		return fmt.Errorf("%w: “%s” is already never touched: it is built in, as %s", ErrInvalidSetting, name, label)
+	}
+	return e.changeSetting(func(s *Settings) (string, error) {
+		if i := slices.IndexFunc(s.DenyAdded, sameApp(name)); i >= 0 {
+			return "", fmt.Errorf("%w: “%s” is already on your list", ErrInvalidSetting, s.DenyAdded[i])
+		}
+		s.DenyAdded = append(slices.Clip(s.DenyAdded), name)
+		return fmt.Sprintf("deny list + %q", name), nil
+	}, nil)
+}
+
+// RemoveDenied takes an application the person added off the deny list.
+// The built-in entries cannot be removed.
+func (e *Engine) RemoveDenied(name string) error {
+	name = strings.TrimSpace(name)
+	return e.changeSetting(func(s *Settings) (string, error) {
+		if i := slices.IndexFunc(s.DenyAdded, sameApp(name)); i >= 0 {
+			have := s.DenyAdded[i]
+			s.DenyAdded = slices.Delete(slices.Clone(s.DenyAdded), i, i+1)
+			return fmt.Sprintf("deny list − %q", have), nil
+		}
+		if i := slices.IndexFunc(s.DenyList, sameApp(name)); i >= 0 {
+			return "", fmt.Errorf("%w: %s is built in, and the built-in entries cannot be removed", ErrInvalidSetting, s.DenyList[i])
+		}
+		return "", fmt.Errorf("%w: “%s” is not on your list", ErrInvalidSetting, name)
+	}, nil)
+}
+
+// checkDeniedName is name trimmed, or why it cannot name an application:
+// empty, too long, or with characters that would not show as typed.
+func checkDeniedName(name string) (string, error) {
+	name = strings.TrimSpace(name)
+	switch n := utf8.RuneCountInString(name); {
+	case name == "":
+		return "", fmt.Errorf("%w: type the application's name, such as Signal, its program (signal-desktop) or its bundle ID (org.signal.Signal)", ErrInvalidSetting)
+	case !utf8.ValidString(name):
+		return "", fmt.Errorf("%w: the application name is not valid text", ErrInvalidSetting)
+	case n > MaxDeniedName:
+		return "", fmt.Errorf("%w: an application name can be at most %d characters, not %d", ErrInvalidSetting, MaxDeniedName, n)
+	}
+	for _, r := range name {
+		if unicode.IsControl(r) || unicode.Is(unicode.Cf, r) {
+			return "", fmt.Errorf("%w: the application name has an invisible or control character (%U); type it as it shows on screen", ErrInvalidSetting, r)
+		}
+	}
+	return name, nil
+}
+
+// sameApp reports whether a name on the deny list is name, which rules
+// match case-insensitively.
+func sameApp(name string) func(string) bool {
+	return func(have string) bool { return strings.EqualFold(have, name) }
+}
+
+// OpenApps names the applications with a window open now that the deny
+// list does not already cover, sorted, for the person to choose from when
+// adding to it. It reads the desktop for the person, not for an agent, and
+// so is not audited.
+func (e *Engine) OpenApps(ctx context.Context) ([]string, error) {
+	ws, err := e.opts.Executor.Windows(ctx)
+	if err != nil {
+		return nil, err
+	}
+	deny := denyListWith(e.Settings().DenyAdded)
+	var out []string
+	for _, w := range ws {
+		name, err := checkDeniedName(w.App.Name)
+		if err != nil || slices.ContainsFunc(out, sameApp(name)) {
+			continue
+		}
+		if _, denied := deny.Match(w.App); !denied {
+			out = append(out, name)
+		}
+	}
+	slices.SortFunc(out, func(a, b string) int { return strings.Compare(strings.ToLower(a), strings.ToLower(b)) })
+	return out, nil
+}
+
 // changeSetting writes the audit row, then applies and saves the change.
-// change edits a copy of the settings and says what changed, or "" when
-// nothing did. If the row cannot be written, nothing changes.
-func (e *Engine) changeSetting(change func(s *Settings) string) error {
+// change edits a copy of the settings and says what changed, "" when
+// nothing did, or why the change cannot be made. effect, if any, is the
+// change's mark outside Reins, made after the row is written. If the row
+// cannot be written, nothing changes; if effect fails, nothing changes
+// either, and a second row says why.
+func (e *Engine) changeSetting(change func(s *Settings) (string, error), effect func() error) error {
 	e.prefs.mu.Lock()
 	defer e.prefs.mu.Unlock()
 	old, next := e.prefs.s, e.prefs.s
-	detail := change(&next)
-	if detail == "" {
-		return nil
+	detail, err := change(&next)
+	if err != nil || detail == "" {
+		return err
 	}
-	if _, err := e.opts.Audit.Record(context.Background(), audit.Entry{
+	row := audit.Entry{
 		Agent: approvals.Agent{Name: "person"}, Act: approvals.Act{Kind: ActSettings},
 		Outcome: OutcomeDone, Detail: detail,
-	}); err != nil {
+	}
+	if _, err := e.opts.Audit.Record(context.Background(), row); err != nil {
 		return fmt.Errorf("the setting was not changed, because the audit log could not record the change: %w", err)
+	}
+	if effect != nil {
+		if err := effect(); err != nil {
+			row.Outcome, row.Detail = OutcomeFailed, err.Error()
+			if _, rerr := e.opts.Audit.Record(context.Background(), row); rerr != nil {
+				e.opts.Logf("audit: %v", rerr)
+			}
+			return err
+		}
 	}
 	e.prefs.s = next
 	if next.ApprovalTimeout != old.ApprovalTimeout {
@@ -185,6 +368,9 @@ func (e *Engine) changeSetting(change func(s *Settings) string) error {
 	}
 	if next.RememberFor != old.RememberFor {
 		e.broker.SetRemember(next.RememberFor)
+	}
+	if !slices.Equal(next.DenyAdded, old.DenyAdded) {
+		e.opts.Executor.SetDenyList(denyListWith(next.DenyAdded))
 	}
 	var saveErr error
 	if e.prefs.path != "" {
@@ -235,6 +421,17 @@ func loadSettings(path string) (Settings, []string) {
 		}
 	}
 	s.StartAtLogin = d.StartAtLogin
+	for _, n := range d.DenyAdded {
+		name, err := checkDeniedName(n)
+		switch {
+		case err != nil:
+			problems = append(problems, fmt.Sprintf("%s: deny list entry %q dropped: %s", path, n, strings.TrimPrefix(err.Error(), ErrInvalidSetting.Error()+": ")))
+		case slices.ContainsFunc(s.DenyAdded, sameApp(name)):
+			problems = append(problems, fmt.Sprintf("%s: deny list entry %q is there twice; keeping one", path, n))
+		default:
+			s.DenyAdded = append(s.DenyAdded, name)
+		}
+	}
 	return s, problems
 }
 
@@ -245,6 +442,7 @@ func saveSettings(path string, s Settings) error {
 		RememberForSeconds:     int(s.RememberFor / time.Second),
 		BridgePort:             s.BridgePort,
 		StartAtLogin:           s.StartAtLogin,
+		DenyAdded:              s.DenyAdded,
 	}, "", "  ")
 	if err != nil {
 		return err

@@ -4,10 +4,12 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net"
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -17,7 +19,65 @@ import (
 	"github.com/reins-app/reins/core"
 	"github.com/reins-app/reins/core/coretest"
 	"github.com/reins-app/reins/executor"
+	"github.com/reins-app/reins/internal/autostart"
 )
+
+// loginItems points the desktop's login items into a fresh folder for the
+// test, HOME on macOS and XDG_CONFIG_HOME elsewhere, and returns where
+// Reins's entry goes.
+func loginItems(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	t.Setenv("HOME", dir)
+	t.Setenv("XDG_CONFIG_HOME", filepath.Join(dir, "config"))
+	path, err := autostart.Path()
+	if err != nil {
+		t.Skipf("no login items here: %v", err)
+	}
+	if !strings.HasPrefix(path, dir) {
+		t.Fatalf("the entry would go to %s, outside the test's folder", path)
+	}
+	return path
+}
+
+// notes collects what the engine logs.
+type notes struct {
+	mu    sync.Mutex
+	lines []string
+}
+
+func (n *notes) logf(format string, args ...any) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	n.lines = append(n.lines, fmt.Sprintf(format, args...))
+}
+
+func (n *notes) has(t *testing.T, parts ...string) {
+	t.Helper()
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	for _, l := range n.lines {
+		all := true
+		for _, p := range parts {
+			all = all && strings.Contains(l, p)
+		}
+		if all {
+			return
+		}
+	}
+	t.Errorf("no note saying %q in %q", parts, n.lines)
+}
+
+// settingsRows are the settings rows read through rows, oldest first.
+func settingsRows(t *testing.T, rows func(context.Context, core.AuditFilter) ([]core.AuditRow, error)) []core.AuditRow {
+	t.Helper()
+	rs, err := rows(context.Background(), core.AuditFilter{Act: "settings"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	slices.Reverse(rs)
+	return rs
+}
 
 func TestSettingsStartFromTheEngineAndShowTheDenyList(t *testing.T) {
 	e := coretest.New(t, coretest.Options{ApprovalTimeout: 30 * time.Second})
@@ -32,9 +92,20 @@ func TestSettingsStartFromTheEngineAndShowTheDenyList(t *testing.T) {
 	if strings.Join(s.DenyList, ",") != strings.Join(labels, ",") || len(labels) == 0 {
 		t.Fatalf("deny list = %v, want the defaults %v", s.DenyList, labels)
 	}
+	if len(s.DenyAdded) != 0 {
+		t.Fatalf("the person has added nothing yet: %v", s.DenyAdded)
+	}
 	s.DenyList[0] = "changed"
 	if e.Settings().DenyList[0] == "changed" {
 		t.Fatal("Settings shares its deny list with the engine")
+	}
+	if err := e.AddDenied("Signal"); err != nil {
+		t.Fatal(err)
+	}
+	s = e.Settings()
+	s.DenyAdded[0] = "changed"
+	if e.Settings().DenyAdded[0] != "Signal" {
+		t.Fatal("Settings shares the person's additions with the engine")
 	}
 }
 
@@ -236,9 +307,12 @@ func freePort(t *testing.T) int {
 }
 
 func TestSettingsAreSavedAndLoadedAtStart(t *testing.T) {
+	loginItems(t)
 	dir := t.TempDir()
+	var ex *executor.Fake
 	start := func() *core.Runtime {
-		rt, err := core.Start(context.Background(), core.StartOptions{DataDir: dir, Executor: &executor.Fake{}, Logf: t.Logf})
+		ex = &executor.Fake{}
+		rt, err := core.Start(context.Background(), core.StartOptions{DataDir: dir, Executor: ex, Logf: t.Logf})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -250,6 +324,7 @@ func TestSettingsAreSavedAndLoadedAtStart(t *testing.T) {
 	}
 	for _, err := range []error{
 		rt.SetApprovalTimeout(45 * time.Second), rt.SetRememberFor(20 * time.Minute), rt.SetStartAtLogin(true),
+		rt.AddDenied("Signal"), rt.AddDenied("org.example.Bank"),
 	} {
 		if err != nil {
 			t.Fatal(err)
@@ -263,8 +338,16 @@ func TestSettingsAreSavedAndLoadedAtStart(t *testing.T) {
 	if fi.Mode().Perm() != 0o600 {
 		t.Fatalf("settings file mode %v, want 0600", fi.Mode().Perm())
 	}
+	var saved map[string]any
+	b, _ := os.ReadFile(path)
+	if err := json.Unmarshal(b, &saved); err != nil {
+		t.Fatal(err)
+	}
+	if got := fmt.Sprint(saved["denyAdded"]); got != "[Signal org.example.Bank]" {
+		t.Fatalf("saved denyAdded = %s in\n%s", got, b)
+	}
 	n, err := rt.VerifyAudit(context.Background())
-	if err != nil || n < 3 {
+	if err != nil || n < 5 {
 		t.Fatalf("VerifyAudit = %d, %v", n, err)
 	}
 	// A port for the next start: pick one that is free now.
@@ -280,8 +363,15 @@ func TestSettingsAreSavedAndLoadedAtStart(t *testing.T) {
 	rt = start()
 	defer rt.Close()
 	s := rt.Settings()
-	if s.ApprovalTimeout != 45*time.Second || s.RememberFor != 20*time.Minute || !s.StartAtLogin || s.BridgePort != free {
+	if s.ApprovalTimeout != 45*time.Second || s.RememberFor != 20*time.Minute || !s.StartAtLogin || s.BridgePort != free ||
+		strings.Join(s.DenyAdded, ",") != "Signal,org.example.Bank" {
 		t.Fatalf("after a restart: %+v", s)
+	}
+	// The additions reach the new executor at start, after the defaults.
+	for _, a := range []executor.App{{Name: "Signal"}, {Name: "Bank", ID: "org.example.bank"}, {Name: "KeePassXC"}} {
+		if _, ok := ex.DenyList.Match(a); !ok {
+			t.Errorf("after a restart the executor lets %+v through", a)
+		}
 	}
 	if rt.Port() != free {
 		t.Fatalf("the bridge listens on %d, want the saved %d", rt.Port(), free)
@@ -289,16 +379,28 @@ func TestSettingsAreSavedAndLoadedAtStart(t *testing.T) {
 }
 
 func TestADamagedSettingsFileDoesNotStopReins(t *testing.T) {
+	loginItems(t)
+	if err := autostart.Enable("/opt/reins/reins"); err != nil {
+		t.Fatal(err)
+	}
 	dir := t.TempDir()
-	os.WriteFile(filepath.Join(dir, core.SettingsFile), []byte(`{"approvalTimeoutSeconds": 3600, "startAtLogin": true}`), 0o600)
-	rt, err := core.Start(context.Background(), core.StartOptions{DataDir: dir, Executor: &executor.Fake{}, Logf: t.Logf})
+	long := strings.Repeat("x", core.MaxDeniedName+1)
+	os.WriteFile(filepath.Join(dir, core.SettingsFile), []byte(`{"approvalTimeoutSeconds": 3600, "startAtLogin": true,
+		"denyAdded": ["Signal", "", "bell\u0007", "SIGNAL", "`+long+`", " Bank "]}`), 0o600)
+	var n notes
+	rt, err := core.Start(context.Background(), core.StartOptions{DataDir: dir, Executor: &executor.Fake{}, Logf: n.logf})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer rt.Close()
-	if s := rt.Settings(); s.ApprovalTimeout != 30*time.Second || !s.StartAtLogin {
+	if s := rt.Settings(); s.ApprovalTimeout != 30*time.Second || !s.StartAtLogin || strings.Join(s.DenyAdded, ",") != "Signal,Bank" {
 		t.Fatalf("want the default timeout and the valid rest kept: %+v", s)
 	}
+	n.has(t, "approval timeout 1h is out of bounds")
+	n.has(t, `deny list entry "" dropped`, "type the application's name")
+	n.has(t, `deny list entry "bell\a" dropped`, "control character")
+	n.has(t, `deny list entry "SIGNAL" is there twice`)
+	n.has(t, "dropped: an application name can be at most 128 characters, not 129")
 	var saved map[string]any
 	b, _ := os.ReadFile(filepath.Join(dir, core.SettingsFile))
 	json.Unmarshal(b, &saved)
@@ -317,4 +419,269 @@ func TestASettingIsNotChangedWhenTheAuditLogCannotRecordIt(t *testing.T) {
 	if e.Settings().ApprovalTimeout != 30*time.Second {
 		t.Fatal("the change was applied without its audit row")
 	}
+}
+
+func TestDenyListAdditionsAreAuditedInOrderAndPublished(t *testing.T) {
+	e := coretest.New(t, coretest.Options{})
+	events, stop := e.Subscribe(16)
+	defer stop()
+	for _, err := range []error{e.AddDenied("Signal"), e.AddDenied("  org.example.Bank\t"), e.RemoveDenied("SIGNAL")} {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	want := []string{`deny list + "Signal"`, `deny list + "org.example.Bank"`, `deny list − "Signal"`}
+	rows := settingsRows(t, e.Log.Rows)
+	if len(rows) != len(want) {
+		t.Fatalf("want %d settings rows, got %d", len(want), len(rows))
+	}
+	for i, w := range want {
+		if r := rows[i]; r.Detail != w || r.AgentName != "person" || r.Outcome != core.OutcomeDone {
+			t.Errorf("row %d: %s, want %q", i, core.FormatAuditRow(r), w)
+		}
+	}
+	for _, w := range want {
+		for got := false; !got; {
+			select {
+			case ev := <-events:
+				if ev.Kind == core.EventSettings {
+					if ev.Detail != w {
+						t.Fatalf("event %q, want %q", ev.Detail, w)
+					}
+					got = true
+				}
+			case <-time.After(2 * time.Second):
+				t.Fatalf("no event for %q", w)
+			}
+		}
+	}
+	if got := e.Settings().DenyAdded; strings.Join(got, ",") != "org.example.Bank" {
+		t.Fatalf("DenyAdded = %q", got)
+	}
+}
+
+func TestDenyListRefusesWhatItCannotTake(t *testing.T) {
+	e := coretest.New(t, coretest.Options{})
+	if err := e.AddDenied("Signal"); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		err  error
+		says string
+	}{
+		{e.AddDenied(""), "type the application's name, such as Signal"},
+		{e.AddDenied(" \t "), "type the application's name"},
+		{e.AddDenied("Sig\nnal"), "control character (U+000A)"},
+		{e.AddDenied("Sig\u202enal"), "invisible or control character (U+202E)"},
+		{e.AddDenied(strings.Repeat("é", core.MaxDeniedName+1)), "at most 128 characters, not 129"},
+		{e.AddDenied("\xffbad"), "not valid text"},
+		{e.AddDenied("SIGNAL"), "“Signal” is already on your list"},
+		{e.AddDenied(" signal "), "“Signal” is already on your list"},
+		{e.AddDenied("1password"), "is already never touched: it is built in, as 1Password"},
+		{e.AddDenied("Reins"), "built in, as Reins"},
+		{e.RemoveDenied("1Password"), "1Password is built in, and the built-in entries cannot be removed"},
+		{e.RemoveDenied("Telegram"), "“Telegram” is not on your list"},
+	} {
+		if !errors.Is(c.err, core.ErrInvalidSetting) || !strings.Contains(c.err.Error(), c.says) {
+			t.Errorf("got %v, want an invalid-setting error saying %q", c.err, c.says)
+		}
+	}
+	if e.AddDenied(strings.Repeat("é", core.MaxDeniedName)) != nil {
+		t.Error("a name of exactly the longest length was refused")
+	}
+	rows := settingsRows(t, e.Log.Rows)
+	if len(rows) != 2 {
+		t.Fatalf("refusals were audited as changes: %d rows", len(rows))
+	}
+	if got := e.Settings().DenyAdded; len(got) != 2 || got[0] != "Signal" {
+		t.Fatalf("DenyAdded = %q", got)
+	}
+	// The executor was never handed a list with a refused name in it.
+	for _, a := range []executor.App{{Name: "Telegram"}, {Name: "Sig\nnal"}} {
+		if _, ok := e.Exec.DenyList.Match(a); ok {
+			t.Errorf("the executor refuses %+v", a)
+		}
+	}
+}
+
+// A person's addition is enforced where it matters: the executor refuses
+// an approved act while the added application is in front, and fires again
+// once it is removed.
+func TestAnAddedApplicationInFrontStopsAnApprovedAct(t *testing.T) {
+	f := newFixture(t, 2*time.Second)
+	f.SetShare(f.tab, core.Control)
+	stop := f.AnswerAll(core.AllowOnce)
+	defer stop()
+	f.Exec.SetFrontmost(executor.App{Name: "Signal", Class: "signal.Signal", Exe: "/opt/Signal/signal-desktop", PID: 900})
+	ref, _ := f.snapRef("Place order")
+	if err := f.click(ref); err != nil {
+		t.Fatalf("before Signal was added: %v", err)
+	}
+	if err := f.AddDenied("signal-desktop"); err != nil {
+		t.Fatal(err)
+	}
+	ref, _ = f.snapRef("Place order")
+	err := f.click(ref)
+	if codeOf(err) != core.CodeDenyListed || !strings.Contains(err.Error(), "signal-desktop") {
+		t.Fatalf("with Signal added and in front: got %v, want a deny-listed refusal naming it", err)
+	}
+	if n := len(f.Exec.Fired()); n != 1 {
+		t.Fatalf("fired %d acts, want only the one before Signal was added", n)
+	}
+	if err := f.RemoveDenied("signal-desktop"); err != nil {
+		t.Fatal(err)
+	}
+	ref, _ = f.snapRef("Place order")
+	if err := f.click(ref); err != nil {
+		t.Fatalf("after Signal was removed: %v", err)
+	}
+	if n := len(f.Exec.Fired()); n != 2 {
+		t.Fatalf("fired %d acts, want 2", n)
+	}
+}
+
+func TestOpenAppsOffersWhatTheDenyListDoesNotCover(t *testing.T) {
+	e := coretest.New(t, coretest.Options{})
+	e.Exec.SetWindows([]executor.Window{
+		{App: executor.App{Name: "Signal", Class: "signal.Signal"}},
+		{App: executor.App{Name: "firefox", Class: "Navigator.firefox"}},
+		{App: executor.App{Name: "Signal", Class: "signal.Signal"}},
+		{App: executor.App{Name: "KeePassXC", Class: "keepassxc.KeePassXC"}},
+		{App: executor.App{Name: "Bank", ID: "org.example.bank"}},
+		{App: executor.App{Name: ""}},
+		{App: executor.App{Name: "Chromium"}},
+	})
+	if err := e.AddDenied("org.example.Bank"); err != nil {
+		t.Fatal(err)
+	}
+	got, err := e.OpenApps(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Join(got, ",") != "Chromium,firefox,Signal" {
+		t.Fatalf("OpenApps = %q", got)
+	}
+	if rows := settingsRows(t, e.Log.Rows); len(rows) != 1 {
+		t.Fatalf("listing the open applications wrote %d rows", len(rows)-1)
+	}
+}
+
+func TestStartAtLoginAddsAndRemovesTheLoginEntry(t *testing.T) {
+	entry := loginItems(t)
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	rt, err := core.Start(context.Background(), core.StartOptions{DataDir: t.TempDir(), Executor: &executor.Fake{}, Logf: t.Logf})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rt.Close()
+	if rt.Settings().StartAtLogin {
+		t.Fatal("on with no entry")
+	}
+	if err := rt.SetStartAtLogin(true); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(entry)
+	if err != nil {
+		t.Fatalf("no entry after turning it on: %v", err)
+	}
+	if !strings.Contains(string(b), exe) && !strings.Contains(string(b), strings.ReplaceAll(exe, `\`, `\\\\`)) {
+		t.Fatalf("the entry does not start %s:\n%s", exe, b)
+	}
+	if on, _ := autostart.Enabled(); !on || !rt.Settings().StartAtLogin {
+		t.Fatal("not on after turning it on")
+	}
+	if err := rt.SetStartAtLogin(false); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(entry); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("the entry is still there: %v", err)
+	}
+	var details []string
+	for _, r := range settingsRows(t, rt.AuditRows) {
+		details = append(details, r.Outcome+": "+r.Detail)
+	}
+	if strings.Join(details, "|") != "done: start at login off → on|done: start at login on → off" {
+		t.Fatalf("audit rows %q", details)
+	}
+}
+
+func TestStartAtLoginThatCannotBeRegisteredChangesNothing(t *testing.T) {
+	dir := t.TempDir()
+	// A file where the config and home folders should be: no one, root
+	// included, can make the entry's folder there.
+	blocker := filepath.Join(dir, "not-a-folder")
+	if err := os.WriteFile(blocker, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("HOME", blocker)
+	t.Setenv("XDG_CONFIG_HOME", blocker)
+	data := t.TempDir()
+	rt, err := core.Start(context.Background(), core.StartOptions{DataDir: data, Executor: &executor.Fake{}, Logf: t.Logf})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rt.Close()
+	events, stop := rt.Subscribe(16)
+	defer stop()
+	err = rt.SetStartAtLogin(true)
+	if err == nil || !strings.Contains(err.Error(), "start at login is still off, because Reins could not add itself to the login items") ||
+		!strings.Contains(err.Error(), blocker) {
+		t.Fatalf("got %v, want an error saying why, naming %s", err, blocker)
+	}
+	if rt.Settings().StartAtLogin {
+		t.Fatal("the setting changed although the entry could not be written")
+	}
+	rows := settingsRows(t, rt.AuditRows)
+	if len(rows) != 2 || rows[0].Outcome != core.OutcomeDone || rows[0].Detail != "start at login off → on" ||
+		rows[1].Outcome != core.OutcomeFailed || !strings.Contains(rows[1].Detail, "still off") {
+		t.Fatalf("want the change's row then its failure, got %d rows: %+v", len(rows), rows)
+	}
+	if _, err := os.Stat(filepath.Join(data, core.SettingsFile)); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("the settings were saved: %v", err)
+	}
+	select {
+	case ev := <-events:
+		if ev.Kind == core.EventSettings {
+			t.Fatalf("a settings event for a change not made: %+v", ev)
+		}
+	case <-time.After(100 * time.Millisecond):
+	}
+}
+
+// At start the preferences show what the login items really hold: an
+// entry the person removed is not put back, and one left in place shows on.
+func TestStartShowsTheLoginItemsAsTheyAre(t *testing.T) {
+	entry := loginItems(t)
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, core.SettingsFile), []byte(`{"startAtLogin": true}`), 0o600)
+	var n notes
+	rt, err := core.Start(context.Background(), core.StartOptions{DataDir: dir, Executor: &executor.Fake{}, Logf: n.logf})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rt.Settings().StartAtLogin {
+		t.Fatal("shown on, but the entry is gone")
+	}
+	if _, err := os.Stat(entry); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("the removed entry was put back: %v", err)
+	}
+	n.has(t, "start at login was on, but its entry", entry, "is gone")
+	rt.Close()
+
+	os.WriteFile(filepath.Join(dir, core.SettingsFile), []byte(`{}`), 0o600)
+	if err := autostart.Enable("/opt/reins/reins"); err != nil {
+		t.Fatal(err)
+	}
+	rt, err = core.Start(context.Background(), core.StartOptions{DataDir: dir, Executor: &executor.Fake{}, Logf: n.logf})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rt.Close()
+	if !rt.Settings().StartAtLogin {
+		t.Fatal("shown off, but the entry starts Reins at login")
+	}
+	n.has(t, "start at login was off, but", entry, "showing it on")
 }

@@ -19,6 +19,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jezek/xgb"
+	"github.com/jezek/xgb/xproto"
+	"github.com/jezek/xgb/xtest"
 	_ "modernc.org/sqlite"
 
 	"github.com/reins-app/reins/approvals"
@@ -126,6 +129,7 @@ type rig struct {
 	answer  *answerer
 	data    string
 	scale   float64
+	display string // the X display Chromium runs on
 }
 
 var reinsBinary struct {
@@ -159,7 +163,7 @@ func setup(t testing.TB, screen string, scale float64, approvalTimeout time.Dura
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { rt.Close() })
-	r := &rig{t: t, rt: rt, exec: exec, raw: raw, witness: browsertest.NewWitness(), data: data, scale: scale, answer: &answerer{policy: "allow"}}
+	r := &rig{t: t, rt: rt, exec: exec, raw: raw, witness: browsertest.NewWitness(), data: data, scale: scale, display: x.Display, answer: &answerer{policy: "allow"}}
 	t.Cleanup(r.answer.run(rt))
 	r.cross = browsertest.Serve(t, r.witness, map[string]string{"/frame.html": framePage()})
 	r.origin = browsertest.Serve(t, r.witness, map[string]string{
@@ -353,4 +357,43 @@ func (r *rig) assertNoProcessesLeft() {
 // (the page zoom), outside the agent's path.
 func (r *rig) pressRaw(keys string) error {
 	return r.raw.Fire(context.Background(), audit.TestOnlyTicket(approvals.Act{Kind: approvals.Key, Keys: keys}, audit.Plan{Scale: 1}))
+}
+
+// personMoves is the person nudging the mouse: a motion to where the
+// pointer already is, sent through XTEST on a connection of its own, which
+// is how a mouse's input reaches an X server.
+func (r *rig) personMoves() {
+	r.t.Helper()
+	c, err := xgb.NewConnDisplay(r.display)
+	if err != nil {
+		r.t.Fatal(err)
+	}
+	defer c.Close()
+	if err := xtest.Init(c); err != nil {
+		r.t.Fatal(err)
+	}
+	root := xproto.Setup(c).DefaultScreen(c).Root
+	p, err := xproto.QueryPointer(c, root).Reply()
+	if err != nil {
+		r.t.Fatal(err)
+	}
+	if err := xtest.FakeInputChecked(c, xproto.MotionNotify, 0, 0, root, p.RootX, p.RootY, 0).Check(); err != nil {
+		r.t.Fatal(err)
+	}
+}
+
+// heldRequests counts, from now on, the approvals asked again because the
+// person was using the mouse or keyboard.
+func (r *rig) heldRequests() func() int {
+	events, stop := r.rt.Subscribe(64)
+	r.t.Cleanup(stop)
+	var n atomic.Int32
+	go func() {
+		for ev := range events {
+			if ev.Kind == core.EventApproval && ev.Request.Held > 0 {
+				n.Add(1)
+			}
+		}
+	}()
+	return func() int { return int(n.Load()) }
 }

@@ -252,6 +252,52 @@ func TestChain(t *testing.T) {
 		r.clickAllFour()
 		r.assertFiredChecked()
 	})
+
+	t.Run("the person at the mouse holds an act until they allow it again", func(t *testing.T) {
+		s := r.snapshot()
+		main := ref(t, s, "button", "Main button")
+		before := len(r.clicks("main"))
+		held := r.heldRequests()
+		r.answer.set("allow-tab")
+		defer r.answer.set("allow")
+		if err := r.clickRef(main, ""); err != nil {
+			t.Fatal(err)
+		}
+		r.waitFor("the first click", 10*time.Second, func() bool { return len(r.clicks("main")) == before+1 })
+
+		// Allowed on this tab now; but the person nudges the mouse and the
+		// agent clicks again at once: held, asked again, allowed, fired.
+		time.Sleep(100 * time.Millisecond) // the person's hand, not the click's echo
+		r.personMoves()
+		if err := r.clickRef(main, ""); err != nil {
+			t.Fatal(err)
+		}
+		r.waitFor("the second click", 10*time.Second, func() bool { return len(r.clicks("main")) == before+2 })
+		r.waitFor("the second click's request asked again as held", 5*time.Second, func() bool { return held() == 1 })
+
+		// Again, and this time the person says no.
+		r.answer.set("deny")
+		time.Sleep(100 * time.Millisecond)
+		r.personMoves()
+		if err := r.clickRef(main, ""); code(err) != core.CodeDenied {
+			t.Fatalf("a held act the person then denied: %v, want %s", err, core.CodeDenied)
+		}
+		settle()
+		if n := len(r.clicks("main")); n != before+2 {
+			t.Fatalf("the page saw %d clicks, want %d", n-before, 2)
+		}
+		r.waitFor("the third click's request asked again as held", 5*time.Second, func() bool { return held() == 2 })
+		n := 0
+		for _, row := range r.auditRows(core.AuditFilter{Tab: r.tab}) {
+			if row.Code == core.CodePersonActive {
+				n++
+			}
+		}
+		if n != 2 {
+			t.Errorf("%d audit rows say the act was held, want 2", n)
+		}
+		r.assertFiredChecked()
+	})
 }
 
 // TestChainDeviceScale2 runs the four buttons on a 2× display.

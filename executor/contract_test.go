@@ -6,8 +6,10 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/reins-app/reins/approvals"
 	"github.com/reins-app/reins/audit"
@@ -32,6 +34,9 @@ type rig interface {
 	// Fired returns how many input events reached the screen since the last
 	// call.
 	Fired(t *testing.T) int
+	// PersonMoves is the person nudging the mouse, as the desktop sees it,
+	// leaving the pointer where it was; its own events do not count as fired.
+	PersonMoves(t *testing.T)
 }
 
 func ticket(r rig, act approvals.Act, x, y float64) audit.Ticket {
@@ -211,6 +216,77 @@ func runContract(t *testing.T, newRig func(t *testing.T) rig) {
 		}
 	})
 
+	t.Run("a deny list changed while running applies to the next act", func(t *testing.T) {
+		r := newRig(t)
+		r.Window(t, "Signal", witnessArea)
+		r.Front(t, "Signal")
+		r.Fired(t)
+		x, y := witnessArea.center()
+		r.Executor().SetDenyList(append(DefaultDenyList(), Rule{Label: "Signal", Names: []string{"signal"}}))
+		if err := r.Executor().Fire(ctx, ticket(r, approvals.Act{Kind: approvals.Click}, x, y)); !errors.Is(err, ErrDenyListed) || !strings.Contains(err.Error(), "Signal") {
+			t.Errorf("Fire(click on Signal, deny-listed) = %v, want ErrDenyListed naming Signal", err)
+		}
+		if n := r.Fired(t); n != 0 {
+			t.Errorf("%d events fired", n)
+		}
+		r.Executor().SetDenyList(nil)
+		if err := r.Executor().Fire(ctx, ticket(r, approvals.Act{Kind: approvals.Click}, x, y)); err != nil {
+			t.Errorf("Fire(click on Signal, back to the default list) = %v", err)
+		}
+		if n := r.Fired(t); n == 0 {
+			t.Error("nothing fired once Signal left the deny list")
+		}
+	})
+
+	t.Run("the person's own input holds an approved act back", func(t *testing.T) {
+		r := newRig(t)
+		r.Window(t, "Witness", witnessArea)
+		r.Front(t, "Witness")
+		r.Fired(t)
+		x, y := witnessArea.center()
+		mint := approvedTickets(t, r.Scale(), x, y)
+
+		// Asked and allowed; then the person moves the mouse before it fires.
+		tk, how := mint()
+		if how != approvals.AllowTab {
+			t.Fatalf("first approval %v, want asked and allowed on the tab", how)
+		}
+		time.Sleep(3 * inputGrain)
+		r.PersonMoves(t)
+		if err := r.Executor().Fire(ctx, tk); !errors.Is(err, ErrPersonActive) {
+			t.Errorf("Fire after the person moved = %v, want ErrPersonActive", err)
+		}
+		if n := r.Fired(t); n != 0 {
+			t.Errorf("%d events fired while the person was at the mouse", n)
+		}
+
+		// A remembered allow nobody looked at, with the person's input just
+		// before it: held too.
+		tk, how = mint()
+		if how == approvals.AllowTab {
+			t.Fatalf("second approval was asked, want remembered")
+		}
+		if err := r.Executor().Fire(ctx, tk); !errors.Is(err, ErrPersonActive) {
+			t.Errorf("Fire of a remembered allow right after the person's input = %v, want ErrPersonActive", err)
+		}
+		if n := r.Fired(t); n != 0 {
+			t.Errorf("%d events fired while the person was at the mouse", n)
+		}
+
+		// Once the person has left the controls alone long enough, it fires;
+		// and the executor's own events do not hold the next act.
+		time.Sleep(approvals.RememberedQuiet + 100*time.Millisecond)
+		for i := range 2 {
+			tk, _ = mint()
+			if err := r.Executor().Fire(ctx, tk); err != nil {
+				t.Errorf("Fire %d after a quiet second = %v", i+1, err)
+			}
+			if n := r.Fired(t); n == 0 {
+				t.Errorf("Fire %d: nothing fired", i+1)
+			}
+		}
+	})
+
 	t.Run("AppAt and Frontmost name the window's application", func(t *testing.T) {
 		r := newRig(t)
 		want := r.Window(t, "Witness", witnessArea)
@@ -230,6 +306,47 @@ func runContract(t *testing.T, newRig func(t *testing.T) rig) {
 			t.Errorf("Frontmost = %+v, %v; want %+v", got, err, keepass)
 		}
 	})
+}
+
+// approvedTickets mints real tickets for clicks at (x, y): each is put to a
+// broker whose person answers "allow on this tab", so the first is asked
+// and the rest are remembered, and committed to a real audit log.
+func approvedTickets(t *testing.T, scale, x, y float64) func() (audit.Ticket, approvals.Decision) {
+	t.Helper()
+	ctx := context.Background()
+	log, err := audit.Open(ctx, audit.Options{Path: filepath.Join(t.TempDir(), "audit.db")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { log.Close() })
+	asked := 0
+	b := approvals.NewBroker(approvals.BrokerOptions{Answerer: answerFunc(func(context.Context, approvals.Request) (approvals.Decision, error) {
+		asked++
+		return approvals.AllowTab, nil
+	})})
+	req := approvals.Request{ID: "r", Agent: approvals.Agent{Name: "test", Session: "s"}, Act: approvals.Act{Kind: approvals.Click}, Target: approvals.Target{Tab: "1"}}
+	return func() (audit.Ticket, approvals.Decision) {
+		t.Helper()
+		before := asked
+		a, err := b.Decide(ctx, req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tk, err := log.Commit(ctx, a, audit.Plan{X: x, Y: y, Scale: scale})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if asked > before {
+			return tk, a.How()
+		}
+		return tk, approvals.Deny // not asked: a remembered allow
+	}
+}
+
+type answerFunc func(context.Context, approvals.Request) (approvals.Decision, error)
+
+func (f answerFunc) Answer(ctx context.Context, r approvals.Request) (approvals.Decision, error) {
+	return f(ctx, r)
 }
 
 // testApp is the App an executor should report for a window the test
@@ -276,6 +393,8 @@ func (r *fakeRig) Fired(t *testing.T) int {
 	r.seen = n
 	return d
 }
+
+func (r *fakeRig) PersonMoves(t *testing.T) { r.fake.SetLastInput(time.Now()) }
 
 func TestFakeContract(t *testing.T) {
 	for _, scale := range []float64{1, 2} {

@@ -4,6 +4,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+	"sync"
 )
 
 // Rule names one application by every way it shows up on screen. It matches
@@ -52,6 +53,17 @@ func (r Rule) matches(a App, exe string) bool {
 	return false
 }
 
+// NamedRule is the rule for an application the person names as they would
+// type it: "Signal", "org.signal.Signal" or "signal-desktop". The text,
+// trimmed, is compared case-insensitively with App.Name, either half of the
+// Linux WM_CLASS, the program's file name and the macOS bundle identifier,
+// so the person need not know which of them their desktop reports. A path
+// such as "/usr/bin/signal-desktop" matches by its file name.
+func NamedRule(name string) Rule {
+	name = strings.TrimSpace(name)
+	return Rule{Label: name, Names: []string{name}, Exes: []string{exeBase(name)}, IDs: []string{name}}
+}
+
 // classHas reports whether name is the instance or the class in the
 // "instance.Class" form. Either half may itself contain dots
 // ("org.gnome.Settings"), so the halves are found by the name's own length
@@ -72,6 +84,25 @@ func exeBase(exe string) string {
 		return ""
 	}
 	return strings.TrimSuffix(filepath.Base(exe), " (deleted)")
+}
+
+// denyHolder is an executor's deny list, which the person may change while
+// Reins runs. Its zero value holds the default list.
+type denyHolder struct {
+	mu   sync.Mutex
+	list DenyList // guarded by mu; nil means the default
+}
+
+func (h *denyHolder) get() DenyList {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.list.orDefault()
+}
+
+func (h *denyHolder) set(d DenyList) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.list = append(DenyList(nil), d...)
 }
 
 // DefaultDenyList is what Reins never touches on this OS: password managers,

@@ -1,6 +1,9 @@
 package executor
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 func TestDenyListMatchesEveryWayAnAppShowsUp(t *testing.T) {
 	d := DenyList{
@@ -80,6 +83,47 @@ func TestDefaultDenyLists(t *testing.T) {
 		if rule, ok := DefaultDenyList().Match(a); ok {
 			t.Errorf("the default deny list refuses %+v (rule %s)", a, rule)
 		}
+	}
+}
+
+func TestNamedRuleMatchesTheNameHoweverTheDesktopReportsIt(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		app  App
+		want bool
+	}{
+		{"Signal", App{Name: "Signal"}, true},
+		{"  signal ", App{Name: "SIGNAL"}, true},
+		{"signal", App{Name: "x", Class: "signal.Signal"}, true},
+		{"Signal", App{Name: "x", Class: "signal-desktop.Signal"}, true},
+		{"signal-desktop", App{Name: "x", Class: "signal-desktop.Signal"}, true},
+		{"signal-desktop", App{Name: "x", Exe: "/opt/Signal/signal-desktop"}, true},
+		{"/opt/Signal/signal-desktop", App{Name: "x", Exe: "/usr/lib/signal-desktop"}, true},
+		{"org.signal.Signal", App{Name: "Signal", ID: "ORG.SIGNAL.SIGNAL"}, true},
+		{"org.whispersystems.signal-desktop", App{Name: "x", ID: "org.whispersystems.signal-desktop"}, true},
+		// Whole names only: a name is never a prefix or a part of another.
+		{"Signal", App{Name: "Signal Beta", Class: "signalbeta.Signal Beta", Exe: "/opt/signal-beta", ID: "org.signal.beta"}, false},
+		{"Sig", App{Name: "Signal", Class: "signal.Signal", Exe: "/opt/Signal/signal", ID: "org.signal.Signal"}, false},
+		{"Signal", App{}, false},
+		{"Signal", unknownApp, false},
+	} {
+		r := NamedRule(tc.name)
+		if r.Label != strings.TrimSpace(tc.name) {
+			t.Errorf("NamedRule(%q).Label = %q", tc.name, r.Label)
+		}
+		label, ok := DenyList{r}.Match(tc.app)
+		if ok != tc.want || (ok && label != r.Label) {
+			t.Errorf("NamedRule(%q) matching %+v = %q, %v; want %v", tc.name, tc.app, label, ok, tc.want)
+		}
+	}
+	// Added after the defaults, a person's rule refuses its app and keeps
+	// refusing what the defaults refuse.
+	list := append(DefaultDenyList(), NamedRule("Signal"))
+	if rule, ok := list.Match(App{Name: "Signal", Class: "signal.Signal"}); !ok || rule != "Signal" {
+		t.Errorf("the extended list gives %q, %v for Signal", rule, ok)
+	}
+	if _, ok := list.Match(App{Name: "reins", Exe: "/usr/bin/reins"}); !ok {
+		t.Error("the extended list lets Reins through")
 	}
 }
 

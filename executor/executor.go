@@ -40,7 +40,10 @@ type Executor interface {
 	// Fire performs t's act at t's plan. Right before the first event it checks
 	// the frontmost application and the owner of the window under the point
 	// against the deny list, and returns an error wrapping ErrDenyListed
-	// without firing anything when either matches.
+	// without firing anything when either matches. Then it checks that the
+	// person has not touched the mouse or keyboard since the approval's
+	// QuietSince, and returns an error wrapping ErrPersonActive without
+	// firing anything when they have.
 	Fire(ctx context.Context, t audit.Ticket) error
 	// Frontmost returns the application in front.
 	Frontmost(ctx context.Context) (App, error)
@@ -48,6 +51,9 @@ type Executor interface {
 	AppAt(ctx context.Context, x, y float64) (App, error)
 	// Windows lists top-level windows, front to back where known.
 	Windows(ctx context.Context) ([]Window, error)
+	// SetDenyList replaces the deny list from the next check on, an act in
+	// flight included; an empty list means DefaultDenyList().
+	SetDenyList(d DenyList)
 	// Close releases the connection to the display.
 	Close() error
 }
@@ -61,6 +67,9 @@ var (
 	ErrUnknownKey  = errors.New("no such key")
 	ErrOffScreen   = errors.New("the point is off the screen, so nothing was fired; take a fresh snapshot")
 	ErrPermission  = errors.New("no permission to send input")
+	// ErrPersonActive: the person used the mouse or keyboard after the act
+	// was approved, so nothing fired; the act is theirs to ask about again.
+	ErrPersonActive = errors.New("the person is using the mouse or keyboard")
 )
 
 // Options configures [New].

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"sync"
+	"time"
 
 	"github.com/reins-app/reins/approvals"
 	"github.com/reins-app/reins/audit"
@@ -29,12 +30,13 @@ type Fake struct {
 	fireMu sync.Mutex // one act at a time, as the real executors do
 
 	mu      sync.Mutex
-	fired   []Fired  // guarded by mu
-	front   App      // guarded by mu
-	appAt   App      // guarded by mu: under every point no window covers
-	windows []Window // guarded by mu: front to back
-	failure error    // guarded by mu
-	closed  bool     // guarded by mu
+	fired   []Fired   // guarded by mu
+	front   App       // guarded by mu
+	appAt   App       // guarded by mu: under every point no window covers
+	windows []Window  // guarded by mu: front to back
+	failure error     // guarded by mu
+	input   time.Time // guarded by mu: the person's last input
+	closed  bool      // guarded by mu
 }
 
 var _ Executor = (*Fake)(nil)
@@ -74,6 +76,22 @@ func (f *Fake) SetWindows(ws []Window) {
 	f.windows = append([]Window(nil), ws...)
 }
 
+// SetLastInput says when the person last used the mouse or keyboard; Fire
+// refuses with ErrPersonActive when that is after the ticket's approval's
+// QuietSince. The zero time, the default, is long ago.
+func (f *Fake) SetLastInput(t time.Time) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.input = t
+}
+
+// SetDenyList replaces DenyList.
+func (f *Fake) SetDenyList(d DenyList) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.DenyList = append(DenyList(nil), d...)
+}
+
 // SetFailure makes every later Fire that passes its checks fail with err
 // without recording, as when the OS drops the input; nil undoes it.
 func (f *Fake) SetFailure(err error) {
@@ -104,7 +122,13 @@ func (f *Fake) Fire(ctx context.Context, t audit.Ticket) error {
 		return err
 	}
 	at := func(ctx context.Context, p point) (App, error) { return f.AppAt(ctx, p.X, p.Y) }
-	if err := denyCheck(ctx, f.DenyList.orDefault(), c.points, f.Frontmost, at); err != nil {
+	f.mu.Lock()
+	deny, input := f.DenyList.orDefault(), f.input
+	f.mu.Unlock()
+	if err := denyCheck(ctx, deny, c.points, f.Frontmost, at); err != nil {
+		return err
+	}
+	if err := personCheck(input, time.Time{}, t.Approved().QuietSince()); err != nil {
 		return err
 	}
 	if f.BeforeFire != nil {

@@ -119,6 +119,35 @@ func denyCheck(ctx context.Context, deny DenyList, points []point, front func(co
 	return nil
 }
 
+// ownEcho is how long after this executor's last event the desktop may
+// still report that event as the latest input: every event has reached the
+// display server before the executor notes the time, so this is clock
+// granularity, kept short because input of the person's inside it is not
+// seen.
+const ownEcho = 15 * time.Millisecond
+
+// inputGrain is how far apart the desktop's input time and the approval's
+// clock may read for the same moment: X reports idle time in whole
+// milliseconds, and the two clocks are read at different instants.
+const inputGrain = 10 * time.Millisecond
+
+// personCheck refuses when the latest input the desktop saw came after
+// since and was not this executor's own: the person is at the controls, and
+// an act fired now would fight them. last is when that input arrived, own
+// when the executor's last event was sent (zero if none yet). The desktop
+// reports only the latest input, so input of the person's followed by an
+// act of Reins' is not seen; the check is for the moment before firing.
+func personCheck(last, own, since time.Time) error {
+	if !last.After(since.Add(inputGrain)) {
+		return nil
+	}
+	if !own.IsZero() && !last.After(own.Add(ownEcho)) {
+		return nil
+	}
+	return fmt.Errorf("%w: input arrived %s after the act was approved, so nothing was fired",
+		ErrPersonActive, last.Sub(since).Round(time.Millisecond))
+}
+
 // returnsPointer reports whether the pointer goes back where the person had
 // it once the act is done: after everything but Hover, whose whole point is
 // to leave it there.

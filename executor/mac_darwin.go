@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"sync"
+	"time"
 	"unicode/utf16"
 
 	"github.com/ebitengine/purego/objc"
@@ -21,9 +22,10 @@ type MacOptions struct {
 // ownership from CGWindowList and NSWorkspace. CGEvent works in points,
 // which are DIP, so a plan's scale is not needed here.
 type Mac struct {
-	deny DenyList
+	deny denyHolder
 
 	fireMu sync.Mutex // one act at a time
+	own    time.Time  // guarded by fireMu: when the last act's last event was posted
 
 	mu     sync.Mutex
 	closed bool // guarded by mu
@@ -37,7 +39,9 @@ func NewMac(opts MacOptions) (*Mac, error) {
 	if err := loadQuartz(); err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrUnsupported, err)
 	}
-	return &Mac{deny: opts.DenyList.orDefault()}, nil
+	m := &Mac{}
+	m.deny.set(opts.DenyList)
+	return m, nil
 }
 
 // CheckPermission returns an error wrapping [ErrPermission] when macOS
@@ -59,6 +63,9 @@ func (m *Mac) Close() error {
 	defer m.fireMu.Unlock()
 	return nil
 }
+
+// SetDenyList replaces the deny list; empty means the default.
+func (m *Mac) SetDenyList(d DenyList) { m.deny.set(d) }
 
 func (m *Mac) isClosed() bool {
 	m.mu.Lock()
@@ -101,12 +108,21 @@ func (m *Mac) Fire(ctx context.Context, t audit.Ticket) error {
 		return err
 	}
 	at := func(ctx context.Context, p point) (App, error) { return m.AppAt(ctx, p.X, p.Y) }
-	if err := denyCheck(ctx, m.deny, c.points, m.Frontmost, at); err != nil {
+	if err := denyCheck(ctx, m.deny.get(), c.points, m.Frontmost, at); err != nil {
+		return err
+	}
+
+	if err := personCheck(lastInput(), m.own, t.Approved().QuietSince()); err != nil {
 		return err
 	}
 
 	home := pointerLocation()
 	in := &macInput{m: m, ctx: ctx}
+	defer func() { // after finish: the last event posted
+		if in.sent {
+			m.own = time.Now()
+		}
+	}()
 	defer in.finish()
 	if err := m.perform(in, c, pts, keys); err != nil {
 		return err
@@ -177,7 +193,7 @@ func (m *Mac) frontStillAllowed(ctx context.Context, done, total int) error {
 	if err != nil {
 		return fmt.Errorf("typing stopped after %d of %d keys: cannot tell which application is in front: %w", done, total, err)
 	}
-	if rule, ok := m.deny.Match(app); ok {
+	if rule, ok := m.deny.get().Match(app); ok {
 		return fmt.Errorf("%w: %s came to the front (deny list: %s); typing stopped after %d of %d keys", ErrDenyListed, app.Name, rule, done, total)
 	}
 	return nil
@@ -276,6 +292,13 @@ func macChord(ch chord, typed bool) (macStroke, error) {
 	return st, nil
 }
 
+// lastInput is when the HID system last saw input of any kind, events
+// Reins posted included.
+func lastInput() time.Time {
+	secs := cgEventSourceSecondsSinceLastEventType(cgEventSourceStateHIDSystemState, cgAnyInputEventType)
+	return time.Now().Add(-time.Duration(secs * float64(time.Second)))
+}
+
 func pointerLocation() cgPoint {
 	ev := cgEventCreate(0)
 	if ev == 0 {
@@ -294,6 +317,7 @@ type macInput struct {
 	buttons []bool   // held, in press order: true for the right button
 	keys    []uint16 // held, in press order
 	flags   uint64   // modifiers held
+	sent    bool     // an event was posted
 }
 
 // alive says whether the act may send its next event.
@@ -304,10 +328,11 @@ func (in *macInput) alive() error {
 	return in.ctx.Err()
 }
 
-func post(ev uintptr) error {
+func (in *macInput) post(ev uintptr) error {
 	if ev == 0 {
 		return fmt.Errorf("macOS could not make an input event")
 	}
+	in.sent = true
 	cgEventPost(cgHIDEventTap, ev)
 	cfRelease(ev)
 	return nil
@@ -318,7 +343,7 @@ func (in *macInput) mouse(typ uint32, at cgPoint, button uint32, clicks int64) e
 	if ev != 0 && clicks > 0 {
 		cgEventSetIntegerValueField(ev, cgMouseEventClickState, clicks)
 	}
-	if err := post(ev); err != nil {
+	if err := in.post(ev); err != nil {
 		return err
 	}
 	in.at = at
@@ -366,7 +391,7 @@ func (in *macInput) key(code uint16, down bool, text []uint16) error {
 			cgEventKeyboardSetUnicodeString(ev, uint64(len(text)), &text[0])
 		}
 	}
-	return post(ev)
+	return in.post(ev)
 }
 
 func (in *macInput) keyDown(code uint16, text []uint16) error {
@@ -449,7 +474,7 @@ func (in *macInput) scroll(at cgPoint, dx, dy int) error {
 			} else {
 				ev = cgEventCreateScrollWheelEvent2(0, cgScrollEventUnitLine, 2, 0, step, 0)
 			}
-			if err := post(ev); err != nil {
+			if err := in.post(ev); err != nil {
 				return err
 			}
 			if err := sleep(in.ctx, stepGap); err != nil {
@@ -611,7 +636,7 @@ func (m *Mac) AppAt(ctx context.Context, x, y float64) (App, error) {
 		}
 		app := appOfWindow(w)
 		if w.layer != 0 {
-			if _, denied := m.deny.Match(app); denied {
+			if _, denied := m.deny.get().Match(app); denied {
 				return app, nil
 			}
 			continue

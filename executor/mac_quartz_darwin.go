@@ -39,15 +39,17 @@ const (
 	cgMouseButtonLeft  = 0
 	cgMouseButtonRight = 1
 
-	cgHIDEventTap            = 0 // kCGHIDEventTap: as if from the hardware
-	cgMouseEventClickState   = 1 // kCGMouseEventClickState
-	cgScrollEventUnitLine    = 1
-	cgWindowListOnScreen     = 1 << 0 // kCGWindowListOptionOnScreenOnly
-	cgWindowListNoDesktop    = 1 << 4 // kCGWindowListExcludeDesktopElements
-	cgEventFlagMaskShift     = 0x00020000
-	cgEventFlagMaskControl   = 0x00040000
-	cgEventFlagMaskAlternate = 0x00080000
-	cgEventFlagMaskCommand   = 0x00100000
+	cgHIDEventTap                    = 0          // kCGHIDEventTap: as if from the hardware
+	cgEventSourceStateHIDSystemState = 1          // kCGEventSourceStateHIDSystemState
+	cgAnyInputEventType              = 0xFFFFFFFF // kCGAnyInputEventType, ~0
+	cgMouseEventClickState           = 1          // kCGMouseEventClickState
+	cgScrollEventUnitLine            = 1
+	cgWindowListOnScreen             = 1 << 0 // kCGWindowListOptionOnScreenOnly
+	cgWindowListNoDesktop            = 1 << 4 // kCGWindowListExcludeDesktopElements
+	cgEventFlagMaskShift             = 0x00020000
+	cgEventFlagMaskControl           = 0x00040000
+	cgEventFlagMaskAlternate         = 0x00080000
+	cgEventFlagMaskCommand           = 0x00100000
 )
 
 var (
@@ -60,6 +62,7 @@ var (
 	cgEventSetIntegerValueField            func(event uintptr, field uint32, value int64)
 	cgEventSetFlags                        func(event uintptr, flags uint64)
 	cgEventPost                            func(tap uint32, event uintptr)
+	cgEventSourceSecondsSinceLastEventType func(state int32, typ uint32) float64
 	cgWindowListCopyWindowInfo             func(option uint32, relativeTo uint32) uintptr
 	cgRectMakeWithDictionaryRepresentation func(dict uintptr, rect *cgRect) bool
 	cgGetDisplaysWithPoint                 func(at cgPoint, max uint32, displays *uint32, count *uint32) int32
@@ -137,6 +140,7 @@ func bindQuartz() error {
 		{cg, "CGEventSetIntegerValueField", &cgEventSetIntegerValueField},
 		{cg, "CGEventSetFlags", &cgEventSetFlags},
 		{cg, "CGEventPost", &cgEventPost},
+		{cg, "CGEventSourceSecondsSinceLastEventType", &cgEventSourceSecondsSinceLastEventType},
 		{cg, "CGWindowListCopyWindowInfo", &cgWindowListCopyWindowInfo},
 		{cg, "CGRectMakeWithDictionaryRepresentation", &cgRectMakeWithDictionaryRepresentation},
 		{cg, "CGGetDisplaysWithPoint", &cgGetDisplaysWithPoint},

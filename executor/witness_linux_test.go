@@ -12,6 +12,7 @@ import (
 
 	"github.com/jezek/xgb"
 	"github.com/jezek/xgb/xproto"
+	"github.com/jezek/xgb/xtest"
 
 	"github.com/reins-app/reins/internal/xvfb"
 )
@@ -412,6 +413,21 @@ func (r *x11Rig) Window(t *testing.T, name string, a rect) App {
 }
 
 func (r *x11Rig) Front(t *testing.T, name string) { r.w.setActive(r.w.window(name)) }
+
+// PersonMoves sends a motion to where the pointer already is through XTEST
+// on a connection of its own: on X, that is what a mouse's input is.
+func (r *x11Rig) PersonMoves(t *testing.T) {
+	t.Helper()
+	c, err := xgb.NewConnDisplay(r.d.srv.Display)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	must(t, xtest.Init(c))
+	x, y := r.w.pointer()
+	must(t, xtest.FakeInputChecked(c, xproto.MotionNotify, 0, 0, r.w.root, int16(x), int16(y), 0).Check())
+	r.w.take()
+}
 
 func (r *x11Rig) Fired(t *testing.T) int {
 	x, y := r.w.pointer()

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/jezek/xgb"
+	"github.com/jezek/xgb/screensaver"
 	"github.com/jezek/xgb/xproto"
 	"github.com/jezek/xgb/xtest"
 
@@ -37,7 +38,7 @@ type X11Options struct {
 // turns them into the device pixels X works in.
 type X11 struct {
 	opts    X11Options
-	deny    DenyList
+	deny    denyHolder
 	conn    *xgb.Conn
 	root    xproto.Window
 	minCode xproto.Keycode
@@ -46,6 +47,7 @@ type X11 struct {
 	drained chan struct{} // closed when the connection's event stream ends
 
 	fireMu sync.Mutex // one act at a time
+	own    time.Time  // guarded by fireMu: when the last act's last event was sent
 
 	mu     sync.Mutex
 	closed bool // guarded by mu
@@ -85,16 +87,20 @@ func NewX11(opts X11Options) (*X11, error) {
 		conn.Close()
 		return nil, fmt.Errorf("the X display %s cannot take input from programs (no XTEST extension): %w", display, err)
 	}
+	if err := initScreensaver(conn); err != nil {
+		conn.Close()
+		return nil, fmt.Errorf("the X display %s cannot tell when the person last used the mouse or keyboard (no MIT-SCREEN-SAVER extension), and Reins will not fire input it cannot hold for them: %w", display, err)
+	}
 	setup := xproto.Setup(conn)
 	x := &X11{
 		opts:    opts,
-		deny:    opts.DenyList.orDefault(),
 		conn:    conn,
 		root:    setup.DefaultScreen(conn).Root,
 		minCode: setup.MinKeycode,
 		maxCode: setup.MaxKeycode,
 		drained: make(chan struct{}),
 	}
+	x.deny.set(opts.DenyList)
 	// Events nobody selected still arrive (MappingNotify goes to every
 	// client), and xgb stops reading replies once its event queue is full.
 	go func() {
@@ -130,6 +136,38 @@ func (x *X11) Close() error {
 	<-x.drained
 	return nil
 }
+
+// initScreensaver makes the MIT-SCREEN-SAVER extension's requests usable
+// on conn. screensaver.Init would also register the extension's events in
+// xgb's process-wide tables, which every connection's reader reads without a
+// lock; Reins never selects those events, so only the opcode is recorded.
+func initScreensaver(conn *xgb.Conn) error {
+	const name = "MIT-SCREEN-SAVER"
+	reply, err := xproto.QueryExtension(conn, uint16(len(name)), name).Reply()
+	if err != nil {
+		return err
+	}
+	if !reply.Present {
+		return fmt.Errorf("the server has no %s extension", name)
+	}
+	conn.ExtLock.Lock()
+	conn.Extensions[name] = reply.MajorOpcode
+	conn.ExtLock.Unlock()
+	return nil
+}
+
+// lastInput is when the X server last saw input from any device, XTEST's
+// included.
+func (x *X11) lastInput() (time.Time, error) {
+	info, err := screensaver.QueryInfo(x.conn, xproto.Drawable(x.root)).Reply()
+	if err != nil {
+		return time.Time{}, fmt.Errorf("cannot tell when the person last used the mouse or keyboard, so nothing was fired: %w", err)
+	}
+	return time.Now().Add(-time.Duration(info.MsSinceUserInput) * time.Millisecond), nil
+}
+
+// SetDenyList replaces the deny list; empty means the default.
+func (x *X11) SetDenyList(d DenyList) { x.deny.set(d) }
 
 func (x *X11) isClosed() bool {
 	x.mu.Lock()
@@ -194,6 +232,11 @@ func (x *X11) Fire(ctx context.Context, t audit.Ticket) error {
 	}
 
 	in := &x11Input{x: x, ctx: ctx, keys: keys, round: -1}
+	defer func() { // after finish: the last event sent
+		if in.sent {
+			x.own = time.Now()
+		}
+	}()
 	defer in.finish()
 	if keys != nil && len(keys.rounds) > 0 {
 		// Before the deny check, because binding waits for clients to
@@ -206,7 +249,14 @@ func (x *X11) Fire(ctx context.Context, t audit.Ticket) error {
 	at := func(ctx context.Context, p point) (App, error) {
 		return x.appAtPixel(toPixel(p, s))
 	}
-	if err := denyCheck(ctx, x.deny, c.points, x.Frontmost, at); err != nil {
+	if err := denyCheck(ctx, x.deny.get(), c.points, x.Frontmost, at); err != nil {
+		return err
+	}
+	last, err := x.lastInput()
+	if err != nil {
+		return err
+	}
+	if err := personCheck(last, x.own, t.Approved().QuietSince()); err != nil {
 		return err
 	}
 	if err := x.perform(in, c, px, keys); err != nil {
@@ -278,7 +328,7 @@ func (x *X11) frontStillAllowed(ctx context.Context, done, total int) error {
 	if err != nil {
 		return fmt.Errorf("typing stopped after %d of %d keys: cannot tell which application is in front: %w", done, total, err)
 	}
-	if rule, ok := x.deny.Match(app); ok {
+	if rule, ok := x.deny.get().Match(app); ok {
 		return fmt.Errorf("%w: %s came to the front (deny list: %s); typing stopped after %d of %d keys", ErrDenyListed, app.Name, rule, done, total)
 	}
 	return nil
@@ -295,11 +345,13 @@ type x11Input struct {
 
 	held    []xproto.Keycode // in press order
 	buttons []byte           // held, in press order
+	sent    bool             // an event was sent
 }
 
 func (in *x11Input) send(typ, detail byte, at pixel) error {
 	// Checked, so each event has reached the server before the next sleep
 	// starts: the delays between events are then real.
+	in.sent = true
 	return xtest.FakeInputChecked(in.x.conn, typ, detail, 0, in.x.root, at.X, at.Y, 0).Check()
 }
 

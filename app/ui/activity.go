@@ -58,6 +58,9 @@ func OutcomeWords(a core.Activity) (string, Mark) {
 		}
 		return "failed", MarkFailed
 	case core.OutcomeRefused:
+		if a.Code == core.CodePersonActive {
+			return "held — you were using the mouse or keyboard", MarkRefused
+		}
 		return "refused — " + refusalWords(a), MarkRefused
 	}
 	return a.Outcome, MarkNone
@@ -98,6 +101,7 @@ func refusalWords(a core.Activity) string {
 		return "Chrome extension not connected"
 	case core.CodePaused:
 		return "agents paused"
+
 	case core.CodeAgentNotAllowed:
 		return "agent not allowed yet"
 	case core.CodeNoTab:

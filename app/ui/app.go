@@ -200,13 +200,16 @@ func (u *UI) showPopup() {
 		})
 		u.popupWin = w
 	}
+	u.rememberFront()
 	u.popupWin.Show()
+	u.floatPopup()
 	u.popupWin.RequestFocus()
 }
 
 func (u *UI) hidePopup() {
 	if u.popupWin != nil {
 		u.popupWin.Hide()
+		u.giveBackFront()
 	}
 }
 

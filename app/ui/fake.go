@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -26,6 +28,7 @@ type FakeEngine struct {
 	settings     core.Settings // guarded by mu
 	changes      []string      // guarded by mu: the settings changes made, as audited
 	failSettings error         // guarded by mu
+	openApps     []string      // guarded by mu
 }
 
 // Answered is one decision the fake engine received.
@@ -294,7 +297,8 @@ func (f *FakeEngine) Settings() core.Settings {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	s := f.settings
-	s.DenyList = append([]string(nil), s.DenyList...)
+	s.DenyList = slices.Clone(s.DenyList)
+	s.DenyAdded = slices.Clone(s.DenyAdded)
 	return s
 }
 
@@ -352,6 +356,64 @@ func (f *FakeEngine) SetStartAtLogin(on bool) error {
 		s.StartAtLogin = on
 		return fmt.Sprintf("start at login %v → %v", old, on)
 	})
+}
+
+// AddDenied adds name to the person's deny list, refusing what the engine
+// refuses most often: an empty name and one already there.
+func (f *FakeEngine) AddDenied(name string) error {
+	name = strings.TrimSpace(name)
+	if name == "" {
+		return fmt.Errorf("%w: type the application's name", core.ErrInvalidSetting)
+	}
+	f.mu.Lock()
+	for _, have := range append(slices.Clone(f.settings.DenyList), f.settings.DenyAdded...) {
+		if strings.EqualFold(have, name) {
+			f.mu.Unlock()
+			return fmt.Errorf("%w: “%s” is already on the list", core.ErrInvalidSetting, have)
+		}
+	}
+	f.mu.Unlock()
+	return f.change(func(s *core.Settings) string {
+		s.DenyAdded = append(slices.Clip(s.DenyAdded), name)
+		return fmt.Sprintf("deny list + %q", name)
+	})
+}
+
+// RemoveDenied takes name off the person's additions; the built-in entries
+// stay.
+func (f *FakeEngine) RemoveDenied(name string) error {
+	is := func(s string) bool { return strings.EqualFold(s, name) }
+	f.mu.Lock()
+	found := slices.ContainsFunc(f.settings.DenyAdded, is)
+	f.mu.Unlock()
+	if !found {
+		return fmt.Errorf("%w: “%s” is not on your list", core.ErrInvalidSetting, name)
+	}
+	return f.change(func(s *core.Settings) string {
+		s.DenyAdded = slices.DeleteFunc(slices.Clone(s.DenyAdded), is)
+		return fmt.Sprintf("deny list − %q", name)
+	})
+}
+
+// SetOpenApps sets the applications OpenApps names.
+func (f *FakeEngine) SetOpenApps(names ...string) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.openApps = slices.Clone(names)
+}
+
+// OpenApps names the applications set by SetOpenApps that are on neither
+// list.
+func (f *FakeEngine) OpenApps(context.Context) ([]string, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	var out []string
+	for _, n := range f.openApps {
+		if !slices.ContainsFunc(append(slices.Clone(f.settings.DenyList), f.settings.DenyAdded...), func(s string) bool { return strings.EqualFold(s, n) }) {
+			out = append(out, n)
+		}
+	}
+	return out, nil
 }
 
 func (f *FakeEngine) change(apply func(s *core.Settings) string) error {

@@ -58,6 +58,7 @@ type Popup struct {
 	stopTick func() bool
 
 	who, counter, sentence, frame, remaining *widget.RichText
+	held                                     *widget.RichText // why an act is asked about again
 	picture                                  *canvas.Image
 	pictureArea, explainArea                 fyne.CanvasObject
 	explain                                  *widget.RichText
@@ -82,6 +83,7 @@ func NewPopup(opts PopupOptions) *Popup {
 	p.counter = widget.NewRichText()
 	p.sentence = para()
 	p.frame = para()
+	p.held = para()
 	p.remaining = rich()
 	p.explain = para()
 	p.picture = canvas.NewImageFromImage(nil)
@@ -101,7 +103,7 @@ func NewPopup(opts PopupOptions) *Popup {
 	header := container.NewBorder(nil, nil, dot(Accent, 9), p.counter, p.who)
 	buttons := container.NewHBox(p.deny, layout.NewSpacer(), p.once, p.tab)
 	p.content = inset(container.NewBorder(
-		container.NewVBox(header, p.sentence),
+		container.NewVBox(header, p.sentence, p.held),
 		container.NewVBox(buttons, sized(p.bar, 10, 3), p.remaining),
 		nil, nil,
 		container.New(layout.NewCustomPaddedLayout(0, 10, 0, 0),
@@ -111,10 +113,10 @@ func NewPopup(opts PopupOptions) *Popup {
 	return p
 }
 
-// SetDurations follows a change of the person's settings: the countdown and
-// the "allow on this tab" button of requests shown from now on. (A request
-// already on screen was given the old time by the broker; its countdown is
-// then approximate until it ends.)
+// SetDurations follows a change of the person's settings: the "allow on
+// this tab" button, and the countdown of requests that carry no deadline of
+// their own (the broker gives each request its deadline, which a change
+// does not move).
 func (p *Popup) SetDurations(timeout, rememberFor time.Duration) {
 	if timeout > 0 {
 		p.opts.Timeout = timeout
@@ -292,8 +294,8 @@ func (p *Popup) tick() {
 	if r == nil {
 		return
 	}
-	left := p.remainingFor(r)
-	p.bar.set(float32(left) / float32(p.opts.Timeout))
+	left, total := p.remainingFor(r)
+	p.bar.set(float32(left) / float32(total))
 	secs := int((left + time.Second - 1) / time.Second)
 	setRich(p.remaining, seg{text: fmt.Sprintf("Denied automatically in %d:%02d", secs/60, secs%60), color: colorSecondary, size: theme.SizeNameCaptionText})
 	if left <= 0 {
@@ -309,17 +311,21 @@ func (p *Popup) tick() {
 	})
 }
 
-func (p *Popup) remainingFor(r *core.Request) time.Duration {
-	asked := r.Asked
-	if asked.IsZero() {
-		asked = p.opts.Clock.Now()
-		r.Asked = asked
+// remainingFor is how long the person has left to answer r, out of how long
+// they were given.
+func (p *Popup) remainingFor(r *core.Request) (left, total time.Duration) {
+	now := p.opts.Clock.Now()
+	if r.Asked.IsZero() {
+		r.Asked = now
 	}
-	left := p.opts.Timeout - p.opts.Clock.Now().Sub(asked)
-	if left < 0 {
-		left = 0
+	if r.Deadline.IsZero() {
+		r.Deadline = r.Asked.Add(p.opts.Timeout)
 	}
-	return left
+	total, left = r.Deadline.Sub(r.Asked), r.Deadline.Sub(now)
+	if total <= 0 {
+		total = p.opts.Timeout
+	}
+	return max(left, 0), total
 }
 
 // fill writes a request into the popup's widgets.
@@ -362,6 +368,15 @@ func (p *Popup) fill(r *core.Request) {
 		p.pictureArea.Hide()
 		p.explainArea.Show()
 		setRich(p.explain, explainSegs(r)...)
+	}
+
+	if r.Held > 0 {
+		setPara(p.held, []seg{{text: "Asked again: ", color: colorAmber, bold: true, size: theme.SizeNameCaptionText},
+			{text: "you were using the mouse or keyboard when this was about to happen, so nothing was done.", color: colorSecondary, size: theme.SizeNameCaptionText}})
+		p.held.Show()
+	} else {
+		setRich(p.held)
+		p.held.Hide()
 	}
 
 	if t.FrameOrigin != "" {

@@ -187,3 +187,30 @@ func TestFrameLineOnlyForAnotherOrigin(t *testing.T) {
 }
 
 func richText(rt interface{ String() string }) string { return rt.String() }
+
+func TestAHeldActSaysWhyItIsAskedAgain(t *testing.T) {
+	r := newPopupRig(t, click("a1", true))
+	if r.p.held.Visible() {
+		t.Fatal("the held note shows for a first request")
+	}
+	again := click("a2", true)
+	again.Held = 1
+	r2 := newPopupRig(t, again)
+	if got := richText(r2.p.held); !r2.p.held.Visible() || !strings.Contains(got, "you were using the mouse or keyboard") {
+		t.Fatalf("held note = %q (visible %v)", got, r2.p.held.Visible())
+	}
+}
+
+func TestTheCountdownFollowsTheRequestsOwnDeadline(t *testing.T) {
+	req := click("a1", true)
+	req.Deadline = t0.Add(90 * time.Second) // given before the timeout was changed
+	r := newPopupRig(t, req)
+	if got := richText(r.p.remaining); got != "Denied automatically in 1:30" {
+		t.Fatalf("countdown = %q, want the request's own 1:30", got)
+	}
+	r.p.SetDurations(10*time.Second, 10*time.Minute)
+	r.clock.Advance(30 * time.Second)
+	if got := richText(r.p.remaining); got != "Denied automatically in 1:00" {
+		t.Fatalf("after the timeout changed, countdown = %q, want 1:00 left of the request's own time", got)
+	}
+}

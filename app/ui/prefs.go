@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"strconv"
@@ -35,7 +36,11 @@ type Preferences struct {
 	portSave          *widget.Button
 	portNote          *widget.RichText
 	login             *widget.Check
-	deny              *fyne.Container // the deny list's labels, a few to a line
+	deny              *fyne.Container // the built-in deny list's labels, a few to a line
+	added             *fyne.Container // the person's additions, each with its Remove button
+	addName           *widget.Entry
+	addButton         *widget.Button
+	openApps          *widget.Select // applications open now, each added by choosing it
 	status            *widget.RichText
 	content           fyne.CanvasObject
 
@@ -61,9 +66,25 @@ func NewPreferences(e Engine, facts Settings) *Preferences {
 		if p.filling {
 			return
 		}
-		p.report(e.SetStartAtLogin(on), "Start at login is now "+map[bool]string{true: "on", false: "off"}[on]+". It is saved; Reins does not add itself to your login items yet.")
+		done := "Reins will start when you log in."
+		if !on {
+			done = "Reins will no longer start when you log in."
+		}
+		p.report(e.SetStartAtLogin(on), done)
 	})
 	p.deny = tight()
+	p.added = container.NewVBox()
+	p.addName = widget.NewEntry()
+	p.addName.SetPlaceHolder("Name, program or bundle ID")
+	p.addName.OnSubmitted = func(string) { p.addTyped() }
+	p.addButton = widget.NewButton("Add", p.addTyped)
+	p.openApps = widget.NewSelect(nil, func(name string) {
+		if p.filling || name == "" {
+			return
+		}
+		p.report(e.AddDenied(name), fmt.Sprintf("Agents will never touch “%s”.", name))
+	})
+	p.openApps.PlaceHolder = "Or choose an open application"
 	p.status = para()
 
 	row := func(label string, value fyne.CanvasObject) fyne.CanvasObject {
@@ -92,7 +113,13 @@ func NewPreferences(e Engine, facts Settings) *Preferences {
 		group("PROTECTION",
 			rich(seg{text: "Never touched, even when an act is approved", color: colorSecondary}),
 			p.deny,
-			rich(seg{text: "Built in; this list cannot be changed.", color: colorSecondary, size: theme.SizeNameCaptionText}),
+			rich(seg{text: "Built in and always on: you can add to this list, never take from it.", color: colorSecondary, size: theme.SizeNameCaptionText}),
+			widget.NewSeparator(),
+			row("Also never touched", container.NewVBox(
+				p.added,
+				with(container.NewBorder(nil, nil, nil, p.addButton, p.addName), "For example Signal, signal-desktop or org.signal.Signal."),
+				p.openApps,
+			)),
 			widget.NewSeparator(),
 			row("Pause all agents", rich(seg{text: hotkey})),
 		),
@@ -100,7 +127,7 @@ func NewPreferences(e Engine, facts Settings) *Preferences {
 			row("Chrome extension port", container.NewBorder(nil, p.portNote, nil, nil,
 				container.NewBorder(nil, nil, nil, p.portSave, p.port))),
 			widget.NewSeparator(),
-			row("Start at login", with(p.login, "Saved; Reins does not add itself to login items yet.")),
+			row("Start at login", with(p.login, "Adds Reins to your login items; untick to remove it.")),
 			widget.NewSeparator(),
 			row("Data folder", rich(seg{text: facts.DataDir})),
 		),
@@ -138,6 +165,43 @@ func (p *Preferences) Refresh() {
 	for _, line := range lines(s.DenyList, 56) {
 		p.deny.Add(rich(seg{text: line}))
 	}
+	p.added.RemoveAll()
+	for _, name := range s.DenyAdded {
+		remove := widget.NewButton("Remove", func() { p.removeDenied(name) })
+		remove.Importance = widget.LowImportance
+		p.added.Add(container.NewBorder(nil, nil, nil, remove, rich(seg{text: name})))
+	}
+	p.refreshOpenApps()
+}
+
+// refreshOpenApps offers the applications open now, or hides the choice
+// when there are none or the desktop cannot say: typing a name still works.
+func (p *Preferences) refreshOpenApps() {
+	ctx, cancel := context.WithTimeout(context.Background(), 500*time.Millisecond)
+	defer cancel()
+	apps, err := p.e.OpenApps(ctx)
+	p.openApps.Options = apps
+	p.openApps.ClearSelected()
+	if err != nil || len(apps) == 0 {
+		p.openApps.Hide()
+	} else {
+		p.openApps.Show()
+	}
+}
+
+// addTyped adds the name in the entry; the entry is emptied once the engine
+// takes it and kept for correcting when it does not.
+func (p *Preferences) addTyped() {
+	name := strings.TrimSpace(p.addName.Text)
+	err := p.e.AddDenied(name)
+	if err == nil {
+		p.addName.SetText("")
+	}
+	p.report(err, fmt.Sprintf("Agents will never touch “%s”.", name))
+}
+
+func (p *Preferences) removeDenied(name string) {
+	p.report(p.e.RemoveDenied(name), fmt.Sprintf("“%s” is off the list; agents may act in it again when you approve.", name))
 }
 
 func (p *Preferences) setDuration(label string, choices []time.Duration, what string, set func(time.Duration) error) {

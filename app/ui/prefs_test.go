@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/test"
 	"fyne.io/fyne/v2/widget"
 
@@ -103,6 +104,131 @@ func TestPreferencesShowErrorsPlainlyAndKeepTheOldValue(t *testing.T) {
 	}
 	if len(e.Changes()) != 0 {
 		t.Fatalf("changes made: %v", e.Changes())
+	}
+}
+
+// addedRows are the person's additions as shown: each name with its button.
+func addedRows(t *testing.T, p *Preferences) (names []string, removes []*widget.Button) {
+	t.Helper()
+	for _, o := range p.added.Objects {
+		var name string
+		var remove *widget.Button
+		for _, c := range o.(*fyne.Container).Objects {
+			switch c := c.(type) {
+			case *widget.RichText:
+				name = c.String()
+			case *widget.Button:
+				remove = c
+			}
+		}
+		if remove == nil || remove.Text != "Remove" {
+			t.Fatalf("the row for %q has no Remove button", name)
+		}
+		names = append(names, name)
+		removes = append(removes, remove)
+	}
+	return names, removes
+}
+
+// buttonsIn lists the buttons anywhere inside o.
+func buttonsIn(o fyne.CanvasObject) []*widget.Button {
+	switch o := o.(type) {
+	case *widget.Button:
+		return []*widget.Button{o}
+	case *fyne.Container:
+		var out []*widget.Button
+		for _, c := range o.Objects {
+			out = append(out, buttonsIn(c)...)
+		}
+		return out
+	}
+	return nil
+}
+
+func TestPreferencesAddAndRemoveDeniedApplications(t *testing.T) {
+	e, p := newPrefsRig(t)
+	if names, _ := addedRows(t, p); len(names) != 0 {
+		t.Fatalf("additions shown before any: %q", names)
+	}
+	test.Type(p.addName, "  Signal ")
+	test.Tap(p.addButton)
+	if got := e.Settings().DenyAdded; strings.Join(got, ",") != "Signal" {
+		t.Fatalf("engine additions = %q", got)
+	}
+	if p.addName.Text != "" {
+		t.Fatalf("the entry kept %q after the name was added", p.addName.Text)
+	}
+	if got := p.StatusText(); !strings.Contains(got, "Agents will never touch “Signal”.") || !strings.Contains(got, "audit log") {
+		t.Fatalf("status = %q", got)
+	}
+	// Return adds as the button does.
+	test.Type(p.addName, "org.example.Bank")
+	p.addName.TypedKey(&fyne.KeyEvent{Name: fyne.KeyReturn})
+	names, removes := addedRows(t, p)
+	if strings.Join(names, ",") != "Signal,org.example.Bank" {
+		t.Fatalf("shown additions = %q", names)
+	}
+	test.Tap(removes[0])
+	if got := e.Settings().DenyAdded; strings.Join(got, ",") != "org.example.Bank" {
+		t.Fatalf("after Remove the engine holds %q", got)
+	}
+	if names, _ := addedRows(t, p); strings.Join(names, ",") != "org.example.Bank" {
+		t.Fatalf("after Remove the window shows %q", names)
+	}
+	if got := p.StatusText(); !strings.Contains(got, "“Signal” is off the list") {
+		t.Fatalf("status = %q", got)
+	}
+	want := []string{`deny list + "Signal"`, `deny list + "org.example.Bank"`, `deny list − "Signal"`}
+	if got := e.Changes(); strings.Join(got, "|") != strings.Join(want, "|") {
+		t.Fatalf("changes = %q, want %q", got, want)
+	}
+	// The built-in entries are text only: nothing there removes them.
+	if b := buttonsIn(p.deny); len(b) != 0 {
+		t.Fatalf("the built-in list has %d buttons", len(b))
+	}
+}
+
+func TestPreferencesShowARefusedAdditionAndKeepTheName(t *testing.T) {
+	e, p := newPrefsRig(t)
+	test.Tap(p.addButton)
+	if got := p.StatusText(); !strings.HasPrefix(got, "Not changed. Type the application's name") {
+		t.Fatalf("status = %q", got)
+	}
+	test.Type(p.addName, "1password")
+	test.Tap(p.addButton)
+	if got := p.StatusText(); !strings.Contains(got, "Not changed. ") || !strings.Contains(got, "already on the list") {
+		t.Fatalf("status = %q", got)
+	}
+	if p.addName.Text != "1password" {
+		t.Fatalf("the refused name was cleared: %q", p.addName.Text)
+	}
+	if len(e.Changes()) != 0 || len(e.Settings().DenyAdded) != 0 {
+		t.Fatalf("a refused name changed the list: %v", e.Changes())
+	}
+}
+
+func TestPreferencesOfferTheApplicationsOpenNow(t *testing.T) {
+	e, p := newPrefsRig(t)
+	if p.openApps.Visible() {
+		t.Fatal("the choice shows with no open applications to offer")
+	}
+	e.SetOpenApps("Slack", "Signal", "1Password")
+	p.Refresh()
+	if !p.openApps.Visible() || strings.Join(p.openApps.Options, ",") != "Slack,Signal" {
+		t.Fatalf("offered %q (visible %v)", p.openApps.Options, p.openApps.Visible())
+	}
+	if len(e.Changes()) != 0 {
+		t.Fatalf("offering changed the list: %v", e.Changes())
+	}
+	p.openApps.SetSelected("Signal")
+	if got := e.Settings().DenyAdded; strings.Join(got, ",") != "Signal" {
+		t.Fatalf("engine additions = %q", got)
+	}
+	if strings.Join(p.openApps.Options, ",") != "Slack" || p.openApps.Selected != "" {
+		t.Fatalf("after choosing: options %q, selected %q", p.openApps.Options, p.openApps.Selected)
+	}
+	if names, _ := addedRows(t, p); strings.Join(names, ",") != "Signal" {
+		t.Fatalf("shown additions = %q", names)
 	}
 }
 

@@ -38,6 +38,11 @@ type Engine interface {
 	SetRememberFor(d time.Duration) error
 	SetBridgePort(port int) error
 	SetStartAtLogin(on bool) error
+	AddDenied(name string) error
+	RemoveDenied(name string) error
+	// OpenApps names the applications with a window open now that the deny
+	// list does not cover yet, for the person to pick from.
+	OpenApps(ctx context.Context) ([]string, error)
 }
 
 var _ Engine = (*core.Runtime)(nil)

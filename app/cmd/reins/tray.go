@@ -18,6 +18,7 @@ import (
 	"fyne.io/fyne/v2/app"
 
 	"github.com/reins-app/reins/app/ui"
+	"github.com/reins-app/reins/internal/macwin"
 )
 
 // runTray is Reins for the person: the tray menu, approval popups and the
@@ -45,8 +46,12 @@ func runTray(args []string) error {
 	settings := ui.Settings{
 		BridgePort: rt.Port(), DataDir: rt.DataDir, Executable: exe, ExtensionDir: filepath.Join(rt.DataDir, "extension"),
 	}
-	if runtime.GOOS == "linux" {
-		settings.PauseHotkey = "Control+Alt+Super+P" // taken by startReins; a failure is logged there
+	// The chord is taken by startReins; a failure is logged there.
+	switch runtime.GOOS {
+	case "linux":
+		settings.PauseHotkey = "Control+Alt+Super+P"
+	case "darwin":
+		settings.PauseHotkey = "⌃⌥⌘P"
 	}
 	hasTray := trayHost()
 	if !hasTray {
@@ -54,6 +59,10 @@ func runTray(args []string) error {
 	}
 	var u *ui.UI
 	a.Lifecycle().SetOnStarted(func() {
+		// Before any window: Reins lives in the menu bar, not the Dock.
+		if err := macwin.Accessory(); err != nil {
+			logf("cannot hide the Dock icon: %v", err)
+		}
 		u = ui.Start(ui.Options{
 			App: a, Engine: rt, Settings: settings, Tray: hasTray,
 			FirstRun: ui.FirstRunOptions{

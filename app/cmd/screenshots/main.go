@@ -188,8 +188,10 @@ func (s *scene) windows() []shot {
 	prefsEngine := ui.NewFakeEngine()
 	prefsEngine.SetSettings(core.Settings{
 		ApprovalTimeout: 30 * time.Second, RememberFor: 10 * time.Minute,
-		DenyList: []string{"Reins", "1Password", "Keychain Access", "Passwords", "System Settings", "Authentication dialog", "Bitwarden", "KeePassXC", "Dashlane", "LastPass"},
+		DenyList:  []string{"Reins", "1Password", "Keychain Access", "Passwords", "System Settings", "Authentication dialog", "Bitwarden", "KeePassXC", "Dashlane", "LastPass"},
+		DenyAdded: []string{"Signal", "com.example.BankApp"},
 	})
+	prefsEngine.SetOpenApps("Google Chrome", "Mail", "Slack", "Terminal")
 	prefs := ui.NewPreferences(prefsEngine, settings).Content()
 	out = append(out, shot{"preferences", prefs, fyne.NewSize(580, prefs.MinSize().Height)})
 	fresh := ui.NewFakeEngine()

@@ -1,0 +1,131 @@
+package core
+
+import (
+	"context"
+	"errors"
+	"os"
+	"time"
+
+	"github.com/reins-app/reins/approvals"
+	"github.com/reins-app/reins/audit"
+	"github.com/reins-app/reins/executor"
+)
+
+// MaxHolds is how many times in a row an act is held back because the
+// person was using the mouse or keyboard, and asked about again, before it
+// is refused with CodePersonActive.
+const MaxHolds = 3
+
+// firing is an act on its way from the person's approval to the OS.
+type firing struct {
+	tab string // the tab, or "" on the desktop
+	req approvals.Request
+	en  *audit.Entry
+	// ready checks again what time may have changed while the person
+	// looked, and says where the act lands. It runs with e.fire held.
+	ready func(ctx context.Context) (audit.Plan, error)
+	// perform fires the committed act.
+	perform func(ctx context.Context, t audit.Ticket) error
+	// again prepares the request for asking once more after a hold: a fresh
+	// picture, say. It may be nil.
+	again func(ctx context.Context, req *approvals.Request)
+	// done is the detail of the outcome row when the act fires; may be "".
+	done string
+	// input says the act is OS input, fired by the executor.
+	input bool
+}
+
+// ownWindowWait is how long approved input waits for Reins' own window to
+// leave the front: the person answered in the popup a moment ago, and the
+// desktop hands the focus back in its own time. Reins is on its own deny
+// list, so input fired while it is in front would be refused.
+const ownWindowWait = 500 * time.Millisecond
+
+// awaitOwnWindowGone returns once the application in front is not this
+// process, or after ownWindowWait; the executor's deny check decides then.
+func (e *Engine) awaitOwnWindowGone(ctx context.Context) {
+	deadline := time.Now().Add(ownWindowWait)
+	for {
+		front, err := e.opts.Executor.Frontmost(ctx)
+		if err != nil || front.PID != os.Getpid() || time.Now().After(deadline) {
+			return
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+}
+
+// decideAndFire asks the person about f's request and fires the act once
+// they allow it. When the executor holds the act back because the person is
+// using the mouse or keyboard, the attempt's outcome row says so, and the
+// person is asked again, up to MaxHolds times: an approval given before the
+// person took the controls back is not leave to fight them for the pointer.
+//
+// A failure after the "about to fire" row is returned as *alreadyLogged.
+func (s *Session) decideAndFire(ctx context.Context, f firing) (*ActResult, error) {
+	e := s.e
+	for holds := 0; ; {
+		approved, err := e.broker.Decide(ctx, f.req)
+		if err != nil {
+			return nil, err
+		}
+		f.en.Decision = approved.How().String()
+		res, err := s.fireApproved(ctx, f, approved)
+		if !errors.Is(err, executor.ErrPersonActive) {
+			return res, err
+		}
+		holds++
+		if holds >= MaxHolds {
+			return nil, &alreadyLogged{errorf(CodePersonActive,
+				"the person was using the mouse or keyboard each of the %d times this act was about to fire, so nothing was fired; wait and try again later", MaxHolds)}
+		}
+		f.req.ID, f.req.Held, f.req.Asked = e.newID("a"), holds, e.opts.Now()
+		if f.again != nil {
+			f.again(ctx, &f.req)
+		}
+	}
+}
+
+// fireApproved checks again, commits the "about to fire" row, fires, and
+// writes the outcome row.
+func (s *Session) fireApproved(ctx context.Context, f firing, approved approvals.Approved) (*ActResult, error) {
+	e := s.e
+	// Time passed while the person looked: everything is checked again.
+	if e.Paused() {
+		return nil, errorf(CodePaused, "the person paused all agents while this act waited")
+	}
+	e.fire.Lock()
+	defer e.fire.Unlock()
+	if f.input {
+		e.awaitOwnWindowGone(ctx)
+	}
+	plan, err := f.ready(ctx)
+	if err != nil {
+		return nil, err
+	}
+	ticket, err := e.opts.Audit.Commit(context.WithoutCancel(ctx), approved, plan)
+	if err != nil {
+		return nil, err
+	}
+	e.publish(Event{Kind: EventActivity, Tab: f.tab, Activity: &Activity{
+		Time: e.opts.Now(), Agent: s.agent.Label(), Act: f.req.Sentence(), Kind: string(f.req.Act.Kind), Outcome: "firing",
+	}})
+	fireErr := f.perform(ctx, ticket)
+	final := audit.Entry{Agent: s.agent, Act: f.en.Act, Target: f.en.Target, Decision: f.en.Decision, Outcome: OutcomeDone, Detail: f.done}
+	if fireErr != nil {
+		ce, outcome := classify(fireErr)
+		final.Outcome, final.Code, final.Detail = outcome, ce.Code, ce.Message
+	}
+	if _, err := e.opts.Audit.Finish(context.WithoutCancel(ctx), ticket, final.Outcome, final.Code, final.Detail); err != nil {
+		e.opts.Logf("audit: the outcome of row %d could not be written: %v", ticket.Seq(), err)
+	}
+	e.publish(Event{Kind: EventActivity, Tab: f.tab, Activity: activityOf(final, e.opts.Now())})
+	if fireErr != nil {
+		ce, _ := classify(fireErr)
+		return nil, &alreadyLogged{ce}
+	}
+	return &ActResult{Done: f.req.Sentence(), Target: f.req.Target.Ref, Audit: ticket.Seq()}, nil
+}

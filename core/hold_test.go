@@ -1,0 +1,179 @@
+package core_test
+
+import (
+	"os"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/reins-app/reins/audit"
+	"github.com/reins-app/reins/core"
+	"github.com/reins-app/reins/executor"
+)
+
+// answerWith answers every approval with what decide says, after it has
+// seen the request, until the test ends; it returns the requests seen.
+func (f *fixture) answerWith(decide func(r core.Request) core.Decision) func() []core.Request {
+	events, unsubscribe := f.Subscribe(64)
+	f.t.Cleanup(unsubscribe)
+	var mu sync.Mutex
+	var seen []core.Request
+	go func() {
+		for ev := range events {
+			if ev.Kind != core.EventApproval {
+				continue
+			}
+			mu.Lock()
+			seen = append(seen, *ev.Request)
+			mu.Unlock()
+			f.Engine.Answer(ev.Request.ID, decide(*ev.Request))
+		}
+	}()
+	return func() []core.Request {
+		mu.Lock()
+		defer mu.Unlock()
+		return append([]core.Request(nil), seen...)
+	}
+}
+
+func TestAnActIsHeldAndAskedAgainWhileThePersonUsesTheMouse(t *testing.T) {
+	f := newFixture(t, 2*time.Second)
+	f.SetShare(f.tab, core.Control)
+	ref, _ := f.snapRef("Place order")
+	// The person moves the mouse a moment after each answer, before the act
+	// can fire.
+	seen := f.answerWith(func(core.Request) core.Decision {
+		f.Exec.SetLastInput(time.Now().Add(time.Hour))
+		return core.AllowOnce
+	})
+	err := f.click(ref)
+	if codeOf(err) != core.CodePersonActive {
+		t.Fatalf("click while the person kept using the mouse: %v, want %s", err, core.CodePersonActive)
+	}
+	if n := len(f.Exec.Fired()); n != 0 {
+		t.Fatalf("%d acts fired while the person was at the mouse", n)
+	}
+	reqs := seen()
+	if len(reqs) != core.MaxHolds {
+		t.Fatalf("asked %d times, want %d", len(reqs), core.MaxHolds)
+	}
+	for i, r := range reqs {
+		if r.Held != i {
+			t.Errorf("request %d says it was held %d times, want %d", i+1, r.Held, i)
+		}
+	}
+	// Every attempt left its fire row and a "held" outcome; no other refusal.
+	rows := f.rows(core.AuditFilter{Act: "click"})
+	fires, held := 0, 0
+	for _, r := range rows {
+		switch {
+		case r.Phase == audit.PhaseFire:
+			fires++
+		case r.Phase == audit.PhaseOutcome && r.Code == core.CodePersonActive:
+			held++
+		default:
+			t.Errorf("unexpected row %+v", r)
+		}
+	}
+	if fires != core.MaxHolds || held != core.MaxHolds {
+		t.Fatalf("%d fire rows and %d held outcomes, want %d of each: %+v", fires, held, core.MaxHolds, rows)
+	}
+}
+
+func TestAHeldActFiresOnceThePersonAllowsItAgain(t *testing.T) {
+	f := newFixture(t, 2*time.Second)
+	f.SetShare(f.tab, core.Control)
+	ref, _ := f.snapRef("Place order")
+	seen := f.answerWith(func(r core.Request) core.Decision {
+		if r.Held == 0 {
+			// The person nudges the mouse just after answering.
+			f.Exec.SetLastInput(time.Now().Add(30 * time.Millisecond))
+		} else {
+			time.Sleep(60 * time.Millisecond) // reading the popup again
+		}
+		return core.AllowOnce
+	})
+	if err := f.click(ref); err != nil {
+		t.Fatal(err)
+	}
+	if n := len(f.Exec.Fired()); n != 1 {
+		t.Fatalf("fired %d acts, want 1", n)
+	}
+	if reqs := seen(); len(reqs) != 2 || reqs[1].Held != 1 {
+		t.Fatalf("want the act asked about twice, the second time as held: %+v", reqs)
+	}
+	if rows := f.rows(core.AuditFilter{Act: "click", Outcome: core.OutcomeDone}); len(rows) != 1 {
+		t.Fatalf("want one done row, got %+v", rows)
+	}
+}
+
+func TestARememberedAllowDoesNotCoverAHeldAct(t *testing.T) {
+	f := newFixture(t, 2*time.Second)
+	f.SetShare(f.tab, core.Control)
+	ref, _ := f.snapRef("Place order")
+	seen := f.answerWith(func(r core.Request) core.Decision {
+		if r.Held > 0 {
+			return core.AllowOnce
+		}
+		return core.AllowTab
+	})
+	if err := f.click(ref); err != nil {
+		t.Fatal(err)
+	}
+	// Remembered now: the next click is not asked about, unless the person
+	// is at the mouse, which they are, a moment before it.
+	f.Exec.SetLastInput(time.Now())
+	if err := f.click(ref); err != nil {
+		t.Fatal(err)
+	}
+	reqs := seen()
+	if len(reqs) != 2 || reqs[0].Held != 0 || reqs[1].Held != 1 {
+		t.Fatalf("want the first click asked and the remembered second one asked again as held: %+v", reqs)
+	}
+	if n := len(f.Exec.Fired()); n != 2 {
+		t.Fatalf("fired %d acts, want 2", n)
+	}
+	// A click with the person away is covered by the remembered allow.
+	time.Sleep(1100 * time.Millisecond)
+	if err := f.click(ref); err != nil {
+		t.Fatal(err)
+	}
+	if n := len(seen()); n != 2 {
+		t.Fatalf("asked %d times, want the third click covered without asking", n)
+	}
+}
+
+func TestApprovedInputWaitsForReinsOwnPopupToLeaveTheFront(t *testing.T) {
+	f := newFixture(t, 2*time.Second)
+	f.SetShare(f.tab, core.Control)
+	reins := executor.App{Name: "reins", Class: "reins.Reins", PID: os.Getpid()}
+	chrome := executor.App{Name: "Chromium", Class: "chromium.Chromium", PID: 1}
+	f.answerWith(func(core.Request) core.Decision {
+		// The person answers in the popup, which is in front until the
+		// desktop gives the focus back a little later.
+		f.Exec.SetFrontmost(reins)
+		time.AfterFunc(150*time.Millisecond, func() { f.Exec.SetFrontmost(chrome) })
+		return core.AllowOnce
+	})
+	ref, _ := f.snapRef("Place order")
+	if err := f.click(ref); err != nil {
+		t.Fatalf("click answered in the popup: %v", err)
+	}
+	if n := len(f.Exec.Fired()); n != 1 {
+		t.Fatalf("fired %d acts, want 1", n)
+	}
+}
+
+func TestInputIsRefusedWhenReinsStaysInFront(t *testing.T) {
+	f := newFixture(t, 2*time.Second)
+	f.SetShare(f.tab, core.Control)
+	defer f.AnswerAll(core.AllowOnce)()
+	f.Exec.SetFrontmost(executor.App{Name: "reins", Class: "reins.Reins", PID: os.Getpid()})
+	ref, _ := f.snapRef("Place order")
+	if err := f.click(ref); codeOf(err) != core.CodeDenyListed {
+		t.Fatalf("click with Reins in front: %v, want %s", err, core.CodeDenyListed)
+	}
+	if n := len(f.Exec.Fired()); n != 0 {
+		t.Fatalf("fired %d acts", n)
+	}
+}

@@ -1,0 +1,86 @@
+package executor
+
+import "fmt"
+
+// The pure half of the macOS pause chord: what Carbon's RegisterEventHotKey
+// is given for a chord. It lives in a file every platform compiles so that
+// its tests run anywhere; hotkey_darwin.go makes the calls.
+
+// Carbon modifier bits, from HIToolbox/Events.h (EventModifiers: cmdKey is
+// 1 << cmdKeyBit, and so on).
+const (
+	carbonCmdKey     = 1 << 8  // cmdKey
+	carbonShiftKey   = 1 << 9  // shiftKey
+	carbonOptionKey  = 1 << 11 // optionKey
+	carbonControlKey = 1 << 12 // controlKey
+)
+
+// The event, parameter and type the hot key handler deals in. Carbon's
+// four-character codes are written as the big-endian numbers C's
+// multi-character literals are.
+const (
+	carbonClassKeyboard      = 0x6B657962 // kEventClassKeyboard = 'keyb', HIToolbox/CarbonEvents.h
+	carbonEventHotKeyPressed = 5          // kEventHotKeyPressed, HIToolbox/CarbonEvents.h
+	carbonParamDirectObject  = 0x2D2D2D2D // kEventParamDirectObject = '----', HIToolbox/CarbonEventsCore.h
+	carbonTypeEventHotKeyID  = 0x686B6964 // typeEventHotKeyID = 'hkid', HIToolbox/CarbonEvents.h
+	carbonReinsSignature     = 0x5265696E // 'Rein': the signature of every hot key Reins registers
+)
+
+// Carbon results and options.
+const (
+	carbonNoErr              = 0     // noErr, MacTypes.h
+	carbonEventNotHandledErr = -9874 // eventNotHandledErr, HIToolbox/CarbonEventsCore.h
+	carbonEventHotKeyExists  = -9878 // eventHotKeyExistsErr, HIToolbox/CarbonEventsCore.h
+
+	// kEventHotKeyExclusive, HIToolbox/CarbonEvents.h: registering fails
+	// with eventHotKeyExistsErr when another program already holds the
+	// chord, instead of sharing its presses with that program.
+	carbonHotKeyExclusive = 1 << 0
+)
+
+// carbonHotKey returns the virtual key code and the Carbon modifier mask
+// that RegisterEventHotKey takes for c. Hot keys match keys, not
+// characters, so a character names the key that types it on the US
+// layout, as everywhere else on macOS in this package; a character typed
+// with Shift there ("+") adds Shift to the chord.
+func carbonHotKey(c chord) (code, mods uint32, err error) {
+	if c.mods&modShift != 0 {
+		mods |= carbonShiftKey
+	}
+	if c.mods&modControl != 0 {
+		mods |= carbonControlKey
+	}
+	if c.mods&modAlt != 0 {
+		mods |= carbonOptionKey
+	}
+	if c.mods&modMeta != 0 {
+		mods |= carbonCmdKey
+	}
+	switch c.name {
+	case keyNone:
+		k, shift, ok := macCharKey(c.char)
+		if !ok {
+			return 0, 0, fmt.Errorf("%w: no key on a Mac keyboard types %q", ErrUnknownKey, c.char)
+		}
+		if shift {
+			mods |= carbonShiftKey
+		}
+		return uint32(k), mods, nil
+	case keyShift, keyControl, keyAlt, keyMeta:
+		return 0, 0, fmt.Errorf("%w: a modifier alone cannot be a global chord; add a key such as P", ErrUnknownKey)
+	}
+	k, ok := macNamedCode(c.name)
+	if !ok {
+		return 0, 0, fmt.Errorf("%w: a Mac keyboard has no such key", ErrUnknownKey)
+	}
+	return uint32(k), mods, nil
+}
+
+// carbonHotKeyID is an EventHotKeyID {OSType signature; UInt32 id} as the
+// one register it travels in when passed by value: an 8-byte struct of
+// integers goes in a single general register on both arm64 (AAPCS64) and
+// amd64 (System V), laid out as in memory, so the signature is the low
+// half on these little-endian machines.
+func carbonHotKeyID(signature, id uint32) uint64 {
+	return uint64(signature) | uint64(id)<<32
+}

@@ -1,0 +1,16 @@
+//go:build !darwin
+
+package macwin
+
+// Accessory does nothing outside macOS.
+func Accessory() error { return nil }
+
+// Float does nothing outside macOS.
+func Float(nsWindow uintptr) error { return nil }
+
+// RememberFront does nothing outside macOS, where the window manager hands
+// the focus back when the popup hides.
+func RememberFront() error { return nil }
+
+// GiveBackFront does nothing outside macOS.
+func GiveBackFront() error { return nil }
