@@ -42,6 +42,8 @@ type Runtime struct {
 	cancel  context.CancelFunc
 	done    chan struct{}
 
+	keys pauseKeys
+
 	closeOnce sync.Once
 	closeErr  error
 }
@@ -120,16 +122,81 @@ func Start(ctx context.Context, opts StartOptions) (*Runtime, error) {
 }
 
 // WatchPauseHotkey pauses every agent when the person presses the pause
-// chord anywhere on the desktop, until ctx ends. Resuming is left to the
-// menu, so a second press can never let agents loose again by accident.
+// chord anywhere on the desktop: the chord in the settings, and from then on
+// the one the person chooses in Preferences, until ctx ends. Resuming is
+// left to the menu, so a second press can never let agents loose again by
+// accident. It returns once the chord is taken, or with why it cannot be
+// (another program holds it); the person can still choose another.
+//
+// On macOS the chord is taken on the main thread's run loop, so neither
+// this nor SetPauseChord may be called from the main thread.
 func (r *Runtime) WatchPauseHotkey(ctx context.Context) error {
-	return executor.WatchHotkey(ctx, executor.HotkeyOptions{
-		Chord: executor.PauseChord, Display: r.display, Pressed: func() { r.Pause(true) },
+	take := func(chord string) error { return r.takePauseChord(ctx, chord) }
+	r.prefs.hotkeyMu.Lock()
+	r.prefs.takeHotkey = take
+	r.prefs.hotkeyMu.Unlock()
+	context.AfterFunc(ctx, func() {
+		r.prefs.hotkeyMu.Lock()
+		r.prefs.takeHotkey = nil
+		r.prefs.hotkeyMu.Unlock()
 	})
+	return take(r.Settings().PauseChord)
 }
 
-// PauseChord names the pause chord for the person.
-const PauseChord = executor.PauseChord
+// DefaultPauseChord is the pause chord until the person chooses another.
+const DefaultPauseChord = executor.PauseChord
+
+// CanonicalPauseChord checks that s can be the pause chord and returns it in
+// the one spelling settings use.
+func CanonicalPauseChord(s string) (string, error) { return executor.CanonicalHotkey(s) }
+
+// hotkeyWait is how long taking a chord may take before it counts as failed.
+const hotkeyWait = 10 * time.Second
+
+// pauseKeys is the pause chord Reins holds across the desktop.
+type pauseKeys struct {
+	mu     sync.Mutex
+	chord  string             // guarded by mu: the chord held, or ""
+	cancel context.CancelFunc // guarded by mu: lets it go
+}
+
+// takePauseChord takes chord for Reins until ctx ends, and only then lets
+// the chord held before go, so that there is always a chord while the
+// person changes it.
+func (r *Runtime) takePauseChord(ctx context.Context, chord string) error {
+	r.keys.mu.Lock()
+	defer r.keys.mu.Unlock()
+	if chord == r.keys.chord && r.keys.cancel != nil {
+		return nil
+	}
+	wctx, cancel := context.WithCancel(ctx)
+	ready := make(chan struct{})
+	errc := make(chan error, 1)
+	go func() {
+		errc <- executor.WatchHotkey(wctx, executor.HotkeyOptions{
+			Chord: chord, Display: r.display, Pressed: func() { r.Pause(true) }, Ready: func() { close(ready) },
+		})
+	}()
+	timer := time.NewTimer(hotkeyWait)
+	defer timer.Stop()
+	select {
+	case <-ready:
+	case err := <-errc:
+		cancel()
+		if err == nil {
+			err = errors.New("Reins is stopping")
+		}
+		return err
+	case <-timer.C:
+		cancel()
+		return fmt.Errorf("the desktop did not hand it over within %s", hotkeyWait)
+	}
+	if r.keys.cancel != nil {
+		r.keys.cancel()
+	}
+	r.keys.chord, r.keys.cancel = chord, cancel
+	return nil
+}
 
 // Port is the bridge's port.
 func (r *Runtime) Port() int { return r.bridge.Port() }

@@ -58,6 +58,9 @@ type Settings struct {
 	// DenyList names the built-in applications no act may touch. It is the
 	// floor of protection: the person can add to it, never take from it.
 	DenyList []string
+	// PauseChord is the chord that pauses every agent from anywhere on the
+	// desktop, in executor.CanonicalHotkey's spelling.
+	PauseChord string
 	// DenyAdded are the applications the person added to the deny list, as
 	// they typed them, each matched as [executor.NamedRule] says.
 	DenyAdded []string
@@ -70,6 +73,7 @@ type settingsOnDisk struct {
 	BridgePort             int      `json:"bridgePort,omitempty"`
 	StartAtLogin           bool     `json:"startAtLogin,omitempty"`
 	DenyAdded              []string `json:"denyAdded,omitempty"`
+	PauseChord             string   `json:"pauseChord,omitempty"`
 }
 
 // prefs holds the engine's settings.
@@ -82,6 +86,11 @@ type prefs struct {
 	// settings last for this run only (tests among them) records the choice
 	// without touching the person's login items.
 	login bool
+
+	hotkeyMu sync.Mutex
+	// takeHotkey, when set, takes a new pause chord across the desktop and
+	// lets the old one go; see Runtime.WatchPauseHotkey.
+	takeHotkey func(chord string) error // guarded by hotkeyMu
 }
 
 // initPrefs fills the settings from what the broker runs with, what was
@@ -96,6 +105,10 @@ func (e *Engine) initPrefs() {
 		StartAtLogin:    saved.StartAtLogin,
 		DenyList:        denyLabels(),
 		DenyAdded:       slices.Clone(saved.DenyAdded),
+		PauseChord:      saved.PauseChord,
+	}
+	if e.prefs.s.PauseChord == "" {
+		e.prefs.s.PauseChord = executor.PauseChord
 	}
 	e.prefs.path = e.opts.SettingsFile
 	e.prefs.login = e.opts.SettingsFile != ""
@@ -242,6 +255,46 @@ func registerAtLogin(on bool) error {
 		return fmt.Errorf("start at login is still off, because Reins could not add itself to the login items (%w); check that the folder is yours and can be written to", err)
 	}
 	return nil
+}
+
+// SetPauseChord changes the chord that pauses every agent. The new chord is
+// taken for Reins across the desktop before the old one is let go; if it
+// cannot be taken (another program holds it), the old chord stays and the
+// error says why.
+func (e *Engine) SetPauseChord(chord string) error {
+	c, err := executor.CanonicalHotkey(chord)
+	if err != nil {
+		return fmt.Errorf("%w: %v", ErrInvalidSetting, err)
+	}
+	var old string
+	return e.changeSetting(func(s *Settings) (string, error) {
+		if s.PauseChord == c {
+			return "", nil
+		}
+		old = s.PauseChord
+		detail := fmt.Sprintf("pause chord %s → %s", old, c)
+		s.PauseChord = c
+		return detail, nil
+	}, func() error {
+		e.prefs.hotkeyMu.Lock()
+		take := e.prefs.takeHotkey
+		e.prefs.hotkeyMu.Unlock()
+		if take == nil {
+			return nil // nothing watches the desktop's keys: the chord is used from the next start
+		}
+		if err := take(c); err != nil {
+			return fmt.Errorf("the pause chord is still %s, because %s cannot be taken: %w", old, c, err)
+		}
+		return nil
+	})
+}
+
+// pauseChordOnDisk is what settings.json keeps: nothing for the default.
+func pauseChordOnDisk(c string) string {
+	if c == executor.PauseChord {
+		return ""
+	}
+	return c
 }
 
 // AddDenied puts an application on the deny list, named as the person
@@ -421,6 +474,13 @@ func loadSettings(path string) (Settings, []string) {
 		}
 	}
 	s.StartAtLogin = d.StartAtLogin
+	if d.PauseChord != "" {
+		if c, err := executor.CanonicalHotkey(d.PauseChord); err == nil {
+			s.PauseChord = c
+		} else {
+			problems = append(problems, fmt.Sprintf("%s: pause chord %q cannot be used (%v); using %s", path, d.PauseChord, err, executor.PauseChord))
+		}
+	}
 	for _, n := range d.DenyAdded {
 		name, err := checkDeniedName(n)
 		switch {
@@ -443,6 +503,7 @@ func saveSettings(path string, s Settings) error {
 		BridgePort:             s.BridgePort,
 		StartAtLogin:           s.StartAtLogin,
 		DenyAdded:              s.DenyAdded,
+		PauseChord:             pauseChordOnDisk(s.PauseChord),
 	}, "", "  ")
 	if err != nil {
 		return err

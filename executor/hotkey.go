@@ -1,6 +1,10 @@
 package executor
 
-import "context"
+import (
+	"context"
+	"fmt"
+	"strings"
+)
 
 // PauseChord is the global chord that pauses every agent: ⌃⌥⌘P on macOS,
 // Control+Alt+Super+P elsewhere.
@@ -27,4 +31,75 @@ func WatchHotkey(ctx context.Context, opts HotkeyOptions) error {
 		return err
 	}
 	return watchHotkey(ctx, c, opts)
+}
+
+// CanonicalHotkey checks that s can be the global pause chord and returns it
+// in one spelling ("Control+Alt+Meta+P"), so that two spellings of the same
+// chord compare equal. A global chord takes its keys from every other
+// program, so it must hold at least two of Control, Alt and Meta, and end on
+// a key that is not itself a modifier.
+func CanonicalHotkey(s string) (string, error) {
+	c, err := parseChord(s)
+	if err != nil {
+		return "", err
+	}
+	if c.name == keyCapsLock || (c.name >= keyShift && c.name <= keyMeta) {
+		return "", fmt.Errorf("%w: %q ends on a modifier; a pause chord ends on a key such as P or F12", ErrUnknownKey, s)
+	}
+	n := 0
+	for _, m := range []mods{modControl, modAlt, modMeta} {
+		if c.mods&m != 0 {
+			n++
+		}
+	}
+	if n < 2 {
+		return "", fmt.Errorf("%w: %q would take keys other programs use; a pause chord holds at least two of Control, Alt and Meta", ErrUnknownKey, s)
+	}
+	return c.String(), nil
+}
+
+// String is the chord in one spelling: modifiers in the order Control,
+// Alt, Shift, Meta, then the key, with letters upper case.
+func (c chord) String() string {
+	var parts []string
+	for _, m := range []struct {
+		m    mods
+		name string
+	}{{modControl, "Control"}, {modAlt, "Alt"}, {modShift, "Shift"}, {modMeta, "Meta"}} {
+		if c.mods&m.m != 0 {
+			parts = append(parts, m.name)
+		}
+	}
+	return strings.Join(append(parts, c.keyName()), "+")
+}
+
+// keyName is the chord's key as parseChord reads it back.
+func (c chord) keyName() string {
+	if c.char != 0 {
+		for name, r := range charKeys {
+			if r == c.char && (r == ' ' || r == '+') {
+				return strings.ToUpper(name[:1]) + name[1:]
+			}
+		}
+		return strings.ToUpper(string(c.char))
+	}
+	if c.name >= keyF1 && c.name <= keyF24 {
+		return fmt.Sprintf("F%d", c.name-keyF1+1)
+	}
+	for _, k := range []struct {
+		n    named
+		name string
+	}{
+		{keyEnter, "Enter"}, {keyTab, "Tab"}, {keyEscape, "Escape"}, {keyBackspace, "Backspace"},
+		{keyDelete, "Delete"}, {keyInsert, "Insert"}, {keyHome, "Home"}, {keyEnd, "End"},
+		{keyPageUp, "PageUp"}, {keyPageDown, "PageDown"}, {keyArrowLeft, "ArrowLeft"},
+		{keyArrowUp, "ArrowUp"}, {keyArrowRight, "ArrowRight"}, {keyArrowDown, "ArrowDown"},
+		{keyCapsLock, "CapsLock"}, {keyContextMenu, "ContextMenu"}, {keyShift, "Shift"},
+		{keyControl, "Control"}, {keyAlt, "Alt"}, {keyMeta, "Meta"},
+	} {
+		if k.n == c.name {
+			return k.name
+		}
+	}
+	return "?"
 }

@@ -43,7 +43,8 @@ var _ Engine = (*FakeEngine)(nil)
 func NewFakeEngine() *FakeEngine {
 	return &FakeEngine{connected: true, settings: core.Settings{
 		ApprovalTimeout: 30 * time.Second, RememberFor: 10 * time.Minute,
-		DenyList: []string{"Reins", "1Password", "Bitwarden", "Keychain Access", "System Settings"},
+		DenyList:   []string{"Reins", "1Password", "Bitwarden", "Keychain Access", "System Settings"},
+		PauseChord: "Control+Alt+Meta+P",
 	}}
 }
 
@@ -355,6 +356,19 @@ func (f *FakeEngine) SetStartAtLogin(on bool) error {
 		old := s.StartAtLogin
 		s.StartAtLogin = on
 		return fmt.Sprintf("start at login %v → %v", old, on)
+	})
+}
+
+// SetPauseChord takes any chord the engine would: in its one spelling.
+func (f *FakeEngine) SetPauseChord(chord string) error {
+	c, err := core.CanonicalPauseChord(chord)
+	if err != nil {
+		return fmt.Errorf("%w: %v", core.ErrInvalidSetting, err)
+	}
+	return f.change(func(s *core.Settings) string {
+		old := s.PauseChord
+		s.PauseChord = c
+		return fmt.Sprintf("pause chord %s → %s", old, c)
 	})
 }
 

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -36,6 +38,8 @@ type Preferences struct {
 	portSave          *widget.Button
 	portNote          *widget.RichText
 	login             *widget.Check
+	pause             *widget.Select // the pause chord, shown as this OS writes it
+	pauseNote         *widget.RichText
 	deny              *fyne.Container // the built-in deny list's labels, a few to a line
 	added             *fyne.Container // the person's additions, each with its Remove button
 	addName           *widget.Entry
@@ -45,12 +49,15 @@ type Preferences struct {
 	content           fyne.CanvasObject
 
 	filling bool // Refresh is setting the widgets: their callbacks must not write back
+	// off runs f off fyne's goroutine. Tests run f at once instead: fyne's
+	// test driver has no goroutine of its own to come back to.
+	off func(f func())
 }
 
 // NewPreferences builds the preferences for e; facts are what this Reins
 // runs with (the port in use, the data folder, the hotkey).
 func NewPreferences(e Engine, facts Settings) *Preferences {
-	p := &Preferences{e: e, facts: facts}
+	p := &Preferences{e: e, facts: facts, off: func(f func()) { go f() }}
 	p.timeout = widget.NewSelect(nil, func(label string) {
 		p.setDuration(label, timeoutChoices, "Time to answer", e.SetApprovalTimeout)
 	})
@@ -99,9 +106,11 @@ func NewPreferences(e Engine, facts Settings) *Preferences {
 		return container.NewVBox(rich(seg{text: title, bold: true, size: theme.SizeNameCaptionText, color: colorSecondary}),
 			card(container.NewVBox(rows...)))
 	}
-	hotkey := facts.PauseHotkey
-	if hotkey == "" {
-		hotkey = "None (use “Pause all agents” in the menu)"
+	p.pause = widget.NewSelect(nil, p.setPause)
+	p.pauseNote = rich()
+	var pauseRow fyne.CanvasObject = rich(seg{text: "None here: use “Pause all agents” in the menu"})
+	if facts.GlobalKeys {
+		pauseRow = container.NewBorder(nil, p.pauseNote, nil, nil, p.pause)
 	}
 	p.content = inset(container.NewVBox(
 		heading("Preferences"),
@@ -121,7 +130,7 @@ func NewPreferences(e Engine, facts Settings) *Preferences {
 				p.openApps,
 			)),
 			widget.NewSeparator(),
-			row("Pause all agents", rich(seg{text: hotkey})),
+			row("Pause all agents", pauseRow),
 		),
 		group("THIS COMPUTER",
 			row("Chrome extension port", container.NewBorder(nil, p.portNote, nil, nil,
@@ -161,6 +170,9 @@ func (p *Preferences) Refresh() {
 	}
 	setRich(p.portNote, seg{text: "Used from the next start; now " + now + ".", color: colorSecondary, size: theme.SizeNameCaptionText})
 	p.login.SetChecked(s.StartAtLogin)
+	p.pause.Options = pauseLabels(s.PauseChord)
+	p.pause.SetSelected(ChordLabel(s.PauseChord, runtime.GOOS))
+	setRich(p.pauseNote, seg{text: "Pressed anywhere, it pauses every agent; resume from the menu.", color: colorSecondary, size: theme.SizeNameCaptionText})
 	p.deny.RemoveAll()
 	for _, line := range lines(s.DenyList, 56) {
 		p.deny.Add(rich(seg{text: line}))
@@ -248,6 +260,84 @@ func (p *Preferences) report(err error, done string) {
 		setPara(p.status, []seg{{text: done + " Written to the audit log.", color: colorSecondary}})
 	}
 	p.Refresh()
+}
+
+// pauseChoices are the pause chords offered; each holds at least two of
+// Control, Alt and Meta, as every pause chord must.
+var pauseChoices = []string{"Control+Alt+Meta+P", "Control+Alt+Meta+Escape", "Control+Alt+Shift+P", "Control+Alt+Meta+F12"}
+
+// pauseLabels are the choices as this OS writes them, the current chord
+// among them even when it is not one of the offered ones.
+func pauseLabels(current string) []string {
+	var out []string
+	for _, c := range pauseChoices {
+		out = append(out, ChordLabel(c, runtime.GOOS))
+	}
+	if cur := ChordLabel(current, runtime.GOOS); !slices.Contains(out, cur) {
+		out = append(out, cur)
+	}
+	return out
+}
+
+// setPause asks the engine for the chosen chord. Taking a chord waits for
+// the desktop, which on macOS answers on this very goroutine, so the engine
+// is asked from another and its answer shown back here.
+func (p *Preferences) setPause(label string) {
+	if p.filling {
+		return
+	}
+	chord := ""
+	for _, c := range append(slices.Clone(pauseChoices), p.e.Settings().PauseChord) {
+		if ChordLabel(c, runtime.GOOS) == label {
+			chord = c
+		}
+	}
+	if chord == "" {
+		return
+	}
+	setPara(p.status, []seg{{text: "Taking " + label + " for Reins…", color: colorSecondary}})
+	p.off(func() {
+		err := p.e.SetPauseChord(chord)
+		fyne.Do(func() { p.report(err, label+" now pauses every agent.") })
+	})
+}
+
+// ChordLabel writes a chord ("Control+Alt+Meta+P") the way goos does:
+// "⌃⌥⌘P" on macOS, "Control+Alt+Super+P" elsewhere.
+func ChordLabel(chord, goos string) string {
+	parts := strings.Split(chord, "+")
+	if len(parts) == 0 {
+		return chord
+	}
+	key, mods := parts[len(parts)-1], parts[:len(parts)-1]
+	if goos != "darwin" {
+		for i, m := range mods {
+			if m == "Meta" {
+				mods[i] = "Super"
+			}
+		}
+		return strings.Join(append(mods, key), "+")
+	}
+	var b strings.Builder
+	for _, m := range []struct{ name, sym string }{{"Control", "⌃"}, {"Alt", "⌥"}, {"Shift", "⇧"}, {"Meta", "⌘"}} {
+		if slices.Contains(mods, m.name) {
+			b.WriteString(m.sym)
+		}
+	}
+	switch key {
+	case "Escape":
+		key = "⎋"
+	case "Enter":
+		key = "↩"
+	case "Backspace":
+		key = "⌫"
+	case "Tab":
+		key = "⇥"
+	case "Space":
+		key = "Space"
+	}
+	b.WriteString(key)
+	return b.String()
 }
 
 // StatusText is the line under the settings, for tests.

@@ -2,6 +2,7 @@ package ui
 
 import (
 	"errors"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -287,5 +288,68 @@ func TestDenyListLinesKeepLabelsWhole(t *testing.T) {
 	want := []string{"Reins, 1Password,", "Keychain Access,", "Authentication dialog"}
 	if strings.Join(got, "|") != strings.Join(want, "|") {
 		t.Fatalf("lines = %q, want %q", got, want)
+	}
+}
+
+func TestPreferencesChangeThePauseChord(t *testing.T) {
+	testApp(t)
+	e := NewFakeEngine()
+	p := NewPreferences(e, Settings{GlobalKeys: true})
+	p.off = func(f func()) { f() }
+	test.NewTempWindow(t, p.Content())
+	if want := ChordLabel("Control+Alt+Meta+P", runtime.GOOS); p.pause.Selected != want {
+		t.Fatalf("pause chord shown %q, want %q", p.pause.Selected, want)
+	}
+	p.pause.SetSelected(ChordLabel("Control+Alt+Meta+Escape", runtime.GOOS))
+	if got := e.Settings().PauseChord; got != "Control+Alt+Meta+Escape" || !strings.Contains(p.StatusText(), "now pauses every agent") {
+		t.Fatalf("chord %q, status %q", got, p.StatusText())
+	}
+	if want := ChordLabel("Control+Alt+Meta+Escape", runtime.GOOS); p.pause.Selected != want {
+		t.Fatalf("pause chord shown %q, want %q", p.pause.Selected, want)
+	}
+	// A chord the engine cannot take is reported and the old one shown.
+	e.FailSettings(errors.New("another program holds it"))
+	p.pause.SetSelected(ChordLabel("Control+Alt+Meta+F12", runtime.GOOS))
+	if !strings.Contains(p.StatusText(), "Not changed") || p.pause.Selected != ChordLabel("Control+Alt+Meta+Escape", runtime.GOOS) {
+		t.Fatalf("after a refusal: status %q, shown %q", p.StatusText(), p.pause.Selected)
+	}
+	// Without a chord on this desktop there is nothing to choose.
+	none := NewPreferences(e, Settings{})
+	test.NewTempWindow(t, none.Content())
+	if holds(none.Content(), none.pause) || !holds(p.Content(), p.pause) {
+		t.Error("the pause chord is offered where none can be taken, or not where it can")
+	}
+}
+
+// holds reports whether target is drawn somewhere inside root.
+func holds(root, target fyne.CanvasObject) bool {
+	if root == target {
+		return true
+	}
+	var children []fyne.CanvasObject
+	switch o := root.(type) {
+	case *fyne.Container:
+		children = o.Objects
+	case fyne.Widget:
+		children = test.WidgetRenderer(o).Objects()
+	}
+	for _, c := range children {
+		if holds(c, target) {
+			return true
+		}
+	}
+	return false
+}
+
+func TestChordLabel(t *testing.T) {
+	for _, tc := range []struct{ chord, goos, want string }{
+		{"Control+Alt+Meta+P", "darwin", "⌃⌥⌘P"},
+		{"Control+Alt+Meta+P", "linux", "Control+Alt+Super+P"},
+		{"Control+Alt+Shift+Meta+Escape", "darwin", "⌃⌥⇧⌘⎋"},
+		{"Control+Alt+F12", "linux", "Control+Alt+F12"},
+	} {
+		if got := ChordLabel(tc.chord, tc.goos); got != tc.want {
+			t.Errorf("ChordLabel(%q, %s) = %q, want %q", tc.chord, tc.goos, got, tc.want)
+		}
 	}
 }

@@ -38,6 +38,9 @@ type Engine interface {
 	SetRememberFor(d time.Duration) error
 	SetBridgePort(port int) error
 	SetStartAtLogin(on bool) error
+	// SetPauseChord may wait for the desktop to hand the chord over; call it
+	// off fyne's goroutine.
+	SetPauseChord(chord string) error
 	AddDenied(name string) error
 	RemoveDenied(name string) error
 	// OpenApps names the applications with a window open now that the deny
@@ -56,8 +59,8 @@ type Verifier interface {
 // Settings are the facts about this Reins the windows show beside the
 // engine's settings ([core.Settings]), which the preferences window edits.
 type Settings struct {
-	BridgePort   int    // the extension's port on 127.0.0.1 in use now
-	PauseHotkey  string // e.g. "⌃⌥⌘P"; empty when none is registered
+	BridgePort   int  // the extension's port on 127.0.0.1 in use now
+	GlobalKeys   bool // a pause chord can be taken across this desktop (X11, macOS)
 	DataDir      string
 	ExtensionDir string // where the Chrome extension is written for loading
 	Executable   string // this reins binary, for agents' MCP config

@@ -383,7 +383,7 @@ func New(t testing.TB, opts Options) *Engine {
 // WaitTab waits until the engine knows a tab at url and returns its id.
 func (e *Engine) WaitTab(t testing.TB, url string) string {
 	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
+	deadline := time.Now().Add(15 * time.Second) // generous: a loaded machine under -race
 	for time.Now().Before(deadline) {
 		for _, tab := range e.Tabs() {
 			if tab.URL == url && tab.Connected {

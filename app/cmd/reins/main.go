@@ -113,7 +113,7 @@ func startReins(ctx context.Context, port, mcpPort int, logf func(string, ...any
 	}
 	go func() {
 		if err := rt.WatchPauseHotkey(ctx); err != nil {
-			fmt.Fprintf(os.Stderr, "reins: the pause chord (%s) is not available: %v\n", core.PauseChord, err)
+			fmt.Fprintf(os.Stderr, "reins: the pause chord (%s) is not available: %v; choose another in Preferences\n", rt.Settings().PauseChord, err)
 		}
 	}()
 	return rt, sync.OnceValue(func() error {

@@ -46,13 +46,8 @@ func runTray(args []string) error {
 	settings := ui.Settings{
 		BridgePort: rt.Port(), DataDir: rt.DataDir, Executable: exe, ExtensionDir: filepath.Join(rt.DataDir, "extension"),
 	}
-	// The chord is taken by startReins; a failure is logged there.
-	switch runtime.GOOS {
-	case "linux":
-		settings.PauseHotkey = "Control+Alt+Super+P"
-	case "darwin":
-		settings.PauseHotkey = "⌃⌥⌘P"
-	}
+	// The pause chord is taken by startReins; a failure is logged there.
+	settings.GlobalKeys = runtime.GOOS == "linux" || runtime.GOOS == "darwin"
 	hasTray := trayHost()
 	if !hasTray {
 		fmt.Fprintln(os.Stderr, "reins: no tray host on this desktop; a small Reins window stands in for the menu")

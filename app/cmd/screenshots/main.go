@@ -182,8 +182,8 @@ func (s *scene) windows() []shot {
 
 	// Preferences and first run.
 	settings := ui.Settings{
-		BridgePort: 48211,
-		DataDir:    "~/Library/Application Support/Reins", Executable: "/Applications/Reins.app/Contents/MacOS/reins",
+		BridgePort: 48211, GlobalKeys: true,
+		DataDir: "~/Library/Application Support/Reins", Executable: "/Applications/Reins.app/Contents/MacOS/reins",
 	}
 	prefsEngine := ui.NewFakeEngine()
 	prefsEngine.SetSettings(core.Settings{

@@ -1,0 +1,98 @@
+package core_test
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/reins-app/reins/approvals"
+	"github.com/reins-app/reins/audit"
+	"github.com/reins-app/reins/core"
+	"github.com/reins-app/reins/executor"
+	"github.com/reins-app/reins/internal/xvfb"
+)
+
+func TestThePauseChordCanBeChangedAndIsTakenBeforeTheOldOneGoes(t *testing.T) {
+	x := xvfb.StartT(t, "1280x800x24")
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	dir := t.TempDir()
+	rt, err := core.Start(ctx, core.StartOptions{DataDir: dir, Executor: &executor.Fake{}, Display: x.Display, Logf: t.Logf})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rt.Close()
+	if err := rt.WatchPauseHotkey(ctx); err != nil {
+		t.Fatalf("the default chord was not taken: %v", err)
+	}
+	keys, err := executor.NewX11(executor.X11Options{Display: x.Display})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer keys.Close()
+	// pauses reports whether pressing chord pauses every agent.
+	pauses := func(chord string) bool {
+		t.Helper()
+		rt.Pause(false)
+		tk := audit.TestOnlyTicket(approvals.Act{Kind: approvals.Key, Keys: chord}, audit.Plan{Scale: 1})
+		if err := keys.Fire(ctx, tk); err != nil {
+			t.Fatalf("pressing %s: %v", chord, err)
+		}
+		for deadline := time.Now().Add(700 * time.Millisecond); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+			if rt.Paused() {
+				return true
+			}
+		}
+		return false
+	}
+	if !pauses("Control+Alt+Meta+P") {
+		t.Fatal("the default chord does not pause")
+	}
+
+	if err := rt.SetPauseChord("ctrl+super+alt+escape"); err != nil {
+		t.Fatal(err)
+	}
+	if got := rt.Settings().PauseChord; got != "Control+Alt+Meta+Escape" {
+		t.Fatalf("the chord is saved as %q", got)
+	}
+	if b, err := os.ReadFile(filepath.Join(dir, core.SettingsFile)); err != nil || !strings.Contains(string(b), `"pauseChord": "Control+Alt+Meta+Escape"`) {
+		t.Fatalf("the chord is not saved for the next start: %s, %v", b, err)
+	}
+	if pauses("Control+Alt+Meta+P") {
+		t.Error("the old chord still pauses after the person chose another")
+	}
+	if !pauses("Control+Alt+Meta+Escape") {
+		t.Fatal("the new chord does not pause")
+	}
+
+	// Another program holds the next chord: it is refused, the old one stays.
+	held := make(chan struct{})
+	go executor.WatchHotkey(ctx, executor.HotkeyOptions{Chord: "Control+Alt+Meta+F12", Display: x.Display,
+		Pressed: func() {}, Ready: func() { close(held) }})
+	<-held
+	err = rt.SetPauseChord("Control+Alt+Meta+F12")
+	if err == nil || !strings.Contains(err.Error(), "still Control+Alt+Meta+Escape") {
+		t.Fatalf("taking a chord another program holds: %v", err)
+	}
+	if got := rt.Settings().PauseChord; got != "Control+Alt+Meta+Escape" {
+		t.Fatalf("after the refusal the chord is %q", got)
+	}
+	if !pauses("Control+Alt+Meta+Escape") {
+		t.Fatal("the old chord was let go although the new one could not be taken")
+	}
+	rows, err := rt.AuditRows(ctx, core.AuditFilter{Act: string(core.ActSettings)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rows) < 3 || rows[0].Outcome != core.OutcomeFailed || !strings.Contains(rows[0].Detail, "F12") {
+		t.Fatalf("the failed change is not the newest settings row: %+v", rows)
+	}
+
+	// A chord that would take ordinary keys is refused before anything.
+	if err := rt.SetPauseChord("Control+P"); err == nil {
+		t.Fatal("Control+P was taken as the pause chord")
+	}
+}
