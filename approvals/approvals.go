@@ -123,21 +123,26 @@ func (a Approved) How() Decision { return a.how }
 // At is when it was approved.
 func (a Approved) At() time.Time { return a.at }
 
-// RememberedQuiet is how long the person must have left the mouse and
-// keyboard alone before an act a remembered decision approved may fire:
-// nobody looked at that act, and input just before it means the person is
-// at the controls.
-const RememberedQuiet = time.Second
+// How long the person must have left the mouse and keyboard alone before an
+// approved act fires, so that it never fights them for the controls.
+const (
+	// AnsweredQuiet is for an act the person answered: long enough for the
+	// answer's own key or button to come back up.
+	AnsweredQuiet = 300 * time.Millisecond
+	// RememberedQuiet is for an act a remembered "allow on this tab"
+	// answered: nobody looked at it, and input a second before means the
+	// person is at the controls.
+	RememberedQuiet = time.Second
+)
 
-// QuietSince is the moment from which the person's own mouse or keyboard
-// input holds the act back to be asked again: when they approved it, or
-// RememberedQuiet before a remembered decision approved it. Input before a
-// person's own answer is the answer itself.
-func (a Approved) QuietSince() time.Time {
+// Quiet is how long the person must have left the mouse and keyboard alone
+// before the act fires: AnsweredQuiet, or RememberedQuiet when a remembered
+// decision approved it.
+func (a Approved) Quiet() time.Duration {
 	if a.how == allowedByMemory {
-		return a.at.Add(-RememberedQuiet)
+		return RememberedQuiet
 	}
-	return a.at
+	return AnsweredQuiet
 }
 
 // Errors an agent may see. Each says what to do next.

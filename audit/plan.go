@@ -1,6 +1,10 @@
 package audit
 
-import "github.com/reins-app/reins/approvals"
+import (
+	"time"
+
+	"github.com/reins-app/reins/approvals"
+)
 
 // Plan is where an approved act lands on screen, worked out just before it
 // fires. Points are in DIP (screen points); Scale is device pixels per DIP.
@@ -11,6 +15,10 @@ type Plan struct {
 	Y2    float64 `json:"y2,omitempty"`
 	Scale float64 `json:"scale"`
 	Frame string  `json:"frame,omitempty"` // the target frame's origin, for the record
+	// QuietFrom is when the person was last seen to have left the mouse and
+	// keyboard alone long enough: their input after it holds the act back.
+	// Zero means the approval's own moment.
+	QuietFrom time.Time `json:"quietFrom,omitzero"`
 }
 
 // Ticket is a committed "about to fire" row: the only thing the executor

@@ -40,6 +40,10 @@ type Options struct {
 	RememberFor     time.Duration     // optional: "allow on this tab" lasts; default 10 min
 	Now             func() time.Time  // optional
 	Logf            func(format string, args ...any)
+	// PersonWait is how long approved input waits for the person to leave
+	// the mouse and keyboard alone before it is held and asked about again;
+	// default 2 s.
+	PersonWait time.Duration // optional
 	// SettingsFile is where the person's setting changes are saved; empty
 	// keeps them for this run only. Start sets it in the data folder.
 	SettingsFile string // optional
@@ -54,11 +58,14 @@ type Engine struct {
 	broker *approvals.Broker
 	queue  *queue
 	paused atomic.Bool
-	fire   sync.Mutex // one act reaches the OS at a time
-	subs   subscribers
-	agents agentBook // agents seen and allowed, see agents.go
-	prefs  prefs     // the person's settings, see settings.go
-	nextID atomic.Uint64
+	// pausing is closed when the person pauses, ending every act firing.
+	pauseMu sync.Mutex
+	pausing chan struct{} // guarded by pauseMu; made on demand
+	fire    sync.Mutex    // one act reaches the OS at a time
+	subs    subscribers
+	agents  agentBook // agents seen and allowed, see agents.go
+	prefs   prefs     // the person's settings, see settings.go
+	nextID  atomic.Uint64
 
 	mu        sync.Mutex
 	tabs      map[string]*tabState // guarded by mu; by Reins tab id
@@ -91,6 +98,9 @@ type tabState struct {
 func New(opts Options) *Engine {
 	if opts.Now == nil {
 		opts.Now = time.Now
+	}
+	if opts.PersonWait <= 0 {
+		opts.PersonWait = 2 * time.Second
 	}
 	if opts.Logf == nil {
 		opts.Logf = log.Printf
@@ -359,11 +369,45 @@ func (e *Engine) AuditRows(ctx context.Context, f audit.Filter) ([]audit.Row, er
 // Share returns a tab's current share level.
 func (e *Engine) Share(tab string) approvals.Level { return e.grants.Get(tab).Level }
 
-// Pause refuses every act while on. Only the person's door calls it.
+// Pause refuses every act while on, and stops the acts firing when it comes
+// on. Only the person's door calls it.
 func (e *Engine) Pause(on bool) {
-	if e.paused.Swap(on) != on {
+	changed := e.paused.Swap(on) != on
+	if on {
+		// After the flag: an act starting to fire now sees one or the other.
+		e.pauseMu.Lock()
+		if e.pausing != nil {
+			close(e.pausing) // acts firing now stop at their next event
+			e.pausing = nil
+		}
+		e.pauseMu.Unlock()
+	}
+	if changed {
 		e.publish(Event{Kind: EventPause, Paused: on})
 	}
+}
+
+// untilPaused is ctx, ended also when the person pauses all agents.
+func (e *Engine) untilPaused(ctx context.Context) (context.Context, context.CancelFunc) {
+	e.pauseMu.Lock()
+	if e.pausing == nil {
+		e.pausing = make(chan struct{})
+	}
+	pausing := e.pausing
+	e.pauseMu.Unlock()
+	ctx, cancel := context.WithCancel(ctx)
+	if e.Paused() {
+		cancel()
+		return ctx, cancel
+	}
+	go func() {
+		select {
+		case <-pausing:
+			cancel()
+		case <-ctx.Done():
+		}
+	}()
+	return ctx, cancel
 }
 
 // Paused reports whether acts are refused.

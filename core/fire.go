@@ -3,6 +3,7 @@ package core
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"time"
 
@@ -59,15 +60,18 @@ func (e *Engine) awaitOwnWindowGone(ctx context.Context) {
 }
 
 // decideAndFire asks the person about f's request and fires the act once
-// they allow it. When the executor holds the act back because the person is
-// using the mouse or keyboard, the attempt's outcome row says so, and the
-// person is asked again, up to MaxHolds times: an approval given before the
-// person took the controls back is not leave to fight them for the pointer.
+// they allow it. Input waits until the person has left the mouse and
+// keyboard alone for a moment (approvals' Quiet); when they go on using them
+// for PersonWait, or touch them between that moment and the first event, the
+// act is held: a row says so, and the person is asked again, up to MaxHolds
+// times. An approval given before the person took the controls back is not
+// leave to fight them for the pointer.
 //
 // A failure after the "about to fire" row is returned as *alreadyLogged.
 func (s *Session) decideAndFire(ctx context.Context, f firing) (*ActResult, error) {
 	e := s.e
 	for holds := 0; ; {
+		f.en.Decision = ""
 		approved, err := e.broker.Decide(ctx, f.req)
 		if err != nil {
 			return nil, err
@@ -77,10 +81,20 @@ func (s *Session) decideAndFire(ctx context.Context, f firing) (*ActResult, erro
 		if !errors.Is(err, executor.ErrPersonActive) {
 			return res, err
 		}
+		var logged *alreadyLogged
+		if !errors.As(err, &logged) { // held before its "about to fire" row
+			ce, outcome := classify(err)
+			held := *f.en
+			held.Outcome, held.Code, held.Detail = outcome, ce.Code, ce.Message
+			e.record(ctx, held)
+		}
 		holds++
 		if holds >= MaxHolds {
 			return nil, &alreadyLogged{errorf(CodePersonActive,
 				"the person was using the mouse or keyboard each of the %d times this act was about to fire, so nothing was fired; wait and try again later", MaxHolds)}
+		}
+		if e.Paused() {
+			return nil, errorf(CodePaused, "the person paused all agents while this act waited")
 		}
 		f.req.ID, f.req.Held, f.req.Asked = e.newID("a"), holds, e.opts.Now()
 		if f.again != nil {
@@ -89,23 +103,41 @@ func (s *Session) decideAndFire(ctx context.Context, f firing) (*ActResult, erro
 	}
 }
 
-// fireApproved checks again, commits the "about to fire" row, fires, and
-// writes the outcome row.
+// fireApproved waits for the person to be still, checks again, commits the
+// "about to fire" row, fires, and writes the outcome row.
 func (s *Session) fireApproved(ctx context.Context, f firing, approved approvals.Approved) (*ActResult, error) {
 	e := s.e
-	// Time passed while the person looked: everything is checked again.
-	if e.Paused() {
-		return nil, errorf(CodePaused, "the person paused all agents while this act waited")
+	paused := func() error {
+		if e.Paused() {
+			return errorf(CodePaused, "the person paused all agents while this act waited")
+		}
+		return nil
+	}
+	if err := paused(); err != nil {
+		return nil, err
+	}
+	var still time.Time
+	if f.input {
+		var err error
+		if still, err = e.awaitStill(ctx, approved.Quiet()); err != nil {
+			return nil, err
+		}
 	}
 	e.fire.Lock()
 	defer e.fire.Unlock()
 	if f.input {
 		e.awaitOwnWindowGone(ctx)
 	}
+	// Time passed while the person looked and while this waited: everything
+	// is checked again.
+	if err := paused(); err != nil {
+		return nil, err
+	}
 	plan, err := f.ready(ctx)
 	if err != nil {
 		return nil, err
 	}
+	plan.QuietFrom = still
 	ticket, err := e.opts.Audit.Commit(context.WithoutCancel(ctx), approved, plan)
 	if err != nil {
 		return nil, err
@@ -113,7 +145,12 @@ func (s *Session) fireApproved(ctx context.Context, f firing, approved approvals
 	e.publish(Event{Kind: EventActivity, Tab: f.tab, Activity: &Activity{
 		Time: e.opts.Now(), Agent: s.agent.Label(), Act: f.req.Sentence(), Kind: string(f.req.Act.Kind), Outcome: "firing",
 	}})
-	fireErr := f.perform(ctx, ticket)
+	fctx, stop := e.untilPaused(ctx)
+	fireErr := f.perform(fctx, ticket)
+	stop()
+	if fireErr != nil && errors.Is(fireErr, context.Canceled) && ctx.Err() == nil && e.Paused() {
+		fireErr = &Error{Code: CodePaused, Message: "the person paused all agents while this act was firing; it stopped at its next event and let go of every key and button", Err: fireErr}
+	}
 	final := audit.Entry{Agent: s.agent, Act: f.en.Act, Target: f.en.Target, Decision: f.en.Decision, Outcome: OutcomeDone, Detail: f.done}
 	if fireErr != nil {
 		ce, outcome := classify(fireErr)
@@ -128,4 +165,33 @@ func (s *Session) fireApproved(ctx context.Context, f firing, approved approvals
 		return nil, &alreadyLogged{ce}
 	}
 	return &ActResult{Done: f.req.Sentence(), Target: f.req.Target.Ref, Audit: ticket.Seq()}, nil
+}
+
+// awaitStill returns once the person has left the mouse and keyboard alone
+// for quiet, and the moment it saw that; their input after it holds the act
+// (the executor checks it right before the first event). When they are
+// still at the controls after PersonWait, it returns an error wrapping
+// executor.ErrPersonActive. If the executor cannot tell, nothing fires.
+func (e *Engine) awaitStill(ctx context.Context, quiet time.Duration) (time.Time, error) {
+	deadline := time.Now().Add(e.opts.PersonWait)
+	for {
+		last, err := e.opts.Executor.LastInput(ctx)
+		if err != nil {
+			return time.Time{}, fmt.Errorf("cannot tell whether the person is using the mouse or keyboard, so nothing was fired: %w", err)
+		}
+		now := time.Now()
+		idle := now.Sub(last)
+		if idle >= quiet {
+			return now, nil
+		}
+		if !now.Before(deadline) {
+			return time.Time{}, fmt.Errorf("%w: still using them %s after the act was allowed", executor.ErrPersonActive, e.opts.PersonWait)
+		}
+		wait := min(quiet-idle, deadline.Sub(now))
+		select {
+		case <-ctx.Done():
+			return time.Time{}, ctx.Err()
+		case <-time.After(wait):
+		}
+	}
 }

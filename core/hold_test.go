@@ -1,11 +1,13 @@
 package core_test
 
 import (
+	"context"
 	"os"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/reins-app/reins/approvals"
 	"github.com/reins-app/reins/audit"
 	"github.com/reins-app/reins/core"
 	"github.com/reins-app/reins/executor"
@@ -40,8 +42,7 @@ func TestAnActIsHeldAndAskedAgainWhileThePersonUsesTheMouse(t *testing.T) {
 	f := newFixture(t, 2*time.Second)
 	f.SetShare(f.tab, core.Control)
 	ref, _ := f.snapRef("Place order")
-	// The person moves the mouse a moment after each answer, before the act
-	// can fire.
+	// The person goes on using the mouse after each answer.
 	seen := f.answerWith(func(core.Request) core.Decision {
 		f.Exec.SetLastInput(time.Now().Add(time.Hour))
 		return core.AllowOnce
@@ -62,21 +63,39 @@ func TestAnActIsHeldAndAskedAgainWhileThePersonUsesTheMouse(t *testing.T) {
 			t.Errorf("request %d says it was held %d times, want %d", i+1, r.Held, i)
 		}
 	}
-	// Every attempt left its fire row and a "held" outcome; no other refusal.
+	// Each hold is a row of its own, and nothing was about to fire.
 	rows := f.rows(core.AuditFilter{Act: "click"})
-	fires, held := 0, 0
+	if len(rows) != core.MaxHolds {
+		t.Fatalf("%d rows, want %d holds: %+v", len(rows), core.MaxHolds, rows)
+	}
 	for _, r := range rows {
-		switch {
-		case r.Phase == audit.PhaseFire:
-			fires++
-		case r.Phase == audit.PhaseOutcome && r.Code == core.CodePersonActive:
-			held++
-		default:
-			t.Errorf("unexpected row %+v", r)
+		if r.Phase == audit.PhaseFire || r.Code != core.CodePersonActive || r.Decision != "allowed once" {
+			t.Errorf("row %+v is not a hold of an allowed act", r)
 		}
 	}
-	if fires != core.MaxHolds || held != core.MaxHolds {
-		t.Fatalf("%d fire rows and %d held outcomes, want %d of each: %+v", fires, held, core.MaxHolds, rows)
+}
+
+func TestAnActWaitsForThePersonToBeStill(t *testing.T) {
+	f := newFixture(t, 2*time.Second)
+	f.SetShare(f.tab, core.Control)
+	ref, _ := f.snapRef("Place order")
+	var nudged time.Time
+	f.answerWith(func(core.Request) core.Decision {
+		// The answer's own key comes back up a moment later.
+		nudged = time.Now().Add(50 * time.Millisecond)
+		f.Exec.SetLastInput(nudged)
+		return core.AllowOnce
+	})
+	var firedAt time.Time
+	f.Exec.BeforeFire = func(audit.Ticket) error { firedAt = time.Now(); return nil }
+	if err := f.click(ref); err != nil {
+		t.Fatal(err)
+	}
+	if n := len(f.Exec.Fired()); n != 1 {
+		t.Fatalf("fired %d acts, want 1", n)
+	}
+	if still := firedAt.Sub(nudged); still < approvals.AnsweredQuiet {
+		t.Fatalf("fired %s after the person's last input, want at least %s", still, approvals.AnsweredQuiet)
 	}
 }
 
@@ -86,10 +105,9 @@ func TestAHeldActFiresOnceThePersonAllowsItAgain(t *testing.T) {
 	ref, _ := f.snapRef("Place order")
 	seen := f.answerWith(func(r core.Request) core.Decision {
 		if r.Held == 0 {
-			// The person nudges the mouse just after answering.
-			f.Exec.SetLastInput(time.Now().Add(30 * time.Millisecond))
+			f.Exec.SetLastInput(time.Now().Add(time.Hour)) // still at the mouse
 		} else {
-			time.Sleep(60 * time.Millisecond) // reading the popup again
+			f.Exec.SetLastInput(time.Time{}) // back from it
 		}
 		return core.AllowOnce
 	})
@@ -105,6 +123,9 @@ func TestAHeldActFiresOnceThePersonAllowsItAgain(t *testing.T) {
 	if rows := f.rows(core.AuditFilter{Act: "click", Outcome: core.OutcomeDone}); len(rows) != 1 {
 		t.Fatalf("want one done row, got %+v", rows)
 	}
+	if rows := f.rows(core.AuditFilter{Act: "click", Outcome: core.OutcomeRefused}); len(rows) != 1 || rows[0].Code != core.CodePersonActive {
+		t.Fatalf("want one hold row, got %+v", rows)
+	}
 }
 
 func TestARememberedAllowDoesNotCoverAHeldAct(t *testing.T) {
@@ -113,6 +134,7 @@ func TestARememberedAllowDoesNotCoverAHeldAct(t *testing.T) {
 	ref, _ := f.snapRef("Place order")
 	seen := f.answerWith(func(r core.Request) core.Decision {
 		if r.Held > 0 {
+			f.Exec.SetLastInput(time.Time{})
 			return core.AllowOnce
 		}
 		return core.AllowTab
@@ -121,8 +143,8 @@ func TestARememberedAllowDoesNotCoverAHeldAct(t *testing.T) {
 		t.Fatal(err)
 	}
 	// Remembered now: the next click is not asked about, unless the person
-	// is at the mouse, which they are, a moment before it.
-	f.Exec.SetLastInput(time.Now())
+	// is at the mouse, which they are, and stay.
+	f.Exec.SetLastInput(time.Now().Add(time.Hour))
 	if err := f.click(ref); err != nil {
 		t.Fatal(err)
 	}
@@ -133,13 +155,29 @@ func TestARememberedAllowDoesNotCoverAHeldAct(t *testing.T) {
 	if n := len(f.Exec.Fired()); n != 2 {
 		t.Fatalf("fired %d acts, want 2", n)
 	}
-	// A click with the person away is covered by the remembered allow.
-	time.Sleep(1100 * time.Millisecond)
+	// With the person away, a click is covered by the remembered allow.
 	if err := f.click(ref); err != nil {
 		t.Fatal(err)
 	}
 	if n := len(seen()); n != 2 {
 		t.Fatalf("asked %d times, want the third click covered without asking", n)
+	}
+}
+
+func TestPausingStopsAnActThatIsFiring(t *testing.T) {
+	f := newFixture(t, 2*time.Second)
+	f.SetShare(f.tab, core.Control)
+	defer f.AnswerAll(core.AllowOnce)()
+	f.Exec.BeforeFire = func(audit.Ticket) error {
+		f.Pause(true) // the chord, pressed while the act is under way
+		return context.Canceled
+	}
+	ref, _ := f.snapRef("Place order")
+	if err := f.click(ref); codeOf(err) != core.CodePaused {
+		t.Fatalf("an act the person paused mid-way: %v, want %s", err, core.CodePaused)
+	}
+	if rows := f.rows(core.AuditFilter{Act: "click"}); len(rows) != 2 || rows[0].Code != core.CodePaused {
+		t.Fatalf("want the fire row and a paused outcome, got %+v", rows)
 	}
 }
 

@@ -283,7 +283,7 @@ func (s *Session) act(ctx context.Context, r ActRequest, en *audit.Entry) (*ActR
 	}
 	f := firing{tab: r.Tab, req: req, en: en, input: r.Act.Kind.IsInput()}
 	f.ready = func(ctx context.Context) (audit.Plan, error) {
-		_, info, err := e.lookup(r.Tab)
+		info, err := e.awaitInFront(ctx, r.Tab, r.Act.Kind)
 		if err != nil {
 			return audit.Plan{}, err
 		}
@@ -320,6 +320,40 @@ func (s *Session) act(ctx context.Context, r ActRequest, en *audit.Entry) (*ActR
 		f.done = "the agent described the target as " + quoteIf(r.Element)
 	}
 	return s.decideAndFire(ctx, f)
+}
+
+// tabWait is how long an approved act waits for its tab to be in front
+// again: the window the person answered in hands the focus back to Chrome,
+// and Chrome reports it, in their own time.
+const tabWait = 500 * time.Millisecond
+
+// awaitInFront returns the tab once input of kind can land in it: the
+// visible tab of its window, and for keys in the window with the keyboard
+// focus. Checked before the person was asked, it is checked again now,
+// since the person may have gone elsewhere meanwhile; after tabWait it
+// refuses.
+func (e *Engine) awaitInFront(ctx context.Context, tab string, kind approvals.ActKind) (protocol.Tab, error) {
+	deadline := time.Now().Add(tabWait)
+	for {
+		_, info, err := e.lookup(tab)
+		if err != nil {
+			return info, err
+		}
+		switch {
+		case kind.IsInput() && !info.Active:
+			err = errorf(CodeNotVisible, "tab %s is no longer the visible tab of its window, so nothing was fired; bring it to the front and try again", tab)
+		case kind == approvals.Key && !info.Focused:
+			err = errorf(CodeNotVisible, "tab %s's window no longer has the keyboard focus, so the keys could land elsewhere; nothing was fired", tab)
+		}
+		if err == nil || !time.Now().Before(deadline) {
+			return info, err
+		}
+		select {
+		case <-ctx.Done():
+			return info, ctx.Err()
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
 }
 
 // perform fires a committed act: OS input through the executor, or a

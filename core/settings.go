@@ -53,7 +53,8 @@ type Settings struct {
 	BridgePort int
 	// StartAtLogin reports whether Reins starts when the person logs in: its
 	// entry is in the desktop's login items (an XDG autostart entry on
-	// Linux, a LaunchAgent on macOS).
+	// Linux, a LaunchAgent on macOS). On macOS it says only that the entry
+	// is there; the person may have switched it off in Login Items.
 	StartAtLogin bool
 	// DenyList names the built-in applications no act may touch. It is the
 	// floor of protection: the person can add to it, never take from it.
@@ -247,15 +248,27 @@ func registerAtLogin(on bool) error {
 		}
 		return nil
 	}
-	exe, err := os.Executable()
-	if err != nil {
-		return fmt.Errorf("start at login is still off, because Reins cannot tell where its own program is: %w", err)
+	exe := testOnlyExecutable
+	if exe == "" {
+		var err error
+		if exe, err = os.Executable(); err != nil {
+			return fmt.Errorf("start at login is still off, because Reins cannot tell where its own program is: %w", err)
+		}
 	}
-	if err := autostart.Enable(exe); err != nil {
+	err := autostart.Enable(exe)
+	switch {
+	case errors.Is(err, autostart.ErrTransient):
+		return fmt.Errorf("start at login is still off, because %w", err)
+	case err != nil:
 		return fmt.Errorf("start at login is still off, because Reins could not add itself to the login items (%w); check that the folder is yours and can be written to", err)
 	}
 	return nil
 }
+
+// testOnlyExecutable, when set, is the program SetStartAtLogin registers in
+// place of this one: a test binary lives in a temporary build folder, which
+// autostart rightly refuses.
+var testOnlyExecutable string
 
 // SetPauseChord changes the chord that pauses every agent. The new chord is
 // taken for Reins across the desktop before the old one is let go; if it
@@ -438,6 +451,9 @@ func (e *Engine) changeSetting(change func(s *Settings) (string, error), effect 
 // loadSettings reads the settings saved at path. A missing file gives the
 // defaults (zero values); a value out of bounds is dropped with a note in
 // the returned problems, so a damaged file never stops Reins from starting.
+// A file that cannot be read as settings at all is renamed to
+// settings.json.bad, replacing an older one, so that saving a change does
+// not destroy what the person had set.
 func loadSettings(path string) (Settings, []string) {
 	var s Settings
 	b, err := os.ReadFile(path)
@@ -449,7 +465,14 @@ func loadSettings(path string) (Settings, []string) {
 	}
 	var d settingsOnDisk
 	if err := json.Unmarshal(b, &d); err != nil {
-		return s, []string{fmt.Sprintf("%s is not valid JSON (%v); using the defaults", path, err)}
+		// The next change would replace the file, and the person's values
+		// (their additions to the deny list among them) with it: set it
+		// aside first, where they can still be read and put back.
+		bad := path + ".bad"
+		if rerr := os.Rename(path, bad); rerr != nil {
+			return s, []string{fmt.Sprintf("%s cannot be read as settings (%v), nor set aside as %s (%v); using the defaults, and the next change in Preferences will replace it", path, err, filepath.Base(bad), rerr)}
+		}
+		return s, []string{fmt.Sprintf("%s cannot be read as settings (%v); it is kept as %s for you to mend or delete, and Reins uses the defaults until then", path, err, bad)}
 	}
 	var problems []string
 	if t := time.Duration(d.ApprovalTimeoutSeconds) * time.Second; t != 0 {

@@ -1,6 +1,7 @@
 package core_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -22,11 +23,16 @@ import (
 	"github.com/reins-app/reins/internal/autostart"
 )
 
+// installedExe is the program the tests register at login: the test binary
+// itself sits in a temporary build folder, which autostart refuses.
+const installedExe = "/opt/Reins Apps/reins"
+
 // loginItems points the desktop's login items into a fresh folder for the
 // test, HOME on macOS and XDG_CONFIG_HOME elsewhere, and returns where
-// Reins's entry goes.
+// Reins's entry goes. Turning start at login on registers installedExe.
 func loginItems(t *testing.T) string {
 	t.Helper()
+	core.SetTestOnlyExecutable(t, installedExe)
 	dir := t.TempDir()
 	t.Setenv("HOME", dir)
 	t.Setenv("XDG_CONFIG_HOME", filepath.Join(dir, "config"))
@@ -407,6 +413,49 @@ func TestADamagedSettingsFileDoesNotStopReins(t *testing.T) {
 	if saved["approvalTimeoutSeconds"] != float64(3600) {
 		t.Fatal("loading rewrote the file")
 	}
+	if _, err := os.Stat(filepath.Join(dir, core.SettingsFile+".bad")); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("a readable file was set aside: %v", err)
+	}
+}
+
+// A settings file that is not JSON at all is set aside before anything can
+// replace it, so what the person had set can still be read and put back.
+func TestASettingsFileThatCannotBeReadIsKeptAsBad(t *testing.T) {
+	loginItems(t)
+	dir := t.TempDir()
+	path := filepath.Join(dir, core.SettingsFile)
+	garbage := []byte(`{"denyAdded": ["Signal", "Bank"], "approvalTimeoutSeconds": 45,,}`)
+	if err := os.WriteFile(path, garbage, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	// An older bad file gives way to the newer one.
+	if err := os.WriteFile(path+".bad", []byte("older"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	var n notes
+	rt, err := core.Start(context.Background(), core.StartOptions{DataDir: dir, Executor: &executor.Fake{}, Logf: n.logf})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rt.Close()
+	n.has(t, path, "cannot be read as settings", "kept as "+path+".bad", "uses the defaults")
+	if s := rt.Settings(); s.ApprovalTimeout != 30*time.Second || len(s.DenyAdded) != 0 {
+		t.Fatalf("want the defaults: %+v", s)
+	}
+	if err := rt.AddDenied("Signal"); err != nil {
+		t.Fatal(err)
+	}
+	if b, err := os.ReadFile(path + ".bad"); err != nil || !bytes.Equal(b, garbage) {
+		t.Fatalf("settings.json.bad holds %q (%v), want the unreadable file's bytes", b, err)
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var saved map[string]any
+	if err := json.Unmarshal(b, &saved); err != nil || fmt.Sprint(saved["denyAdded"]) != "[Signal]" {
+		t.Fatalf("after a change settings.json holds %q (%v), want the new settings", b, err)
+	}
 }
 
 func TestASettingIsNotChangedWhenTheAuditLogCannotRecordIt(t *testing.T) {
@@ -568,10 +617,7 @@ func TestOpenAppsOffersWhatTheDenyListDoesNotCover(t *testing.T) {
 
 func TestStartAtLoginAddsAndRemovesTheLoginEntry(t *testing.T) {
 	entry := loginItems(t)
-	exe, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
+	exe := installedExe
 	rt, err := core.Start(context.Background(), core.StartOptions{DataDir: t.TempDir(), Executor: &executor.Fake{}, Logf: t.Logf})
 	if err != nil {
 		t.Fatal(err)
@@ -587,7 +633,7 @@ func TestStartAtLoginAddsAndRemovesTheLoginEntry(t *testing.T) {
 	if err != nil {
 		t.Fatalf("no entry after turning it on: %v", err)
 	}
-	if !strings.Contains(string(b), exe) && !strings.Contains(string(b), strings.ReplaceAll(exe, `\`, `\\\\`)) {
+	if !bytes.Equal(b, autostart.DesktopEntry(exe)) && !bytes.Equal(b, autostart.LaunchAgent(exe)) {
 		t.Fatalf("the entry does not start %s:\n%s", exe, b)
 	}
 	if on, _ := autostart.Enabled(); !on || !rt.Settings().StartAtLogin {
@@ -618,6 +664,7 @@ func TestStartAtLoginThatCannotBeRegisteredChangesNothing(t *testing.T) {
 	}
 	t.Setenv("HOME", blocker)
 	t.Setenv("XDG_CONFIG_HOME", blocker)
+	core.SetTestOnlyExecutable(t, installedExe)
 	data := t.TempDir()
 	rt, err := core.Start(context.Background(), core.StartOptions{DataDir: data, Executor: &executor.Fake{}, Logf: t.Logf})
 	if err != nil {
@@ -648,6 +695,34 @@ func TestStartAtLoginThatCannotBeRegisteredChangesNothing(t *testing.T) {
 			t.Fatalf("a settings event for a change not made: %+v", ev)
 		}
 	case <-time.After(100 * time.Millisecond):
+	}
+}
+
+// A program that will be gone by the next login, such as a build of go
+// run, is not registered: the setting stays off and the error says what to
+// run instead.
+func TestStartAtLoginRefusesAProgramThatWillBeGoneByTheNextLogin(t *testing.T) {
+	entry := loginItems(t)
+	core.SetTestOnlyExecutable(t, filepath.Join(os.TempDir(), "go-build2719203", "b001", "exe", "reins"))
+	rt, err := core.Start(context.Background(), core.StartOptions{DataDir: t.TempDir(), Executor: &executor.Fake{}, Logf: t.Logf})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rt.Close()
+	err = rt.SetStartAtLogin(true)
+	if !errors.Is(err, autostart.ErrTransient) || !strings.Contains(err.Error(), "start at login is still off, because") ||
+		!strings.Contains(err.Error(), "run the installed reins, not go run") {
+		t.Fatalf("got %v, want a transient-program error saying what to run instead", err)
+	}
+	if rt.Settings().StartAtLogin {
+		t.Fatal("the setting changed although nothing was registered")
+	}
+	if _, err := os.Stat(entry); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("an entry was written for a temporary build: %v", err)
+	}
+	rows := settingsRows(t, rt.AuditRows)
+	if len(rows) != 2 || rows[1].Outcome != core.OutcomeFailed || !strings.Contains(rows[1].Detail, "go run") {
+		t.Fatalf("want the change's row then its failure, got %+v", rows)
 	}
 }
 

@@ -382,6 +382,19 @@ func (r *rig) personMoves() {
 	}
 }
 
+// personKeepsMoving is the person using the mouse for d: a nudge every
+// 50 ms. The returned func waits until they have stopped.
+func (r *rig) personKeepsMoving(d time.Duration) (wait func()) {
+	stopped := make(chan struct{})
+	go func() {
+		defer close(stopped)
+		for end := time.Now().Add(d); time.Now().Before(end); time.Sleep(50 * time.Millisecond) {
+			r.personMoves()
+		}
+	}()
+	return func() { <-stopped }
+}
+
 // heldRequests counts, from now on, the approvals asked again because the
 // person was using the mouse or keyboard.
 func (r *rig) heldRequests() func() int {

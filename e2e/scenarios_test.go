@@ -265,28 +265,41 @@ func TestChain(t *testing.T) {
 		}
 		r.waitFor("the first click", 10*time.Second, func() bool { return len(r.clicks("main")) == before+1 })
 
-		// Allowed on this tab now; but the person nudges the mouse and the
-		// agent clicks again at once: held, asked again, allowed, fired.
-		time.Sleep(100 * time.Millisecond) // the person's hand, not the click's echo
+		// Allowed on this tab now. A nudge of the mouse only delays the
+		// next click until the person is still.
+		time.Sleep(100 * time.Millisecond)
 		r.personMoves()
 		if err := r.clickRef(main, ""); err != nil {
 			t.Fatal(err)
 		}
 		r.waitFor("the second click", 10*time.Second, func() bool { return len(r.clicks("main")) == before+2 })
-		r.waitFor("the second click's request asked again as held", 5*time.Second, func() bool { return held() == 1 })
+		if n := held(); n != 0 {
+			t.Fatalf("a nudge held the act (%d requests asked again)", n)
+		}
+
+		// The person keeps using the mouse: the click waits, is held, is
+		// asked about again, and fires once they are still.
+		done := r.personKeepsMoving(3 * time.Second)
+		if err := r.clickRef(main, ""); err != nil {
+			t.Fatal(err)
+		}
+		done()
+		r.waitFor("the third click", 10*time.Second, func() bool { return len(r.clicks("main")) == before+3 })
+		r.waitFor("the third click's request asked again as held", 5*time.Second, func() bool { return held() == 1 })
 
 		// Again, and this time the person says no.
 		r.answer.set("deny")
-		time.Sleep(100 * time.Millisecond)
-		r.personMoves()
-		if err := r.clickRef(main, ""); code(err) != core.CodeDenied {
+		done = r.personKeepsMoving(3 * time.Second)
+		err := r.clickRef(main, "")
+		done()
+		if code(err) != core.CodeDenied {
 			t.Fatalf("a held act the person then denied: %v, want %s", err, core.CodeDenied)
 		}
 		settle()
-		if n := len(r.clicks("main")); n != before+2 {
-			t.Fatalf("the page saw %d clicks, want %d", n-before, 2)
+		if n := len(r.clicks("main")); n != before+3 {
+			t.Fatalf("the page saw %d clicks, want %d", n-before, 3)
 		}
-		r.waitFor("the third click's request asked again as held", 5*time.Second, func() bool { return held() == 2 })
+		r.waitFor("the fourth click's request asked again as held", 5*time.Second, func() bool { return held() == 2 })
 		n := 0
 		for _, row := range r.auditRows(core.AuditFilter{Tab: r.tab}) {
 			if row.Code == core.CodePersonActive {

@@ -246,11 +246,8 @@ func runContract(t *testing.T, newRig func(t *testing.T) rig) {
 		x, y := witnessArea.center()
 		mint := approvedTickets(t, r.Scale(), x, y)
 
-		// Asked and allowed; then the person moves the mouse before it fires.
-		tk, how := mint()
-		if how != approvals.AllowTab {
-			t.Fatalf("first approval %v, want asked and allowed on the tab", how)
-		}
+		// Allowed; then the person moves the mouse before it fires.
+		tk := mint(time.Time{})
 		time.Sleep(3 * inputGrain)
 		r.PersonMoves(t)
 		if err := r.Executor().Fire(ctx, tk); !errors.Is(err, ErrPersonActive) {
@@ -259,31 +256,28 @@ func runContract(t *testing.T, newRig func(t *testing.T) rig) {
 		if n := r.Fired(t); n != 0 {
 			t.Errorf("%d events fired while the person was at the mouse", n)
 		}
-
-		// A remembered allow nobody looked at, with the person's input just
-		// before it: held too.
-		tk, how = mint()
-		if how == approvals.AllowTab {
-			t.Fatalf("second approval was asked, want remembered")
-		}
-		if err := r.Executor().Fire(ctx, tk); !errors.Is(err, ErrPersonActive) {
-			t.Errorf("Fire of a remembered allow right after the person's input = %v, want ErrPersonActive", err)
-		}
-		if n := r.Fired(t); n != 0 {
-			t.Errorf("%d events fired while the person was at the mouse", n)
+		if last, err := r.Executor().LastInput(ctx); err != nil || time.Since(last) > time.Second {
+			t.Errorf("LastInput right after the person moved = %v, %v", last, err)
 		}
 
-		// Once the person has left the controls alone long enough, it fires;
-		// and the executor's own events do not hold the next act.
-		time.Sleep(approvals.RememberedQuiet + 100*time.Millisecond)
-		for i := range 2 {
-			tk, _ = mint()
-			if err := r.Executor().Fire(ctx, tk); err != nil {
-				t.Errorf("Fire %d after a quiet second = %v", i+1, err)
-			}
-			if n := r.Fired(t); n == 0 {
-				t.Errorf("Fire %d: nothing fired", i+1)
-			}
+		// Seen still since the move: it fires.
+		time.Sleep(3 * inputGrain)
+		if err := r.Executor().Fire(ctx, mint(time.Now())); err != nil {
+			t.Errorf("Fire with the person still since = %v", err)
+		}
+		if n := r.Fired(t); n == 0 {
+			t.Error("nothing fired")
+		}
+		// Its own events are not the person's: the next act fires, and the
+		// person's last input is no longer known.
+		if err := r.Executor().Fire(ctx, mint(time.Now().Add(-time.Second))); err != nil {
+			t.Errorf("Fire right after an act of its own = %v", err)
+		}
+		if n := r.Fired(t); n == 0 {
+			t.Error("nothing fired")
+		}
+		if last, err := r.Executor().LastInput(ctx); err != nil || !last.IsZero() {
+			t.Errorf("LastInput after an act of its own = %v, %v; want the zero time", last, err)
 		}
 	})
 
@@ -309,9 +303,9 @@ func runContract(t *testing.T, newRig func(t *testing.T) rig) {
 }
 
 // approvedTickets mints real tickets for clicks at (x, y): each is put to a
-// broker whose person answers "allow on this tab", so the first is asked
-// and the rest are remembered, and committed to a real audit log.
-func approvedTickets(t *testing.T, scale, x, y float64) func() (audit.Ticket, approvals.Decision) {
+// broker whose person answers "allow once", committed to a real audit log
+// with the plan's QuietFrom set to quiet.
+func approvedTickets(t *testing.T, scale, x, y float64) func(quiet time.Time) audit.Ticket {
 	t.Helper()
 	ctx := context.Background()
 	log, err := audit.Open(ctx, audit.Options{Path: filepath.Join(t.TempDir(), "audit.db")})
@@ -319,27 +313,21 @@ func approvedTickets(t *testing.T, scale, x, y float64) func() (audit.Ticket, ap
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { log.Close() })
-	asked := 0
 	b := approvals.NewBroker(approvals.BrokerOptions{Answerer: answerFunc(func(context.Context, approvals.Request) (approvals.Decision, error) {
-		asked++
-		return approvals.AllowTab, nil
+		return approvals.AllowOnce, nil
 	})})
 	req := approvals.Request{ID: "r", Agent: approvals.Agent{Name: "test", Session: "s"}, Act: approvals.Act{Kind: approvals.Click}, Target: approvals.Target{Tab: "1"}}
-	return func() (audit.Ticket, approvals.Decision) {
+	return func(quiet time.Time) audit.Ticket {
 		t.Helper()
-		before := asked
 		a, err := b.Decide(ctx, req)
 		if err != nil {
 			t.Fatal(err)
 		}
-		tk, err := log.Commit(ctx, a, audit.Plan{X: x, Y: y, Scale: scale})
+		tk, err := log.Commit(ctx, a, audit.Plan{X: x, Y: y, Scale: scale, QuietFrom: quiet})
 		if err != nil {
 			t.Fatal(err)
 		}
-		if asked > before {
-			return tk, a.How()
-		}
-		return tk, approvals.Deny // not asked: a remembered allow
+		return tk
 	}
 }
 

@@ -10,6 +10,7 @@ package executor
 import (
 	"context"
 	"errors"
+	"time"
 
 	"github.com/reins-app/reins/audit"
 )
@@ -41,9 +42,9 @@ type Executor interface {
 	// the frontmost application and the owner of the window under the point
 	// against the deny list, and returns an error wrapping ErrDenyListed
 	// without firing anything when either matches. Then it checks that the
-	// person has not touched the mouse or keyboard since the approval's
-	// QuietSince, and returns an error wrapping ErrPersonActive without
-	// firing anything when they have.
+	// person has not touched the mouse or keyboard since the plan's
+	// QuietFrom (else the approval's moment), and returns an error wrapping
+	// ErrPersonActive without firing anything when they have.
 	Fire(ctx context.Context, t audit.Ticket) error
 	// Frontmost returns the application in front.
 	Frontmost(ctx context.Context) (App, error)
@@ -51,6 +52,10 @@ type Executor interface {
 	AppAt(ctx context.Context, x, y float64) (App, error)
 	// Windows lists top-level windows, front to back where known.
 	Windows(ctx context.Context) ([]Window, error)
+	// LastInput is when the person last used the mouse or keyboard, or the
+	// zero time when the latest input was the executor's own (the person's
+	// before it cannot be known then).
+	LastInput(ctx context.Context) (time.Time, error)
 	// SetDenyList replaces the deny list from the next check on, an act in
 	// flight included; an empty list means DefaultDenyList().
 	SetDenyList(d DenyList)

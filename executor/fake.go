@@ -35,7 +35,8 @@ type Fake struct {
 	appAt   App       // guarded by mu: under every point no window covers
 	windows []Window  // guarded by mu: front to back
 	failure error     // guarded by mu
-	input   time.Time // guarded by mu: the person's last input
+	input   time.Time // guarded by mu: the desktop's latest input, the person's or its own
+	own     time.Time // guarded by mu: when its last act ended
 	closed  bool      // guarded by mu
 }
 
@@ -77,8 +78,9 @@ func (f *Fake) SetWindows(ws []Window) {
 }
 
 // SetLastInput says when the person last used the mouse or keyboard; Fire
-// refuses with ErrPersonActive when that is after the ticket's approval's
-// QuietSince. The zero time, the default, is long ago.
+// refuses with ErrPersonActive when that is after the plan's QuietFrom (else
+// the approval's moment), and LastInput reports it. The zero time, the
+// default, is long ago.
 func (f *Fake) SetLastInput(t time.Time) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
@@ -123,12 +125,12 @@ func (f *Fake) Fire(ctx context.Context, t audit.Ticket) error {
 	}
 	at := func(ctx context.Context, p point) (App, error) { return f.AppAt(ctx, p.X, p.Y) }
 	f.mu.Lock()
-	deny, input := f.DenyList.orDefault(), f.input
+	deny, input, own := f.DenyList.orDefault(), f.input, f.own
 	f.mu.Unlock()
 	if err := denyCheck(ctx, deny, c.points, f.Frontmost, at); err != nil {
 		return err
 	}
-	if err := personCheck(input, time.Time{}, t.Approved().QuietSince()); err != nil {
+	if err := personCheck(inputAt{input, input}, own, quietFrom(t)); err != nil {
 		return err
 	}
 	if f.BeforeFire != nil {
@@ -142,7 +144,20 @@ func (f *Fake) Fire(ctx context.Context, t audit.Ticket) error {
 		return f.failure
 	}
 	f.fired = append(f.fired, Fired{Seq: t.Seq(), Act: c.act, Plan: c.plan})
+	f.own = time.Now()
+	f.input = f.own // its events are input the desktop sees
 	return nil
+}
+
+// LastInput returns what SetLastInput set, or the zero time when an act the
+// Fake fired came after it.
+func (f *Fake) LastInput(ctx context.Context) (time.Time, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.closed {
+		return time.Time{}, errClosed
+	}
+	return inputAt{f.input, f.input}.person(f.own), nil
 }
 
 // Frontmost returns the application set by SetFrontmost, or the desktop.

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"reflect"
 	"testing"
+	"time"
 
 	"github.com/reins-app/reins/approvals"
 	"github.com/reins-app/reins/audit"
@@ -140,5 +141,30 @@ func TestFakeIsSafeForConcurrentUse(t *testing.T) {
 	}
 	if n := len(f.Fired()); n != 400 {
 		t.Errorf("%d acts recorded, want 400", n)
+	}
+}
+
+func TestPersonCheckBoundaries(t *testing.T) {
+	since := time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)
+	at := func(d time.Duration) inputAt { return inputAt{early: since.Add(d), late: since.Add(d)} }
+	for _, tc := range []struct {
+		name string
+		in   inputAt
+		own  time.Time
+		held bool
+	}{
+		{"input before the quiet moment", at(-time.Second), time.Time{}, false},
+		{"input within the clocks' grain after it", at(inputGrain), time.Time{}, false},
+		{"input just past the grain", at(inputGrain + time.Millisecond), time.Time{}, true},
+		{"input long after", at(time.Second), time.Time{}, true},
+		{"the executor's own last event", at(time.Second), since.Add(time.Second - 5*time.Millisecond), false},
+		{"its own event's echo", at(time.Second), since.Add(time.Second - ownEcho), false},
+		{"the person after its own event", at(time.Second), since.Add(time.Second - ownEcho - time.Millisecond), true},
+		{"late reading only past the grain", inputAt{early: since, late: since.Add(time.Second)}, time.Time{}, true},
+	} {
+		err := personCheck(tc.in, tc.own, since)
+		if held := errors.Is(err, ErrPersonActive); held != tc.held {
+			t.Errorf("%s: held %v (%v), want %v", tc.name, held, err, tc.held)
+		}
 	}
 }

@@ -120,32 +120,46 @@ func denyCheck(ctx context.Context, deny DenyList, points []point, front func(co
 }
 
 // ownEcho is how long after this executor's last event the desktop may
-// still report that event as the latest input: every event has reached the
-// display server before the executor notes the time, so this is clock
-// granularity, kept short because input of the person's inside it is not
-// seen.
+// still report that event as the latest input: clock granularity, kept short
+// because input of the person's inside it is not seen.
 const ownEcho = 15 * time.Millisecond
 
-// inputGrain is how far apart the desktop's input time and the approval's
-// clock may read for the same moment: X reports idle time in whole
-// milliseconds, and the two clocks are read at different instants.
+// inputGrain is how far apart the desktop's input time and Reins' clock may
+// read for the same moment: X reports idle time in whole milliseconds.
 const inputGrain = 10 * time.Millisecond
 
-// personCheck refuses when the latest input the desktop saw came after
-// since and was not this executor's own: the person is at the controls, and
-// an act fired now would fight them. last is when that input arrived, own
-// when the executor's last event was sent (zero if none yet). The desktop
-// reports only the latest input, so input of the person's followed by an
-// act of Reins' is not seen; the check is for the moment before firing.
-func personCheck(last, own, since time.Time) error {
+// inputAt is when the desktop last saw input, bounded by the two clock
+// readings around the question: the input came at the earliest at early,
+// at the latest at late.
+type inputAt struct{ early, late time.Time }
+
+// person is the time of the person's latest input, or the zero time when
+// the latest input is the executor's own (own: when its last act ended), and
+// the person's before it cannot be known.
+func (in inputAt) person(own time.Time) time.Time {
+	if !own.IsZero() && !in.early.After(own.Add(ownEcho)) {
+		return time.Time{}
+	}
+	return in.late
+}
+
+// personCheck refuses when the person's own input came after since: they
+// are at the controls, and an act fired now would fight them.
+func personCheck(in inputAt, own, since time.Time) error {
+	last := in.person(own)
 	if !last.After(since.Add(inputGrain)) {
 		return nil
 	}
-	if !own.IsZero() && !last.After(own.Add(ownEcho)) {
-		return nil
-	}
-	return fmt.Errorf("%w: input arrived %s after the act was approved, so nothing was fired",
+	return fmt.Errorf("%w: input arrived %s after the person was last seen still, so nothing was fired",
 		ErrPersonActive, last.Sub(since).Round(time.Millisecond))
+}
+
+// quietFrom is the moment from which t's act is held by the person's input.
+func quietFrom(t audit.Ticket) time.Time {
+	if q := t.Plan().QuietFrom; !q.IsZero() {
+		return q
+	}
+	return t.Approved().At()
 }
 
 // returnsPointer reports whether the pointer goes back where the person had

@@ -112,7 +112,7 @@ func (m *Mac) Fire(ctx context.Context, t audit.Ticket) error {
 		return err
 	}
 
-	if err := personCheck(lastInput(), m.own, t.Approved().QuietSince()); err != nil {
+	if err := personCheck(lastInput(), m.own, quietFrom(t)); err != nil {
 		return err
 	}
 
@@ -120,7 +120,9 @@ func (m *Mac) Fire(ctx context.Context, t audit.Ticket) error {
 	in := &macInput{m: m, ctx: ctx}
 	defer func() { // after finish: the last event posted
 		if in.sent {
-			m.own = time.Now()
+			// CGEventPost is asynchronous: the HID system may stamp the
+			// last event a moment after this.
+			m.own = time.Now().Add(macPostLag)
 		}
 	}()
 	defer in.finish()
@@ -292,11 +294,30 @@ func macChord(ch chord, typed bool) (macStroke, error) {
 	return st, nil
 }
 
+// macPostLag is how long after CGEventPost returns the HID system may still
+// stamp the event.
+const macPostLag = 20 * time.Millisecond
+
 // lastInput is when the HID system last saw input of any kind, events
 // Reins posted included.
-func lastInput() time.Time {
-	secs := cgEventSourceSecondsSinceLastEventType(cgEventSourceStateHIDSystemState, cgAnyInputEventType)
-	return time.Now().Add(-time.Duration(secs * float64(time.Second)))
+func lastInput() inputAt {
+	before := time.Now()
+	idle := time.Duration(cgEventSourceSecondsSinceLastEventType(cgEventSourceStateHIDSystemState, cgAnyInputEventType) * float64(time.Second))
+	return inputAt{early: before.Add(-idle), late: time.Now().Add(-idle)}
+}
+
+// LastInput is when the person last used the mouse or keyboard, or zero
+// when the latest input was an act of Reins'.
+func (m *Mac) LastInput(ctx context.Context) (time.Time, error) {
+	if err := loadQuartz(); err != nil {
+		return time.Time{}, err
+	}
+	m.fireMu.Lock()
+	defer m.fireMu.Unlock()
+	if m.isClosed() {
+		return time.Time{}, errClosed
+	}
+	return lastInput().person(m.own), nil
 }
 
 func pointerLocation() cgPoint {

@@ -158,12 +158,29 @@ func initScreensaver(conn *xgb.Conn) error {
 
 // lastInput is when the X server last saw input from any device, XTEST's
 // included.
-func (x *X11) lastInput() (time.Time, error) {
+func (x *X11) lastInput() (inputAt, error) {
+	before := time.Now()
 	info, err := screensaver.QueryInfo(x.conn, xproto.Drawable(x.root)).Reply()
 	if err != nil {
-		return time.Time{}, fmt.Errorf("cannot tell when the person last used the mouse or keyboard, so nothing was fired: %w", err)
+		return inputAt{}, fmt.Errorf("cannot tell when the person last used the mouse or keyboard, so nothing was fired: %w", err)
 	}
-	return time.Now().Add(-time.Duration(info.MsSinceUserInput) * time.Millisecond), nil
+	idle := time.Duration(info.MsSinceUserInput) * time.Millisecond
+	return inputAt{early: before.Add(-idle), late: time.Now().Add(-idle)}, nil
+}
+
+// LastInput is when the person last used the mouse or keyboard, or zero
+// when the latest input was an act of Reins'.
+func (x *X11) LastInput(ctx context.Context) (time.Time, error) {
+	x.fireMu.Lock()
+	defer x.fireMu.Unlock()
+	if x.isClosed() {
+		return time.Time{}, errClosed
+	}
+	in, err := x.lastInput()
+	if err != nil {
+		return time.Time{}, err
+	}
+	return in.person(x.own), nil
 }
 
 // SetDenyList replaces the deny list; empty means the default.
@@ -252,11 +269,11 @@ func (x *X11) Fire(ctx context.Context, t audit.Ticket) error {
 	if err := denyCheck(ctx, x.deny.get(), c.points, x.Frontmost, at); err != nil {
 		return err
 	}
-	last, err := x.lastInput()
+	seen, err := x.lastInput()
 	if err != nil {
 		return err
 	}
-	if err := personCheck(last, x.own, t.Approved().QuietSince()); err != nil {
+	if err := personCheck(seen, x.own, quietFrom(t)); err != nil {
 		return err
 	}
 	if err := x.perform(in, c, px, keys); err != nil {

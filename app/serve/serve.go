@@ -119,8 +119,8 @@ func (t *Terminal) event(ev core.Event) {
 		if r.Target.FrameOrigin != "" {
 			where += " (in a frame from " + r.Target.FrameOrigin + ")"
 		}
-		t.printf("\nAPPROVAL %s  %s asks:\n    %s\n    %s · %s · %q\n  Answer with: allow %s | allow-tab %s | deny %s   (no answer = deny)\n",
-			r.ID, r.Agent.Label(), r.Sentence(), orDash(r.Target.Role), where, r.Target.TabTitle, r.ID, r.ID, r.ID)
+		t.printf("\nAPPROVAL %s  %s asks:\n    %s\n    %s · %s · %q\n%s  Answer with: allow %s | allow-tab %s | deny %s   (no answer = deny)\n",
+			r.ID, r.Agent.Label(), r.Sentence(), orDash(r.Target.Role), where, r.Target.TabTitle, heldNote(r), r.ID, r.ID, r.ID)
 	case core.EventApprovalEnd:
 		t.printf("Approval %s: %s.\n", ev.Request.ID, ev.Decision)
 	case core.EventPause:
@@ -131,6 +131,18 @@ func (t *Terminal) event(ev core.Event) {
 		}
 	}
 }
+
+// heldNote is the line that marks a request asked again because its act was
+// held back, so it does not read as the agent asking twice; "" for a first
+// request.
+func heldNote(r *core.Request) string {
+	if r.Held == 0 {
+		return ""
+	}
+	return "    Asked again: " + heldWhy + ".\n"
+}
+
+const heldWhy = "you were using the mouse or keyboard when it was about to happen, so nothing was done"
 
 func orDash(s string) string {
 	if s == "" {
@@ -218,7 +230,11 @@ func (t *Terminal) command(f []string) (quit bool) {
 			t.printf("Nothing is waiting for an answer.\n")
 		}
 		for _, r := range p {
-			t.printf("%s  %s: %s (asked %s ago)\n", r.ID, r.Agent.Label(), r.Sentence(), time.Since(r.Asked).Round(time.Second))
+			again := ""
+			if r.Held > 0 {
+				again = "; asked again: " + heldWhy
+			}
+			t.printf("%s  %s: %s (asked %s ago%s)\n", r.ID, r.Agent.Label(), r.Sentence(), time.Since(r.Asked).Round(time.Second), again)
 		}
 	case "agents":
 		agents := e.Agents()

@@ -104,3 +104,58 @@ func TestTheTerminalSharesAndAnswers(t *testing.T) {
 		t.Fatal("quit did not stop the terminal")
 	}
 }
+
+// An act held back because the person was at the mouse is asked about
+// again; the terminal says why, so it does not read as the agent asking
+// twice.
+func TestTheTerminalSaysWhyAHeldActIsAskedAgain(t *testing.T) {
+	e := coretest.New(t, coretest.Options{ApprovalTimeout: 5 * time.Second})
+	e.Browser.Open(3, coretest.Page{URL: "https://shop.example.com/", Title: "Cart — Shop", Frames: []protocol.FrameReport{
+		coretest.Frame(coretest.Button(1, "Place order", 10, 10)),
+	}})
+	tab := e.WaitTab(t, "https://shop.example.com/")
+	if err := e.SetShare(tab, core.Control); err != nil {
+		t.Fatal(err)
+	}
+	in, typed := io.Pipe()
+	out := &syncBuffer{}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go (&Terminal{Engine: e, In: in, Out: out}).Run(ctx)
+	out.waitFor(t, `Type "help"`)
+
+	agent := e.Connect(core.Agent{Name: "Claude Code", PID: 4121, Exe: "claude"})
+	snap, err := agent.Snapshot(ctx, tab)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ref := regexp.MustCompile(`\[ref=(e\d+)\]`).FindStringSubmatch(snap.Text)[1]
+	acted := make(chan error, 1)
+	go func() {
+		_, err := agent.Act(ctx, core.ActRequest{Tab: tab, Ref: ref, Act: core.Act{Kind: "click"}})
+		acted <- err
+	}()
+	first := out.waitFor(t, `APPROVAL (a\d+)[^\n]*\n(?:[^\n]*\n)*?  Answer with`)
+	if strings.Contains(first[0], "Asked again") {
+		t.Fatalf("a first request says it is asked again:\n%s", first[0])
+	}
+	// The person is at the mouse as the allowed click is about to fire.
+	e.Exec.SetLastInput(time.Now().Add(time.Hour))
+	io.WriteString(typed, "allow "+first[1]+"\n")
+	again := out.waitFor(t, `(?s)APPROVAL (a\d+)  Claude Code · claude \(pid 4121\) asks:\n\s+Click “Place order”\n[^\n]*\n`+
+		`    Asked again: you were using the mouse or keyboard when it was about to happen, so nothing was done\.\n  Answer with`)
+	if again[1] == first[1] {
+		t.Fatalf("the request asked again kept its id %s", again[1])
+	}
+	io.WriteString(typed, "pending\n")
+	out.waitFor(t, again[1]+`  Claude Code[^\n]*: Click “Place order” \(asked \d+s ago; asked again: you were using the mouse or keyboard`)
+
+	e.Exec.SetLastInput(time.Time{})
+	io.WriteString(typed, "allow "+again[1]+"\n")
+	if err := <-acted; err != nil {
+		t.Fatalf("the act allowed again failed: %v", err)
+	}
+	if n := len(e.Exec.Fired()); n != 1 {
+		t.Fatalf("fired %d acts, want 1", n)
+	}
+}

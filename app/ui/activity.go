@@ -101,7 +101,6 @@ func refusalWords(a core.Activity) string {
 		return "Chrome extension not connected"
 	case core.CodePaused:
 		return "agents paused"
-
 	case core.CodeAgentNotAllowed:
 		return "agent not allowed yet"
 	case core.CodeNoTab:

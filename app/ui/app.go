@@ -35,6 +35,7 @@ type UI struct {
 	app      fyne.App
 	popup    *Popup
 	popupWin fyne.Window
+	popupUp  bool // the popup's window is shown
 	strip    *ActivityStrip
 	stripWin fyne.Window
 	auditWin fyne.Window
@@ -62,7 +63,7 @@ func Start(opts Options) *UI {
 	u.popup = NewPopup(PopupOptions{
 		Engine: opts.Engine, Clock: opts.Clock, Logf: opts.Logf,
 		Timeout: opts.Engine.Settings().ApprovalTimeout, RememberFor: opts.Engine.Settings().RememberFor,
-		OnShow: u.showPopup, OnEmpty: u.hidePopup,
+		OnShow: u.showPopup, OnHide: u.hidePopup,
 	})
 	u.strip = NewActivityStrip()
 	u.strip.SetTabs(opts.Engine.Tabs())
@@ -181,8 +182,11 @@ func (u *UI) quit() {
 	u.app.Quit()
 }
 
+// showPopup shows the popup's window with the request on screen. With none
+// (nothing waits, or the popup rests after an Allow) it does nothing: the
+// popup calls it again when the rest ends.
 func (u *UI) showPopup() {
-	if u.popup.Len() == 0 {
+	if u.popup.Current() == nil {
 		return
 	}
 	if u.popupWin == nil {
@@ -191,26 +195,33 @@ func (u *UI) showPopup() {
 		w.Resize(PopupSize)
 		w.SetFixedSize(true)
 		w.Canvas().SetOnTypedKey(u.popup.TypedKey)
-		// Closing the popup is a no, like silence.
-		w.SetCloseIntercept(func() {
-			for u.popup.Len() > 0 {
-				u.popup.decide(core.Deny)
-			}
-			w.Hide()
-		})
+		w.SetCloseIntercept(u.closePopup)
 		u.popupWin = w
 	}
 	u.rememberFront()
 	u.popupWin.Show()
+	u.popupUp = true
 	u.floatPopup()
 	u.popupWin.RequestFocus()
 }
 
+// closePopup is the popup window's close button. Closing the popup is a
+// no, like silence; it hides the way an answer does, giving the keyboard
+// back.
+func (u *UI) closePopup() {
+	u.popup.DenyAll()
+	u.hidePopup()
+}
+
+// hidePopup hides the popup's window and gives the keyboard back to the
+// application the person was using.
 func (u *UI) hidePopup() {
-	if u.popupWin != nil {
-		u.popupWin.Hide()
-		u.giveBackFront()
+	if u.popupWin == nil || !u.popupUp {
+		return
 	}
+	u.popupWin.Hide()
+	u.popupUp = false
+	u.giveBackFront()
 }
 
 // ShowActivity opens the activity strip.

@@ -60,6 +60,129 @@ func TestStartFollowsTheEngine(t *testing.T) {
 	}
 }
 
+// spyApp records what becomes of the windows the UI makes.
+type spyApp struct {
+	fyne.App
+}
+
+func (a spyApp) NewWindow(title string) fyne.Window {
+	return &spyWindow{Window: a.App.NewWindow(title)}
+}
+
+// spyWindow is a window that tells whether it is shown, and keeps its close
+// intercept so a test can press the close button.
+type spyWindow struct {
+	fyne.Window
+	visible   bool
+	hides     int
+	intercept func()
+}
+
+func (w *spyWindow) Show()                      { w.visible = true; w.Window.Show() }
+func (w *spyWindow) Hide()                      { w.visible = false; w.hides++; w.Window.Hide() }
+func (w *spyWindow) SetCloseIntercept(f func()) { w.intercept = f; w.Window.SetCloseIntercept(f) }
+
+// startSpied starts the UI on a spied test app; engine events run on the
+// test's goroutine, in waitFor.
+func startSpied(t *testing.T, e *FakeEngine) (*UI, *FakeClock) {
+	t.Helper()
+	clock := NewFakeClock(t0)
+	queue := make(chan func(), 64)
+	u := Start(Options{App: spyApp{testApp(t)}, Engine: e, Clock: clock, testOnlyDo: func(f func()) { queue <- f }})
+	drain = func() {
+		for {
+			select {
+			case f := <-queue:
+				f()
+			default:
+				return
+			}
+		}
+	}
+	t.Cleanup(func() {
+		u.Stop()
+		drain = func() {}
+	})
+	return u, clock
+}
+
+func popupWindow(t *testing.T, u *UI) *spyWindow {
+	t.Helper()
+	w, ok := u.PopupWindow().(*spyWindow)
+	if !ok {
+		t.Fatalf("popup window is %T", u.PopupWindow())
+	}
+	return w
+}
+
+func TestAllowHidesThePopupWindowForARest(t *testing.T) {
+	e := NewFakeEngine()
+	u, clock := startSpied(t, e)
+	e.Ask(click("a1", true))
+	e.Ask(payNow("a2"))
+	waitFor(t, func() bool { return u.Popup().Len() == 2 && u.PopupWindow() != nil })
+	w := popupWindow(t, u)
+	if !w.visible {
+		t.Fatal("the popup window is not shown with two requests waiting")
+	}
+	clock.Advance(ArmDelay)
+	test.Tap(u.Popup().button("once"))
+	if w.visible {
+		t.Fatal("the popup window stays up after Allow: Reins would be in front when the act fires, and it would be refused")
+	}
+	// A request arriving meanwhile waits for the rest to end.
+	e.Ask(click("a3", true))
+	waitFor(t, func() bool { return u.Popup().Len() == 2 })
+	// The person looks for the pending approvals in the menu: still resting.
+	find(u.TrayItems(), "Pending approvals (2)…").Do()
+	if w.visible {
+		t.Fatal("the popup window came back during the rest")
+	}
+	clock.Advance(AllowRest - time.Millisecond)
+	if w.visible {
+		t.Fatal("the popup window came back before the rest ended")
+	}
+	clock.Advance(time.Millisecond)
+	if !w.visible || u.Popup().Current() == nil || u.Popup().Current().ID != "a2" {
+		t.Fatalf("after the rest: window shown %v, request %v; want a2 shown", w.visible, u.Popup().Current())
+	}
+	if got := e.Answers(); len(got) != 1 || got[0] != (Answered{"a1", core.AllowOnce}) {
+		t.Fatalf("answers = %v", got)
+	}
+}
+
+func TestDenyKeepsThePopupWindowUpForTheNext(t *testing.T) {
+	e := NewFakeEngine()
+	u, _ := startSpied(t, e)
+	e.Ask(click("a1", true))
+	e.Ask(payNow("a2"))
+	waitFor(t, func() bool { return u.Popup().Len() == 2 && u.PopupWindow() != nil })
+	w := popupWindow(t, u)
+	test.Tap(u.Popup().button("deny"))
+	if !w.visible || w.hides != 0 || u.Popup().Current() == nil || u.Popup().Current().ID != "a2" {
+		t.Fatalf("after Deny: window shown %v (hidden %d times), request %v; want a2 at once", w.visible, w.hides, u.Popup().Current())
+	}
+}
+
+func TestClosingThePopupDeniesAllAndHidesLikeAnAnswer(t *testing.T) {
+	e := NewFakeEngine()
+	u, _ := startSpied(t, e)
+	e.Ask(click("a1", true))
+	e.Ask(click("a2", true))
+	waitFor(t, func() bool { return u.Popup().Len() == 2 && u.PopupWindow() != nil })
+	w := popupWindow(t, u)
+	if w.intercept == nil {
+		t.Fatal("the popup window has no close intercept")
+	}
+	w.intercept()
+	if got := e.Answers(); len(got) != 2 || got[0] != (Answered{"a1", core.Deny}) || got[1] != (Answered{"a2", core.Deny}) {
+		t.Fatalf("answers = %v, want both denied", got)
+	}
+	if w.visible || w.hides != 1 || u.popupUp {
+		t.Fatalf("after closing: window shown %v, hidden %d times, UI thinks it up %v; want one hide through hidePopup", w.visible, w.hides, u.popupUp)
+	}
+}
+
 func waitFor(t *testing.T, ok func() bool) {
 	t.Helper()
 	for i := 0; i < 200 && !ok(); i++ {

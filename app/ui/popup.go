@@ -24,6 +24,16 @@ var PopupSize = fyne.NewSize(380, 460)
 // shown, so that a click meant for something else cannot approve it.
 const ArmDelay = time.Second
 
+// AllowRest is how long the popup stays away after the person allows an
+// act, before it shows the next request. The act just allowed fires only
+// once Reins has left the front (core waits up to half a second for that)
+// and the person has left the mouse and keyboard alone for a moment
+// (approvals.AnsweredQuiet, 0.3 s). Reins is on its own deny list: showing
+// the next request at once would keep Reins in front, and the act the
+// person had just allowed would be refused. A Deny fires nothing and needs
+// no rest.
+const AllowRest = 1500 * time.Millisecond
+
 // tickEvery is how often the countdown moves.
 const tickEvery = 250 * time.Millisecond
 
@@ -39,15 +49,19 @@ type PopupOptions struct {
 	Timeout time.Duration // optional: the broker's approval timeout, for the countdown; default 30 s
 	// RememberFor is how long "allow on this tab" lasts, for its button; default 10 min.
 	RememberFor time.Duration // optional
-	OnShow      func()        // optional: a request waits; show the popup's window
-	OnEmpty     func()        // optional: nothing waits any more; hide it
-	Logf        func(format string, args ...any)
+	OnShow      func()        // optional: a request is on screen; show the popup's window
+	// OnHide is called when no request is on screen any more: none waits,
+	// or the popup rests after an Allow (see [AllowRest]); hide the window
+	// and give the keyboard back.
+	OnHide func() // optional
+	Logf   func(format string, args ...any)
 }
 
 // Popup is the approval popup: one request at a time, the oldest first, with
 // a counter when several wait. It decides nothing itself: Deny and the
 // Allow buttons call Answer; a request leaves the queue when the engine says
 // it ended (answered, timed out or withdrawn) or when it is answered here.
+// After an Allow it rests, hidden, for [AllowRest] before it shows the next.
 // Its methods run on fyne's goroutine.
 type Popup struct {
 	opts     PopupOptions
@@ -56,6 +70,7 @@ type Popup struct {
 	armed    bool
 	stopArm  func() bool
 	stopTick func() bool
+	resting  bool // hidden after an Allow, until the rest ends
 
 	who, counter, sentence, frame, remaining *widget.RichText
 	held                                     *widget.RichText // why an act is asked about again
@@ -128,16 +143,21 @@ func (p *Popup) SetDurations(timeout, rememberFor time.Duration) {
 // Content is what the popup's window shows.
 func (p *Popup) Content() fyne.CanvasObject { return p.content }
 
-// Len is how many requests wait.
+// Len is how many requests wait, shown or not.
 func (p *Popup) Len() int { return len(p.queue) }
 
-// Current is the request on screen, or nil.
+// Current is the request on screen, or nil: none waits, or the popup rests
+// after an Allow.
 func (p *Popup) Current() *core.Request {
-	if len(p.queue) == 0 {
+	if len(p.queue) == 0 || p.resting {
 		return nil
 	}
 	return p.queue[0]
 }
+
+// Resting reports whether the popup stays hidden after an Allow, for
+// [AllowRest], before it shows what still waits.
+func (p *Popup) Resting() bool { return p.resting }
 
 // Armed reports whether the Allow buttons would act.
 func (p *Popup) Armed() bool { return p.armed }
@@ -146,7 +166,7 @@ func (p *Popup) Armed() bool { return p.armed }
 func (p *Popup) Sync(pending []core.Request) {
 	p.queue = p.queue[:0]
 	for i := range pending {
-		p.queue = append(p.queue, &pending[i])
+		p.queue = append(p.queue, p.stamp(&pending[i]))
 	}
 	p.render()
 }
@@ -158,19 +178,48 @@ func (p *Popup) Add(r *core.Request) {
 			return
 		}
 	}
-	p.queue = append(p.queue, r)
+	p.queue = append(p.queue, p.stamp(r))
 	p.render()
+}
+
+// stamp gives a request that does not say when it was asked the time it
+// arrived, so that its countdown runs from then and not from when it is
+// first shown, which a rest may put off.
+func (p *Popup) stamp(r *core.Request) *core.Request {
+	if r.Asked.IsZero() {
+		r.Asked = p.opts.Clock.Now()
+	}
+	return r
 }
 
 // End drops a request the engine reports as ended.
 func (p *Popup) End(id string) {
+	if p.drop(id) {
+		p.render()
+	}
+}
+
+// drop takes a request out of the queue and reports whether it was there.
+func (p *Popup) drop(id string) bool {
 	for i, q := range p.queue {
 		if q.ID == id {
 			p.queue = append(p.queue[:i:i], p.queue[i+1:]...)
-			p.render()
-			return
+			return true
 		}
 	}
+	return false
+}
+
+// DenyAll denies every waiting request, shown or not: closing the popup is
+// a no, like silence.
+func (p *Popup) DenyAll() {
+	for _, r := range p.queue {
+		if err := p.opts.Engine.Answer(r.ID, core.Deny); err != nil {
+			p.opts.Logf("answering %s: %v", r.ID, err)
+		}
+	}
+	p.queue = p.queue[:0]
+	p.render()
 }
 
 // TypedKey is the popup window's key handler: Escape and Return deny.
@@ -208,18 +257,42 @@ func (p *Popup) decide(d core.Decision) {
 	if err := p.opts.Engine.Answer(r.ID, d); err != nil {
 		p.opts.Logf("answering %s: %v", r.ID, err)
 	}
-	p.End(r.ID)
+	p.drop(r.ID)
+	if d != core.Deny {
+		p.rest()
+	}
+	p.render()
 }
 
-// render shows the oldest request, re-arming when it is a new one.
+// rest keeps the popup hidden for AllowRest, then shows the oldest request
+// still waiting, if any. Requests that arrive meanwhile wait their turn;
+// those that end meanwhile leave the queue unseen.
+func (p *Popup) rest() {
+	// One rest at a time: nothing is on screen to allow while it lasts.
+	p.resting = true
+	p.opts.Clock.AfterFunc(AllowRest, func() {
+		fyne.Do(func() {
+			if p.resting {
+				p.resting = false
+				p.render()
+			}
+		})
+	})
+}
+
+// render shows the oldest request, re-arming when it is a new one, or hides
+// the popup when nothing is to be on screen.
 func (p *Popup) render() {
 	r := p.Current()
 	if r == nil {
-		p.shown = ""
-		p.stopTimers()
-		p.armed = false
-		if p.opts.OnEmpty != nil {
-			p.opts.OnEmpty()
+		if p.shown != "" {
+			p.shown = ""
+			p.stopTimers()
+			p.armed = false
+			p.updateButtons()
+			if p.opts.OnHide != nil {
+				p.opts.OnHide()
+			}
 		}
 		return
 	}

@@ -22,12 +22,12 @@ func click(id string, rememberable bool) core.Request {
 }
 
 type popupRig struct {
-	eng   *FakeEngine
-	clock *FakeClock
-	p     *Popup
-	w     fyne.Window
-	shown int
-	empty int
+	eng    *FakeEngine
+	clock  *FakeClock
+	p      *Popup
+	w      fyne.Window
+	shown  int // OnShow calls
+	hidden int // OnHide calls
 }
 
 func newPopupRig(t *testing.T, reqs ...core.Request) *popupRig {
@@ -38,7 +38,7 @@ func newPopupRig(t *testing.T, reqs ...core.Request) *popupRig {
 		r.eng.Ask(q)
 	}
 	r.p = NewPopup(PopupOptions{Engine: r.eng, Clock: r.clock, Timeout: 30 * time.Second,
-		OnShow: func() { r.shown++ }, OnEmpty: func() { r.empty++ }})
+		OnShow: func() { r.shown++ }, OnHide: func() { r.hidden++ }})
 	r.w = test.NewTempWindow(t, r.p.Content())
 	r.w.Canvas().SetOnTypedKey(r.p.TypedKey)
 	r.p.Sync(r.eng.Pending())
@@ -68,7 +68,7 @@ func TestEachButtonDeliversItsDecision(t *testing.T) {
 			r.clock.Advance(ArmDelay)
 			test.Tap(r.p.button(tc.button))
 			r.answers(t, Answered{"a1", tc.want})
-			if r.p.Len() != 0 || r.empty == 0 {
+			if r.p.Len() != 0 || r.hidden == 0 {
 				t.Fatalf("the popup still shows %d requests after the answer", r.p.Len())
 			}
 		})
@@ -130,8 +130,12 @@ func TestQueueAdvancesOldestFirstAndReArms(t *testing.T) {
 	}
 	r.clock.Advance(ArmDelay)
 	test.Tap(r.p.button("once"))
+	r.clock.Advance(AllowRest)
 	if got := r.p.Current().ID; got != "a2" {
 		t.Fatalf("after answering a1 the popup shows %s, want a2", got)
+	}
+	if got := richText(r.p.counter); got != "1 of 2" {
+		t.Fatalf("counter = %q, want 1 of 2", got)
 	}
 	if r.p.Armed() {
 		t.Fatal("the next request's Allow is armed at once; a double click would approve it")
@@ -157,7 +161,7 @@ func TestTimeoutLeavesTheDecisionToTheBroker(t *testing.T) {
 	}
 	r.eng.End("a1", core.Deny)
 	r.p.End("a1")
-	if r.p.Len() != 0 || r.empty == 0 {
+	if r.p.Len() != 0 || r.hidden == 0 {
 		t.Fatal("the popup did not close when the broker ended the request")
 	}
 }

@@ -338,6 +338,9 @@ func Frame(nodes ...*protocol.Node) protocol.FrameReport {
 // Options configures [New].
 type Options struct {
 	ApprovalTimeout time.Duration // optional: default 2 s
+	// PersonWait is how long approved input waits for the person to be
+	// still before it is held; default 500 ms, to keep tests short.
+	PersonWait time.Duration // optional
 }
 
 // Engine is a core.Engine on fakes, running until the test ends.
@@ -356,6 +359,9 @@ func New(t testing.TB, opts Options) *Engine {
 	if opts.ApprovalTimeout == 0 {
 		opts.ApprovalTimeout = 2 * time.Second
 	}
+	if opts.PersonWait == 0 {
+		opts.PersonWait = 500 * time.Millisecond
+	}
 	path := filepath.Join(t.TempDir(), "audit.db")
 	log, err := audit.Open(context.Background(), audit.Options{Path: path})
 	if err != nil {
@@ -363,7 +369,7 @@ func New(t testing.TB, opts Options) *Engine {
 	}
 	br := NewBrowser()
 	ex := &executor.Fake{}
-	e := core.New(core.Options{Browser: br, Audit: log, Executor: ex, ApprovalTimeout: opts.ApprovalTimeout, Logf: t.Logf})
+	e := core.New(core.Options{Browser: br, Audit: log, Executor: ex, ApprovalTimeout: opts.ApprovalTimeout, PersonWait: opts.PersonWait, Logf: t.Logf})
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() {

@@ -366,3 +366,52 @@ func TestEnableSaysWhereItCouldNotWrite(t *testing.T) {
 		t.Fatalf("got %v, want an error naming %s", err, want)
 	}
 }
+
+func TestAProgramThatWillBeGoneByTheNextLoginIsTransient(t *testing.T) {
+	temps := []string{"/var/folders/xy/abc/T/", "/tmp", "/"}
+	for exe, says := range map[string]string{
+		"/private/var/folders/xy/abc/d/AppTranslocation/5F1C/d/Reins.app/Contents/MacOS/reins": "App Translocation); move Reins to Applications first",
+		"/Volumes/Reins 1.0/Reins.app/Contents/MacOS/reins":                                    "disk image or another volume, which may not be mounted at the next login; move Reins to Applications first",
+		"/tmp/.mount_ReinsAbc123/usr/bin/reins":                                                "AppImage's mount",
+		"/home/ada/.cache/tmp/.mount_Reins9/reins":                                             "AppImage's mount",
+		"/tmp/go-build2719203/b001/exe/reins":                                                  "go run or go test; run the installed reins, not go run",
+		"/home/ada/gotmp/go-build42/b001/core.test":                                            "go run or go test",
+		"/var/folders/xy/abc/T/reins":                                                          "in the temporary folder /var/folders/xy/abc/T/, which may be emptied",
+		"/tmp/reins-download/reins":                                                            "in the temporary folder /tmp, which may be emptied",
+	} {
+		if got := transient(exe, temps); !strings.Contains(got, says) {
+			t.Errorf("transient(%q) = %q, want it to say %q", exe, got, says)
+		}
+	}
+	for _, exe := range []string{
+		"/Applications/Reins.app/Contents/MacOS/reins",
+		"/Users/ada/Applications/Reins.app/Contents/MacOS/reins",
+		"/usr/local/bin/reins",
+		"/home/ada/.local/bin/reins",
+		"/home/ada/go/bin/reins",
+		"/opt/Volumes/reins",         // only the top-level /Volumes holds mounts
+		"/var/folders/xy/abc/Treins", // beside the temporary folder, not in it
+		"/tmpfiles/reins",
+	} {
+		if got := transient(exe, temps); got != "" {
+			t.Errorf("transient(%q) = %q, want it lasting", exe, got)
+		}
+	}
+}
+
+func TestEnableRefusesAProgramThatWillBeGoneByTheNextLogin(t *testing.T) {
+	want := home(t)
+	for _, exe := range []string{
+		filepath.Join(t.TempDir(), "reins"),
+		filepath.Join(os.TempDir(), "go-build123", "b001", "exe", "reins"),
+		"/Volumes/Reins/Reins.app/Contents/MacOS/reins",
+	} {
+		err := Enable(exe)
+		if !errors.Is(err, ErrTransient) || !strings.Contains(err.Error(), exe) {
+			t.Errorf("Enable(%q) = %v, want ErrTransient naming the program", exe, err)
+		}
+	}
+	if _, err := os.Stat(want); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("a transient program left an entry: %v", err)
+	}
+}
