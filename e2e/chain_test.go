@@ -364,32 +364,54 @@ func (r *rig) pressRaw(keys string) error {
 // is how a mouse's input reaches an X server.
 func (r *rig) personMoves() {
 	r.t.Helper()
-	c, err := xgb.NewConnDisplay(r.display)
-	if err != nil {
-		r.t.Fatal(err)
-	}
-	defer c.Close()
-	if err := xtest.Init(c); err != nil {
-		r.t.Fatal(err)
-	}
-	root := xproto.Setup(c).DefaultScreen(c).Root
-	p, err := xproto.QueryPointer(c, root).Reply()
-	if err != nil {
-		r.t.Fatal(err)
-	}
-	if err := xtest.FakeInputChecked(c, xproto.MotionNotify, 0, 0, root, p.RootX, p.RootY, 0).Check(); err != nil {
+	if err := nudge(r.display); err != nil {
 		r.t.Fatal(err)
 	}
 }
 
-// personKeepsMoving is the person using the mouse for d: a nudge every
-// 50 ms. The returned func waits until they have stopped.
+func nudge(display string) error {
+	c, err := xgb.NewConnDisplay(display)
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	return nudgeOn(c)
+}
+
+func nudgeOn(c *xgb.Conn) error {
+	if err := xtest.Init(c); err != nil {
+		return err
+	}
+	root := xproto.Setup(c).DefaultScreen(c).Root
+	p, err := xproto.QueryPointer(c, root).Reply()
+	if err != nil {
+		return err
+	}
+	return xtest.FakeInputChecked(c, xproto.MotionNotify, 0, 0, root, p.RootX, p.RootY, 0).Check()
+}
+
+// personKeepsMoving is the person using the mouse for d, as a mouse
+// reports it: a motion every 8 ms. The returned func waits until they have
+// stopped.
 func (r *rig) personKeepsMoving(d time.Duration) (wait func()) {
+	r.t.Helper()
+	c, err := xgb.NewConnDisplay(r.display)
+	if err != nil {
+		r.t.Fatal(err)
+	}
+	if err := nudgeOn(c); err != nil {
+		c.Close()
+		r.t.Fatal(err)
+	}
 	stopped := make(chan struct{})
 	go func() {
 		defer close(stopped)
-		for end := time.Now().Add(d); time.Now().Before(end); time.Sleep(50 * time.Millisecond) {
-			r.personMoves()
+		defer c.Close()
+		for end := time.Now().Add(d); time.Now().Before(end); time.Sleep(8 * time.Millisecond) {
+			if err := nudgeOn(c); err != nil {
+				r.t.Errorf("the person's mouse: %v", err)
+				return
+			}
 		}
 	}()
 	return func() { <-stopped }

@@ -279,6 +279,7 @@ func TestChain(t *testing.T) {
 
 		// The person keeps using the mouse: the click waits, is held, is
 		// asked about again, and fires once they are still.
+		time.Sleep(100 * time.Millisecond) // a hand, not the last click's echo
 		done := r.personKeepsMoving(3 * time.Second)
 		if err := r.clickRef(main, ""); err != nil {
 			t.Fatal(err)
@@ -289,6 +290,7 @@ func TestChain(t *testing.T) {
 
 		// Again, and this time the person says no.
 		r.answer.set("deny")
+		time.Sleep(100 * time.Millisecond)
 		done = r.personKeepsMoving(3 * time.Second)
 		err := r.clickRef(main, "")
 		done()
