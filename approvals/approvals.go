@@ -53,13 +53,16 @@ type Target struct {
 
 // Request is one act waiting for a person.
 type Request struct {
-	ID      string    `json:"id"`
-	Agent   Agent     `json:"agent"`
-	Act     Act       `json:"act"`
-	Target  Target    `json:"target"`
-	Picture []byte    `json:"-"`             // PNG of the tab's visible area; may be nil
-	Box     *Box      `json:"box,omitempty"` // the target within Picture, in its pixels
-	Asked   time.Time `json:"asked"`
+	ID      string `json:"id"`
+	Agent   Agent  `json:"agent"`
+	Act     Act    `json:"act"`
+	Target  Target `json:"target"`
+	Picture []byte `json:"-"`             // PNG of the tab's visible area; may be nil
+	Box     *Box   `json:"box,omitempty"` // the target within Picture, in its pixels, or within Sketch
+	// Sketch is the tab's viewport drawn from the agent's snapshot, when no
+	// Picture could be taken; nil otherwise.
+	Sketch *Sketch   `json:"sketch,omitempty"`
+	Asked  time.Time `json:"asked"`
 	// Deadline is when silence becomes a deny; the broker sets it.
 	Deadline time.Time `json:"deadline"`
 	// Held counts the times this act was approved and then held back,
@@ -75,6 +78,19 @@ type Request struct {
 // Box is a rectangle in a picture's pixels.
 type Box struct {
 	X, Y, W, H float64
+}
+
+// Sketch is a tab's viewport as the boxes of a snapshot's elements, in CSS
+// pixels: what the person sees of the page when Chrome gives no picture.
+type Sketch struct {
+	W, H  float64     // the viewport
+	Boxes []SketchBox // in the viewport, top to bottom
+}
+
+// SketchBox is one element of a Sketch.
+type SketchBox struct {
+	X, Y, W, H float64
+	Role       string
 }
 
 // Sentence is the act as the person reads it.

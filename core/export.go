@@ -21,6 +21,8 @@ type (
 	Request     = approvals.Request
 	Target      = approvals.Target
 	Box         = approvals.Box
+	Sketch      = approvals.Sketch
+	SketchBox   = approvals.SketchBox
 )
 
 // Share levels and decisions.

@@ -190,7 +190,7 @@ func (s *Session) cropped(ctx context.Context, tab, ref, snapshot string, en *au
 	if err != nil {
 		return nil, err
 	}
-	el, err := s.element(ActRequest{Tab: tab, Ref: ref, Snapshot: snapshot})
+	el, _, err := s.element(ActRequest{Tab: tab, Ref: ref, Snapshot: snapshot})
 	if err != nil {
 		return nil, err
 	}

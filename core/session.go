@@ -256,9 +256,10 @@ func (s *Session) act(ctx context.Context, r ActRequest, en *audit.Entry) (*ActR
 	}
 
 	var el grounding.Element
+	var snap *grounding.Snapshot
 	var first *protocol.ResolveResult
 	if r.Ref != "" {
-		el, err = s.element(r)
+		el, snap, err = s.element(r)
 		if err != nil {
 			return nil, err
 		}
@@ -279,7 +280,7 @@ func (s *Session) act(ctx context.Context, r ActRequest, en *audit.Entry) (*ActR
 
 	req := approvals.Request{ID: e.newID("a"), Agent: s.agent, Act: r.Act, Target: en.Target}
 	if info.Active && !e.broker.Covered(req) {
-		req.Picture, req.Box = e.picture(ctx, t, first)
+		req.Picture, req.Box, req.Sketch = e.picture(ctx, t, first, snap)
 	}
 	f := firing{tab: r.Tab, req: req, en: en, input: r.Act.Kind.IsInput()}
 	f.ready = func(ctx context.Context) (audit.Plan, error) {
@@ -308,12 +309,12 @@ func (s *Session) act(ctx context.Context, r ActRequest, en *audit.Entry) (*ActR
 	}
 	f.perform = func(ctx context.Context, ticket audit.Ticket) error { return e.perform(ctx, t, ticket) }
 	f.again = func(ctx context.Context, req *approvals.Request) {
-		req.Picture, req.Box = nil, nil
+		req.Picture, req.Box, req.Sketch = nil, nil, nil
 		if r.Ref == "" || !info.Active {
 			return
 		}
 		if now, err := e.resolve(ctx, t, el); err == nil {
-			req.Picture, req.Box = e.picture(ctx, t, now)
+			req.Picture, req.Box, req.Sketch = e.picture(ctx, t, now, snap)
 		}
 	}
 	if r.Element != "" {
@@ -372,28 +373,36 @@ func (e *Engine) perform(ctx context.Context, t *tabState, ticket audit.Ticket) 
 }
 
 // picture captures the tab's visible area for the approval, with the
-// target's box in the picture's pixels. Without a picture the person still
-// decides from the words; a failed capture is not a reason to refuse.
-func (e *Engine) picture(ctx context.Context, t *tabState, target *protocol.ResolveResult) ([]byte, *approvals.Box) {
+// target's box in the picture's pixels. When Chrome gives no picture (it
+// allows only a few captures a second, and none of some pages), it sketches
+// the viewport from the boxes of snap, the snapshot the agent acted from,
+// with the target's box in the sketch's CSS pixels. Without either the
+// person still decides from the words; a failed capture is not a reason to
+// refuse.
+func (e *Engine) picture(ctx context.Context, t *tabState, target *protocol.ResolveResult, snap *grounding.Snapshot) ([]byte, *approvals.Box, *approvals.Sketch) {
 	cctx, cancel := context.WithTimeout(ctx, 2*time.Second)
 	defer cancel()
 	var c protocol.CaptureResult
-	if err := e.opts.Browser.Call(cctx, t.chrome.profile, protocol.MethodCapture, protocol.CaptureParams{Tab: t.chrome.id}, &c); err != nil {
-		return nil, nil
-	}
-	png, ok := decodeDataURL(c.DataURL)
-	if !ok {
-		return nil, nil
+	var png []byte
+	if err := e.opts.Browser.Call(cctx, t.chrome.profile, protocol.MethodCapture, protocol.CaptureParams{Tab: t.chrome.id}, &c); err == nil {
+		png, _ = decodeDataURL(c.DataURL)
 	}
 	if target == nil {
-		return png, nil
+		return png, nil, nil
+	}
+	b := target.TopBox
+	if png == nil {
+		sk := sketchOf(snap, target.Viewport)
+		if sk == nil {
+			return nil, nil, nil
+		}
+		return nil, &approvals.Box{X: b.X, Y: b.Y, W: b.W, H: b.H}, sk
 	}
 	px := target.Window.DPR
 	if px <= 0 {
 		px = 1
 	}
-	b := target.TopBox
-	return png, &approvals.Box{X: b.X * px, Y: b.Y * px, W: b.W * px, H: b.H * px}
+	return png, &approvals.Box{X: b.X * px, Y: b.Y * px, W: b.W * px, H: b.H * px}, nil
 }
 
 func decodeDataURL(u string) ([]byte, bool) {
@@ -406,7 +415,7 @@ func decodeDataURL(u string) ([]byte, bool) {
 }
 
 // element finds the ref in the snapshot it came from.
-func (s *Session) element(r ActRequest) (grounding.Element, error) {
+func (s *Session) element(r ActRequest) (grounding.Element, *grounding.Snapshot, error) {
 	e := s.e
 	e.mu.Lock()
 	t := e.tabs[r.Tab]
@@ -423,14 +432,15 @@ func (s *Session) element(r ActRequest) (grounding.Element, error) {
 	e.mu.Unlock()
 	if snap == nil {
 		if r.Snapshot != "" {
-			return grounding.Element{}, fmt.Errorf("%w (snapshot %s is unknown or too old)", grounding.ErrStaleRef, r.Snapshot)
+			return grounding.Element{}, nil, fmt.Errorf("%w (snapshot %s is unknown or too old)", grounding.ErrStaleRef, r.Snapshot)
 		}
-		return grounding.Element{}, fmt.Errorf("%w (no snapshot of tab %s yet)", grounding.ErrStaleRef, r.Tab)
+		return grounding.Element{}, nil, fmt.Errorf("%w (no snapshot of tab %s yet)", grounding.ErrStaleRef, r.Tab)
 	}
 	if !strings.HasPrefix(snap.ID, "s"+r.Tab+".") {
-		return grounding.Element{}, fmt.Errorf("%w (snapshot %s is of another tab)", grounding.ErrStaleRef, snap.ID)
+		return grounding.Element{}, nil, fmt.Errorf("%w (snapshot %s is of another tab)", grounding.ErrStaleRef, snap.ID)
 	}
-	return snap.Check(r.Ref, current)
+	el, err := snap.Check(r.Ref, current)
+	return el, snap, err
 }
 
 // resolve asks the extension to find the element again, fresh.

@@ -9,6 +9,8 @@ import (
 	"math"
 
 	"golang.org/x/image/draw"
+
+	"github.com/reins-app/reins/core"
 )
 
 // pictureW×pictureH is the picture's size in the popup, in points; it is
@@ -32,9 +34,10 @@ func requestBox(x, y, w, h float64) *box {
 
 // renderPicture crops the captured tab around the target, dims what is not
 // the target and outlines the target in the accent colour. When there is no
-// capture it draws the viewport with the target's place in it. It returns
-// nil when there is neither a capture nor a box.
-func renderPicture(pngBytes []byte, b *box) image.Image {
+// capture it draws the sketch (the viewport as the snapshot's boxes) with
+// the target's place in it. It returns nil when there is neither a capture
+// nor a sketch.
+func renderPicture(pngBytes []byte, b *box, sk *core.Sketch) image.Image {
 	out := image.NewRGBA(image.Rect(0, 0, pictureW*pixScale, pictureH*pixScale))
 	var src image.Image
 	captured := false
@@ -44,10 +47,10 @@ func renderPicture(pngBytes []byte, b *box) image.Image {
 		}
 	}
 	if src == nil {
-		if b == nil {
+		if sk == nil {
 			return nil
 		}
-		src = drawViewport(*b)
+		src = drawSketch(sk, b)
 	}
 	sb := src.Bounds()
 	crop := cropAround(sb, b, float64(pictureW)/float64(pictureH))
@@ -176,19 +179,48 @@ func blend(img *image.RGBA, x, y int, c color.NRGBA, cover float64) {
 	p[3] = uint8(math.Max(float64(p[3]), a*255))
 }
 
-// drawViewport is the stand-in when no capture could be taken: a plain page
-// with faint lines of content and the target's place filled.
-func drawViewport(b box) image.Image {
-	w := math.Max(1280, b.x+b.w+80)
-	h := math.Max(800, b.y+b.h+80)
-	img := image.NewRGBA(image.Rect(0, 0, int(w), int(h)))
+// sketchScale is how many sketch pixels a CSS pixel gets: the sketch is
+// cropped and scaled like a capture, so it is drawn as a screen would be.
+const sketchScale = 2
+
+// drawSketch is the stand-in when no capture could be taken: the viewport
+// as a plain page, each element the agent saw as a soft box (fields and
+// controls a little stronger than the rest), and the target's place filled.
+// Its pixels are sketchScale per CSS pixel; b is in CSS pixels and is
+// scaled with it.
+func drawSketch(sk *core.Sketch, b *box) image.Image {
+	w, h := int(math.Ceil(sk.W*sketchScale)), int(math.Ceil(sk.H*sketchScale))
+	img := image.NewRGBA(image.Rect(0, 0, max(w, 1), max(h, 1)))
 	stddraw.Draw(img, img.Bounds(), image.NewUniform(color.NRGBA{R: 0xfb, G: 0xfb, B: 0xfc, A: 0xff}), image.Point{}, stddraw.Src)
-	line := image.NewUniform(color.NRGBA{R: 0xec, G: 0xed, B: 0xf0, A: 0xff})
-	for y := 64; y < int(h)-48; y += 56 {
-		width := int(w)/2 - (y*37)%240
-		stddraw.Draw(img, image.Rect(64, y, 64+width, y+14), line, image.Point{}, stddraw.Src)
+	rect := func(x, y, bw, bh float64) image.Rectangle {
+		return image.Rect(int(x*sketchScale), int(y*sketchScale), int((x+bw)*sketchScale), int((y+bh)*sketchScale))
 	}
-	target := image.NewUniform(color.NRGBA{R: 0xd4, G: 0xe1, B: 0xf7, A: 0xff})
-	stddraw.Draw(img, image.Rect(int(b.x), int(b.y), int(b.x+b.w), int(b.y+b.h)), target, image.Point{}, stddraw.Src)
+	plain := color.NRGBA{R: 0xd8, G: 0xdc, B: 0xe2, A: 0xff}
+	control := color.NRGBA{R: 0xb4, G: 0xbb, B: 0xc6, A: 0xff}
+	fill := image.NewUniform(color.NRGBA{R: 0xf0, G: 0xf2, B: 0xf5, A: 0xff})
+	for _, e := range sk.Boxes {
+		c := plain
+		r := rect(e.X, e.Y, e.W, e.H)
+		if sketchControl(e.Role) {
+			c = control
+			stddraw.Draw(img, r.Inset(sketchScale), fill, image.Point{}, stddraw.Src)
+		}
+		outline(img, r, 1*sketchScale, 3*sketchScale, c)
+	}
+	if b != nil {
+		target := image.NewUniform(color.NRGBA{R: 0xd4, G: 0xe1, B: 0xf7, A: 0xff})
+		stddraw.Draw(img, rect(b.x, b.y, b.w, b.h), target, image.Point{}, stddraw.Src)
+		*b = box{b.x * sketchScale, b.y * sketchScale, b.w * sketchScale, b.h * sketchScale}
+	}
 	return img
+}
+
+// sketchControl reports whether role is one the person acts on, drawn a
+// little stronger in a sketch.
+func sketchControl(role string) bool {
+	switch role {
+	case "button", "link", "textbox", "searchbox", "checkbox", "radio", "combobox", "listbox", "switch", "slider", "spinbutton", "tab", "menuitem", "option":
+		return true
+	}
+	return false
 }

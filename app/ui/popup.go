@@ -430,7 +430,7 @@ func (p *Popup) fill(r *core.Request) {
 		if r.Box != nil {
 			b = requestBox(r.Box.X, r.Box.Y, r.Box.W, r.Box.H)
 		}
-		img = renderPicture(r.Picture, b)
+		img = renderPicture(r.Picture, b, r.Sketch)
 	}
 	if img != nil {
 		p.picture.Image = img
@@ -452,9 +452,19 @@ func (p *Popup) fill(r *core.Request) {
 		p.held.Hide()
 	}
 
+	var under []seg
+	if img != nil && len(r.Picture) == 0 {
+		under = append(under, seg{text: "Drawn from the page's layout: Chrome gave no picture", color: colorSecondary, size: theme.SizeNameCaptionText})
+	}
 	if t.FrameOrigin != "" {
-		setRich(p.frame, seg{text: "in a frame from ", color: colorSecondary, size: theme.SizeNameCaptionText},
+		if under != nil {
+			under = append(under, seg{text: "  ·  ", color: colorSecondary, size: theme.SizeNameCaptionText})
+		}
+		under = append(under, seg{text: "in a frame from ", color: colorSecondary, size: theme.SizeNameCaptionText},
 			seg{text: displayOrigin(t.FrameOrigin), size: theme.SizeNameCaptionText, bold: true})
+	}
+	if under != nil {
+		setRich(p.frame, under...)
 		p.frame.Show()
 	} else {
 		setRich(p.frame)

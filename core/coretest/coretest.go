@@ -49,6 +49,7 @@ type Browser struct {
 	calls     []string            // guarded by mu
 	hold      map[string]chan any // guarded by mu: methods that block until released
 	docs      int                 // guarded by mu
+	noCapture bool                // guarded by mu
 }
 
 var _ core.Browser = (*Browser)(nil)
@@ -104,6 +105,14 @@ func (b *Browser) Release(method string) {
 	if ch != nil {
 		close(ch)
 	}
+}
+
+// FailCapture makes every later capture fail, as Chrome's does past its
+// quota of captures a second; false undoes it.
+func (b *Browser) FailCapture(fail bool) {
+	b.mu.Lock()
+	b.noCapture = fail
+	b.mu.Unlock()
 }
 
 // Calls lists the methods called so far.
@@ -267,6 +276,9 @@ func (b *Browser) answerLocked(method string, raw json.RawMessage) (any, error) 
 		json.Unmarshal(raw, &p)
 		return b.resolveLocked(p)
 	case protocol.MethodCapture:
+		if b.noCapture {
+			return nil, &protocol.Error{Code: protocol.CodeInternal, Message: "This request exceeds the MAX_CAPTURE_VISIBLE_TAB_CALLS_PER_SECOND quota."}
+		}
 		return protocol.CaptureResult{DataURL: "data:image/png;base64,iVBORw0KGgo="}, nil
 	case protocol.MethodActivate, protocol.MethodNavigate, protocol.MethodKeepalive:
 		return struct{}{}, nil

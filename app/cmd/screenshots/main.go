@@ -138,6 +138,15 @@ func (s *scene) windows() []shot {
 	pw.Target.Tab, pw.Target.TabTitle, pw.Target.Origin, pw.Target.FrameOrigin = "3", "Checkout — Shop", "https://shop.example.com", "https://pay.example-payments.com"
 	pw.Target.Role, pw.Target.Name = "textbox", "Card security code"
 	ui.SetBox(&pw, 520, 300, 180, 36)
+	// Chrome gave no picture: the popup draws the page from the snapshot's boxes.
+	pw.Sketch = &core.Sketch{W: 1200, H: 700, Boxes: []core.SketchBox{
+		{X: 60, Y: 24, W: 140, H: 28, Role: "link"}, {X: 880, Y: 24, W: 120, H: 28, Role: "link"}, {X: 1020, Y: 24, W: 120, H: 28, Role: "button"},
+		{X: 120, Y: 120, W: 380, H: 36, Role: "textbox"}, {X: 520, Y: 120, W: 380, H: 36, Role: "textbox"},
+		{X: 120, Y: 210, W: 780, H: 36, Role: "textbox"}, {X: 120, Y: 300, W: 380, H: 36, Role: "textbox"},
+		{X: 520, Y: 300, W: 180, H: 36, Role: "textbox"}, {X: 120, Y: 390, W: 24, H: 24, Role: "checkbox"},
+		{X: 160, Y: 392, W: 300, H: 20, Role: "generic"}, {X: 120, Y: 470, W: 200, H: 44, Role: "button"},
+		{X: 960, Y: 120, W: 200, H: 300, Role: "region"},
+	}}
 	p2 := ui.NewPopup(ui.PopupOptions{Engine: e, Clock: s.clock, Timeout: 30 * time.Second})
 	p2.Add(&pw)
 	out = append(out, shot{"approval-popup-secret-in-frame", p2.Content(), ui.PopupSize})
