@@ -417,6 +417,29 @@ func (r *rig) personKeepsMoving(d time.Duration) (wait func()) {
 	return func() { <-stopped }
 }
 
+// keysDown lists the keycodes the X server holds down now.
+func keysDown(t testing.TB, display string) []int {
+	t.Helper()
+	c, err := xgb.NewConnDisplay(display)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	km, err := xproto.QueryKeymap(c).Reply()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var down []int
+	for i, b := range km.Keys {
+		for bit := range 8 {
+			if b&(1<<bit) != 0 {
+				down = append(down, i*8+bit)
+			}
+		}
+	}
+	return down
+}
+
 // heldRequests counts, from now on, the approvals asked again because the
 // person was using the mouse or keyboard.
 func (r *rig) heldRequests() func() int {

@@ -253,6 +253,43 @@ func TestChain(t *testing.T) {
 		r.assertFiredChecked()
 	})
 
+	t.Run("pausing stops typing part-way and lets go of every key", func(t *testing.T) {
+		s := r.snapshot()
+		field := ref(t, s, "textbox", "Search")
+		text := strings.Repeat("abcdefghij", 15)
+		errc := make(chan error, 1)
+		go func() {
+			_, err := r.agent.Act(ctx, core.ActRequest{Tab: r.tab, Ref: field, Act: core.Act{Kind: "type", Text: text, Clear: true}})
+			errc <- err
+		}()
+		r.wait(ctx, "input", func(m map[string]any) bool {
+			v, _ := m["value"].(string)
+			return m["id"] == "field" && len(v) >= 10 && strings.HasPrefix(text, v)
+		})
+		r.rt.Pause(true)
+		defer r.rt.Pause(false)
+		if err := <-errc; code(err) != core.CodePaused {
+			t.Fatalf("typing when the person paused: %v, want %s", err, core.CodePaused)
+		}
+		settle()
+		typed := ""
+		for _, m := range r.witness.Events("input") {
+			if v, _ := m["value"].(string); m["id"] == "field" && strings.HasPrefix(text, v) {
+				typed = v
+			}
+		}
+		if len(typed) == 0 || len(typed) >= len(text) {
+			t.Fatalf("the field holds %d of %d characters; want typing stopped part-way", len(typed), len(text))
+		}
+		if held := keysDown(t, r.display); len(held) != 0 {
+			t.Fatalf("keycodes %v are still down after the pause", held)
+		}
+		if rows := r.auditRows(core.AuditFilter{Tab: r.tab, Act: "type"}); len(rows) == 0 || rows[0].Code != core.CodePaused {
+			t.Fatalf("the newest typing row is %+v, want its outcome paused", rows[:min(len(rows), 1)])
+		}
+		r.assertFiredChecked()
+	})
+
 	t.Run("the person at the mouse holds an act until they allow it again", func(t *testing.T) {
 		s := r.snapshot()
 		main := ref(t, s, "button", "Main button")
