@@ -58,14 +58,15 @@ type Engine struct {
 	broker *approvals.Broker
 	queue  *queue
 	paused atomic.Bool
-	// pausing is closed when the person pauses, ending every act firing.
-	pauseMu sync.Mutex
-	pausing chan struct{} // guarded by pauseMu; made on demand
-	fire    sync.Mutex    // one act reaches the OS at a time
-	subs    subscribers
-	agents  agentBook // agents seen and allowed, see agents.go
-	prefs   prefs     // the person's settings, see settings.go
-	nextID  atomic.Uint64
+	// firing ends the acts firing now, for Pause.
+	pauseMu  sync.Mutex
+	firing   map[uint64]context.CancelFunc // guarded by pauseMu
+	firingID uint64                        // guarded by pauseMu
+	fire     sync.Mutex                    // one act reaches the OS at a time
+	subs     subscribers
+	agents   agentBook // agents seen and allowed, see agents.go
+	prefs    prefs     // the person's settings, see settings.go
+	nextID   atomic.Uint64
 
 	mu        sync.Mutex
 	tabs      map[string]*tabState // guarded by mu; by Reins tab id
@@ -374,12 +375,13 @@ func (e *Engine) Share(tab string) approvals.Level { return e.grants.Get(tab).Le
 func (e *Engine) Pause(on bool) {
 	changed := e.paused.Swap(on) != on
 	if on {
-		// After the flag: an act starting to fire now sees one or the other.
+		// After the flag: an act starting to fire now sees one or the
+		// other. Each act firing is stopped before Pause returns.
 		e.pauseMu.Lock()
-		if e.pausing != nil {
-			close(e.pausing) // acts firing now stop at their next event
-			e.pausing = nil
+		for _, cancel := range e.firing {
+			cancel()
 		}
+		clear(e.firing)
 		e.pauseMu.Unlock()
 	}
 	if changed {
@@ -389,25 +391,25 @@ func (e *Engine) Pause(on bool) {
 
 // untilPaused is ctx, ended also when the person pauses all agents.
 func (e *Engine) untilPaused(ctx context.Context) (context.Context, context.CancelFunc) {
-	e.pauseMu.Lock()
-	if e.pausing == nil {
-		e.pausing = make(chan struct{})
-	}
-	pausing := e.pausing
-	e.pauseMu.Unlock()
 	ctx, cancel := context.WithCancel(ctx)
+	e.pauseMu.Lock()
+	defer e.pauseMu.Unlock()
 	if e.Paused() {
 		cancel()
 		return ctx, cancel
 	}
-	go func() {
-		select {
-		case <-pausing:
-			cancel()
-		case <-ctx.Done():
-		}
-	}()
-	return ctx, cancel
+	if e.firing == nil {
+		e.firing = map[uint64]context.CancelFunc{}
+	}
+	e.firingID++
+	id := e.firingID
+	e.firing[id] = cancel
+	return ctx, func() {
+		e.pauseMu.Lock()
+		delete(e.firing, id)
+		e.pauseMu.Unlock()
+		cancel()
+	}
 }
 
 // Paused reports whether acts are refused.

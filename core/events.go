@@ -19,6 +19,7 @@ const (
 	EventActivity    EventKind = "activity"      // an attempt, with its outcome
 	EventApproval    EventKind = "approval"      // an act waits for the person
 	EventApprovalEnd EventKind = "approval_done" // it was answered, timed out or withdrawn
+	EventActDone     EventKind = "act_done"      // an allowed act is over: fired, failed, refused or held
 	EventConnection  EventKind = "connection"    // an extension connected or left
 	EventPause       EventKind = "pause"         //
 	EventZoom        EventKind = "zoom"          //
@@ -30,7 +31,7 @@ type Event struct {
 	Tab       string
 	Level     approvals.Level
 	Activity  *Activity
-	Request   *approvals.Request // EventApproval, EventApprovalEnd
+	Request   *approvals.Request // EventApproval, EventApprovalEnd, EventActDone
 	Decision  approvals.Decision // EventApprovalEnd
 	Connected bool
 	Profile   string

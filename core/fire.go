@@ -78,6 +78,8 @@ func (s *Session) decideAndFire(ctx context.Context, f firing) (*ActResult, erro
 		}
 		f.en.Decision = approved.How().String()
 		res, err := s.fireApproved(ctx, f, approved)
+		done := f.req
+		e.publish(Event{Kind: EventActDone, Tab: f.tab, Request: &done})
 		if !errors.Is(err, executor.ErrPersonActive) {
 			return res, err
 		}
@@ -94,6 +96,7 @@ func (s *Session) decideAndFire(ctx context.Context, f firing) (*ActResult, erro
 				"the person was using the mouse or keyboard each of the %d times this act was about to fire, so nothing was fired; wait and try again later", MaxHolds)}
 		}
 		if e.Paused() {
+			f.en.Decision = "" // not asked again
 			return nil, errorf(CodePaused, "the person paused all agents while this act waited")
 		}
 		f.req.ID, f.req.Held, f.req.Asked = e.newID("a"), holds, e.opts.Now()
@@ -129,12 +132,12 @@ func (s *Session) fireApproved(ctx context.Context, f firing, approved approvals
 		e.awaitOwnWindowGone(ctx)
 	}
 	// Time passed while the person looked and while this waited: everything
-	// is checked again.
-	if err := paused(); err != nil {
-		return nil, err
-	}
+	// is checked again, the pause last, right before the row.
 	plan, err := f.ready(ctx)
 	if err != nil {
+		return nil, err
+	}
+	if err := paused(); err != nil {
 		return nil, err
 	}
 	plan.QuietFrom = still
@@ -149,7 +152,7 @@ func (s *Session) fireApproved(ctx context.Context, f firing, approved approvals
 	fireErr := f.perform(fctx, ticket)
 	stop()
 	if fireErr != nil && errors.Is(fireErr, context.Canceled) && ctx.Err() == nil && e.Paused() {
-		fireErr = &Error{Code: CodePaused, Message: "the person paused all agents while this act was firing; it stopped at its next event and let go of every key and button", Err: fireErr}
+		fireErr = &Error{Code: CodePaused, Message: "the person paused all agents while this act was under way; it was stopped there, and any key or button it held was let go", Err: fireErr}
 	}
 	final := audit.Entry{Agent: s.agent, Act: f.en.Act, Target: f.en.Target, Decision: f.en.Decision, Outcome: OutcomeDone, Detail: f.done}
 	if fireErr != nil {
@@ -175,11 +178,11 @@ func (s *Session) fireApproved(ctx context.Context, f firing, approved approvals
 func (e *Engine) awaitStill(ctx context.Context, quiet time.Duration) (time.Time, error) {
 	deadline := time.Now().Add(e.opts.PersonWait)
 	for {
+		now := time.Now() // before asking: input after it is seen by the next check
 		last, err := e.opts.Executor.LastInput(ctx)
 		if err != nil {
 			return time.Time{}, fmt.Errorf("cannot tell whether the person is using the mouse or keyboard, so nothing was fired: %w", err)
 		}
-		now := time.Now()
 		idle := now.Sub(last)
 		if idle >= quiet {
 			return now, nil

@@ -2,6 +2,7 @@ package core_test
 
 import (
 	"context"
+	"errors"
 	"os"
 	"sync"
 	"testing"
@@ -168,9 +169,12 @@ func TestPausingStopsAnActThatIsFiring(t *testing.T) {
 	f := newFixture(t, 2*time.Second)
 	f.SetShare(f.tab, core.Control)
 	defer f.AnswerAll(core.AllowOnce)()
-	f.Exec.BeforeFire = func(audit.Ticket) error {
+	f.Exec.WhileFiring = func(ctx context.Context) error {
 		f.Pause(true) // the chord, pressed while the act is under way
-		return context.Canceled
+		if ctx.Err() == nil {
+			return errors.New("pausing did not stop the act firing")
+		}
+		return ctx.Err()
 	}
 	ref, _ := f.snapRef("Place order")
 	if err := f.click(ref); codeOf(err) != core.CodePaused {
@@ -213,5 +217,37 @@ func TestInputIsRefusedWhenReinsStaysInFront(t *testing.T) {
 	}
 	if n := len(f.Exec.Fired()); n != 0 {
 		t.Fatalf("fired %d acts", n)
+	}
+}
+
+func TestTheDoorHearsWhenAnAllowedActIsOver(t *testing.T) {
+	f := newFixture(t, 2*time.Second)
+	f.SetShare(f.tab, core.Control)
+	ref, _ := f.snapRef("Place order")
+	events, stop := f.Subscribe(64)
+	defer stop()
+	defer f.AnswerAll(core.AllowOnce)()
+	if err := f.click(ref); err != nil {
+		t.Fatal(err)
+	}
+	asked := ""
+	for deadline := time.After(2 * time.Second); ; {
+		select {
+		case ev := <-events:
+			switch ev.Kind {
+			case core.EventApproval:
+				asked = ev.Request.ID
+			case core.EventActDone:
+				if asked == "" || ev.Request.ID != asked {
+					t.Fatalf("act over for request %q, want the one asked, %q", ev.Request.ID, asked)
+				}
+				if n := len(f.Exec.Fired()); n != 1 {
+					t.Fatalf("the act was reported over with %d fired", n)
+				}
+				return
+			}
+		case <-deadline:
+			t.Fatal("no word that the act was over")
+		}
 	}
 }

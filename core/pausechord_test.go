@@ -98,3 +98,34 @@ func TestThePauseChordCanBeChangedAndIsTakenBeforeTheOldOneGoes(t *testing.T) {
 		t.Fatal("Control+P was taken as the pause chord")
 	}
 }
+
+func TestAPauseChordHeldElsewhereAtStartCanBeTakenLater(t *testing.T) {
+	x := xvfb.StartT(t, "1280x800x24")
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	other, release := context.WithCancel(ctx)
+	held := make(chan struct{})
+	go executor.WatchHotkey(other, executor.HotkeyOptions{Chord: core.DefaultPauseChord, Display: x.Display,
+		Pressed: func() {}, Ready: func() { close(held) }})
+	<-held
+	rt, err := core.Start(ctx, core.StartOptions{DataDir: t.TempDir(), Executor: &executor.Fake{}, Display: x.Display, Logf: t.Logf})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rt.Close()
+	if err := rt.WatchPauseHotkey(ctx); err == nil {
+		t.Fatal("a chord another program holds was taken")
+	}
+	if rt.PauseChordTaken() {
+		t.Fatal("the chord is reported held")
+	}
+	release()
+	// The other program lets go; choosing the same chord again takes it.
+	deadline := time.Now().Add(5 * time.Second)
+	for err = rt.SetPauseChord(core.DefaultPauseChord); err != nil && time.Now().Before(deadline); err = rt.SetPauseChord(core.DefaultPauseChord) {
+		time.Sleep(50 * time.Millisecond)
+	}
+	if err != nil || !rt.PauseChordTaken() {
+		t.Fatalf("retaking the chord: %v, held %v", err, rt.PauseChordTaken())
+	}
+}

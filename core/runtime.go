@@ -140,7 +140,16 @@ func (r *Runtime) WatchPauseHotkey(ctx context.Context) error {
 		r.prefs.takeHotkey = nil
 		r.prefs.hotkeyMu.Unlock()
 	})
-	return take(r.Settings().PauseChord)
+	return take("")
+}
+
+// PauseChordTaken reports whether the pause chord in the settings is held
+// for Reins now.
+func (r *Runtime) PauseChordTaken() bool {
+	chord := r.Settings().PauseChord
+	r.keys.mu.Lock()
+	defer r.keys.mu.Unlock()
+	return r.keys.cancel != nil && r.keys.chord == chord
 }
 
 // DefaultPauseChord is the pause chord until the person chooses another.
@@ -150,8 +159,10 @@ const DefaultPauseChord = executor.PauseChord
 // the one spelling settings use.
 func CanonicalPauseChord(s string) (string, error) { return executor.CanonicalHotkey(s) }
 
-// hotkeyWait is how long taking a chord may take before it counts as failed.
-const hotkeyWait = 10 * time.Second
+// hotkeyWait is how long taking a chord may take before it counts as
+// failed; longer than the macOS executor's own wait for the main thread, so
+// that its explanation is the one the person reads.
+const hotkeyWait = 35 * time.Second
 
 // pauseKeys is the pause chord Reins holds across the desktop.
 type pauseKeys struct {
@@ -163,9 +174,18 @@ type pauseKeys struct {
 // takePauseChord takes chord for Reins until ctx ends, and only then lets
 // the chord held before go, so that there is always a chord while the
 // person changes it.
+//
+// An empty chord is the one in the settings, taken only when no chord is
+// held yet: a change the person made meanwhile has taken its own.
 func (r *Runtime) takePauseChord(ctx context.Context, chord string) error {
 	r.keys.mu.Lock()
 	defer r.keys.mu.Unlock()
+	if chord == "" {
+		if r.keys.cancel != nil {
+			return nil
+		}
+		chord = r.Settings().PauseChord
+	}
 	if chord == r.keys.chord && r.keys.cancel != nil {
 		return nil
 	}

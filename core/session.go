@@ -280,7 +280,7 @@ func (s *Session) act(ctx context.Context, r ActRequest, en *audit.Entry) (*ActR
 
 	req := approvals.Request{ID: e.newID("a"), Agent: s.agent, Act: r.Act, Target: en.Target}
 	if info.Active && !e.broker.Covered(req) {
-		req.Picture, req.Box, req.Sketch = e.picture(ctx, t, first, snap)
+		req.Picture, req.Box, req.Sketch = e.picture(ctx, t, first, snap, el)
 	}
 	f := firing{tab: r.Tab, req: req, en: en, input: r.Act.Kind.IsInput()}
 	f.ready = func(ctx context.Context) (audit.Plan, error) {
@@ -314,7 +314,7 @@ func (s *Session) act(ctx context.Context, r ActRequest, en *audit.Entry) (*ActR
 			return
 		}
 		if now, err := e.resolve(ctx, t, el); err == nil {
-			req.Picture, req.Box, req.Sketch = e.picture(ctx, t, now, snap)
+			req.Picture, req.Box, req.Sketch = e.picture(ctx, t, now, snap, el)
 		}
 	}
 	if r.Element != "" {
@@ -376,10 +376,10 @@ func (e *Engine) perform(ctx context.Context, t *tabState, ticket audit.Ticket) 
 // target's box in the picture's pixels. When Chrome gives no picture (it
 // allows only a few captures a second, and none of some pages), it sketches
 // the viewport from the boxes of snap, the snapshot the agent acted from,
-// with the target's box in the sketch's CSS pixels. Without either the
-// person still decides from the words; a failed capture is not a reason to
-// refuse.
-func (e *Engine) picture(ctx context.Context, t *tabState, target *protocol.ResolveResult, snap *grounding.Snapshot) ([]byte, *approvals.Box, *approvals.Sketch) {
+// with the target's box in the sketch's CSS pixels; el is the target as
+// snap has it. Without either the person still decides from the words; a
+// failed capture is not a reason to refuse.
+func (e *Engine) picture(ctx context.Context, t *tabState, target *protocol.ResolveResult, snap *grounding.Snapshot, el grounding.Element) ([]byte, *approvals.Box, *approvals.Sketch) {
 	cctx, cancel := context.WithTimeout(ctx, 2*time.Second)
 	defer cancel()
 	var c protocol.CaptureResult
@@ -392,7 +392,15 @@ func (e *Engine) picture(ctx context.Context, t *tabState, target *protocol.Reso
 	}
 	b := target.TopBox
 	if png == nil {
-		sk := sketchOf(snap, target.Viewport)
+		// The page may have scrolled since the snapshot: the target's move
+		// is every top-frame box's move. In a frame it cannot be told apart
+		// from the frame's own place, so the page's boxes are left out.
+		var sk *approvals.Sketch
+		if el.Path == nil {
+			sk = sketchOf(snap, target.Viewport, b.X-el.Box.X, b.Y-el.Box.Y)
+		} else {
+			sk = sketchOf(nil, target.Viewport, 0, 0)
+		}
 		if sk == nil {
 			return nil, nil, nil
 		}

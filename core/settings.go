@@ -79,9 +79,14 @@ type settingsOnDisk struct {
 
 // prefs holds the engine's settings.
 type prefs struct {
-	mu   sync.Mutex // held through a whole change: audit row, apply, save
-	s    Settings   // guarded by mu; the durations mirror the broker's
-	path string     // guarded by mu; "" keeps changes in memory only
+	// change is held through a whole change: audit row, effect, apply,
+	// save. mu guards only s, for moments, so that reading the settings
+	// never waits for a change's effect (taking a chord on macOS waits for
+	// the main thread, which reads the settings).
+	change sync.Mutex
+	mu     sync.Mutex
+	s      Settings // guarded by mu; written only with change held; the durations mirror the broker's
+	path   string   // set by initPrefs; "" keeps changes in memory only
 	// login says the engine adds and removes its entry in the desktop's
 	// login items. Only an engine with a settings file does: one whose
 	// settings last for this run only (tests among them) records the choice
@@ -279,6 +284,18 @@ func (e *Engine) SetPauseChord(chord string) error {
 	if err != nil {
 		return fmt.Errorf("%w: %v", ErrInvalidSetting, err)
 	}
+	takeFn := func() func(string) error {
+		e.prefs.hotkeyMu.Lock()
+		defer e.prefs.hotkeyMu.Unlock()
+		return e.prefs.takeHotkey
+	}
+	if e.Settings().PauseChord == c {
+		// Not a change; but a chord another program held may be free now.
+		if take := takeFn(); take != nil {
+			return take(c)
+		}
+		return nil
+	}
 	var old string
 	return e.changeSetting(func(s *Settings) (string, error) {
 		if s.PauseChord == c {
@@ -289,9 +306,7 @@ func (e *Engine) SetPauseChord(chord string) error {
 		s.PauseChord = c
 		return detail, nil
 	}, func() error {
-		e.prefs.hotkeyMu.Lock()
-		take := e.prefs.takeHotkey
-		e.prefs.hotkeyMu.Unlock()
+		take := takeFn()
 		if take == nil {
 			return nil // nothing watches the desktop's keys: the chord is used from the next start
 		}
@@ -405,9 +420,10 @@ func (e *Engine) OpenApps(ctx context.Context) ([]string, error) {
 // cannot be written, nothing changes; if effect fails, nothing changes
 // either, and a second row says why.
 func (e *Engine) changeSetting(change func(s *Settings) (string, error), effect func() error) error {
-	e.prefs.mu.Lock()
-	defer e.prefs.mu.Unlock()
-	old, next := e.prefs.s, e.prefs.s
+	e.prefs.change.Lock()
+	defer e.prefs.change.Unlock()
+	old := e.Settings()
+	next := e.Settings()
 	detail, err := change(&next)
 	if err != nil || detail == "" {
 		return err
@@ -428,7 +444,9 @@ func (e *Engine) changeSetting(change func(s *Settings) (string, error), effect 
 			return err
 		}
 	}
+	e.prefs.mu.Lock()
 	e.prefs.s = next
+	e.prefs.mu.Unlock()
 	if next.ApprovalTimeout != old.ApprovalTimeout {
 		e.broker.SetTimeout(next.ApprovalTimeout)
 	}

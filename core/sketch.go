@@ -13,11 +13,11 @@ import (
 // small shows nothing more.
 const maxSketchBoxes = 300
 
-// sketchOf draws the viewport vp from the top frame's elements in snap, as
-// the agent saw them when it took the snapshot; elements in frames are left
-// out, since their frame's place on the page is not in the snapshot. It is
-// nil when the viewport has no size.
-func sketchOf(snap *grounding.Snapshot, vp protocol.Viewport) *approvals.Sketch {
+// sketchOf draws the viewport vp from the top frame's elements in snap,
+// each moved by (dx, dy): how far the page has scrolled since the snapshot.
+// Elements in frames are left out, since their frame's place on the page is
+// not in the snapshot. It is nil when the viewport has no size.
+func sketchOf(snap *grounding.Snapshot, vp protocol.Viewport, dx, dy float64) *approvals.Sketch {
 	w, h := vp.Width, vp.Height
 	if w <= 0 || h <= 0 {
 		w, h = vp.ClientWidth, vp.ClientHeight
@@ -31,6 +31,7 @@ func sketchOf(snap *grounding.Snapshot, vp protocol.Viewport) *approvals.Sketch 
 	}
 	for _, el := range snap.Elements {
 		b := el.Box
+		b.X, b.Y = b.X+dx, b.Y+dy
 		if el.Path != nil || b.W <= 0 || b.H <= 0 || b.X >= w || b.Y >= h || b.X+b.W <= 0 || b.Y+b.H <= 0 {
 			continue
 		}

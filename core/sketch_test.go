@@ -4,7 +4,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/reins-app/reins/bridge/protocol"
 	"github.com/reins-app/reins/core"
+	"github.com/reins-app/reins/core/coretest"
 )
 
 func TestWithoutAPictureTheRequestCarriesASketchOfThePage(t *testing.T) {
@@ -51,5 +53,43 @@ func TestWithoutAPictureTheRequestCarriesASketchOfThePage(t *testing.T) {
 	}
 	if !found {
 		t.Fatalf("target box %+v is not the button's box among %+v (%v)", r.Box, r.Sketch.Boxes, roles)
+	}
+
+	// The page scrolls 40 px after the snapshot: the sketch moves with the
+	// target, so the highlight stays on the button it draws.
+	f.Browser.Mutate(7, func(p *coretest.Page) {
+		var walk func(n *protocol.Node)
+		walk = func(n *protocol.Node) {
+			if n == nil {
+				return
+			}
+			if n.Box != nil {
+				n.Box.Y -= 40
+			}
+			for _, c := range n.Children {
+				walk(c)
+			}
+		}
+		for i := range p.Frames {
+			walk(p.Frames[i].Root)
+		}
+	})
+	if err := f.click(ref); err != nil {
+		t.Fatal(err)
+	}
+	r = seen()[2]
+	for i, b := range r.Sketch.Boxes {
+		if want := reqs[1].Sketch.Boxes[i].Y - 40; b.Y != want {
+			t.Errorf("box %d at y %g after the scroll, want %g", i, b.Y, want)
+		}
+	}
+	found = false
+	for _, b := range r.Sketch.Boxes {
+		if r.Box != nil && b.X == r.Box.X && b.Y == r.Box.Y && b.Role == "button" {
+			found = true
+		}
+	}
+	if !found {
+		t.Fatalf("after the scroll, target box %+v is not the button's box among %+v", r.Box, r.Sketch.Boxes)
 	}
 }

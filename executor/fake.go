@@ -26,6 +26,10 @@ type Fake struct {
 	// the audit row is committed by then. An error stops the act: it is
 	// returned and nothing is recorded.
 	BeforeFire func(audit.Ticket) error
+	// WhileFiring, if set, is called after BeforeFire with Fire's context,
+	// where a real executor sends its events one by one: tests use it to see
+	// an act stopped part-way. An error stops the act, as above.
+	WhileFiring func(ctx context.Context) error
 
 	fireMu sync.Mutex // one act at a time, as the real executors do
 
@@ -135,6 +139,11 @@ func (f *Fake) Fire(ctx context.Context, t audit.Ticket) error {
 	}
 	if f.BeforeFire != nil {
 		if err := f.BeforeFire(t); err != nil {
+			return err
+		}
+	}
+	if f.WhileFiring != nil {
+		if err := f.WhileFiring(ctx); err != nil {
 			return err
 		}
 	}

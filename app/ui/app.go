@@ -105,6 +105,10 @@ func (u *UI) handle(ev core.Event) {
 		if ev.Request != nil {
 			u.popup.Add(ev.Request)
 		}
+	case core.EventActDone:
+		if ev.Request != nil {
+			u.popup.ActDone(ev.Request.ID)
+		}
 	case core.EventApprovalEnd:
 		if ev.Request != nil {
 			u.popup.End(ev.Request.ID)

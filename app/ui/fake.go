@@ -28,6 +28,7 @@ type FakeEngine struct {
 	settings     core.Settings // guarded by mu
 	changes      []string      // guarded by mu: the settings changes made, as audited
 	failSettings error         // guarded by mu
+	chordLost    bool          // guarded by mu: the pause chord is not held
 	openApps     []string      // guarded by mu
 }
 
@@ -357,6 +358,20 @@ func (f *FakeEngine) SetStartAtLogin(on bool) error {
 		s.StartAtLogin = on
 		return fmt.Sprintf("start at login %v → %v", old, on)
 	})
+}
+
+// PauseChordTaken reports what SetPauseChordTaken said; true at first.
+func (f *FakeEngine) PauseChordTaken() bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return !f.chordLost
+}
+
+// SetPauseChordTaken says whether the pause chord is held for Reins.
+func (f *FakeEngine) SetPauseChordTaken(taken bool) {
+	f.mu.Lock()
+	f.chordLost = !taken
+	f.mu.Unlock()
 }
 
 // SetPauseChord takes any chord the engine would: in its one spelling.

@@ -24,15 +24,15 @@ var PopupSize = fyne.NewSize(380, 460)
 // shown, so that a click meant for something else cannot approve it.
 const ArmDelay = time.Second
 
-// AllowRest is how long the popup stays away after the person allows an
-// act, before it shows the next request. The act just allowed fires only
-// once Reins has left the front (core waits up to half a second for that)
-// and the person has left the mouse and keyboard alone for a moment
-// (approvals.AnsweredQuiet, 0.3 s). Reins is on its own deny list: showing
-// the next request at once would keep Reins in front, and the act the
-// person had just allowed would be refused. A Deny fires nothing and needs
-// no rest.
-const AllowRest = 1500 * time.Millisecond
+// AllowRest is the longest the popup stays away after the person allows
+// input, before it shows the next request; it comes back sooner, as soon as
+// the engine says the act is over ([Popup.ActDone]). The act just allowed
+// fires only once Reins has left the front and the person has left the
+// mouse and keyboard alone for a moment, and typing takes a while. Reins is
+// on its own deny list: showing the next request before the act is over
+// would put Reins back in front, and the act the person had just allowed
+// would be refused or stopped. A Deny fires nothing and needs no rest.
+const AllowRest = 10 * time.Second
 
 // tickEvery is how often the countdown moves.
 const tickEvery = 250 * time.Millisecond
@@ -70,7 +70,8 @@ type Popup struct {
 	armed    bool
 	stopArm  func() bool
 	stopTick func() bool
-	resting  bool // hidden after an Allow, until the rest ends
+	resting  bool   // hidden after an Allow, until the rest ends
+	restFor  string // the request whose act the rest waits for
 
 	who, counter, sentence, frame, remaining *widget.RichText
 	held                                     *widget.RichText // why an act is asked about again
@@ -258,22 +259,31 @@ func (p *Popup) decide(d core.Decision) {
 		p.opts.Logf("answering %s: %v", r.ID, err)
 	}
 	p.drop(r.ID)
-	if d != core.Deny {
-		p.rest()
+	if d != core.Deny && r.Act.Kind.IsInput() {
+		p.rest(r.ID)
 	}
 	p.render()
 }
 
-// rest keeps the popup hidden for AllowRest, then shows the oldest request
-// still waiting, if any. Requests that arrive meanwhile wait their turn;
+// ActDone ends the rest when the act the person allowed in request id is
+// over.
+func (p *Popup) ActDone(id string) {
+	if p.resting && p.restFor == id {
+		p.resting, p.restFor = false, ""
+		p.render()
+	}
+}
+
+// rest keeps the popup hidden until the act allowed in request id is over,
+// or AllowRest at most, then shows the oldest request still waiting, if any. Requests that arrive meanwhile wait their turn;
 // those that end meanwhile leave the queue unseen.
-func (p *Popup) rest() {
+func (p *Popup) rest(id string) {
 	// One rest at a time: nothing is on screen to allow while it lasts.
-	p.resting = true
+	p.resting, p.restFor = true, id
 	p.opts.Clock.AfterFunc(AllowRest, func() {
 		fyne.Do(func() {
-			if p.resting {
-				p.resting = false
+			if p.resting && p.restFor == id {
+				p.resting, p.restFor = false, ""
 				p.render()
 			}
 		})

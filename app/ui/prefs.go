@@ -172,7 +172,11 @@ func (p *Preferences) Refresh() {
 	p.login.SetChecked(s.StartAtLogin)
 	p.pause.Options = pauseLabels(s.PauseChord)
 	p.pause.SetSelected(ChordLabel(s.PauseChord, runtime.GOOS))
-	setRich(p.pauseNote, seg{text: "Pressed anywhere, it pauses every agent; resume from the menu.", color: colorSecondary, size: theme.SizeNameCaptionText})
+	if h, ok := p.e.(ChordHolder); ok && !h.PauseChordTaken() {
+		setRich(p.pauseNote, seg{text: "Not working now: another program holds it. Choose another, or choose it again to retry.", color: colorRed, size: theme.SizeNameCaptionText})
+	} else {
+		setRich(p.pauseNote, seg{text: "Pressed anywhere, it pauses every agent; resume from the menu.", color: colorSecondary, size: theme.SizeNameCaptionText})
+	}
 	p.deny.RemoveAll()
 	for _, line := range lines(s.DenyList, 56) {
 		p.deny.Add(rich(seg{text: line}))
@@ -261,6 +265,15 @@ func (p *Preferences) report(err error, done string) {
 	}
 	p.Refresh()
 }
+
+// ChordHolder is an optional capability of an [Engine]: telling whether the
+// pause chord is really held for Reins, so Preferences never claim a chord
+// that another program took.
+type ChordHolder interface {
+	PauseChordTaken() bool
+}
+
+var _ ChordHolder = (*core.Runtime)(nil)
 
 // pauseChoices are the pause chords offered; each holds at least two of
 // Control, Alt and Meta, as every pause chord must.

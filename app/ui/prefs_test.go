@@ -313,6 +313,13 @@ func TestPreferencesChangeThePauseChord(t *testing.T) {
 	if !strings.Contains(p.StatusText(), "Not changed") || p.pause.Selected != ChordLabel("Control+Alt+Meta+Escape", runtime.GOOS) {
 		t.Fatalf("after a refusal: status %q, shown %q", p.StatusText(), p.pause.Selected)
 	}
+	// A chord another program holds is not claimed to work.
+	e.FailSettings(nil)
+	e.SetPauseChordTaken(false)
+	p.Refresh()
+	if got := p.pauseNote.String(); !strings.Contains(got, "another program holds it") {
+		t.Fatalf("pause note with the chord not held: %q", got)
+	}
 	// Without a chord on this desktop there is nothing to choose.
 	none := NewPreferences(e, Settings{})
 	test.NewTempWindow(t, none.Content())

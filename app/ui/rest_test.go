@@ -32,8 +32,6 @@ func payNow(id string) core.Request {
 }
 
 func TestAllowHidesThePopupForARestBeforeTheNext(t *testing.T) {
-	connect := click("c1", false)
-	connect.Act = core.Act{Kind: core.ActConnect}
 	for _, tc := range []struct {
 		name, button string
 		first        core.Request
@@ -41,7 +39,6 @@ func TestAllowHidesThePopupForARestBeforeTheNext(t *testing.T) {
 	}{
 		{"allow once", "once", click("a1", true), core.AllowOnce},
 		{"allow on this tab", "tab", click("a1", true), core.AllowTab},
-		{"allow a connection", "once", connect, core.AllowOnce},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			r := newPopupRig(t, tc.first, payNow("a2"))
@@ -176,12 +173,13 @@ func TestTheRestDoesNotExtendTheCountdown(t *testing.T) {
 	r := newPopupRig(t, click("a1", true), click("a2", true))
 	r.clock.Advance(ArmDelay)
 	test.Tap(r.p.button("once")) // at 0:01
-	r.clock.Advance(AllowRest / 3)
+	r.clock.Advance(500 * time.Millisecond)
 	a3 := click("a3", true)
 	a3.Asked = time.Time{} // says nothing of when it was asked: it arrived at 0:01.5
 	r.eng.Ask(a3)
 	r.p.Add(&a3)
-	r.clock.Advance(AllowRest - AllowRest/3) // a2 shows at 0:02.5 of its 0:30
+	r.clock.Advance(time.Second)
+	r.p.ActDone("a1") // a2 shows at 0:02.5 of its 0:30
 	r.showing(t, "a2")
 	if got := richText(r.p.remaining); got != "Denied automatically in 0:28" {
 		t.Fatalf("a2's countdown = %q, want 0:28: it runs from when a2 was asked", got)
@@ -191,4 +189,35 @@ func TestTheRestDoesNotExtendTheCountdown(t *testing.T) {
 	if got := richText(r.p.remaining); got != "Denied automatically in 0:29" {
 		t.Fatalf("a3's countdown = %q, want 0:29: it runs from when a3 arrived, not from when it showed", got)
 	}
+}
+
+func TestTheRestEndsWhenTheAllowedActIsOver(t *testing.T) {
+	r := newPopupRig(t, click("a1", true), payNow("a2"))
+	r.clock.Advance(ArmDelay)
+	test.Tap(r.p.button("once"))
+	r.showing(t, "")
+	r.p.ActDone("a2") // another request's act: not the one the rest waits for
+	r.showing(t, "")
+	r.clock.Advance(300 * time.Millisecond)
+	r.p.ActDone("a1")
+	r.showing(t, "a2")
+	if r.p.Resting() {
+		t.Fatal("still resting after the act was over")
+	}
+	// The rest's own timer, when it comes, changes nothing.
+	r.clock.Advance(AllowRest)
+	r.showing(t, "a2")
+}
+
+func TestAllowingAConnectionNeedsNoRest(t *testing.T) {
+	connect := click("c1", false)
+	connect.Act = core.Act{Kind: core.ActConnect}
+	r := newPopupRig(t, connect, payNow("a2"))
+	r.clock.Advance(ArmDelay)
+	test.Tap(r.p.button("once"))
+	r.answers(t, Answered{"c1", core.AllowOnce})
+	if r.p.Resting() {
+		t.Fatal("resting after allowing a connection, which fires nothing")
+	}
+	r.showing(t, "a2")
 }
