@@ -13,6 +13,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/reins-app/reins/internal/atomicfile"
 )
 
 // SecretFile and AddressFile are the names of the pairing files in the data
@@ -64,11 +66,7 @@ type Address struct {
 // WriteAddress publishes the bridge's port in dir, owner-only.
 func WriteAddress(dir string, a Address) error {
 	b, _ := json.Marshal(a)
-	tmp := filepath.Join(dir, AddressFile+".tmp")
-	if err := os.WriteFile(tmp, b, 0o600); err != nil {
-		return err
-	}
-	return os.Rename(tmp, filepath.Join(dir, AddressFile))
+	return atomicfile.Write(filepath.Join(dir, AddressFile), b, 0o600)
 }
 
 // RemoveAddress withdraws it when the app stops.

@@ -45,15 +45,27 @@ const ownWindowWait = 500 * time.Millisecond
 // awaitOwnWindowGone returns once the application in front is not this
 // process, or after ownWindowWait; the executor's deny check decides then.
 func (e *Engine) awaitOwnWindowGone(ctx context.Context) {
-	deadline := time.Now().Add(ownWindowWait)
-	for {
+	pollUntil(ctx, ownWindowWait, func() bool {
 		front, err := e.opts.Executor.Frontmost(ctx)
-		if err != nil || front.PID != os.Getpid() || time.Now().After(deadline) {
-			return
+		return err != nil || front.PID != os.Getpid()
+	})
+}
+
+// pollUntil asks done every 20 ms until it says yes, within has passed or
+// ctx has ended, for the few things the engine can only learn by looking
+// again. It reports whether done said yes.
+func pollUntil(ctx context.Context, within time.Duration, done func() bool) bool {
+	deadline := time.Now().Add(within)
+	for {
+		if done() {
+			return true
+		}
+		if !time.Now().Before(deadline) {
+			return false
 		}
 		select {
 		case <-ctx.Done():
-			return
+			return false
 		case <-time.After(20 * time.Millisecond):
 		}
 	}

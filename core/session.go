@@ -333,12 +333,10 @@ const tabWait = 500 * time.Millisecond
 // focus. Checked before the person was asked, it is checked again now,
 // since the person may have gone elsewhere meanwhile; after tabWait it
 // refuses.
-func (e *Engine) awaitInFront(ctx context.Context, tab string, kind approvals.ActKind) (protocol.Tab, error) {
-	deadline := time.Now().Add(tabWait)
-	for {
-		_, info, err := e.lookup(tab)
-		if err != nil {
-			return info, err
+func (e *Engine) awaitInFront(ctx context.Context, tab string, kind approvals.ActKind) (info protocol.Tab, err error) {
+	pollUntil(ctx, tabWait, func() bool {
+		if _, info, err = e.lookup(tab); err != nil {
+			return true
 		}
 		switch {
 		case kind.IsInput() && !info.Active:
@@ -346,15 +344,12 @@ func (e *Engine) awaitInFront(ctx context.Context, tab string, kind approvals.Ac
 		case kind == approvals.Key && !info.Focused:
 			err = errorf(CodeNotVisible, "tab %s's window no longer has the keyboard focus, so the keys could land elsewhere; nothing was fired", tab)
 		}
-		if err == nil || !time.Now().Before(deadline) {
-			return info, err
-		}
-		select {
-		case <-ctx.Done():
-			return info, ctx.Err()
-		case <-time.After(20 * time.Millisecond):
-		}
+		return err == nil
+	})
+	if err != nil && ctx.Err() != nil {
+		return info, ctx.Err()
 	}
+	return info, err
 }
 
 // perform fires a committed act: OS input through the executor, or a

@@ -22,6 +22,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/reins-app/reins/core"
+	"github.com/reins-app/reins/internal/atomicfile"
 	"github.com/reins-app/reins/internal/peercred"
 )
 
@@ -251,7 +252,7 @@ func (d *Door) startHTTP() error {
 	d.http = &http.Server{Handler: d.guard(h), ReadHeaderTimeout: 10 * time.Second}
 	addr := HTTPAddress{URL: "http://127.0.0.1:" + strconv.Itoa(d.port) + "/mcp", PID: os.Getpid()}
 	b, _ := json.Marshal(addr)
-	if err := writeFileAtomic(filepath.Join(d.opts.DataDir, HTTPFile), b); err != nil {
+	if err := atomicfile.Write(filepath.Join(d.opts.DataDir, HTTPFile), b, 0o600); err != nil {
 		l.Close()
 		return err
 	}
@@ -316,16 +317,8 @@ func loadOrCreateToken(dir string) ([]byte, error) {
 	raw := make([]byte, 32)
 	rand.Read(raw)
 	tok := hex.EncodeToString(raw)
-	if err := writeFileAtomic(path, []byte(tok+"\n")); err != nil {
+	if err := atomicfile.Write(path, []byte(tok+"\n"), 0o600); err != nil {
 		return nil, err
 	}
 	return []byte(tok), nil
-}
-
-func writeFileAtomic(path string, b []byte) error {
-	tmp := path + ".tmp"
-	if err := os.WriteFile(tmp, b, 0o600); err != nil {
-		return err
-	}
-	return os.Rename(tmp, path)
 }
