@@ -57,7 +57,9 @@ try {
   s.onopen = () => report({type: 'ws', result: 'open'});
   s.onerror = () => report({type: 'ws', result: 'error'});
 } catch (e) { report({type: 'ws', result: 'throw'}); }
-report({type: 'loaded', page: 'main'});
+// The window's load waits for both frames, so the rig never reads a frame
+// still being parsed.
+addEventListener('load', () => report({type: 'loaded', page: 'main'}));
 </script>
 </body></html>`)
 }

@@ -1,0 +1,10 @@
+package e2e
+
+import (
+	"testing"
+
+	"github.com/reins-app/reins/internal/testenv"
+)
+
+// The tests never see the person's own settings or login items.
+func TestMain(m *testing.M) { testenv.Main(m) }
