@@ -387,15 +387,11 @@ func (e *Engine) picture(ctx context.Context, t *tabState, target *protocol.Reso
 	}
 	b := target.TopBox
 	if png == nil {
-		// The page may have scrolled since the snapshot: the target's move
-		// is every top-frame box's move. In a frame it cannot be told apart
-		// from the frame's own place, so the page's boxes are left out.
-		var sk *approvals.Sketch
-		if el.Path == nil {
-			sk = sketchOf(snap, target.Viewport, b.X-el.Box.X, b.Y-el.Box.Y)
-		} else {
-			sk = sketchOf(nil, target.Viewport, 0, 0)
+		var moved protocol.Point
+		if el.Placeable {
+			moved = protocol.Point{X: b.X - el.Page.X, Y: b.Y - el.Page.Y}
 		}
+		sk := sketchOf(snap, target.Viewport, el, moved)
 		if sk == nil {
 			return nil, nil, nil
 		}

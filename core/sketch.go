@@ -13,11 +13,15 @@ import (
 // small shows nothing more.
 const maxSketchBoxes = 300
 
-// sketchOf draws the viewport vp from the top frame's elements in snap,
-// each moved by (dx, dy): how far the page has scrolled since the snapshot.
-// Elements in frames are left out, since their frame's place on the page is
-// not in the snapshot. It is nil when the viewport has no size.
-func sketchOf(snap *grounding.Snapshot, vp protocol.Viewport, dx, dy float64) *approvals.Sketch {
+// sketchOf draws the viewport vp from the boxes of snap, each placed where it
+// most likely is now. The elements of the target's frame moved as the target
+// did since the snapshot (by moved: the scroll of the page, of its frames and
+// of whatever holds the target); every other element moved as the page
+// scrolled, which is vp's scroll against the snapshot's. An element in a frame
+// shows only through its frames' content boxes, and one in a frame the
+// snapshot could not place is left out. It is nil when the viewport has no
+// size.
+func sketchOf(snap *grounding.Snapshot, vp protocol.Viewport, target grounding.Element, moved protocol.Point) *approvals.Sketch {
 	w, h := vp.Width, vp.Height
 	if w <= 0 || h <= 0 {
 		w, h = vp.ClientWidth, vp.ClientHeight
@@ -29,10 +33,21 @@ func sketchOf(snap *grounding.Snapshot, vp protocol.Viewport, dx, dy float64) *a
 	if snap == nil {
 		return sk
 	}
+	then := snap.Viewport()
+	px, py := then.ScrollX-vp.ScrollX, then.ScrollY-vp.ScrollY
+	view := protocol.Rect{W: w, H: h}
 	for _, el := range snap.Elements {
-		b := el.Box
-		b.X, b.Y = b.X+dx, b.Y+dy
-		if el.Path != nil || b.W <= 0 || b.H <= 0 || b.X >= w || b.Y >= h || b.X+b.W <= 0 || b.Y+b.H <= 0 {
+		if !el.Placeable {
+			continue
+		}
+		b := el.Page.Move(px, py)
+		if el.Frame == target.Frame && el.Doc == target.Doc {
+			b = el.Page.Move(moved.X, moved.Y)
+		}
+		if el.Clip != nil {
+			b = b.Intersect(el.Clip.Move(px, py))
+		}
+		if b = b.Intersect(view); b.W <= 0 || b.H <= 0 {
 			continue
 		}
 		sk.Boxes = append(sk.Boxes, approvals.SketchBox{X: b.X, Y: b.Y, W: b.W, H: b.H, Role: el.Role})

@@ -139,7 +139,8 @@ func TestRenderNodesWithoutIDGetNoRef(t *testing.T) {
 	}
 	want := grounding.Element{
 		Ref: "e1", Frame: 0, Doc: "d1", Epoch: 2, ID: 9, Role: "button", Name: "Buy",
-		Box: protocol.Rect{X: 5, Y: 6, W: 70, H: 20}, FrameOrigin: "https://shop.example", Placeable: true,
+		Box: protocol.Rect{X: 5, Y: 6, W: 70, H: 20}, Page: protocol.Rect{X: 5, Y: 6, W: 70, H: 20},
+		FrameOrigin: "https://shop.example", Placeable: true,
 	}
 	if got := s.Elements["e1"]; !equalElement(got, want) {
 		t.Errorf("Elements[e1] = %+v\nwant %+v", got, want)

@@ -221,3 +221,40 @@ func TestBuildRefusesTabWithoutReadableTopFrame(t *testing.T) {
 		})
 	}
 }
+
+// Each element also carries its box in the top frame's viewport and the part
+// of that viewport its frames let it show through, for drawing the page.
+func TestStitchPlacesFrameBoxesOnThePage(t *testing.T) {
+	boxed := func(n *protocol.Node, r protocol.Rect) *protocol.Node { n.Box = &r; return n }
+	outer := boxed(iframe("Outer", 2, 0), protocol.Rect{X: 5, Y: 15, W: 320, H: 160}) // content at 10,20 300×150
+	top := topFrame("top-doc", 1, boxed(node("button", "Top", 1), protocol.Rect{X: 1, Y: 2, W: 3, H: 4}), outer)
+	inner := iframe("Inner", 8, 0)
+	inner.Frame.Content = protocol.Rect{X: 250, Y: 100, W: 200, H: 100}
+	child := frame(11, 0, 0, "https://shop.example/outer", "child-doc", 2,
+		boxed(node("button", "Middle", 7), protocol.Rect{X: 40, Y: 30, W: 100, H: 20}), boxed(inner, protocol.Rect{X: 250, Y: 100, W: 200, H: 100}))
+	grandchild := frame(12, 11, 0, "https://pay.example/card", "gc-doc", 0,
+		boxed(node("button", "Pay", 3), protocol.Rect{X: 20, Y: 10, W: 80, H: 30}))
+	s := mustBuild(t, result(top, child, grandchild), grounding.NewRefs())
+
+	if el := s.Elements["e1"]; el.Page != el.Box || el.Clip != nil {
+		t.Errorf("top-frame button: Page %+v Clip %+v, want its own box and no clip", el.Page, el.Clip)
+	}
+	mid := s.Elements["f1e1"]
+	if want := (protocol.Rect{X: 50, Y: 50, W: 100, H: 20}); mid.Page != want {
+		t.Errorf("Middle on the page at %+v, want %+v", mid.Page, want)
+	}
+	if want := (protocol.Rect{X: 10, Y: 20, W: 300, H: 150}); mid.Clip == nil || *mid.Clip != want {
+		t.Errorf("Middle shows through %+v, want the outer frame's content box %+v", mid.Clip, want)
+	}
+	pay := s.Elements["f2e1"]
+	if want := (protocol.Rect{X: 280, Y: 130, W: 80, H: 30}); pay.Page != want {
+		t.Errorf("Pay on the page at %+v, want %+v", pay.Page, want)
+	}
+	// The inner frame's content box (260,120 200×100) cut by the outer's.
+	if want := (protocol.Rect{X: 260, Y: 120, W: 50, H: 50}); pay.Clip == nil || *pay.Clip != want {
+		t.Errorf("Pay shows through %+v, want %+v", pay.Clip, want)
+	}
+	if v := s.Viewport(); v != top.Viewport {
+		t.Errorf("Viewport() = %+v, want the top frame's %+v", v, top.Viewport)
+	}
+}

@@ -36,6 +36,8 @@ type Element struct {
 	Role, Name  string
 	Secret      bool
 	Box         protocol.Rect  // in its frame's viewport, at snapshot time
+	Page        protocol.Rect  // the same box in the top frame's viewport; zero unless Placeable
+	Clip        *protocol.Rect // the frames' content boxes it shows through, intersected, in the top frame's viewport; nil in the top frame
 	FrameOrigin string         // the element's frame origin
 	Path        []protocol.Hop // ancestors up to the top frame; nil for the top frame
 	Placeable   bool           // every frame on the way to the top is paired
@@ -205,8 +207,12 @@ type walker struct {
 }
 
 // offset places a frame's boxes in the top frame's viewport; nil where the
-// frame cannot be placed.
-type offset struct{ x, y float64 }
+// frame cannot be placed. clip is where the frame's content shows: its
+// iframe's content box within every enclosing frame's; nil for the top frame.
+type offset struct {
+	x, y float64
+	clip *protocol.Rect
+}
 
 func (w *walker) unplaced(f *protocol.FrameReport) {
 	i := w.s.add(line{depth: 0, parent: -1, kind: kindUnplaced, role: "iframe", text: "iframe " + quote(f.URL) + " (not placed on the page)"})
@@ -243,10 +249,14 @@ func (w *walker) node(f *protocol.FrameReport, n *protocol.Node, path []protocol
 		if n.Box != nil {
 			box = *n.Box
 		}
-		w.s.Elements[ref] = Element{
+		el := Element{
 			Ref: ref, Frame: f.Frame, Doc: f.Doc, Epoch: f.Epoch, ID: n.ID, Role: n.Role, Name: n.Name,
 			Secret: n.Secret, Box: box, FrameOrigin: f.Origin, Path: path, Placeable: placeable,
 		}
+		if l.box != nil {
+			el.Page, el.Clip = *l.box, off.clip
+		}
+		w.s.Elements[ref] = el
 	}
 	l.text = text
 	me := w.s.add(l)
@@ -271,7 +281,12 @@ func (w *walker) node(f *protocol.FrameReport, n *protocol.Node, path []protocol
 		childPath := append([]protocol.Hop{hop}, path...)
 		var coff *offset
 		if off != nil {
-			coff = &offset{off.x + n.Frame.Content.X, off.y + n.Frame.Content.Y}
+			c := n.Frame.Content
+			content := protocol.Rect{X: off.x + c.X, Y: off.y + c.Y, W: c.W, H: c.H}
+			if off.clip != nil {
+				content = content.Intersect(*off.clip)
+			}
+			coff = &offset{off.x + c.X, off.y + c.Y, &content}
 		}
 		w.frame(child, childPath, placeable, depth+1, coff, me)
 	}
@@ -390,6 +405,14 @@ func hopFrames(p []protocol.Hop) []int {
 		out[i] = h.Frame
 	}
 	return out
+}
+
+// Viewport is the top frame's viewport when the snapshot was read.
+func (s *Snapshot) Viewport() protocol.Viewport {
+	if s.top == nil {
+		return protocol.Viewport{}
+	}
+	return s.top.Viewport
 }
 
 // Frames returns the generation of every frame in the snapshot, as a current

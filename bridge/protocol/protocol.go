@@ -261,6 +261,17 @@ type Rect struct {
 	H float64 `json:"h"`
 }
 
+// Intersect is the part of r inside o; it has no width or no height when
+// they do not overlap.
+func (r Rect) Intersect(o Rect) Rect {
+	x0, y0 := max(r.X, o.X), max(r.Y, o.Y)
+	x1, y1 := min(r.X+r.W, o.X+o.W), min(r.Y+r.H, o.Y+o.H)
+	return Rect{X: x0, Y: y0, W: max(x1-x0, 0), H: max(y1-y0, 0)}
+}
+
+// Move is r moved by (dx, dy).
+func (r Rect) Move(dx, dy float64) Rect { return Rect{X: r.X + dx, Y: r.Y + dy, W: r.W, H: r.H} }
+
 // Node is one element or text of a frame's accessibility tree.
 type Node struct {
 	Role        string  `json:"role"`

@@ -200,7 +200,10 @@ func (b *Browser) setPageLocked(id int, p Page) {
 		if f.Origin == "" {
 			f.Origin = originOf(f.URL)
 		}
-		f.Viewport, f.Window = Viewport, Window
+		if f.Viewport == (protocol.Viewport{}) {
+			f.Viewport = Viewport
+		}
+		f.Window = Window
 	}
 	b.pages[id] = &cp
 }
@@ -311,10 +314,49 @@ func (b *Browser) resolveLocked(p protocol.ResolveParams) (*protocol.ResolveResu
 	if n.Box != nil {
 		box = *n.Box
 	}
+	// Up through each ancestor frame: the iframe element at the hop's index
+	// places the child's viewport in its own.
+	top := box
+	for _, h := range p.Path {
+		var parent *protocol.FrameReport
+		for i := range page.Frames {
+			if page.Frames[i].Frame == h.Frame {
+				parent = &page.Frames[i]
+			}
+		}
+		holder := findFrame(parentRoot(parent), h.Index)
+		if parent == nil || parent.Doc != h.Doc || holder == nil {
+			return nil, &protocol.Error{Code: protocol.CodeStale, Message: "a frame on the way to the top has navigated"}
+		}
+		top = top.Move(holder.Frame.Content.X, holder.Frame.Content.Y)
+	}
 	return &protocol.ResolveResult{
-		Box: box, TopBox: box, Point: protocol.Point{X: box.X + box.W/2, Y: box.Y + box.H/2},
+		Box: box, TopBox: top, Point: protocol.Point{X: top.X + top.W/2, Y: top.Y + top.H/2},
 		Viewport: Viewport, Window: Window, Zoom: 1, Secret: n.Secret, Origin: frame.Origin,
 	}, nil
+}
+
+func parentRoot(f *protocol.FrameReport) *protocol.Node {
+	if f == nil {
+		return nil
+	}
+	return f.Root
+}
+
+// findFrame is the iframe element holding window.frames[index].
+func findFrame(n *protocol.Node, index int) *protocol.Node {
+	if n == nil {
+		return nil
+	}
+	if n.Frame != nil && n.Frame.Index == index {
+		return n
+	}
+	for _, c := range n.Children {
+		if f := findFrame(c, index); f != nil {
+			return f
+		}
+	}
+	return nil
 }
 
 func find(n *protocol.Node, id int) *protocol.Node {
