@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"math"
 	"net"
 	"net/http"
 	"os"
@@ -14,6 +15,7 @@ import (
 	"time"
 
 	benchrig "github.com/reins-app/reins/bench/rig"
+	"github.com/reins-app/reins/bridge/protocol"
 	"github.com/reins-app/reins/grounding"
 	"github.com/reins-app/reins/internal/browsertest"
 	"github.com/reins-app/reins/internal/chromium"
@@ -326,7 +328,7 @@ func TestSnapshot(t *testing.T) {
 	t.Run("same- and cross-origin iframes", func(t *testing.T) {
 		inner := s.main.add("/inner", `<!doctype html><body><button>Same inside</button></body>`)
 		cross := s.other.add("/cross", `<!doctype html><body><button>Cross inside</button><a href="/far">Far</a></body>`)
-		s.expectSnapshot(t, "/frames", `
+		snap := s.expectSnapshot(t, "/frames", `
 <button>Top</button>
 <iframe src="`+inner+`" title="Same" width="300" height="80"></iframe>
 <iframe src="`+cross+`" title="Cross" width="300" height="80"></iframe>`, `
@@ -338,6 +340,25 @@ func TestSnapshot(t *testing.T) {
 			  - link "Far" [ref=f2e2]:
 			    - /url: "`+s.other.url+`/far"
 		`)
+		// Where the snapshot places a frame's element on the page is where
+		// the extension finds it when it walks up through the iframes.
+		for _, ref := range []string{"f1e1", "f2e1", "f2e2"} {
+			el := snap.Elements[ref]
+			var res protocol.ResolveResult
+			err := s.Bridge.Call(context.Background(), "", protocol.MethodResolve, protocol.ResolveParams{
+				Tab: s.tab, Frame: el.Frame, Doc: el.Doc, Epoch: el.Epoch, ID: el.ID, Role: el.Role, Name: el.Name, Path: el.Path,
+			}, &res)
+			if err != nil {
+				t.Fatalf("resolve %s: %v", ref, err)
+			}
+			p, got := el.Page, res.TopBox
+			if math.Abs(p.X-got.X) > 0.5 || math.Abs(p.Y-got.Y) > 0.5 || math.Abs(p.W-got.W) > 0.5 || math.Abs(p.H-got.H) > 0.5 {
+				t.Errorf("%s placed at %+v by the snapshot, found at %+v", ref, p, got)
+			}
+			if c := el.Clip; c == nil || p.X < c.X || p.Y < c.Y || p.X+p.W > c.X+c.W || p.Y+p.H > c.Y+c.H {
+				t.Errorf("%s at %+v does not show whole through its frame's content box %+v", ref, p, c)
+			}
+		}
 	})
 
 	t.Run("open and closed shadow roots", func(t *testing.T) {
