@@ -200,6 +200,8 @@ func (b *Browser) setPageLocked(id int, p Page) {
 		if f.Origin == "" {
 			f.Origin = originOf(f.URL)
 		}
+		// A frame's own viewport is kept: a test may report the page
+		// scrolled in a snapshot, apart from the viewport resolve gives.
 		if f.Viewport == (protocol.Viewport{}) {
 			f.Viewport = Viewport
 		}
