@@ -2,7 +2,6 @@ package core
 
 import (
 	"context"
-	"errors"
 	"fmt"
 
 	"github.com/reins-app/reins/approvals"
@@ -69,10 +68,6 @@ type DesktopActRequest struct {
 func (s *Session) DesktopAct(ctx context.Context, r DesktopActRequest) (*ActResult, error) {
 	en := audit.Entry{Agent: s.agent, Act: r.Act, Target: approvals.Target{Desktop: true, Name: r.Element}}
 	res, err := s.desktopAct(ctx, r, &en)
-	var done *alreadyLogged
-	if errors.As(err, &done) {
-		return nil, done.err
-	}
 	if err != nil {
 		return nil, s.refuse(ctx, en, err)
 	}

@@ -177,8 +177,13 @@ func (s *Session) screenshot(ctx context.Context, tab string, en *audit.Entry) (
 	return png, nil
 }
 
-// refuse logs a refused, denied or failed attempt and returns the agent's error.
+// refuse logs a refused, denied or failed attempt and returns the agent's
+// error. A failure whose outcome row is already written is not logged again.
 func (s *Session) refuse(ctx context.Context, en audit.Entry, err error) error {
+	var done *alreadyLogged
+	if errors.As(err, &done) {
+		return done.err
+	}
 	ce, outcome := classify(err)
 	en.Outcome, en.Code, en.Detail = outcome, ce.Code, ce.Message
 	s.e.record(ctx, en)
@@ -205,10 +210,6 @@ type ActResult struct {
 func (s *Session) Act(ctx context.Context, r ActRequest) (*ActResult, error) {
 	en := audit.Entry{Agent: s.agent, Act: r.Act, Target: approvals.Target{Tab: r.Tab, Ref: r.Ref}}
 	res, err := s.act(ctx, r, &en)
-	var done *alreadyLogged
-	if errors.As(err, &done) {
-		return nil, done.err
-	}
 	if err != nil {
 		return nil, s.refuse(ctx, en, err)
 	}

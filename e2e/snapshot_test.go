@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"io"
 	"math"
-	"net"
 	"net/http"
 	"os"
 	"regexp"
@@ -55,14 +54,7 @@ func servePages(t *testing.T) *pageServer {
 		w.Header().Set("Cache-Control", "no-store")
 		io.WriteString(w, body)
 	})
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := &http.Server{Handler: mux}
-	go srv.Serve(ln)
-	t.Cleanup(func() { srv.Close() })
-	s.url = "http://" + ln.Addr().String()
+	s.url = browsertest.Listen(t, mux)
 	return s
 }
 

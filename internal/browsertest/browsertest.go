@@ -183,11 +183,18 @@ func Serve(t testing.TB, w *Witness, files map[string]string) string {
 		rw.Header().Set("Cache-Control", "no-store")
 		io.WriteString(rw, body)
 	})
+	return Listen(t, mux)
+}
+
+// Listen serves h over HTTP on a free port of 127.0.0.1 until cleanup and
+// returns the server's address, as http://127.0.0.1:PORT.
+func Listen(t testing.TB, h http.Handler) string {
+	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := &http.Server{Handler: mux}
+	srv := &http.Server{Handler: h}
 	go srv.Serve(ln)
 	t.Cleanup(func() { srv.Close() })
 	return "http://" + ln.Addr().String()
