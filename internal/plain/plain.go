@@ -1,0 +1,198 @@
+// Package plain renders text that a page or an agent wrote for a person to
+// read: in the approval popup, on the serve terminal, in the tray menu, the
+// activity strips, the audit viewer and `reins audit`.
+//
+// Such text is hostile. Whatever it holds, what [Text] returns is one line
+// of at most the given number of characters, with no control characters
+// (C0, C1, DEL), no bidirectional overrides, embeddings or isolates, no
+// zero-width or other invisible format characters, no line or paragraph
+// breaks, and no run of combining marks long enough to draw over its
+// neighbours. It cannot move a terminal's cursor, erase a line, hide what
+// follows, reorder what the person reads or push the rest of a line out of
+// sight. Every front end calls this package; none cleans text on its own.
+package plain
+
+import (
+	"fmt"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// Length caps for the kinds of text people read, in characters.
+const (
+	NameMax   = 80  // an element's name, a role, a window's title
+	TitleMax  = 80  // a tab's title
+	AgentMax  = 40  // an agent's declared name
+	URLMax    = 160 // a URL or origin
+	TypedMax  = 200 // text an agent wants to type, shown before it is typed
+	ClaimMax  = 120 // an agent's own words for a target
+	DetailMax = 200 // an error's or refusal's detail
+)
+
+// Ellipsis marks text that was cut.
+const Ellipsis = "…"
+
+// maxMarks is how many combining marks may follow one base character.
+const maxMarks = 3
+
+// Text returns s as one safe line of at most max characters; max <= 0
+// means no cap. A character is a rune other than a combining mark: the few
+// marks kept ride on the character before them. Invalid UTF-8 becomes U+FFFD. Text(Text(s, n), n) ==
+// Text(s, n).
+func Text(s string, max int) string {
+	var b strings.Builder
+	b.Grow(min(len(s), 4*max+4))
+	space := false // a space is owed before the next visible character
+	marks := 0
+	n := 0
+	for i := 0; i < len(s); {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		i += size
+		switch {
+		case isSpace(r):
+			space = n > 0
+			marks = 0
+			continue
+		case hidden(r):
+			continue
+		case unicode.Is(unicode.Mn, r) || unicode.Is(unicode.Me, r):
+			if n == 0 || space || marks >= maxMarks {
+				continue
+			}
+			marks++
+			b.WriteRune(r)
+			continue
+		}
+		if space {
+			if max > 0 && n+1 >= max {
+				return cut(b.String(), n, max)
+			}
+			b.WriteByte(' ')
+			n++
+			space = false
+		}
+		if max > 0 && n >= max {
+			return cut(b.String(), n, max)
+		}
+		b.WriteRune(r)
+		n++
+		marks = 0
+	}
+	return b.String()
+}
+
+// cut ends text of n characters that more text would take past max with
+// the ellipsis, in place of its last character if there is no room.
+func cut(s string, n, max int) string {
+	trim := func(s string) string {
+		return strings.TrimRightFunc(s, func(r rune) bool {
+			return r == ' ' || unicode.Is(unicode.Mn, r) || unicode.Is(unicode.Me, r)
+		})
+	}
+	if n >= max {
+		s = trim(s)
+		_, size := utf8.DecodeLastRuneInString(s)
+		s = s[:len(s)-size]
+	}
+	return trim(s) + Ellipsis
+}
+
+// isSpace reports whether r separates words: every Unicode space, and the
+// line breaks and tabs that are folded into one space.
+func isSpace(r rune) bool {
+	return unicode.IsSpace(r) || unicode.Is(unicode.Zl, r) || unicode.Is(unicode.Zp, r)
+}
+
+// hidden reports whether r is dropped: controls, format characters (bidi
+// controls, zero-width characters, soft hyphens, tags), private-use and
+// unassigned code points, surrogates and non-characters.
+func hidden(r rune) bool {
+	switch {
+	case r == utf8.RuneError:
+		return false // shown, so that broken input is visible as broken
+	case unicode.IsControl(r), unicode.Is(unicode.Cf, r), unicode.Is(unicode.Co, r), unicode.Is(unicode.Cs, r):
+		return true
+	case r >= 0xFDD0 && r <= 0xFDEF, r&0xFFFE == 0xFFFE:
+		return true
+	case r == 0x115F || r == 0x1160 || r == 0x3164 || r == 0xFFA0: // Hangul fillers: blank but not spaces
+		return true
+	case r == 0x034F: // combining grapheme joiner
+		return true
+	case !unicode.Is(unicode.L, r) && !unicode.Is(unicode.M, r) && !unicode.Is(unicode.N, r) &&
+		!unicode.Is(unicode.P, r) && !unicode.Is(unicode.S, r) && !unicode.Is(unicode.Z, r):
+		return true // unassigned in this Go's Unicode tables
+	}
+	return false
+}
+
+// Quote returns page or agent text as quoted text: “…”, cleaned and capped
+// as [Text] does (the quotes not counted). Curly double quotes inside
+// become straight ones, so the text cannot seem to end and start another.
+func Quote(s string, max int) string {
+	return "“" + quoteInner(s, max) + "”"
+}
+
+func quoteInner(s string, max int) string {
+	return strings.Map(func(r rune) rune {
+		switch r {
+		case '“', '”', '„', '‟', '〝', '〞', '＂':
+			return '"'
+		}
+		return r
+	}, Text(s, max))
+}
+
+// Process names a connecting program by what the system says it is: the
+// executable's base name and its pid, "python3 (pid 999)". The name is
+// cleaned but never cut: it is what the person checks.
+func Process(exe string, pid int) string {
+	if i := strings.LastIndexAny(exe, `/\`); i >= 0 {
+		exe = exe[i+1:]
+	}
+	exe = Text(exe, 0)
+	if exe == "" {
+		exe = "unknown program"
+	}
+	if pid == 0 {
+		return exe
+	}
+	return fmt.Sprintf("%s (pid %d)", exe, pid)
+}
+
+// Who is how a person reads an agent: the real process first, whole, then
+// the name the agent gave, quoted and cut to AgentMax. With no pid known
+// (an agent over HTTP from an unknown process) only the declared name is
+// shown, marked as the agent's.
+func Who(exe string, pid int, declared string) string {
+	name := Text(declared, AgentMax)
+	switch {
+	case pid == 0 && name == "":
+		return "an unnamed agent"
+	case pid == 0:
+		return "agent calling itself " + Quote(name, 0)
+	case name == "":
+		return Process(exe, pid)
+	}
+	return Process(exe, pid) + " · " + Quote(name, 0)
+}
+
+// Claim labels an agent's own words for what it is acting on, which Reins
+// has not checked: the agent says “…”.
+func Claim(s string) string {
+	s = Text(s, ClaimMax)
+	if s == "" {
+		return ""
+	}
+	return "the agent says " + Quote(s, 0)
+}
+
+// Field renders a record's value for a line such as `reins audit` prints,
+// where the reader must tell one field from the next: cleaned and capped
+// like Text, and empty as "-".
+func Field(s string, max int) string {
+	if s = Text(s, max); s == "" {
+		return "-"
+	}
+	return s
+}
