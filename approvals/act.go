@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/reins-app/reins/internal/plain"
 )
 
 // ActKind names what an agent asks to do.
@@ -52,12 +54,14 @@ type Act struct {
 }
 
 // Sentence renders the act the way the popup and the activity strip say it,
-// without ever showing secret text.
+// without ever showing secret text. Whatever the page or the agent wrote
+// (the target's name, the text to type, keys, a URL) goes through the
+// renderer people read: quoted where it is page or agent text, cleaned and
+// capped.
 func (a Act) Sentence(target string) string {
-	quote := func(s string) string { return "“" + s + "”" }
 	on := ""
 	if target != "" {
-		on = " " + quote(target)
+		on = " " + plain.Quote(target, plain.NameMax)
 	}
 	switch a.Kind {
 	case Click:
@@ -69,26 +73,22 @@ func (a Act) Sentence(target string) string {
 	case Hover:
 		return "Hover over" + on
 	case Type:
-		what := quote(a.Text)
-		if a.Secret {
-			what = fmt.Sprintf("%d characters", utf8.RuneCountInString(a.Text))
-		}
-		s := "Type " + what
+		s := "Type " + a.typed()
 		if target != "" {
-			s += " into " + quote(target)
+			s += " into " + plain.Quote(target, plain.NameMax)
 		}
 		if a.Submit {
 			s += " and press Enter"
 		}
 		return s
 	case Key:
-		return "Press " + a.Keys
+		return "Press " + a.keys()
 	case Scroll:
 		return fmt.Sprintf("Scroll %s%s", scrollWords(a.DX, a.DY), on)
 	case Drag:
 		return "Drag" + on
 	case Navigate:
-		return "Open " + a.URL
+		return "Open " + plain.Text(a.URL, plain.URLMax)
 	case Back:
 		return "Go back"
 	case Forward:
@@ -107,7 +107,63 @@ func (a Act) Sentence(target string) string {
 	case Connect:
 		return "Connect to Reins for the first time"
 	}
-	return string(a.Kind) + on
+	return plain.Text(string(a.Kind), plain.NameMax) + on
+}
+
+// desktopSentence says a desktop act with what Reins itself sees where it
+// lands: t.Name is Reins' own words for the point, t.App the application
+// there (or in front, for typing and keys). The agent's words for the
+// target (t.Claim) are not part of it; front ends show them apart, as the
+// agent's.
+func (a Act) desktopSentence(t Target) string {
+	in := ""
+	if t.App != "" {
+		in = " in " + plain.Text(t.App, 0)
+	}
+	switch a.Kind {
+	case Click, DoubleClick, RightClick:
+		verb := map[ActKind]string{Click: "Click", DoubleClick: "Double-click", RightClick: "Right-click"}[a.Kind]
+		if t.Name == "" {
+			return verb + in
+		}
+		return verb + " " + plain.Text(t.Name, plain.NameMax) + in
+	case Type:
+		s := "Type " + a.typed()
+		if t.App != "" {
+			s += " into " + plain.Text(t.App, 0)
+		}
+		if a.Submit {
+			s += " and press Enter"
+		}
+		return s
+	case Key:
+		return "Press " + a.keys() + in
+	case Read:
+		return "Read the desktop"
+	}
+	return a.Sentence(t.Name) + in
+}
+
+// typed is the text of a Type act as the person reads it before it is
+// typed: quoted, and its length said when the quote had to be cut; for a
+// secret field only its length.
+func (a Act) typed() string {
+	n := utf8.RuneCountInString(a.Text)
+	if a.Secret {
+		return fmt.Sprintf("%d characters", n)
+	}
+	q := plain.Quote(a.Text, plain.TypedMax)
+	if strings.HasSuffix(q, plain.Ellipsis+"”") {
+		q += fmt.Sprintf(" (%d characters in all)", n)
+	}
+	return q
+}
+
+func (a Act) keys() string {
+	if k := plain.Text(a.Keys, plain.NameMax); k != "" {
+		return k
+	}
+	return "no key"
 }
 
 func scrollWords(dx, dy int) string {

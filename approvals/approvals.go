@@ -9,8 +9,9 @@ package approvals
 
 import (
 	"errors"
-	"fmt"
 	"time"
+
+	"github.com/reins-app/reins/internal/plain"
 )
 
 // Agent identifies who asks: the self-declared client name beside the real
@@ -23,21 +24,26 @@ type Agent struct {
 	Session string `json:"session"`           // Reins' id for this connection
 }
 
-// Label is how the agent is shown: the declared name, then the real process.
+// Label is how the agent is shown to a person: the real process first and
+// whole, then the name it declared, quoted and cut short when long, so that
+// no name can hide or push out the process ("python3 (pid 999) · “Claude
+// Code”"). Rows the person's own changes wrote show as "you".
 func (a Agent) Label() string {
-	name := a.Name
-	if name == "" {
-		name = "unnamed agent"
+	if a.IsPerson() {
+		return "you"
 	}
-	if a.PID == 0 {
-		return name
-	}
-	exe := a.Exe
-	if exe == "" {
-		exe = "?"
-	}
-	return fmt.Sprintf("%s · %s (pid %d)", name, exe, a.PID)
+	return plain.Who(a.Exe, a.PID, a.Name)
 }
+
+// IsPerson reports whether a stands for the person at Reins' own controls
+// (a share or a setting they changed), not for an agent: every agent has a
+// session, and the person's rows have none.
+func (a Agent) IsPerson() bool {
+	return a.Name == PersonName && a.Session == "" && a.PID == 0 && a.Exe == ""
+}
+
+// PersonName is the agent name of the rows the person's own changes write.
+const PersonName = "person"
 
 // Target is what an act lands on, as the person should see it.
 type Target struct {
@@ -49,6 +55,11 @@ type Target struct {
 	Role        string `json:"role,omitempty"`
 	Name        string `json:"name,omitempty"`
 	Desktop     bool   `json:"desktop,omitempty"` // a desktop act, not in a tab
+	// Desktop acts: what Reins itself sees where the act lands, and apart
+	// from it, what the agent says is there.
+	App    string `json:"app,omitempty"`    // the application under the point, or in front for typing and keys
+	Window string `json:"window,omitempty"` // the title of the window under the point, as that application set it
+	Claim  string `json:"claim,omitempty"`  // the agent's own words for the target; Reins has not checked them
 }
 
 // Request is one act waiting for a person.
@@ -94,7 +105,16 @@ type SketchBox struct {
 }
 
 // Sentence is the act as the person reads it.
-func (r Request) Sentence() string { return r.Act.Sentence(r.Target.Name) }
+func (r Request) Sentence() string { return SentenceOf(r.Act, r.Target) }
+
+// SentenceOf is an act on a target as the person reads it; a desktop act
+// says where it lands as Reins sees it.
+func SentenceOf(a Act, t Target) string {
+	if t.Desktop {
+		return a.desktopSentence(t)
+	}
+	return a.Sentence(t.Name)
+}
 
 // Decision is the person's answer.
 type Decision int

@@ -205,7 +205,7 @@ func TestSentenceNeverShowsSecretText(t *testing.T) {
 	if got := (Act{Kind: Type, Text: "hi", Submit: true}).Sentence("Search"); got != "Type “hi” into “Search” and press Enter" {
 		t.Fatalf("got %q", got)
 	}
-	if got := (Agent{Name: "Claude Code", PID: 4121, Exe: "claude"}).Label(); got != "Claude Code · claude (pid 4121)" {
+	if got := (Agent{Name: "Claude Code", PID: 4121, Exe: "claude"}).Label(); got != "claude (pid 4121) · “Claude Code”" {
 		t.Fatalf("got %q", got)
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"github.com/reins-app/reins/approvals"
 	"github.com/reins-app/reins/audit"
 	"github.com/reins-app/reins/executor"
+	"github.com/reins-app/reins/internal/plain"
 )
 
 // Desktop-level names front ends need.
@@ -57,16 +58,19 @@ func (s *Session) desktop(ctx context.Context) (*DesktopView, error) {
 // screen (in points, as DesktopView reports windows), text typed into
 // whatever has focus, or a key chord.
 type DesktopActRequest struct {
-	Act     approvals.Act // Click, DoubleClick, RightClick, Type or Key
-	X, Y    float64       // Click kinds: where, in points
-	Element string        // optional: the agent's words for what is there, shown to the person
+	Act  approvals.Act // Click, DoubleClick, RightClick, Type or Key
+	X, Y float64       // Click kinds: where, in points
+	// Element is the agent's own words for what is there, optional. The
+	// person sees them as the agent's claim, beside what Reins itself sees
+	// there: the point, and the application and window under it.
+	Element string
 }
 
 // DesktopAct runs a desktop act through the desktop grant (Control), the
 // person's approval, the committed audit row and the executor, which refuses
 // deny-listed applications in front or under the point right before firing.
 func (s *Session) DesktopAct(ctx context.Context, r DesktopActRequest) (*ActResult, error) {
-	en := audit.Entry{Agent: s.agent, Act: r.Act, Target: approvals.Target{Desktop: true, Name: r.Element}}
+	en := audit.Entry{Agent: s.agent, Act: r.Act, Target: approvals.Target{Desktop: true, Claim: r.Element}}
 	res, err := s.desktopAct(ctx, r, &en)
 	if err != nil {
 		return nil, s.refuse(ctx, en, err)
@@ -80,9 +84,7 @@ func (s *Session) desktopAct(ctx context.Context, r DesktopActRequest, en *audit
 	switch r.Act.Kind {
 	case approvals.Click, approvals.DoubleClick, approvals.RightClick:
 		plan.X, plan.Y = r.X, r.Y
-		if en.Target.Name == "" {
-			en.Target.Name = fmt.Sprintf("the point %.0f, %.0f", r.X, r.Y)
-		}
+		en.Target.Name = fmt.Sprintf("the point %.0f, %.0f", r.X, r.Y)
 	case approvals.Type, approvals.Key:
 		// Type and Key land on whatever has focus: the plan stays at the origin.
 	default:
@@ -100,12 +102,61 @@ func (s *Session) desktopAct(ctx context.Context, r DesktopActRequest, en *audit
 		}
 		return nil, err
 	}
+	if err := e.canInput(r.Act.Kind); err != nil {
+		return nil, err
+	}
+	en.Target.App, en.Target.Window = e.seenAt(ctx, r)
 	req := approvals.Request{ID: e.newID("a"), Agent: s.agent, Act: r.Act, Target: en.Target}
+	done := ""
+	if r.Element != "" {
+		done = "the agent described the target as " + quoteIf(r.Element)
+	}
 	return s.decideAndFire(ctx, firing{
-		req: req, en: en, input: true,
+		req: req, en: en, input: true, done: done,
 		ready: func(context.Context) (audit.Plan, error) {
 			return plan, e.grants.Check(approvals.DesktopKey, "", approvals.Control)
 		},
 		perform: e.opts.Executor.Fire,
 	})
+}
+
+// seenAt is what Reins itself sees where a desktop act lands, for the
+// person to weigh against the agent's words: the application under the
+// point (for typing and keys, the one in front, which has the keyboard) and
+// the title of its window there. It is asked before the person is, so it
+// shows the desktop as the agent found it; the executor checks the deny
+// list again right before firing. What cannot be read is said as such.
+func (e *Engine) seenAt(ctx context.Context, r DesktopActRequest) (app, window string) {
+	x := e.opts.Executor
+	point := r.Act.Kind != approvals.Type && r.Act.Kind != approvals.Key
+	var a executor.App
+	var err error
+	if point {
+		a, err = x.AppAt(ctx, r.X, r.Y)
+	} else {
+		a, err = x.Frontmost(ctx)
+	}
+	if err != nil {
+		return "an application Reins cannot identify (" + plain.Text(err.Error(), plain.DetailMax) + ")", ""
+	}
+	app = plain.App(a.Name, a.Exe, a.PID)
+	ws, err := x.Windows(ctx)
+	if err != nil {
+		return app, ""
+	}
+	for _, w := range ws { // front to back: the first that covers the point is the one under it
+		mine := a.PID != 0 && w.App.PID == a.PID || a.PID == 0 && w.App.Name == a.Name
+		if point && r.X >= w.X && r.X < w.X+w.W && r.Y >= w.Y && r.Y < w.Y+w.H ||
+			!point && mine && w.Active {
+			return app, w.Title
+		}
+	}
+	if !point {
+		for _, w := range ws {
+			if a.PID != 0 && w.App.PID == a.PID {
+				return app, w.Title
+			}
+		}
+	}
+	return app, ""
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/reins-app/reins/approvals"
 	"github.com/reins-app/reins/audit"
+	"github.com/reins-app/reins/internal/plain"
 )
 
 // EventKind names what changed.
@@ -40,7 +41,9 @@ type Event struct {
 	Detail    string
 }
 
-// Activity is one line of a tab's activity strip.
+// Activity is one line of a tab's activity strip. Its texts are already
+// rendered for a person (see internal/plain): Agent names the real process
+// first, and nothing a page or an agent wrote reaches them raw.
 type Activity struct {
 	Time    time.Time `json:"time"`
 	Agent   string    `json:"agent"`
@@ -53,8 +56,8 @@ type Activity struct {
 
 func activityOf(en audit.Entry, now time.Time) *Activity {
 	return &Activity{
-		Time: now, Agent: en.Agent.Label(), Act: en.Act.Sentence(en.Target.Name), Kind: string(en.Act.Kind),
-		Outcome: en.Outcome, Code: en.Code, Detail: en.Detail,
+		Time: now, Agent: en.Agent.Label(), Act: approvals.SentenceOf(en.Act, en.Target), Kind: plain.Text(string(en.Act.Kind), plain.NameMax),
+		Outcome: en.Outcome, Code: plain.Text(en.Code, plain.NameMax), Detail: plain.Text(en.Detail, plain.DetailMax),
 	}
 }
 

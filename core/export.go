@@ -7,6 +7,7 @@ import (
 
 	"github.com/reins-app/reins/approvals"
 	"github.com/reins-app/reins/audit"
+	"github.com/reins-app/reins/internal/plain"
 )
 
 // Names front ends need, so that they import core and nothing behind it.
@@ -40,51 +41,67 @@ const (
 // ParseLevel reads "none", "read" or "control".
 func ParseLevel(s string) (Level, error) { return approvals.ParseLevel(s) }
 
-// FormatAuditRow renders one audit row on a line, as `reins audit` prints it.
+// FormatAuditRow renders one audit row on a line, as `reins audit` prints it
+// on a terminal. Every field a page or an agent wrote goes through the
+// renderer people read (internal/plain): one line whatever the row holds,
+// no byte a terminal obeys, the agent's real process first and whole.
 func FormatAuditRow(r audit.Row) string {
-	who := r.AgentName
-	if r.AgentPID != 0 {
-		who = fmt.Sprintf("%s (pid %d %s)", r.AgentName, r.AgentPID, r.AgentExe)
-	}
+	who := approvals.Agent{Name: r.AgentName, PID: r.AgentPID, Exe: r.AgentExe, Session: r.AgentSession}.Label()
 	var act approvals.Act
 	json.Unmarshal(r.Act, &act)
-	target := r.TargetName
-	if r.TargetRole != "" {
-		target = r.TargetRole + " " + quoteIf(r.TargetName)
+	target := plain.Text(r.TargetName, plain.NameMax)
+	if target != "" {
+		target = plain.Quote(target, 0)
 	}
-	line := fmt.Sprintf("#%d %s %-7s tab %-3s %-28s %-10s %s", r.Seq, r.Time.Format("2006-01-02 15:04:05"), r.Phase, orDash(r.Tab), who, r.ActKind, strings.TrimSpace(target))
+	if role := plain.Role(r.TargetRole); role != "" {
+		target = strings.TrimSpace(role + " " + target)
+	}
+	if r.Desktop && target == "" {
+		target = "desktop"
+	}
+	line := fmt.Sprintf("#%d %s %-7s tab %-3s %-28s %-10s %s", r.Seq, r.Time.Format("2006-01-02 15:04:05"), plain.Field(r.Phase, plain.NameMax),
+		plain.Field(r.Tab, plain.NameMax), who, plain.Field(r.ActKind, plain.NameMax), target)
+	line = strings.TrimRight(line, " ")
 	if act.Kind == approvals.Type {
 		if act.Secret {
 			line += " (secret text not stored)"
 		} else {
-			line += fmt.Sprintf(" text %q", act.Text)
+			line += " text " + plain.Quote(act.Text, plain.TypedMax)
 		}
 	}
-	line += " → " + r.Outcome
+	line += " → " + plain.Field(r.Outcome, plain.NameMax)
 	if r.Code != "" {
-		line += " [" + r.Code + "]"
+		line += " [" + plain.Text(r.Code, plain.NameMax) + "]"
 	}
 	if r.RefSeq != 0 {
 		line += fmt.Sprintf(" (of #%d)", r.RefSeq)
 	}
 	if r.Decision != "" {
-		line += " · " + r.Decision
+		line += " · " + plain.Text(r.Decision, plain.NameMax)
 	}
 	return line
 }
 
+// AuditJSON is one audit row as a line of JSON, as `reins audit -json` and
+// the audit viewer's export write it: the row's data unchanged, with every
+// character a terminal would obey (C1 controls, bidi and format characters,
+// line separators) written as a \u escape, so that printing the export is
+// as safe as printing [FormatAuditRow].
+func AuditJSON(r audit.Row) ([]byte, error) {
+	b, err := json.Marshal(r)
+	if err != nil {
+		return nil, fmt.Errorf("audit row %d cannot be written as JSON: %w", r.Seq, err)
+	}
+	return append(plain.JSON(b), '\n'), nil
+}
+
+// quoteIf quotes agent or page text for a sentence a person may read, or
+// gives "" for none.
 func quoteIf(s string) string {
 	if s == "" {
 		return ""
 	}
-	return "“" + s + "”"
-}
-
-func orDash(s string) string {
-	if s == "" {
-		return "-"
-	}
-	return s
+	return plain.Quote(s, plain.ClaimMax)
 }
 
 // Kinds of acts, for front ends that build an [Act].

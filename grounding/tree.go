@@ -16,6 +16,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"unicode"
 
 	"github.com/reins-app/reins/bridge/protocol"
 )
@@ -250,7 +251,7 @@ func (w *walker) node(f *protocol.FrameReport, n *protocol.Node, path []protocol
 			box = *n.Box
 		}
 		el := Element{
-			Ref: ref, Frame: f.Frame, Doc: f.Doc, Epoch: f.Epoch, ID: n.ID, Role: n.Role, Name: n.Name,
+			Ref: ref, Frame: f.Frame, Doc: f.Doc, Epoch: f.Epoch, ID: n.ID, Role: noControls(n.Role), Name: noControls(n.Name),
 			Secret: n.Secret, Box: box, FrameOrigin: f.Origin, Path: path, Placeable: placeable,
 		}
 		if l.box != nil {
@@ -437,4 +438,23 @@ func renderedRole(r string) string {
 		}
 	}
 	return r
+}
+
+// noControls drops control characters (C0, DEL, C1) from page text that an
+// Element keeps. The role and name go on into approval requests, the audit
+// log and back to the extension to re-find the element; none of those
+// should carry a byte that moves a terminal's cursor. The extension drops
+// them too, so a name it reports again at fire time still matches; if it
+// did not, the element would read as changed and the act be refused, never
+// fired on a name the person did not see.
+func noControls(s string) string {
+	if strings.IndexFunc(s, unicode.IsControl) < 0 {
+		return s
+	}
+	return strings.Map(func(r rune) rune {
+		if unicode.IsControl(r) {
+			return -1
+		}
+		return r
+	}, s)
 }

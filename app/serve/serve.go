@@ -2,6 +2,12 @@
 // extension reports them, lets the person share a tab, answers each approval
 // from typed commands, and prints the activity as it happens. It is what
 // `reins serve` runs on machines without a desktop.
+//
+// A terminal obeys what it is sent. Everything a page or an agent wrote is
+// printed through the renderer people read (internal/plain): one line per
+// field, no escape sequence, no carriage return, no bidi control, so that
+// no name can erase a line, hide the process asking, or forge an APPROVAL
+// block of its own.
 package serve
 
 import (
@@ -14,6 +20,7 @@ import (
 	"time"
 
 	"github.com/reins-app/reins/core"
+	"github.com/reins-app/reins/internal/plain"
 )
 
 // Core is what the terminal needs of Reins; *core.Runtime has it.
@@ -96,16 +103,17 @@ func (t *Terminal) event(ev core.Event) {
 	case core.EventTabs:
 		// Listed on request; a busy browser would flood the terminal.
 	case core.EventShare:
-		msg := fmt.Sprintf("Tab %s is now shared: %s", ev.Tab, ev.Level)
-		if ev.Detail != "" {
-			msg += " (" + ev.Detail + ")"
+		msg := fmt.Sprintf("Tab %s is now shared: %s", plain.Text(ev.Tab, plain.NameMax), ev.Level)
+		if d := plain.Text(ev.Detail, plain.DetailMax); d != "" {
+			msg += " (" + d + ")"
 		}
 		t.printf("%s.\n", msg)
 	case core.EventActivity:
 		a := ev.Activity
-		line := fmt.Sprintf("%s  tab %s  %s  %s  — %s", a.Time.Format("15:04:05"), ev.Tab, a.Agent, a.Act, a.Outcome)
-		if a.Detail != "" && a.Outcome != core.OutcomeDone && a.Outcome != core.OutcomeRead {
-			line += ": " + a.Detail
+		line := fmt.Sprintf("%s  tab %s  %s  %s  — %s", a.Time.Format("15:04:05"), orDash(plain.Text(ev.Tab, plain.NameMax)),
+			plain.Text(a.Agent, 0), plain.Text(a.Act, 0), plain.Text(a.Outcome, plain.NameMax))
+		if d := plain.Text(a.Detail, plain.DetailMax); d != "" && a.Outcome != core.OutcomeDone && a.Outcome != core.OutcomeRead {
+			line += ": " + d
 		}
 		t.printf("%s\n", line)
 	case core.EventApproval:
@@ -115,12 +123,8 @@ func (t *Terminal) event(ev core.Event) {
 				r.ID, r.Agent.Label(), r.ID, r.ID)
 			return
 		}
-		where := r.Target.Origin
-		if r.Target.FrameOrigin != "" {
-			where += " (in a frame from " + r.Target.FrameOrigin + ")"
-		}
-		t.printf("\nAPPROVAL %s  %s asks:\n    %s\n    %s · %s · %q\n%s  Answer with: allow %s | allow-tab %s | deny %s   (no answer = deny)\n",
-			r.ID, r.Agent.Label(), r.Sentence(), orDash(r.Target.Role), where, r.Target.TabTitle, heldNote(r), r.ID, r.ID, r.ID)
+		t.printf("\nAPPROVAL %s  %s asks:\n    %s\n    %s\n%s%s  Answer with: allow %s | allow-tab %s | deny %s   (no answer = deny)\n",
+			r.ID, r.Agent.Label(), r.Sentence(), whereLine(r.Target), claimNote(r.Target), heldNote(r), r.ID, r.ID, r.ID)
 	case core.EventApprovalEnd:
 		t.printf("Approval %s: %s.\n", ev.Request.ID, ev.Decision)
 	case core.EventPause:
@@ -130,6 +134,37 @@ func (t *Terminal) event(ev core.Event) {
 			t.printf("Agents resumed.\n")
 		}
 	}
+}
+
+// whereLine is "role · origin · “title”" for a tab's target, or "window
+// “title” · desktop" for a desktop act: the page's and the application's
+// words rendered, the role quoted unless it is a plain token.
+func whereLine(t core.Target) string {
+	if t.Desktop {
+		w := "desktop"
+		if t.Window != "" {
+			w = "window " + plain.Quote(t.Window, plain.TitleMax) + " · desktop"
+		}
+		return w
+	}
+	role := plain.Role(t.Role)
+	if role == "" {
+		role = "—"
+	}
+	where := orDash(plain.Text(t.Origin, plain.URLMax))
+	if t.FrameOrigin != "" {
+		where += " (in a frame from " + plain.Text(t.FrameOrigin, plain.URLMax) + ")"
+	}
+	return role + " · " + where + " · " + plain.Quote(t.TabTitle, plain.TitleMax)
+}
+
+// claimNote is the line with the agent's own words for the target, marked
+// as the agent's; "" when it gave none.
+func claimNote(t core.Target) string {
+	if c := plain.Claim(t.Claim); c != "" {
+		return "    " + c + " (Reins has not checked this)\n"
+	}
+	return ""
 }
 
 // heldNote is the line that marks a request asked again because its act was
@@ -160,8 +195,8 @@ const help = `Commands:
   deny [ID]                     deny a pending act
   pending                       list pending approvals
   agents                        list agents that connected, and whether they are allowed
-  allow-agent KEY | forget-agent KEY
-                                allow an agent for the life of Reins, or forget it
+  allow-agent N | forget-agent N
+                                allow agent N of that list for the life of Reins, or forget it
   pause | resume                stop or restart all agents' acts
   audit [N]                     show the last N audit rows (default 10)
   quit                          stop Reins
@@ -185,7 +220,7 @@ func (t *Terminal) command(f []string) (quit bool) {
 			if tab.Active {
 				mark = "*"
 			}
-			t.printf("%s %-3s %-8s %s  (%s)\n", mark, tab.ID, tab.Share, tab.Title, tab.Origin)
+			t.printf("%s %-3s %-8s %s  (%s)\n", mark, tab.ID, tab.Share, plain.Text(tab.Title, plain.TitleMax), plain.Text(tab.Origin, plain.URLMax))
 		}
 	case "share", "desktop":
 		args := f[1:]
@@ -201,7 +236,7 @@ func (t *Terminal) command(f []string) (quit bool) {
 			err = e.SetShare(args[0], level)
 		}
 		if err != nil {
-			t.printf("%v\n", err)
+			t.printf("%s\n", plain.Text(err.Error(), plain.DetailMax))
 		}
 	case "allow", "allow-tab", "deny":
 		d := core.Deny
@@ -222,7 +257,7 @@ func (t *Terminal) command(f []string) (quit bool) {
 			return false
 		}
 		if err := e.Answer(id, d); err != nil {
-			t.printf("%s: %v\n", id, err)
+			t.printf("%s: %s\n", plain.Text(id, plain.NameMax), plain.Text(err.Error(), plain.DetailMax))
 		}
 	case "pending":
 		p := e.Pending()
@@ -241,21 +276,32 @@ func (t *Terminal) command(f []string) (quit bool) {
 		if len(agents) == 0 {
 			t.printf("No agent has connected yet.\n")
 		}
-		for _, a := range agents {
+		// Agents go by number: a key holds the name an agent gave itself,
+		// which cannot be printed as it is nor always typed back.
+		for i, a := range agents {
 			state := "not allowed"
 			if a.Allowed {
 				state = "allowed"
 			} else if a.Asking {
 				state = "waiting for you"
 			}
-			t.printf("%-40s %-15s %d open  (pid %d %s)\n", a.Key, state, a.Sessions, a.PID, a.Exe)
+			t.printf("%2d  %-15s %d open  %s\n", i+1, state, a.Sessions, plain.Who(a.Exe, a.PID, a.Name))
 		}
 	case "allow-agent", "forget-agent":
 		if len(f) < 2 {
-			t.printf("usage: %s KEY (see: agents)\n", f[0])
+			t.printf("usage: %s N (the agent's number in: agents)\n", f[0])
 			return false
 		}
 		key := strings.Join(f[1:], " ")
+		var n int
+		if _, err := fmt.Sscanf(key, "%d", &n); err == nil && fmt.Sprint(n) == key {
+			agents := e.Agents()
+			if n < 1 || n > len(agents) {
+				t.printf("There is no agent %d; type \"agents\" for the list.\n", n)
+				return false
+			}
+			key = agents[n-1].Key
+		}
 		var err error
 		if f[0] == "allow-agent" {
 			err = e.AllowAgent(key)
@@ -263,7 +309,7 @@ func (t *Terminal) command(f []string) (quit bool) {
 			err = e.ForgetAgent(key)
 		}
 		if err != nil {
-			t.printf("%v\n", err)
+			t.printf("%s\n", plain.Text(err.Error(), plain.DetailMax))
 		}
 	case "pause":
 		e.Pause(true)
@@ -276,7 +322,7 @@ func (t *Terminal) command(f []string) (quit bool) {
 		}
 		rows, err := e.AuditRows(context.Background(), core.AuditFilter{Limit: n})
 		if err != nil {
-			t.printf("%v\n", err)
+			t.printf("%s\n", plain.Text(err.Error(), plain.DetailMax))
 			return false
 		}
 		for i := len(rows) - 1; i >= 0; i-- {

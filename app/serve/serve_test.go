@@ -72,7 +72,7 @@ func TestTheTerminalSharesAndAnswers(t *testing.T) {
 		_, err := agent.Act(ctx, core.ActRequest{Tab: tab, Ref: ref, Act: core.Act{Kind: "click"}})
 		acted <- err
 	}()
-	m := out.waitFor(t, `APPROVAL (a\d+)\s+Claude Code · claude \(pid 4121\) asks:\n\s+Click “Place order”`)
+	m := out.waitFor(t, `APPROVAL (a\d+)\s+claude \(pid 4121\) · “Claude Code” asks:\n\s+Click “Place order”`)
 	io.WriteString(typed, "allow "+m[1]+"\n")
 	if err := <-acted; err != nil {
 		t.Fatalf("the act the person allowed failed: %v", err)
@@ -142,13 +142,13 @@ func TestTheTerminalSaysWhyAHeldActIsAskedAgain(t *testing.T) {
 	// The person is at the mouse as the allowed click is about to fire.
 	e.Exec.SetLastInput(time.Now().Add(time.Hour))
 	io.WriteString(typed, "allow "+first[1]+"\n")
-	again := out.waitFor(t, `(?s)APPROVAL (a\d+)  Claude Code · claude \(pid 4121\) asks:\n\s+Click “Place order”\n[^\n]*\n`+
+	again := out.waitFor(t, `(?s)APPROVAL (a\d+)  claude \(pid 4121\) · “Claude Code” asks:\n\s+Click “Place order”\n[^\n]*\n`+
 		`    Asked again: you were using the mouse or keyboard when it was about to happen, so nothing was done\.\n  Answer with`)
 	if again[1] == first[1] {
 		t.Fatalf("the request asked again kept its id %s", again[1])
 	}
 	io.WriteString(typed, "pending\n")
-	out.waitFor(t, again[1]+`  Claude Code[^\n]*: Click “Place order” \(asked \d+s ago; asked again: you were using the mouse or keyboard`)
+	out.waitFor(t, again[1]+`  claude \(pid 4121\) · “Claude Code”: Click “Place order” \(asked \d+s ago; asked again: you were using the mouse or keyboard`)
 
 	e.Exec.SetLastInput(time.Time{})
 	io.WriteString(typed, "allow "+again[1]+"\n")

@@ -14,6 +14,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"github.com/reins-app/reins/core"
+	"github.com/reins-app/reins/internal/plain"
 )
 
 // Mark is how an activity line stands out.
@@ -53,8 +54,8 @@ func OutcomeWords(a core.Activity) (string, Mark) {
 	case core.OutcomeTimeout:
 		return "timed out — no answer", MarkNone
 	case core.OutcomeFailed:
-		if a.Detail != "" {
-			return "failed: " + firstClause(a.Detail), MarkFailed
+		if d := plain.Text(firstClause(a.Detail), plain.DetailMax); d != "" {
+			return "failed: " + d, MarkFailed
 		}
 		return "failed", MarkFailed
 	case core.OutcomeRefused:
@@ -63,7 +64,7 @@ func OutcomeWords(a core.Activity) (string, Mark) {
 		}
 		return "refused — " + refusalWords(a), MarkRefused
 	}
-	return a.Outcome, MarkNone
+	return plain.Text(a.Outcome, plain.NameMax), MarkNone
 }
 
 func refusalWords(a core.Activity) string {
@@ -85,7 +86,7 @@ func refusalWords(a core.Activity) string {
 	case core.CodeDenyListed:
 		app := "a protected app"
 		if m := denyListRule.FindStringSubmatch(a.Detail); m != nil {
-			app = m[1]
+			app = plain.Text(m[1], plain.NameMax)
 		}
 		if strings.Contains(a.Detail, "under the pointer") {
 			return app + " is under the pointer"
@@ -110,8 +111,8 @@ func refusalWords(a core.Activity) string {
 	case core.CodeBadRequest:
 		return "the request made no sense"
 	}
-	if a.Code != "" {
-		return strings.ReplaceAll(a.Code, "_", " ")
+	if code := plain.Text(strings.ReplaceAll(a.Code, "_", " "), plain.NameMax); code != "" {
+		return code
 	}
 	return "not allowed"
 }
@@ -126,11 +127,13 @@ func firstClause(s string) string {
 
 // Collapse turns attempts, newest first, into strip lines: identical
 // attempts one after another (same agent, act and outcome) become one line
-// with a count.
+// with a count. Core renders the agent and the act for a person; they are
+// rendered again here, so that no line can carry raw text whoever made it.
 func Collapse(newestFirst []core.Activity) []ActivityLine {
 	var out []ActivityLine
 	for _, a := range newestFirst {
 		words, mark := OutcomeWords(a)
+		a.Agent, a.Act = plain.Text(a.Agent, 0), plain.Text(a.Act, 0)
 		if n := len(out); n > 0 {
 			last := &out[n-1]
 			if last.Agent == a.Agent && last.Act == a.Act && last.Outcome == words {

@@ -14,6 +14,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"github.com/reins-app/reins/core"
+	"github.com/reins-app/reins/internal/plain"
 )
 
 // auditLimit is how many rows the viewer loads at once.
@@ -194,9 +195,13 @@ func (v *AuditViewer) StatusText() string { return v.status.String() }
 
 func (v *AuditViewer) export() {
 	var b strings.Builder
-	enc := json.NewEncoder(&b)
 	for i := len(v.rows) - 1; i >= 0; i-- {
-		enc.Encode(v.rows[i])
+		line, err := core.AuditJSON(v.rows[i])
+		if err != nil {
+			setRich(v.status, seg{text: err.Error() + "; nothing was exported", color: colorRed, size: theme.SizeNameCaptionText})
+			return
+		}
+		b.Write(line)
 	}
 	v.opts.Export([]byte(b.String()))
 }
@@ -212,15 +217,14 @@ func (v *AuditViewer) cell(id widget.TableCellID, rt *widget.RichText) {
 	case 0:
 		setRich(rt, seg{text: r.Time.Local().Format("Jan 2 15:04:05"), size: theme.SizeNameCaptionText, color: colorSecondary})
 	case 1:
-		name, process := agentParts(core.Agent{Name: r.AgentName, PID: r.AgentPID, Exe: r.AgentExe})
-		setRich(rt, small(name), seg{text: " " + process, size: theme.SizeNameCaptionText, color: colorSecondary})
+		setRich(rt, whoSegsSmall(core.Agent{Name: r.AgentName, PID: r.AgentPID, Exe: r.AgentExe, Session: r.AgentSession})...)
 	case 2:
-		where := displayOrigin(r.Origin)
+		where := plain.Text(displayOrigin(r.Origin), plain.URLMax)
 		if r.Desktop {
 			where = "Desktop"
 		}
 		if r.FrameOrigin != "" {
-			where += " › " + displayOrigin(r.FrameOrigin)
+			where += " › " + plain.Text(displayOrigin(r.FrameOrigin), plain.URLMax)
 		}
 		if where == "" {
 			where = "—"
@@ -241,10 +245,20 @@ func (v *AuditViewer) cell(id widget.TableCellID, rt *widget.RichText) {
 	}
 }
 
+// whoSegsSmall is an agent in the table: the process first, then its
+// declared name, secondary.
+func whoSegsSmall(a core.Agent) []seg {
+	segs := whoSegs(a)
+	for i := range segs {
+		segs[i].size, segs[i].bold = theme.SizeNameCaptionText, false
+	}
+	return segs
+}
+
 // rowOutcome says a row's outcome in the strip's words.
 func rowOutcome(r core.AuditRow) (string, Mark) {
 	if r.Outcome == "about_to_fire" {
-		return "about to fire — " + r.Decision, MarkNone
+		return "about to fire — " + plain.Text(r.Decision, plain.NameMax), MarkNone
 	}
 	words, mark := OutcomeWords(core.Activity{Outcome: r.Outcome, Code: r.Code, Detail: r.Detail})
 	if r.Phase == "outcome" && r.RefSeq != 0 {
@@ -254,6 +268,8 @@ func rowOutcome(r core.AuditRow) (string, Mark) {
 }
 
 // actSummary is a row's act in a few words; secret text was never stored.
+// What the page or the agent wrote is rendered, and quoted where it names
+// something.
 func actSummary(r core.AuditRow) string {
 	var act struct {
 		Text       string `json:"text"`
@@ -267,28 +283,28 @@ func actSummary(r core.AuditRow) string {
 	var s string
 	switch r.ActKind {
 	case "type":
-		what := quote(act.Text)
+		what := plain.Quote(act.Text, plain.TypedMax)
 		if act.TextLength != nil {
 			what = fmt.Sprintf("%d characters", *act.TextLength)
 		}
 		s = "type " + what
 		if target != "" {
-			s += " into " + quote(target)
+			s += " into " + plain.Quote(target, plain.NameMax)
 		}
 		return s
 	case "key":
-		return "press " + act.Keys
+		return "press " + plain.Text(act.Keys, plain.NameMax)
 	case "navigate":
-		return "open " + act.URL
+		return "open " + plain.Text(act.URL, plain.URLMax)
 	case "share":
-		return r.Detail
+		return plain.Text(r.Detail, plain.DetailMax)
 	}
-	s = strings.ReplaceAll(r.ActKind, "_", " ")
-	if r.TargetRole != "" {
-		s += " " + r.TargetRole
+	s = plain.Text(strings.ReplaceAll(r.ActKind, "_", " "), plain.NameMax)
+	if role := plain.Role(r.TargetRole); role != "" {
+		s += " " + role
 	}
 	if target != "" {
-		s += " " + quote(target)
+		s += " " + plain.Quote(target, plain.NameMax)
 	}
 	return s
 }

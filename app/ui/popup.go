@@ -6,6 +6,7 @@ import (
 	"net/url"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/canvas"
@@ -15,6 +16,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"github.com/reins-app/reins/core"
+	"github.com/reins-app/reins/internal/plain"
 )
 
 // PopupSize is the approval popup's size in points (UI.md).
@@ -95,7 +97,9 @@ func NewPopup(opts PopupOptions) *Popup {
 		opts.Logf = func(string, ...any) {}
 	}
 	p := &Popup{opts: opts}
-	p.who = rich()
+	// The header wraps rather than cut: the process it starts with is what
+	// the person checks, and a long name must not push it out of sight.
+	p.who = para()
 	p.counter = widget.NewRichText()
 	p.sentence = para()
 	p.frame = para()
@@ -413,26 +417,34 @@ func (p *Popup) remainingFor(r *core.Request) (left, total time.Duration) {
 
 // fill writes a request into the popup's widgets.
 func (p *Popup) fill(r *core.Request) {
-	name, process := agentParts(r.Agent)
-	segs := []seg{{text: name, bold: true}}
-	if process != "" {
-		segs = append(segs, seg{text: "  ·  " + process, color: colorSecondary})
-	}
-	setRich(p.who, segs...)
+	setRich(p.who, whoSegs(r.Agent)...)
 
 	t := r.Target
+	small := func(s string) []seg { return []seg{{text: s, color: colorSecondary, size: theme.SizeNameCaptionText}} }
+	var lines [][]seg
 	switch {
 	case r.Act.Kind == core.ActConnect:
-		setPara(p.sentence, []seg{{text: "Let " + quote(name) + " use Reins?", size: sizeAct, bold: true}},
-			[]seg{{text: "First connection from this program", color: colorSecondary, size: theme.SizeNameCaptionText}})
+		name := "this program"
+		if n := plain.Text(r.Agent.Name, plain.AgentMax); n != "" {
+			name = plain.Quote(n, 0)
+		}
+		lines = [][]seg{{{text: "Let " + name + " use Reins?", size: sizeAct, bold: true}}, small("First connection from this program")}
 	case r.Act.Kind == core.ActNavigate:
-		origin, rest := splitURL(r.Act.URL)
-		setPara(p.sentence, []seg{{text: "Open ", size: sizeAct, bold: true}, {text: origin, size: sizeAct, bold: true, color: colorAccent}, {text: rest, size: sizeAct, color: colorSecondary}},
-			[]seg{{text: targetLine(r), color: colorSecondary, size: theme.SizeNameCaptionText}})
+		// Cleaned first, so that no control or bidi character keeps the
+		// origin from being told apart and emphasised.
+		origin, rest := splitURL(plain.Text(r.Act.URL, 0))
+		origin = plain.Text(origin, plain.URLMax)
+		rest = plain.Text(rest, max(plain.URLMax-utf8.RuneCountInString(origin), 12))
+		lines = [][]seg{{{text: "Open ", size: sizeAct, bold: true}, {text: origin, size: sizeAct, bold: true, color: colorAccent}, {text: rest, size: sizeAct, color: colorSecondary}},
+			small(targetLine(r))}
 	default:
-		setPara(p.sentence, []seg{{text: r.Sentence(), size: sizeAct, bold: true}},
-			[]seg{{text: targetLine(r), color: colorSecondary, size: theme.SizeNameCaptionText}})
+		lines = [][]seg{{{text: r.Sentence(), size: sizeAct, bold: true}}, small(targetLine(r))}
 	}
+	if claim := plain.Claim(t.Claim); claim != "" {
+		lines = append(lines, []seg{{text: claim, color: colorSecondary, size: theme.SizeNameCaptionText, bold: true}},
+			small("Reins has not checked what the agent says; what Reins sees there is above."))
+	}
+	setPara(p.sentence, lines...)
 
 	var img image.Image
 	if r.Act.Kind != core.ActConnect {
@@ -471,7 +483,7 @@ func (p *Popup) fill(r *core.Request) {
 			under = append(under, seg{text: "  ·  ", color: colorSecondary, size: theme.SizeNameCaptionText})
 		}
 		under = append(under, seg{text: "in a frame from ", color: colorSecondary, size: theme.SizeNameCaptionText},
-			seg{text: displayOrigin(t.FrameOrigin), size: theme.SizeNameCaptionText, bold: true})
+			seg{text: plain.Text(displayOrigin(t.FrameOrigin), plain.URLMax), size: theme.SizeNameCaptionText, bold: true})
 	}
 	if under != nil {
 		setRich(p.frame, under...)
@@ -495,39 +507,40 @@ func explainSegs(r *core.Request) []seg {
 	return []seg{small("There is no picture of the target for this act.")}
 }
 
-// agentParts splits an agent into its declared name and its real process.
-func agentParts(a core.Agent) (name, process string) {
-	name = a.Name
-	if name == "" {
-		name = "Unnamed agent"
+// whoSegs is the popup's header for an agent: the real process first, in
+// full and emphasised, then the name the agent gave itself, quoted and cut
+// to a few words.
+func whoSegs(a core.Agent) []seg {
+	if a.PID == 0 {
+		return []seg{{text: a.Label(), bold: true}}
 	}
-	if a.PID != 0 {
-		exe := a.Exe
-		if i := strings.LastIndexAny(exe, `/\`); i >= 0 {
-			exe = exe[i+1:]
-		}
-		if exe == "" {
-			exe = "unknown program"
-		}
-		process = fmt.Sprintf("%s (pid %d)", exe, a.PID)
+	segs := []seg{{text: plain.Process(a.Exe, a.PID), bold: true}}
+	if name := plain.Text(a.Name, plain.AgentMax); name != "" {
+		segs = append(segs, seg{text: "  ·  " + plain.Quote(name, 0), color: colorSecondary})
 	}
-	return name, process
+	return segs
 }
 
-// targetLine is "role · origin · “tab title”" for a request's target.
+// targetLine is "role · origin · “tab title”" for a request's target; for
+// a desktop act, "window “title” · Desktop", the window as Reins sees it
+// under the point. Page text in it is rendered: a role that is not a plain
+// token and the title are quoted.
 func targetLine(r *core.Request) string {
 	t := r.Target
 	var parts []string
-	if t.Role != "" {
-		parts = append(parts, t.Role)
+	if role := plain.Role(t.Role); role != "" {
+		parts = append(parts, role)
 	}
 	if t.Desktop {
+		if t.Window != "" {
+			parts = append(parts, "window "+plain.Quote(t.Window, plain.TitleMax))
+		}
 		parts = append(parts, "Desktop")
 	} else if t.Origin != "" {
-		parts = append(parts, displayOrigin(t.Origin))
+		parts = append(parts, plain.Text(displayOrigin(t.Origin), plain.URLMax))
 	}
 	if t.TabTitle != "" {
-		parts = append(parts, quote(t.TabTitle))
+		parts = append(parts, plain.Quote(t.TabTitle, plain.TitleMax))
 	}
 	return strings.Join(parts, "  ·  ")
 }
@@ -551,8 +564,6 @@ func splitURL(u string) (origin, rest string) {
 	rest = strings.TrimPrefix(u, p.Scheme+"://"+p.Host)
 	return origin, rest
 }
-
-func quote(s string) string { return "“" + s + "”" }
 
 // countdown is a thin bar that empties as the time to answer runs out.
 type countdown struct {

@@ -16,6 +16,7 @@ import (
 	"fmt"
 	"strings"
 	"unicode"
+	"unicode/utf16"
 	"unicode/utf8"
 )
 
@@ -195,4 +196,94 @@ func Field(s string, max int) string {
 		return "-"
 	}
 	return s
+}
+
+// Role renders an element's role, which the page chose: a plain ARIA role
+// token (letters and hyphens) as it is, anything else quoted as page text,
+// so that no role can pass for Reins' own words.
+func Role(r string) string {
+	if r == "" {
+		return ""
+	}
+	token := len(r) <= NameMax
+	for _, c := range r {
+		if (c < 'a' || c > 'z') && c != '-' {
+			token = false
+			break
+		}
+	}
+	if token {
+		return r
+	}
+	return Quote(r, NameMax)
+}
+
+// App names an application on screen the way a person checks it: the
+// process (executable and pid) in full, after the application's own name
+// when that says something else, as in "Google Chrome · chrome (pid 41)".
+func App(name, exe string, pid int) string {
+	name = Text(name, NameMax)
+	if exe == "" && pid == 0 {
+		if name == "" {
+			return "an unknown application"
+		}
+		return name
+	}
+	if exe == "" {
+		exe = name
+	}
+	proc := Process(exe, pid)
+	base, _, _ := strings.Cut(proc, " (pid ")
+	if name == "" || strings.EqualFold(name, base) {
+		return proc
+	}
+	return name + " · " + proc
+}
+
+// JSON makes JSON text safe to print on a terminal without changing what it
+// decodes to: every character [Text] would drop or fold (controls, format
+// and bidi characters, line separators, odd spaces) becomes a \u escape.
+// encoding/json already escapes C0 controls, but leaves C1 controls and
+// U+202E as they are. b must be valid JSON; such characters can only stand
+// inside its strings.
+func JSON(b []byte) []byte {
+	var out []byte
+	last := 0
+	for i := 0; i < len(b); {
+		r, size := utf8.DecodeRune(b[i:])
+		// ASCII controls but DEL are either escaped by any encoder or, as
+		// \t \n \r, the JSON's own whitespace between values.
+		if r < utf8.RuneSelf && r != 0x7f || r == utf8.RuneError || !(hidden(r) || isSpace(r)) {
+			i += size
+			continue
+		}
+		if out == nil {
+			out = make([]byte, 0, len(b)+16)
+		}
+		out = append(out, b[last:i]...)
+		if r > 0xFFFF {
+			r1, r2 := utf16.EncodeRune(r)
+			out = fmt.Appendf(out, `\u%04x\u%04x`, r1, r2)
+		} else {
+			out = fmt.Appendf(out, `\u%04x`, r)
+		}
+		i += size
+		last = i
+	}
+	if out == nil {
+		return b
+	}
+	return append(out, b[last:]...)
+}
+
+// Unsafe reports the first character in s that [Text] would not let
+// through: a control, format or bidi character, an invisible code point, or
+// any space but U+0020. Front ends' tests use it on everything they show.
+func Unsafe(s string) (rune, bool) {
+	for _, r := range s {
+		if r != ' ' && (hidden(r) || isSpace(r)) {
+			return r, true
+		}
+	}
+	return 0, false
 }

@@ -1,6 +1,7 @@
 package plain
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
 	"unicode"
@@ -189,5 +190,89 @@ func FuzzText(f *testing.F) {
 			t.Fatalf("Who(%q) lost the pid: %q", s, w)
 		}
 		check(t, s, strings.NewReplacer("“", "q", "”", "q").Replace(w), 0)
+		if r, bad := Unsafe(Role(s)); bad {
+			t.Fatalf("Role(%q) keeps %U", s, r)
+		}
+		if r, bad := Unsafe(App(s, "/bin/"+s, 42)); bad {
+			t.Fatalf("App(%q) keeps %U", s, r)
+		}
+		b, _ := json.Marshal(s)
+		j := JSON(b)
+		if r, bad := Unsafe(string(j)); bad {
+			t.Fatalf("JSON(%s) keeps %U", b, r)
+		}
+		var back string
+		if err := json.Unmarshal(j, &back); err != nil || back != string([]rune(s)) {
+			t.Fatalf("JSON(%s) = %s decodes to %q (%v)", b, j, back, err)
+		}
 	})
+}
+
+func TestRoleQuotesAnythingButAToken(t *testing.T) {
+	for in, want := range map[string]string{
+		"button":                 "button",
+		"menuitem-checkbox":      "menuitem-checkbox",
+		"button\x1b[2K":          "“button[2K”",
+		"Verified":               "“Verified”",
+		"":                       "",
+		strings.Repeat("a", 100): "“" + strings.Repeat("a", NameMax-1) + "…”",
+	} {
+		if got := Role(in); got != want {
+			t.Errorf("Role(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+func TestAppNamesTheProcessInFull(t *testing.T) {
+	for _, tc := range []struct {
+		name, exe string
+		pid       int
+		want      string
+	}{
+		{"Firefox", "/usr/lib/firefox/firefox", 4242, "firefox (pid 4242)"},
+		{"Google-chrome", "/opt/google/chrome/chrome", 41, "Google-chrome · chrome (pid 41)"},
+		{"Terminal\x1b[8m", "", 7, "Terminal[8m (pid 7)"},
+		{"", "", 0, "an unknown application"},
+		{"xterm", "", 0, "xterm"},
+	} {
+		if got := App(tc.name, tc.exe, tc.pid); got != tc.want {
+			t.Errorf("App(%q, %q, %d) = %q, want %q", tc.name, tc.exe, tc.pid, got, tc.want)
+		}
+	}
+}
+
+func TestJSONEscapesWhatATerminalWouldObey(t *testing.T) {
+	in := "{\"a\":\"x\u009b2Ky\u202ez\u2028w\U000E0041\u00a0\",\"b\":\"é ok\"}"
+	got := string(JSON([]byte(in)))
+	want := `{"a":"x\u009b2Ky\u202ez\u2028w\udb40\udc41\u00a0","b":"é ok"}`
+	if got != want {
+		t.Fatalf("JSON = %s, want %s", got, want)
+	}
+	if _, bad := Unsafe(got); bad {
+		t.Fatalf("JSON left a character a terminal obeys: %q", got)
+	}
+	var before, after map[string]string
+	if err := json.Unmarshal([]byte(in), &before); err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal([]byte(got), &after); err != nil {
+		t.Fatalf("JSON broke the JSON: %v", err)
+	}
+	if before["a"] != after["a"] || before["b"] != after["b"] {
+		t.Fatalf("JSON changed the data: %q → %q", before, after)
+	}
+}
+
+func TestUnsafeFindsWhatTextRemoves(t *testing.T) {
+	for _, s := range []string{"a\x1bb", "a\rb", "a\nb", "a\u202eb", "a\u2066b", "a\u200bb", "a\u00a0b", "a\u009bb"} {
+		if _, bad := Unsafe(s); !bad {
+			t.Errorf("Unsafe(%q) found nothing", s)
+		}
+		if _, bad := Unsafe(Text(s, 0)); bad {
+			t.Errorf("Unsafe(Text(%q)) found something", s)
+		}
+	}
+	if _, bad := Unsafe("Place order — 2 × £10 “ok”"); bad {
+		t.Error("Unsafe flags plain text")
+	}
 }
