@@ -71,6 +71,8 @@ type Server struct {
 	events chan Event
 	nextID atomic.Uint64
 
+	handler atomic.Pointer[Handler] // extension → app requests; see Handle
+
 	mu    sync.Mutex
 	peers map[string]*peer // guarded by mu; by profile
 	order []string         // guarded by mu; profiles, most recent last
@@ -346,10 +348,87 @@ func (s *Server) readLoop(ctx context.Context, p *peer) {
 		case protocol.KindEvent:
 			s.emit(Event{Profile: p.info.Profile, Method: m.Method, Params: m.Params})
 		case protocol.KindRequest:
-			// The extension has nothing to ask yet; say so rather than stay silent.
-			p.write(ctx, &protocol.Message{ID: m.ID, Error: &protocol.Error{Code: protocol.CodeUnknownMethod, Message: "the app serves no " + m.Method}})
+			// In its own goroutine: the handler may write the audit log,
+			// and responses to the app's own calls must not wait for it.
+			go s.serve(ctx, p, m)
 		}
 	}
+}
+
+// Handler answers a request the extension sent. Only methods for which
+// protocol.ExtensionMayAsk reports true reach it; params is never nil. An
+// error that is a *protocol.Error is sent as it is, any other as
+// CodeInternal.
+type Handler func(ctx context.Context, profile, method string, params json.RawMessage) (any, error)
+
+// Handle sets the handler of the extension's requests, replacing any before.
+// Until it is called, every request is answered with CodeUnknownMethod.
+func (s *Server) Handle(h Handler) { s.handler.Store(&h) }
+
+func (s *Server) serve(ctx context.Context, p *peer, m *protocol.Message) {
+	reply := &protocol.Message{ID: m.ID}
+	h := s.handler.Load()
+	switch {
+	case !protocol.ExtensionMayAsk(m.Method):
+		// Nothing the extension sends may give power: only the person's
+		// door shares, resumes or answers.
+		reply.Error = &protocol.Error{Code: protocol.CodeUnknownMethod, Message: fmt.Sprintf(
+			"the extension may ask Reins only to %s or %s; %q is not one of them", protocol.MethodStopSharing, protocol.MethodPauseAll, m.Method)}
+	case h == nil || *h == nil:
+		reply.Error = &protocol.Error{Code: protocol.CodeUnknownMethod, Message: "this Reins serves no " + m.Method + " yet; try again once it has started"}
+	default:
+		params := m.Params
+		if len(params) == 0 || string(params) == "null" {
+			params = json.RawMessage("{}")
+		}
+		result, err := (*h)(ctx, p.info.Profile, m.Method, params)
+		var perr *protocol.Error
+		switch {
+		case errors.As(err, &perr):
+			reply.Error = perr
+		case err != nil:
+			reply.Error = &protocol.Error{Code: protocol.CodeInternal, Message: err.Error()}
+		default:
+			raw, err := json.Marshal(result)
+			if err != nil || string(raw) == "null" {
+				raw = json.RawMessage("{}")
+			}
+			reply.Result = raw
+		}
+	}
+	wctx, cancel := context.WithTimeout(context.Background(), s.opts.RequestTimeout)
+	defer cancel()
+	p.write(wctx, reply)
+}
+
+// Notify pushes an event to profile's extension (the most recently
+// connected one when profile is ""). It fails with ErrNotConnected when that
+// profile has no connection, or ErrDisconnected when the write fails.
+func (s *Server) Notify(ctx context.Context, profile, method string, params any) error {
+	raw, err := json.Marshal(params)
+	if err != nil {
+		return err
+	}
+	s.mu.Lock()
+	if profile == "" && len(s.order) > 0 {
+		profile = s.order[len(s.order)-1]
+	}
+	p := s.peers[profile]
+	s.mu.Unlock()
+	if p == nil {
+		return ErrNotConnected
+	}
+	// As in call: a write cut short by its context closes the connection,
+	// so the caller's context only decides whether to start.
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	wctx, cancel := context.WithTimeout(context.Background(), s.opts.RequestTimeout)
+	defer cancel()
+	if err := p.write(wctx, &protocol.Message{Method: method, Params: raw}); err != nil {
+		return fmt.Errorf("%w: %v", ErrDisconnected, err)
+	}
+	return nil
 }
 
 func (s *Server) keepalive(ctx context.Context, p *peer) {

@@ -985,6 +985,9 @@
       return !!((el.getAttribute("aria-label") || "").trim() || el.hasAttribute("aria-labelledby") || (el.getAttribute("title") || "").trim());
     }
     function roleOf(el) {
+      return clean(rawRole(el));
+    }
+    function rawRole(el) {
       let role = getRole(el) || "";
       if (role === "none" || role === "presentation") return "";
       if (el.hasAttribute("role") && role === (el.getAttribute("role") || "").trim().split(/\s+/)[0]) return role;
@@ -1029,7 +1032,7 @@
       return secretValues;
     }
     function clean(s) {
-      return (s || "").replace(/\s+/g, " ").trim();
+      return String(s || "").replace(/[\u0085\u2028\u2029]/g, " ").replace(/[\p{Cc}\p{Cf}]/gu, (c) => /\s/.test(c) ? " " : "").replace(/\s+/g, " ").trim();
     }
     function nameOf(el, role) {
       if (!role || NO_NAME.has(role)) return "";

@@ -21,6 +21,13 @@ type manifest struct {
 	Background      struct {
 		ServiceWorker string `json:"service_worker"`
 	} `json:"background"`
+	Action *struct {
+		DefaultTitle string `json:"default_title"`
+		DefaultPopup string `json:"default_popup"`
+	} `json:"action"`
+	SidePanel *struct {
+		DefaultPath string `json:"default_path"`
+	} `json:"side_panel"`
 	ContentScripts []struct {
 		Matches         []string `json:"matches"`
 		JS              []string `json:"js"`
@@ -76,7 +83,7 @@ func TestContentScriptsOnlyLook(t *testing.T) {
 			t.Errorf("a content script runs in the %s world; only the isolated world is allowed", cs.World)
 		}
 	}
-	allowed := map[string]bool{"tabs": true, "nativeMessaging": true, "alarms": true, "storage": true, "webNavigation": true, "scripting": true}
+	allowed := map[string]bool{"tabs": true, "nativeMessaging": true, "alarms": true, "storage": true, "webNavigation": true, "scripting": true, "sidePanel": true}
 	for _, p := range m.Permissions {
 		if !allowed[p] {
 			t.Errorf("permission %q is more than the extension needs", p)

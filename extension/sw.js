@@ -1,8 +1,12 @@
 // Reins service worker: keeps one WebSocket to the Reins app on 127.0.0.1,
 // proves itself with the per-install secret it gets through native messaging,
 // checks the app's proof before sending anything about tabs, and answers the
-// app's requests from the content scripts' reports.
+// app's requests from the content scripts' reports. It also keeps the strip
+// where the tab is: the toolbar badge and the side panel, from the share
+// table, tab states and activity the app pushes.
 "use strict";
+
+importScripts("strip.js");
 
 const HOST = "app.reins.bridge";
 const PROTOCOL_VERSION = 1;
@@ -14,6 +18,7 @@ let authed = false; // the app proved it knows the secret
 let connecting = null; // a pending connect()
 let retryDelay = 500;
 let retryTimer = null;
+const strip = new ReinsStrip.Model();
 
 // --- wake-ups ------------------------------------------------------------------
 
@@ -148,6 +153,8 @@ async function connect() {
         if (timingSafeEqual(m.result.proof, want)) {
           authed = true;
           retryDelay = 500;
+          strip.reset(true);
+          refreshStrip("all");
           pushTabs();
           return;
         }
@@ -156,11 +163,16 @@ async function connect() {
       return;
     }
     if (m.id && m.method) handleRequest(sock, m);
+    else if (m.id) answered(m);
+    else if (m.method) refreshStrip(strip.apply(m.method, m.params));
   };
   sock.onclose = () => {
     if (ws === sock) {
       ws = null;
       authed = false;
+      failAsks();
+      strip.reset(false);
+      refreshStrip("all");
       scheduleRetry();
     }
   };
@@ -249,6 +261,10 @@ let nextRid = 1;
 
 chrome.runtime.onConnect.addListener((port) => {
   const s = port.sender || {};
+  if (port.name === "reins-panel" && s.id === chrome.runtime.id && (s.url || "").startsWith(chrome.runtime.getURL("panel.html"))) {
+    panelPort(port);
+    return;
+  }
   if (port.name !== "reins-frame" || s.id !== chrome.runtime.id || !s.tab) return;
   const key = `${s.tab.id}:${s.frameId || 0}`;
   const entry = { port, pending: new Map(), last: null, stirred: true };
@@ -416,8 +432,7 @@ const HANDLERS = {
   async capture({ tab }) {
     const t = await chrome.tabs.get(tab);
     if (!t.active) throw new Failure("unsupported", "the tab is not the visible one in its window");
-    const dataUrl = await chrome.tabs.captureVisibleTab(t.windowId, { format: "png" });
-    return { dataUrl };
+    return { dataUrl: await captureTab(tab) };
   },
 
   async activate({ tab }) {
@@ -434,6 +449,191 @@ const HANDLERS = {
     return {};
   },
 };
+
+// --- one capture queue ---------------------------------------------------------
+
+// Chrome allows an extension MAX_CAPTURE_VISIBLE_TAB_CALLS_PER_SECOND (2)
+// captures a second and fails the rest. Every capture (approval pictures,
+// screenshots) waits its turn here instead: at most two end in any window of
+// a little over a second, measured from when each call returned, which is
+// after Chrome counted it. A request that cannot get a turn before its
+// deadline, which is shorter than the app's wait for an answer (10 s), fails
+// with a clear "busy".
+const CAPTURES_PER_WINDOW = 2;
+const CAPTURE_WINDOW_MS = 1000 + 40;
+const CAPTURE_DEADLINE_MS = 8000;
+const captureLine = []; // {tab, deadline, resolve, reject}, oldest first
+const captureEnds = []; // when the last captures returned, newest last
+let capturing = false;
+
+function captureTab(tab) {
+  return new Promise((resolve, reject) => {
+    captureLine.push({ tab, deadline: performance.now() + CAPTURE_DEADLINE_MS, resolve, reject });
+    pumpCaptures();
+  });
+}
+
+function busy(waiting) {
+  return new Failure(
+    "busy",
+    `Chrome takes at most ${CAPTURES_PER_WINDOW} pictures a second and this one found no turn within ${CAPTURE_DEADLINE_MS / 1000} s ` +
+      `(${waiting} more were waiting); try again in a moment`
+  );
+}
+
+const pause = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
+async function pumpCaptures() {
+  if (capturing) return;
+  capturing = true;
+  try {
+    while (captureLine.length) {
+      const job = captureLine[0];
+      const now = performance.now();
+      const turn =
+        captureEnds.length < CAPTURES_PER_WINDOW ? now : captureEnds[captureEnds.length - CAPTURES_PER_WINDOW] + CAPTURE_WINDOW_MS;
+      if (turn > job.deadline) {
+        captureLine.shift();
+        job.reject(busy(captureLine.length));
+        continue;
+      }
+      if (turn > now) {
+        await pause(turn - now);
+        continue;
+      }
+      captureLine.shift();
+      try {
+        // The tab must still be the one on screen: the window shows
+        // whichever tab is active now, which may not be the one asked for.
+        const t = await chrome.tabs.get(job.tab);
+        if (!t.active) throw new Failure("unsupported", "the tab is not the visible one in its window");
+        job.resolve(await chrome.tabs.captureVisibleTab(t.windowId, { format: "png" }));
+      } catch (e) {
+        if (/MAX_CAPTURE_VISIBLE_TAB_CALLS_PER_SECOND/.test(e.message || "")) captureLine.unshift(job); // try again at the next turn
+        else job.reject(e);
+      } finally {
+        captureEnds.push(performance.now());
+        if (captureEnds.length > CAPTURES_PER_WINDOW) captureEnds.shift();
+      }
+    }
+  } finally {
+    capturing = false;
+  }
+}
+
+// --- the strip where the tab is --------------------------------------------------
+
+chrome.sidePanel.setPanelBehavior({ openPanelOnActionClick: true }).catch(() => {});
+
+function panelFor(tabId) {
+  chrome.sidePanel.setOptions({ tabId, path: `panel.html?tab=${tabId}`, enabled: true }).catch(() => {});
+}
+
+function paintBadge(tabId) {
+  const b = strip.badge(tabId);
+  chrome.action.setBadgeText({ tabId, text: b.text }).catch(() => {});
+  chrome.action.setBadgeBackgroundColor({ tabId, color: b.color }).catch(() => {});
+  chrome.action.setTitle({ tabId, title: b.title }).catch(() => {});
+}
+
+// refreshStrip repaints the badge and the open panels of the tabs that
+// changed ("all": every tab).
+async function refreshStrip(tabs) {
+  if (tabs === "all") {
+    const open = await chrome.tabs.query({}).catch(() => []);
+    tabs = open.map((t) => t.id);
+  }
+  if (!tabs.length) return;
+  for (const id of tabs) paintBadge(id);
+  for (const [port, tab] of panels) if (tabs.includes(tab)) showPanel(port, tab);
+}
+
+// Side panels, each showing one tab: port → tab.
+const panels = new Map();
+
+function showPanel(port, tab) {
+  try {
+    port.postMessage({ view: strip.view(tab) });
+  } catch {
+    panels.delete(port);
+  }
+}
+
+// The panel's buttons are the only requests the extension sends the app,
+// and each only takes power away; the tab is always the panel's own.
+const PANEL_ASKS = { stop_sharing: (tab) => ({ tab }), pause_all: () => ({}) };
+const asks = new Map(); // request id → {resolve, reject, timer}
+let nextAsk = 1;
+
+function askApp(method, params) {
+  if (!ws || !authed) return Promise.reject(new Error("Reins is not connected"));
+  const id = "p" + nextAsk++;
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      asks.delete(id);
+      reject(new Error("Reins did not answer in time; try again"));
+    }, 10000);
+    asks.set(id, { resolve, reject, timer });
+    sendRaw(ws, { id, method, params });
+  });
+}
+
+function answered(m) {
+  const a = asks.get(m.id);
+  if (!a) return;
+  asks.delete(m.id);
+  clearTimeout(a.timer);
+  if (m.error) a.reject(new Error(m.error.message || m.error.code));
+  else a.resolve(m.result || {});
+}
+
+function failAsks() {
+  for (const a of asks.values()) {
+    clearTimeout(a.timer);
+    a.reject(new Error("Reins disconnected before answering"));
+  }
+  asks.clear();
+}
+
+function panelPort(port) {
+  ensureConnected();
+  port.onMessage.addListener(async (m) => {
+    if (!m) return;
+    if (Number.isInteger(m.watch)) {
+      panels.set(port, m.watch);
+      showPanel(port, m.watch);
+      return;
+    }
+    const tab = panels.get(port);
+    const make = Object.hasOwn(PANEL_ASKS, m.ask) && PANEL_ASKS[m.ask];
+    if (!make || tab === undefined) return;
+    let reply;
+    try {
+      await askApp(m.ask, make(tab));
+      reply = { rid: m.rid, ok: true };
+    } catch (e) {
+      reply = { rid: m.rid, error: e.message || String(e) };
+    }
+    try {
+      port.postMessage(reply);
+    } catch {}
+  });
+  port.onDisconnect.addListener(() => panels.delete(port));
+}
+
+chrome.tabs.onCreated.addListener((t) => {
+  panelFor(t.id);
+  paintBadge(t.id);
+});
+chrome.tabs.onUpdated.addListener((id, change) => {
+  if (change.status === "loading" || change.url) paintBadge(id);
+});
+chrome.tabs.query({}).then((tabs) => {
+  for (const t of tabs) {
+    panelFor(t.id);
+    paintBadge(t.id);
+  }
+});
 
 // --- events --------------------------------------------------------------------
 

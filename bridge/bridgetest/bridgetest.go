@@ -20,6 +20,7 @@ import (
 	"net"
 	"net/http"
 	"regexp"
+	"sync"
 
 	"github.com/coder/websocket"
 
@@ -43,15 +44,23 @@ type DialOptions struct {
 	Secret  []byte  // required: the pairing secret
 	Profile string  // optional: default "bridgetest"
 	Handler Handler // optional: nil answers every method but keepalive with unknown_method
+	// OnEvent is called, in order and on the read loop, with each event the
+	// app pushes (the share table, activity, tab states).
+	OnEvent func(method string, params json.RawMessage) // optional
 }
 
 // Extension is one paired connection.
 type Extension struct {
 	conn    *websocket.Conn
 	handler Handler
+	onEvent func(method string, params json.RawMessage)
 	cancel  context.CancelFunc
 	done    chan struct{}
 	err     error // set before done is closed
+
+	mu      sync.Mutex
+	nextID  int                               // guarded by mu
+	pending map[string]chan *protocol.Message // guarded by mu: the extension's own requests
 }
 
 // Dial connects to the bridge at opts.URL and pairs. It fails if the bridge
@@ -79,7 +88,7 @@ func Dial(ctx context.Context, opts DialOptions) (*Extension, error) {
 		return nil, err
 	}
 	rctx, cancel := context.WithCancel(context.Background())
-	e := &Extension{conn: conn, handler: opts.Handler, cancel: cancel, done: make(chan struct{})}
+	e := &Extension{conn: conn, handler: opts.Handler, onEvent: opts.OnEvent, cancel: cancel, done: make(chan struct{}), pending: map[string]chan *protocol.Message{}}
 	go e.readLoop(rctx)
 	return e, nil
 }
@@ -185,19 +194,84 @@ func writeMessage(ctx context.Context, c *websocket.Conn, m *protocol.Message) e
 
 func (e *Extension) readLoop(ctx context.Context) {
 	defer close(e.done)
+	defer func() {
+		e.mu.Lock()
+		for id, ch := range e.pending {
+			close(ch)
+			delete(e.pending, id)
+		}
+		e.pending = nil
+		e.mu.Unlock()
+	}()
 	for {
 		m, err := readMessage(ctx, e.conn)
 		if err != nil {
 			e.err = err
 			return
 		}
-		// Like sw.js, answer requests and ignore everything else; each in
-		// its own goroutine so a slow answer does not hold up the socket,
-		// including the close handshake.
-		if m == nil || m.ID == "" || m.Method == "" {
-			continue
+		switch {
+		case m == nil:
+		case m.ID != "" && m.Method != "":
+			// Like sw.js, answer each request in its own goroutine so a
+			// slow answer does not hold up the socket, including the close
+			// handshake.
+			go e.answer(ctx, m)
+		case m.ID != "":
+			e.mu.Lock()
+			ch := e.pending[m.ID]
+			delete(e.pending, m.ID)
+			e.mu.Unlock()
+			if ch != nil {
+				ch <- m
+			}
+		case m.Method != "" && e.onEvent != nil:
+			e.onEvent(m.Method, m.Params)
 		}
-		go e.answer(ctx, m)
+	}
+}
+
+// Call sends a request to the app, as the side panel's buttons do through
+// sw.js, and decodes the result into out (which may be nil). The app's
+// refusal comes back as a *protocol.Error.
+func (e *Extension) Call(ctx context.Context, method string, params, out any) error {
+	raw, err := json.Marshal(params)
+	if err != nil {
+		return err
+	}
+	ch := make(chan *protocol.Message, 1)
+	e.mu.Lock()
+	if e.pending == nil {
+		e.mu.Unlock()
+		return errors.New("bridgetest: the connection has ended")
+	}
+	e.nextID++
+	id := fmt.Sprintf("x%d", e.nextID)
+	e.pending[id] = ch
+	e.mu.Unlock()
+	b, err := json.Marshal(&protocol.Message{ID: id, Method: method, Params: raw})
+	if err != nil {
+		return err
+	}
+	if err := e.conn.Write(ctx, websocket.MessageText, b); err != nil {
+		return err
+	}
+	select {
+	case m, ok := <-ch:
+		if !ok {
+			return errors.New("bridgetest: the connection ended before the app answered")
+		}
+		if m.Error != nil {
+			return m.Error
+		}
+		if out != nil {
+			return json.Unmarshal(m.Result, out)
+		}
+		return nil
+	case <-ctx.Done():
+		e.mu.Lock()
+		delete(e.pending, id)
+		e.mu.Unlock()
+		return ctx.Err()
 	}
 }
 

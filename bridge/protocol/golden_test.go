@@ -38,6 +38,12 @@ var golden = []struct {
 	{"navigated_event.json", protocol.KindEvent, protocol.EventNavigated, func() any { return new(protocol.Navigated) }},
 	{"calibration_event.json", protocol.KindEvent, protocol.EventCalibration, func() any { return new(protocol.Calibration) }},
 	{"zoom_event.json", protocol.KindEvent, protocol.EventZoom, func() any { return new(protocol.Zoom) }},
+	{"shares_event.json", protocol.KindEvent, protocol.EventShares, func() any { return new(protocol.Shares) }},
+	{"activity_event.json", protocol.KindEvent, protocol.EventActivity, func() any { return new(protocol.Activity) }},
+	{"tab_state_event.json", protocol.KindEvent, protocol.EventTabState, func() any { return new(protocol.TabState) }},
+	{"stop_sharing_request.json", protocol.KindRequest, protocol.MethodStopSharing, func() any { return new(protocol.StopSharing) }},
+	{"pause_all_request.json", protocol.KindRequest, protocol.MethodPauseAll, func() any { return new(struct{}) }},
+	{"busy_error_response.json", protocol.KindResponse, "", func() any { return new(protocol.Error) }},
 }
 
 func readGolden(t testing.TB, name string) []byte {
@@ -274,5 +280,47 @@ func TestHandshakeGoldensUseThePairingVectors(t *testing.T) {
 	// sw.js names its hello "h" + the first 8 hex digits of its nonce.
 	if hm.ID != "h"+v.ExtensionNonce[:8] || wm.ID != hm.ID {
 		t.Errorf("hello id %q, welcome id %q, want %q", hm.ID, wm.ID, "h"+v.ExtensionNonce[:8])
+	}
+}
+
+// The share golden is what the extension's badge test replays: it must
+// carry every level, and an unshared tab without an origin.
+func TestGoldenSharesCarryEveryLevel(t *testing.T) {
+	m, err := protocol.Decode(readGolden(t, "shares_event.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var s protocol.Shares
+	if err := json.Unmarshal(m.Params, &s); err != nil {
+		t.Fatal(err)
+	}
+	levels := map[string]bool{}
+	for _, ts := range s.Tabs {
+		levels[ts.Level] = true
+		if (ts.Level == protocol.LevelNone) != (ts.Origin == "") {
+			t.Errorf("tab %d at %s with origin %q: only a shared tab is bound to an origin", ts.Tab, ts.Level, ts.Origin)
+		}
+	}
+	for _, l := range []string{protocol.LevelNone, protocol.LevelRead, protocol.LevelControl} {
+		if !levels[l] {
+			t.Errorf("no tab at level %s", l)
+		}
+	}
+}
+
+// Only the two requests that take power away may come from the extension.
+func TestExtensionMayAskOnlyToTakePowerAway(t *testing.T) {
+	for _, m := range []string{protocol.MethodStopSharing, protocol.MethodPauseAll} {
+		if !protocol.ExtensionMayAsk(m) {
+			t.Errorf("%s is refused", m)
+		}
+	}
+	for _, m := range []string{
+		"", protocol.MethodHello, protocol.MethodTabs, protocol.MethodSnapshot, protocol.MethodCapture, protocol.EventShares,
+		"share", "set_share", "resume", "pause", "approve", "answer", "allow", "allow_agent", "handoff_done", "STOP_SHARING", "stop_sharing ",
+	} {
+		if protocol.ExtensionMayAsk(m) {
+			t.Errorf("the extension may ask %q", m)
+		}
 	}
 }

@@ -37,6 +37,89 @@ const (
 	MethodHello     = "hello"     // extension → app request: Hello → Welcome
 )
 
+// Requests the extension may send the app: the side panel's two buttons.
+// Each only takes power away; nothing the extension sends can share a tab,
+// raise a level, resume, approve or answer anything, and the app answers any
+// other request with CodeUnknownMethod. See [ExtensionMayAsk].
+const (
+	MethodStopSharing = "stop_sharing" // StopSharing → {}: the tab is set to not shared
+	MethodPauseAll    = "pause_all"    // {} → {}: every agent is paused
+)
+
+// ExtensionMayAsk reports whether the extension may send the app a request
+// named method.
+func ExtensionMayAsk(method string) bool {
+	return method == MethodStopSharing || method == MethodPauseAll
+}
+
+// Events pushed by the app, for the extension's badge and side panel. Every
+// string in them was rendered for a person by the app (one line, no control
+// or bidi characters, capped); the extension shows them as text only.
+const (
+	EventShares   = "shares"    // Shares
+	EventActivity = "activity"  // Activity
+	EventTabState = "tab.state" // TabState
+)
+
+// Share levels in [TabShare].
+const (
+	LevelNone    = "none"
+	LevelRead    = "read"
+	LevelControl = "control"
+)
+
+// States of a tab in [TabState].
+const (
+	StateIdle    = "idle"
+	StateWaiting = "waiting" // an act on the tab waits for the person's answer
+	StateFiring  = "firing"  // an allowed act on the tab is under way
+)
+
+// Shares is the person's share table for one browser profile: the level of
+// every tab the app knows, and whether the person paused all agents. It is
+// sent when the extension connects and after every change, and each one
+// replaces the one before; a tab missing from it counts as not shared, and
+// so does every tab before the first table arrives.
+type Shares struct {
+	// Seq grows with every table sent on a connection, so that a table
+	// that arrives late or twice never overrides a newer one.
+	Seq    uint64     `json:"seq"`
+	Paused bool       `json:"paused"`
+	Tabs   []TabShare `json:"tabs"`
+}
+
+// TabShare is one tab's line in [Shares].
+type TabShare struct {
+	Tab   int    `json:"tab"`
+	Level string `json:"level"` // LevelNone, LevelRead or LevelControl
+	// Origin is the origin the share is bound to; the share ends when the
+	// tab shows another one. Empty when the tab is not shared.
+	Origin string `json:"origin,omitempty"`
+}
+
+// Activity is one line of a tab's activity strip: an attempt an agent made
+// on the tab and what came of it, in the words the app's own strip uses.
+type Activity struct {
+	Tab     int    `json:"tab"`
+	Time    int64  `json:"time"`              // Unix milliseconds
+	Agent   string `json:"agent"`             // who tried: the real process first, then the name it gave
+	Act     string `json:"act"`               // the act as a sentence: Click “Place order”
+	Outcome string `json:"outcome"`           // "done", "refused — tab not shared", "denied by you"…
+	Refused bool   `json:"refused,omitempty"` // Reins refused it: shown with the amber mark
+}
+
+// TabState says whether an approval for a tab waits or an act on it fires.
+type TabState struct {
+	Tab   int    `json:"tab"`
+	State string `json:"state"` // StateIdle, StateWaiting or StateFiring
+}
+
+// StopSharing asks the app to stop sharing a tab, as the person would from
+// the tray.
+type StopSharing struct {
+	Tab int `json:"tab"`
+}
+
 // Events pushed by the extension.
 const (
 	EventTabs        = "tabs.changed" // TabsResult
@@ -60,6 +143,7 @@ const (
 	CodeUnauthorized  = "unauthorized"
 	CodeInternal      = "internal"
 	CodeUnsupported   = "unsupported"
+	CodeBusy          = "busy" // the browser's own rate limit left no turn in time
 )
 
 // Message is one WebSocket message.

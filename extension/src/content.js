@@ -193,7 +193,13 @@ import { computeAccessibleName, getRole as libraryRole } from "dom-accessibility
     return !!((el.getAttribute("aria-label") || "").trim() || el.hasAttribute("aria-labelledby") || (el.getAttribute("title") || "").trim());
   }
 
+  // roleOf is the element's role, cleaned: the first token of a page's role
+  // attribute is the page's own text.
   function roleOf(el) {
+    return clean(rawRole(el));
+  }
+
+  function rawRole(el) {
     let role = libraryRole(el) || "";
     if (role === "none" || role === "presentation") return "";
     if (el.hasAttribute("role") && role === (el.getAttribute("role") || "").trim().split(/\s+/)[0]) return role;
@@ -242,8 +248,17 @@ import { computeAccessibleName, getRole as libraryRole } from "dom-accessibility
     return secretValues;
   }
 
+  // clean makes page text one line a person can read as it is: line breaks
+  // and tabs become spaces, and what cannot be seen goes (C0 and C1 controls
+  // such as ESC, bidi overrides and isolates, zero-width and other format
+  // characters), so a name cannot move a terminal's cursor or reorder what
+  // is shown. The app renders every text again; this is the first layer.
   function clean(s) {
-    return (s || "").replace(/\s+/g, " ").trim();
+    return String(s || "")
+      .replace(/[\u0085\u2028\u2029]/g, " ")
+      .replace(/[\p{Cc}\p{Cf}]/gu, (c) => (/\s/.test(c) ? " " : ""))
+      .replace(/\s+/g, " ")
+      .trim();
   }
 
   function nameOf(el, role) {

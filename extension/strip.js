@@ -1,0 +1,122 @@
+// Reins strip model: what the toolbar badge and the side panel show for each
+// tab, from the app's events (bridge/protocol: shares, tab.state, activity).
+// Pure: no chrome.* calls and no DOM, so that the service worker and the
+// panel share it and a test can replay the protocol's golden messages.
+"use strict";
+
+const ReinsStrip = (() => {
+  const ACCENT = "#1f5fd1"; // the app's accent
+  const SHARED = "#3c4043";
+  const MAX_LINES = 100; // per tab
+
+  const LEVEL_WORDS = {
+    none: "This tab is not shared with agents.",
+    read: "Agents may read this tab.",
+    control: "Agents may read and act on this tab; each act is asked.",
+  };
+
+  class Model {
+    constructor() {
+      this.reset(false);
+    }
+
+    // reset forgets everything the app said: on a new connection the app
+    // says it all again, and while there is none nothing is shared.
+    reset(connected) {
+      this.connected = connected;
+      this.seq = 0;
+      this.paused = false;
+      this.levels = new Map(); // tab → "read" | "control"
+      this.states = new Map(); // tab → "waiting" | "firing"
+      this.lines = new Map(); // tab → activity, oldest first
+    }
+
+    // apply takes one event from the app and returns the tabs whose badge
+    // or panel may have changed; "all" when every tab may have.
+    apply(method, p) {
+      if (!this.connected || !p || typeof p !== "object") return [];
+      switch (method) {
+        case "shares": {
+          if (typeof p.seq !== "number" || p.seq <= this.seq || !Array.isArray(p.tabs)) return [];
+          this.seq = p.seq;
+          this.paused = p.paused === true;
+          this.levels = new Map();
+          for (const t of p.tabs) {
+            if (Number.isInteger(t.tab) && (t.level === "read" || t.level === "control")) this.levels.set(t.tab, t.level);
+          }
+          return "all";
+        }
+        case "tab.state":
+          if (!Number.isInteger(p.tab)) return [];
+          if (p.state === "waiting" || p.state === "firing") this.states.set(p.tab, p.state);
+          else this.states.delete(p.tab);
+          return [p.tab];
+        case "activity": {
+          if (!Number.isInteger(p.tab)) return [];
+          const lines = this.lines.get(p.tab) || [];
+          lines.push({
+            time: Number(p.time) || 0,
+            agent: String(p.agent || ""),
+            act: String(p.act || ""),
+            outcome: String(p.outcome || ""),
+            refused: p.refused === true,
+          });
+          if (lines.length > MAX_LINES) lines.splice(0, lines.length - MAX_LINES);
+          this.lines.set(p.tab, lines);
+          return [p.tab];
+        }
+      }
+      return [];
+    }
+
+    level(tab) {
+      return this.levels.get(tab) || "none";
+    }
+
+    // badge is the toolbar badge for tab: nothing when it is not shared,
+    // R or C for its level, a dot in the accent colour while an approval
+    // for it waits or an act on it fires.
+    badge(tab) {
+      if (!this.connected) return { text: "", color: SHARED, title: "Reins is not connected" };
+      const level = this.level(tab);
+      const state = this.states.get(tab);
+      if (state) {
+        return {
+          text: "\u2022",
+          color: ACCENT,
+          title: state === "waiting" ? "Reins: an agent waits for your answer about this tab" : "Reins: an agent is acting on this tab",
+        };
+      }
+      if (level === "read") return { text: "R", color: SHARED, title: "Reins: this tab is shared to read" };
+      if (level === "control") return { text: "C", color: SHARED, title: "Reins: this tab is shared to control" };
+      return { text: "", color: SHARED, title: "Reins: this tab is not shared" };
+    }
+
+    // view is what the side panel shows for tab. Lines are newest first;
+    // a run of identical attempts is one line with a count.
+    view(tab) {
+      const lines = [];
+      const all = this.lines.get(tab) || [];
+      for (let i = all.length - 1; i >= 0; i--) {
+        const l = all[i];
+        const last = lines[lines.length - 1];
+        if (last && last.agent === l.agent && last.act === l.act && last.outcome === l.outcome) {
+          last.count++;
+          continue;
+        }
+        lines.push({ ...l, count: 1 });
+      }
+      return {
+        tab,
+        connected: this.connected,
+        paused: this.paused,
+        level: this.level(tab),
+        levelWords: LEVEL_WORDS[this.level(tab)],
+        state: this.states.get(tab) || "idle",
+        lines,
+      };
+    }
+  }
+
+  return { Model };
+})();
