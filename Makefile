@@ -2,7 +2,7 @@
 SHELL := /bin/bash
 GO ?= go
 DEB_PACKAGES := chromium xvfb dbus-daemon gcc pkg-config libgl1-mesa-dev libx11-dev libxcursor-dev \
-	libxrandr-dev libxinerama-dev libxi-dev libxxf86vm-dev
+	libxrandr-dev libxinerama-dev libxi-dev libxxf86vm-dev xfce4-panel xfconf
 PAGES ?= ../shared/corpus/pages
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 # Packages whose tests need a display and a browser run one at a time.
@@ -53,9 +53,10 @@ vet:
 	GOOS=darwin GOARCH=amd64 CGO_ENABLED=0 $(GO) vet $(DARWIN_PKGS)
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { gofmt -l $$(git ls-files '*.go'); echo "gofmt needed"; exit 1; }
 
-## screenshots: every window rendered with fyne's test driver.
+## screenshots: every window rendered with fyne's test driver, and a real
+## desktop under Xvfb: xfce4-panel with Reins' icon and its menu open.
 SCREENSHOTS_DIR ?= screenshots
-screenshots:
+screenshots: deps
 	$(GO) run ./app/cmd/screenshots -out $(SCREENSHOTS_DIR)
 
 ## bench: benchmarks, outside `make test`.

@@ -18,11 +18,11 @@ import (
 
 	"github.com/jezek/xgb"
 	"github.com/jezek/xgb/xproto"
-	"github.com/jezek/xgb/xtest"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/reins-app/reins/audit"
 	"github.com/reins-app/reins/core"
+	"github.com/reins-app/reins/executor/xdesk"
 	"github.com/reins-app/reins/internal/browsertest"
 	"github.com/reins-app/reins/internal/testenv"
 	"github.com/reins-app/reins/internal/xvfb"
@@ -254,6 +254,12 @@ func startTray(t *testing.T, dbusRun, bin, display, data, page string) *trayProc
 	t.Helper()
 	cmd := exec.Command(dbusRun, "--", bin, "-mcp-port", "-1", "-testonly-share", page, "-testonly-report-popup")
 	cmd.Env = append(os.Environ(), "DISPLAY="+display, "REINS_DATA_DIR="+data)
+	return startTrayCmd(t, cmd)
+}
+
+// startTrayCmd starts cmd in its own process group and follows its output.
+func startTrayCmd(t *testing.T, cmd *exec.Cmd) *trayProc {
+	t.Helper()
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
@@ -382,7 +388,7 @@ func (p *trayProc) clickAllow(t *testing.T, display, sentence, button string) {
 	}
 	px, py := x+int(fx*float64(w)), y+int(fy*float64(h))
 	t.Logf("popup %dx%d+%d+%d; clicking %q at %d,%d for %q", w, h, x, y, button, px, py, sentence)
-	if err := xtestClick(display, px, py); err != nil {
+	if err := xdesk.Click(display, px, py); err != nil {
 		t.Fatal(err)
 	}
 	p.waitLine(t, "the popup to move on from "+sentence, 15*time.Second, func(l string) bool {
@@ -438,36 +444,6 @@ func findWindow(display, title string) (x, y, w, h int, err error) {
 		return int(pos.DstX), int(pos.DstY), int(geo.Width), int(geo.Height), nil
 	}
 	return 0, 0, 0, 0, fmt.Errorf("no window titled %q is mapped; mapped windows: %s", title, strings.Join(seen, ", "))
-}
-
-// xtestClick moves the pointer to (x, y) and clicks the left button, with
-// the pauses a person's click has, so the toolkit sees the move first.
-func xtestClick(display string, x, y int) error {
-	conn, err := xgb.NewConnDisplay(display)
-	if err != nil {
-		return err
-	}
-	defer conn.Close()
-	if err := xtest.Init(conn); err != nil {
-		return fmt.Errorf("XTEST: %w", err)
-	}
-	root := xproto.Setup(conn).DefaultScreen(conn).Root
-	fake := func(typ byte, detail byte, x, y int16) error {
-		return xtest.FakeInputChecked(conn, typ, detail, 0, root, x, y, 0).Check()
-	}
-	if err := fake(xproto.MotionNotify, 0, int16(x), int16(y)); err != nil {
-		return err
-	}
-	time.Sleep(150 * time.Millisecond)
-	if err := fake(xproto.ButtonPress, 1, 0, 0); err != nil {
-		return err
-	}
-	time.Sleep(60 * time.Millisecond)
-	if err := fake(xproto.ButtonRelease, 1, 0, 0); err != nil {
-		return err
-	}
-	xproto.GetInputFocus(conn).Reply() // a round trip: the events are processed
-	return nil
 }
 
 // syncBuffer lets a process's stderr be written while a test reads it.

@@ -1,6 +1,9 @@
 package ui
 
 import (
+	"fmt"
+	"strings"
+
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/dialog"
@@ -16,9 +19,19 @@ type Options struct {
 	Engine   Engine   // required
 	Clock    Clock    // optional: default the wall clock
 	Settings Settings // optional: facts shown in preferences and first run
-	// Tray reports whether a tray host exists. Without one (bare X, some
-	// desktops) a small window stands in with the same menu.
+	// Tray reports whether this session can have a tray item at all (on
+	// Linux: a D-Bus session bus; on macOS: always). Without it the tray is
+	// never started and a small window stands in with the same menu.
 	Tray bool
+	// TrayHost says whether a tray host shows the item: its first value,
+	// which must be ready when Start or New is called, says it now, then
+	// one value per change (trayhost.Watch gives these). While it says
+	// false the stand-in window shows; a host that appears hides it again.
+	// Optional: nil means a host is there whenever Tray is.
+	TrayHost <-chan bool
+	// AfterTrayIcon is called on fyne's goroutine after each change of the
+	// tray's icon; on macOS it makes the icon a template image. Optional.
+	AfterTrayIcon func(fyne.Resource)
 	// FirstRun's callbacks: reveal the extension, open URLs, the clipboard
 	// and the Accessibility check. Its Engine and Settings are filled in.
 	FirstRun FirstRunOptions
@@ -44,14 +57,29 @@ type UI struct {
 	prefs    *Preferences
 	first    *FirstRun
 	firstWin fyne.Window
-	standIn  fyne.Window // the tray's stand-in, when there is no tray host
+	standIn  fyne.Window // the tray's stand-in, while no tray host shows the item
+	standUp  bool        // the stand-in is shown
+	hostUp   bool        // a tray host shows the item
+	shown    bool        // Show has run: windows may appear
+	trayMenu *fyne.Menu  // the one menu handed to the tray, refilled in place
+	trayKey  string      // the state trayMenu was built from
 	stop     func()
 	icon     Icon
 }
 
-// Start builds the windows and follows the engine. Call it on fyne's
-// goroutine, before or after the app runs.
+// Start is [New] followed by [UI.Show], for a UI started while the app
+// runs (and for tests).
 func Start(opts Options) *UI {
+	u := New(opts)
+	u.Show()
+	return u
+}
+
+// New follows the engine and hands the tray its icon and menu, but shows no
+// window yet. Call it on the main goroutine before the app runs: fyne
+// starts the tray only if it has a menu by then. Call [UI.Show] once the
+// app has started.
+func New(opts Options) *UI {
 	if opts.Clock == nil {
 		opts.Clock = RealClock{}
 	}
@@ -72,6 +100,20 @@ func Start(opts Options) *UI {
 	if do == nil {
 		do = fyne.Do
 	}
+	u.hostUp = opts.Tray
+	if opts.Tray && opts.TrayHost != nil {
+		select {
+		case up, ok := <-opts.TrayHost:
+			u.hostUp = up && ok
+		default:
+			u.hostUp = false
+		}
+		go func() {
+			for up := range opts.TrayHost {
+				do(func() { u.setHost(up) })
+			}
+		}()
+	}
 	events, stop := opts.Engine.Subscribe(512)
 	u.stop = stop
 	go func() {
@@ -81,10 +123,18 @@ func Start(opts Options) *UI {
 	}()
 	u.popup.Sync(opts.Engine.Pending())
 	u.refreshTray()
-	if !opts.Engine.Connected() && len(opts.Engine.Agents()) == 0 {
+	return u
+}
+
+// Show shows what should be on screen once the app runs: the stand-in when
+// no tray host shows the item, and the first run when nothing has
+// connected yet. On macOS call it after the Dock icon is hidden.
+func (u *UI) Show() {
+	u.shown = true
+	u.refreshTray()
+	if !u.opts.Engine.Connected() && len(u.opts.Engine.Agents()) == 0 {
 		u.ShowFirstRun()
 	}
-	return u
 }
 
 // Stop stops following the engine.
@@ -96,8 +146,30 @@ func (u *UI) Popup() *Popup { return u.popup }
 // PopupWindow is the popup's window once a request has shown it, else nil.
 func (u *UI) PopupWindow() fyne.Window { return u.popupWin }
 
-// StandIn is the window that stands in for the tray, or nil.
+// StandIn is the window that stands in for the tray, or nil if it was
+// never needed.
 func (u *UI) StandIn() fyne.Window { return u.standIn }
+
+// StandInShown reports whether the stand-in window is on screen.
+func (u *UI) StandInShown() bool { return u.standUp }
+
+// setHost follows the tray host: the stand-in hides while a host shows the
+// item and comes back when the host goes away.
+func (u *UI) setHost(up bool) {
+	if up == u.hostUp {
+		return
+	}
+	u.hostUp = up
+	u.opts.Logf("%s", hostLine(up))
+	u.refreshTray()
+}
+
+func hostLine(up bool) string {
+	if up {
+		return "a tray host appeared; Reins is in the tray"
+	}
+	return "the tray host went away; a small Reins window stands in for the menu"
+}
 
 func (u *UI) handle(ev core.Event) {
 	switch ev.Kind {
@@ -158,13 +230,82 @@ func (u *UI) TrayItems() []Item {
 }
 
 func (u *UI) refreshTray() {
-	menu := FyneMenu(u.TrayItems())
-	icon := IconFor(ReadTrayState(u.opts.Engine))
-	if d, ok := u.app.(desktop.App); ok && u.opts.Tray {
-		d.SetSystemTrayMenu(menu)
-		if icon != u.icon {
-			d.SetSystemTrayIcon(TrayIcon(icon))
-			u.icon = icon
+	state := ReadTrayState(u.opts.Engine)
+	icon := IconFor(state)
+	d, tray := u.app.(desktop.App)
+	tray = tray && u.opts.Tray
+	// The menu is rebuilt only when what it shows changed: a host rebuilds
+	// an open menu under the person's pointer on every change, and opening
+	// the menu alone changes which window has the focus.
+	items := u.TrayItems()
+	key := menuKey(state, items)
+	if u.trayMenu == nil || key != u.trayKey {
+		fresh := FyneMenu(items)
+		if u.trayMenu == nil {
+			u.trayMenu = fresh
+		} else {
+			// fyne keeps the first menu it was given and refreshes from it
+			// once its tray is ready: the same menu, refilled, never goes stale.
+			u.trayMenu.Items = fresh.Items
+		}
+		u.trayKey = key
+		if tray {
+			if icon != u.icon {
+				// The icon first: an item whose first icon is not a PNG
+				// shows empty on Linux hosts.
+				u.setTrayIcon(d, icon)
+			}
+			d.SetSystemTrayMenu(u.trayMenu)
+		}
+		if u.standIn != nil {
+			u.standIn.SetContent(widget.NewMenu(u.trayMenu))
+			u.standIn.Resize(u.standIn.Content().MinSize())
+		}
+	}
+	if tray && icon != u.icon {
+		u.setTrayIcon(d, icon)
+	}
+	u.icon = icon
+	u.placeStandIn(tray && u.hostUp)
+}
+
+// menuKey is what the tray menu shows, and the tabs its items act on.
+func menuKey(state TrayState, items []Item) string {
+	var b strings.Builder
+	for _, t := range state.Tabs {
+		b.WriteString(t.ID + "\x00")
+	}
+	var walk func([]Item)
+	walk = func(items []Item) {
+		for _, it := range items {
+			fmt.Fprintf(&b, "%q %t %t %t %t [", it.Label, it.Disabled, it.Checked, it.Separator, it.Quit)
+			walk(it.Children)
+			b.WriteString("]")
+		}
+	}
+	walk(items)
+	return b.String()
+}
+
+func (u *UI) setTrayIcon(d desktop.App, icon Icon) {
+	res := TrayIcon(icon)
+	d.SetSystemTrayIcon(res)
+	u.icon = icon
+	if u.opts.AfterTrayIcon != nil {
+		u.opts.AfterTrayIcon(res)
+	}
+}
+
+// placeStandIn shows the stand-in window while no tray host shows the item,
+// and hides it while one does. Before Show nothing appears.
+func (u *UI) placeStandIn(inTray bool) {
+	if !u.shown {
+		return
+	}
+	if inTray {
+		if u.standUp {
+			u.standIn.Hide()
+			u.standUp = false
 		}
 		return
 	}
@@ -172,11 +313,13 @@ func (u *UI) refreshTray() {
 		u.standIn = u.app.NewWindow("Reins")
 		u.standIn.SetIcon(TrayIcon(IconConnected))
 		u.standIn.SetCloseIntercept(u.quit)
-		u.standIn.Show()
+		u.standIn.SetContent(widget.NewMenu(u.trayMenu))
+		u.standIn.Resize(u.standIn.Content().MinSize())
 	}
-	u.standIn.SetContent(widget.NewMenu(menu))
-	u.standIn.Resize(u.standIn.Content().MinSize())
-	u.icon = icon
+	if !u.standUp {
+		u.standIn.Show()
+		u.standUp = true
+	}
 }
 
 func (u *UI) quit() {

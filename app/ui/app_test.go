@@ -49,8 +49,7 @@ func TestStartFollowsTheEngine(t *testing.T) {
 		t.Fatalf("answers = %v", got)
 	}
 	// Sharing from the menu reaches the engine.
-	shop := find(find(u.TrayItems(), "Tabs").Children, "Shop (shop.example.com)")
-	find(shop.Children, "Control").Do()
+	find(under(find(u.TrayItems(), "Tabs").Children, "Shop (shop.example.com)"), "Control").Do()
 	if e.Share("1") != core.Control {
 		t.Fatal("choosing Control in the menu did not share the tab")
 	}
@@ -202,4 +201,151 @@ func testApp(t *testing.T) fyne.App {
 	a := test.NewTempApp(t)
 	a.Settings().SetTheme(NewTheme())
 	return a
+}
+
+// trayApp is a spied app with a system tray: it records what the UI hands
+// the tray, in order.
+type trayApp struct {
+	spyApp
+	calls []string
+	menus []*fyne.Menu
+	icons []fyne.Resource
+}
+
+func (a *trayApp) SetSystemTrayMenu(m *fyne.Menu) {
+	a.calls = append(a.calls, "menu")
+	a.menus = append(a.menus, m)
+}
+
+func (a *trayApp) SetSystemTrayIcon(r fyne.Resource) {
+	a.calls = append(a.calls, "icon")
+	a.icons = append(a.icons, r)
+}
+
+func (a *trayApp) SetSystemTrayWindow(fyne.Window) {}
+
+func startTray(t *testing.T, e *FakeEngine, a fyne.App, tray bool, host <-chan bool) *UI {
+	t.Helper()
+	queue := make(chan func(), 64)
+	u := New(Options{App: a, Engine: e, Clock: NewFakeClock(t0), Tray: tray, TrayHost: host, testOnlyDo: func(f func()) { queue <- f }})
+	drain = func() {
+		for {
+			select {
+			case f := <-queue:
+				f()
+			default:
+				return
+			}
+		}
+	}
+	t.Cleanup(func() {
+		u.Stop()
+		drain = func() {}
+	})
+	return u
+}
+
+func TestTheTrayHasItsIconAndMenuBeforeTheAppRuns(t *testing.T) {
+	e := NewFakeEngine()
+	e.SetConnected(true)
+	a := &trayApp{spyApp: spyApp{testApp(t)}}
+	u := startTray(t, e, a, true, nil)
+	// fyne starts its tray only if a menu is set before Run, and a Linux
+	// host shows an empty icon unless a PNG came first.
+	if len(a.calls) < 2 || a.calls[0] != "icon" || a.calls[1] != "menu" {
+		t.Fatalf("tray calls before Run = %v, want the icon, then the menu", a.calls)
+	}
+	if a.icons[0] != TrayIcon(IconIdle) {
+		t.Fatalf("first icon = %v, want the idle PNG", a.icons[0].Name())
+	}
+	if u.StandIn() != nil {
+		t.Fatal("a window was made before the app runs")
+	}
+	u.Show()
+	if u.StandInShown() {
+		t.Fatal("the stand-in shows although the tray has a host")
+	}
+	e.Ask(click("a1", true))
+	waitFor(t, func() bool { return a.icons[len(a.icons)-1] == TrayIcon(IconWaiting) })
+	// Every menu handed over is the first one, refilled: fyne refreshes
+	// from the first menu once its tray is ready.
+	for _, m := range a.menus {
+		if m != a.menus[0] {
+			t.Fatal("the tray was handed a second menu; fyne would show the first one, stale")
+		}
+	}
+	if !hasLabel(a.menus[0], "Pending approvals (1)…") {
+		t.Fatal("the tray's menu does not count the pending approval")
+	}
+	// An event that changes nothing the menu shows does not rebuild it
+	// under the person's pointer.
+	n := len(a.menus)
+	e.SetTabs() // no tabs before, none now
+	drain()
+	if len(a.menus) != n {
+		t.Fatal("the menu was rebuilt though nothing in it changed")
+	}
+	find(u.TrayItems(), "Pause all agents").Do()
+	if a.icons[len(a.icons)-1] != TrayIcon(IconPaused) {
+		t.Fatal("pausing did not put the slash on the icon")
+	}
+}
+
+func hasLabel(m *fyne.Menu, label string) bool {
+	for _, it := range m.Items {
+		if it.Label == label {
+			return true
+		}
+	}
+	return false
+}
+
+func TestTheStandInFollowsTheTrayHost(t *testing.T) {
+	e := NewFakeEngine()
+	e.SetConnected(true)
+	host := make(chan bool, 4)
+	host <- false
+	a := &trayApp{spyApp: spyApp{testApp(t)}}
+	u := startTray(t, e, a, true, host)
+	if a.calls[len(a.calls)-1] != "menu" {
+		t.Fatal("without a host yet, the tray still gets its menu: a host may come")
+	}
+	u.Show()
+	if !u.StandInShown() {
+		t.Fatal("no stand-in while no tray host is there")
+	}
+	w := u.StandIn().(*spyWindow)
+	host <- true
+	waitFor(t, func() bool { return !u.StandInShown() })
+	if w.visible {
+		t.Fatal("the stand-in stays on screen with a tray host")
+	}
+	host <- false
+	waitFor(t, u.StandInShown)
+	if !w.visible || u.StandIn() != fyne.Window(w) {
+		t.Fatal("the stand-in did not come back when the host went away")
+	}
+	// Closing the stand-in quits, as Quit Reins does.
+	quit := false
+	u.opts.OnQuit = func() { quit = true }
+	w.intercept()
+	if !quit {
+		t.Fatal("closing the stand-in did not quit")
+	}
+}
+
+func TestWithoutASessionBusTheTrayIsNeverStarted(t *testing.T) {
+	e := NewFakeEngine()
+	e.SetConnected(true)
+	a := &trayApp{spyApp: spyApp{testApp(t)}}
+	u := startTray(t, e, a, false, nil)
+	u.Show()
+	e.Ask(click("a1", true))
+	waitFor(t, func() bool { return u.Popup().Len() == 1 })
+	if len(a.calls) != 0 {
+		t.Fatalf("tray calls = %v without a session bus; fyne's tray would panic when Reins quits", a.calls)
+	}
+	if !u.StandInShown() {
+		t.Fatal("no stand-in without a tray")
+	}
 }

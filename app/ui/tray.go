@@ -6,6 +6,7 @@ import (
 	"fyne.io/fyne/v2"
 
 	"github.com/reins-app/reins/core"
+	"github.com/reins-app/reins/internal/plain"
 )
 
 // TrayState is what the tray menu shows, read from the engine.
@@ -110,20 +111,27 @@ func levelItems(key string, cur core.Level, a TrayActions) []Item {
 	return out
 }
 
-// TabLabel is how a tab is named in the menu: "Title (origin)".
+// TabLabel is how a tab is named in the menu: "Title (origin)", the title
+// being the page's words, rendered and cut short so the origin stays in
+// sight.
 func TabLabel(t core.TabInfo) string {
-	title := t.Title
+	title := plain.Text(t.Title, tabTitleMax)
 	if title == "" {
 		title = "Untitled"
 	}
-	if len([]rune(title)) > 48 {
-		title = string([]rune(title)[:47]) + "…"
-	}
-	if t.Origin == "" {
+	origin := plain.Text(displayOrigin(t.Origin), tabOriginMax)
+	if origin == "" {
 		return title
 	}
-	return fmt.Sprintf("%s (%s)", title, displayOrigin(t.Origin))
+	return fmt.Sprintf("%s (%s)", title, origin)
 }
+
+// A menu line is short: the title gives way first, the origin is cut only
+// when it is absurdly long itself.
+const (
+	tabTitleMax  = 48
+	tabOriginMax = 64
+)
 
 // BuildTray is the tray menu for a state.
 func BuildTray(s TrayState, a TrayActions) []Item {
@@ -153,9 +161,17 @@ func BuildTray(s TrayState, a TrayActions) []Item {
 	}
 	items = append(items, Item{Separator: true})
 
+	// The menu is two levels deep at most: each tab's name heads its three
+	// choices inside Tabs. Hosts built on libdbusmenu (Xfce, Cinnamon,
+	// GNOME's extension) lose the items of a submenu inside a submenu when
+	// the menu changes, which a tray that follows the tabs does often.
 	var tabs []Item
-	for _, t := range s.Tabs {
-		tabs = append(tabs, Item{Label: TabLabel(t), Children: levelItems(t.ID, t.Level, a)})
+	for i, t := range s.Tabs {
+		if i > 0 {
+			tabs = append(tabs, Item{Separator: true})
+		}
+		tabs = append(tabs, Item{Label: TabLabel(t), Disabled: true})
+		tabs = append(tabs, levelItems(t.ID, t.Level, a)...)
 	}
 	if len(tabs) == 0 {
 		msg := "No tabs yet"
@@ -205,13 +221,12 @@ func agentItems(as []core.AgentInfo, a TrayActions) []Item {
 		return []Item{{Label: "No agent has connected yet", Disabled: true}}
 	}
 	var out []Item
-	for _, ag := range as {
-		ag := ag
-		name, process := agentParts(core.Agent{Name: ag.Name, PID: ag.PID, Exe: ag.Exe})
-		label := name
-		if process != "" {
-			label += " · " + process
+	for i, ag := range as {
+		if i > 0 {
+			out = append(out, Item{Separator: true})
 		}
+		// The process first, whole; the declared name after it, cut first.
+		label := plain.Who(ag.Exe, ag.PID, ag.Name)
 		state := "not allowed yet"
 		switch {
 		case ag.Allowed:
@@ -222,21 +237,22 @@ func agentItems(as []core.AgentInfo, a TrayActions) []Item {
 		if ag.Sessions == 0 {
 			state += ", not connected"
 		}
-		children := []Item{{Label: state, Disabled: true}, {Separator: true}}
+		// The agent's name heads its line and the one thing to do about it,
+		// as a tab's name heads its choices.
+		out = append(out, Item{Label: label, Checked: ag.Allowed, Disabled: true}, Item{Label: state, Disabled: true})
 		if ag.Allowed {
-			children = append(children, Item{Label: "Forget (ask again next time)", Do: func() {
+			out = append(out, Item{Label: "Forget (ask again next time)", Do: func() {
 				if a.ForgetAgent != nil {
 					a.ForgetAgent(ag.Key)
 				}
 			}})
 		} else {
-			children = append(children, Item{Label: "Allow until Reins quits", Do: func() {
+			out = append(out, Item{Label: "Allow until Reins quits", Do: func() {
 				if a.AllowAgent != nil {
 					a.AllowAgent(ag.Key)
 				}
 			}})
 		}
-		out = append(out, Item{Label: label, Checked: ag.Allowed, Children: children})
 	}
 	return out
 }

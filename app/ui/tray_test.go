@@ -15,6 +15,23 @@ func find(items []Item, label string) *Item {
 	return nil
 }
 
+// under is the group a heading row leads inside a submenu: the items
+// after the disabled row labelled heading, up to the next separator.
+func under(items []Item, heading string) []Item {
+	for i, it := range items {
+		if it.Label == heading && it.Disabled {
+			group := items[i+1:]
+			for j, g := range group {
+				if g.Separator {
+					return group[:j]
+				}
+			}
+			return group
+		}
+	}
+	return nil
+}
+
 func checked(items []Item) []string {
 	var out []string
 	for _, it := range items {
@@ -33,21 +50,24 @@ func TestTrayReflectsShareLevels(t *testing.T) {
 	}}
 	items := BuildTray(s, TrayActions{SetShare: func(tab string, l core.Level) { shared = append(shared, tab+"="+l.String()) }})
 	tabs := find(items, "Tabs")
-	shop := find(tabs.Children, "Cart — Shop (shop.example.com)")
-	mail := find(tabs.Children, "Inbox (mail.example.com)")
-	if shop == nil || mail == nil {
+	shop := under(tabs.Children, "Cart — Shop (shop.example.com)")
+	mail := under(tabs.Children, "Inbox (mail.example.com)")
+	if len(shop) != 3 || len(mail) != 3 {
 		t.Fatalf("tabs submenu = %+v", tabs.Children)
 	}
-	if got := checked(shop.Children); len(got) != 1 || got[0] != "Control" {
+	if got := checked(shop); len(got) != 1 || got[0] != "Control" {
 		t.Fatalf("shop checked %v, want Control", got)
 	}
-	if got := checked(mail.Children); len(got) != 1 || got[0] != "Not shared" {
+	if got := checked(mail); len(got) != 1 || got[0] != "Not shared" {
 		t.Fatalf("mail checked %v, want Not shared", got)
 	}
 	if got := checked(find(items, "Desktop").Children); len(got) != 1 || got[0] != "Read" {
 		t.Fatalf("desktop checked %v, want Read", got)
 	}
-	find(mail.Children, "Read").Do()
+	if depth(items) > 2 {
+		t.Fatalf("the menu is %d levels deep; hosts on libdbusmenu lose a third level", depth(items))
+	}
+	find(mail, "Read").Do()
 	find(find(items, "Desktop").Children, "Control").Do()
 	if len(shared) != 2 || shared[0] != "2="+core.ReadOnly.String() || shared[1] != core.DesktopKey+"="+core.Control.String() {
 		t.Fatalf("SetShare calls = %v", shared)
@@ -71,12 +91,15 @@ func TestTrayReflectsAgentsPendingAndPause(t *testing.T) {
 		t.Fatal("no pending line with the count")
 	}
 	agents := find(items, "Agents").Children
-	cc := find(agents, "Claude Code · claude (pid 4121)")
-	cx := find(agents, "Codex · codex (pid 5230)")
+	cc := find(agents, "claude (pid 4121) · “Claude Code”")
+	cx := find(agents, "codex (pid 5230) · “Codex”")
 	if cc == nil || cx == nil || !cc.Checked || cx.Checked {
 		t.Fatalf("agents = %+v", agents)
 	}
-	find(cx.Children, "Allow until Reins quits").Do()
+	if find(under(agents, cc.Label), "Forget (ask again next time)") == nil {
+		t.Fatalf("an allowed agent cannot be forgotten: %+v", agents)
+	}
+	find(under(agents, cx.Label), "Allow until Reins quits").Do()
 	if len(allowed) != 1 || allowed[0] != "cx" {
 		t.Fatalf("AllowAgent calls = %v", allowed)
 	}
@@ -106,4 +129,16 @@ func TestTrayIconsDiffer(t *testing.T) {
 		}
 		seen[c] = i
 	}
+}
+
+// depth is how many levels of menus items make.
+func depth(items []Item) int {
+	d := 0
+	for _, it := range items {
+		d = max(d, depth(it.Children))
+	}
+	if len(items) == 0 {
+		return 0
+	}
+	return d + 1
 }

@@ -48,25 +48,29 @@ func runTray(args []string) error {
 	}
 	// The pause chord is taken by startReins; a failure is logged there.
 	settings.GlobalKeys = runtime.GOOS == "linux" || runtime.GOOS == "darwin"
-	hasTray := trayHost()
-	if !hasTray {
-		fmt.Fprintln(os.Stderr, "reins: no tray host on this desktop; a small Reins window stands in for the menu")
-	}
-	var u *ui.UI
+	canTray, host := trayHost(ctx, logf)
+	// The tray's icon and menu go to fyne before it runs: it starts the
+	// tray only if a menu is set by then.
+	u := ui.New(ui.Options{
+		App: a, Engine: rt, Settings: settings, Tray: canTray, TrayHost: host,
+		AfterTrayIcon: afterTrayIcon,
+		FirstRun: ui.FirstRunOptions{
+			RevealExtension: func() (string, error) { return revealExtension(settings.ExtensionDir) },
+			OpenURL:         openURL,
+		},
+		Logf: logf,
+	})
 	a.Lifecycle().SetOnStarted(func() {
 		// Before any window: Reins lives in the menu bar, not the Dock.
 		if err := macwin.Accessory(); err != nil {
 			logf("cannot hide the Dock icon: %v", err)
 		}
-		u = ui.Start(ui.Options{
-			App: a, Engine: rt, Settings: settings, Tray: hasTray,
-			FirstRun: ui.FirstRunOptions{
-				RevealExtension: func() (string, error) { return revealExtension(settings.ExtensionDir) },
-				OpenURL:         openURL,
-			},
-			Logf: logf,
-		})
+		u.Show()
+		trayStarted()
 		hooks.start(ctx, rt, u)
+		if u.StandInShown() {
+			fmt.Fprintln(os.Stderr, "reins: no tray host on this desktop; a small Reins window stands in for the menu")
+		}
 		fmt.Fprintf(os.Stderr, "Reins is running. The extension pairs on 127.0.0.1:%d; data in %s.\n", rt.Port(), rt.DataDir)
 	})
 	go func() {
@@ -74,9 +78,7 @@ func runTray(args []string) error {
 		fyne.Do(a.Quit)
 	}()
 	a.Run()
-	if u != nil {
-		u.Stop()
-	}
+	u.Stop()
 	return stopReins()
 }
 

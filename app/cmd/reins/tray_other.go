@@ -1,6 +1,16 @@
-//go:build cgo && !linux
+//go:build cgo && !linux && !darwin
 
 package main
 
-// trayHost reports whether a tray host exists: the macOS menu bar always is one.
-func trayHost() bool { return true }
+import (
+	"context"
+
+	"fyne.io/fyne/v2"
+)
+
+// trayHost: elsewhere the desktop always has a notification area.
+func trayHost(context.Context, func(string, ...any)) (bool, <-chan bool) { return true, nil }
+
+var afterTrayIcon func(fyne.Resource)
+
+func trayStarted() {}

@@ -2,11 +2,14 @@
 // PNG files, for review: `go run ./app/cmd/screenshots -out DIR`. The
 // approval popup shows a real Chromium capture of a small shop page
 // (testdata/shop.png, made with `chromium --headless --screenshot` from
-// testdata/shop.html).
+// testdata/shop.html). The last picture is of a real desktop under Xvfb:
+// xfce4-panel with Reins' icon and its menu open, taken from the screen
+// (-desktop=false leaves it out).
 package main
 
 import (
 	_ "embed"
+	"errors"
 	"flag"
 	"fmt"
 	"image"
@@ -31,14 +34,15 @@ const boxX, boxY, boxW, boxH = 488, 280, 220, 44
 func main() {
 	out := flag.String("out", "screenshots", "folder for the PNG files")
 	scale := flag.Float64("scale", 2, "pixels per point")
+	desktop := flag.Bool("desktop", true, "also take the picture of a real desktop with Reins in its tray (Linux, with Xvfb and xfce4-panel)")
 	flag.Parse()
-	if err := run(*out, float32(*scale)); err != nil {
+	if err := run(*out, float32(*scale), *desktop); err != nil {
 		fmt.Fprintln(os.Stderr, "screenshots:", err)
 		os.Exit(1)
 	}
 }
 
-func run(out string, scale float32) error {
+func run(out string, scale float32, desktop bool) error {
 	if err := os.MkdirAll(out, 0o755); err != nil {
 		return err
 	}
@@ -53,6 +57,18 @@ func run(out string, scale float32) error {
 		if err := writePNG(path, img); err != nil {
 			return err
 		}
+		fmt.Println(path)
+	}
+	if !desktop {
+		return nil
+	}
+	path := filepath.Join(out, "desktop-tray-menu.png")
+	switch err := desktopShot(path); {
+	case errors.Is(err, errNoDesktop):
+		fmt.Fprintln(os.Stderr, "screenshots: skipping the desktop picture:", err)
+	case err != nil:
+		return err
+	default:
 		fmt.Println(path)
 	}
 	return nil

@@ -1,0 +1,40 @@
+//go:build cgo && darwin
+
+package main
+
+import (
+	"context"
+	"time"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/systray"
+)
+
+// trayHost: the menu bar is always there to hold the item.
+func trayHost(context.Context, func(string, ...any)) (bool, <-chan bool) { return true, nil }
+
+// lastIcon is the icon last handed to the tray; on fyne's goroutine only.
+var lastIcon fyne.Resource
+
+// afterTrayIcon makes the tray's icon a template image, so macOS draws it
+// in the menu bar's own colour, light or dark. fyne marks only its themed
+// SVG resources as templates; Reins' icons are black-and-alpha PNGs, which
+// is what a template image is.
+func afterTrayIcon(res fyne.Resource) {
+	lastIcon = res
+	b := res.Content()
+	systray.SetTemplateIcon(b, b)
+}
+
+// trayStarted applies the template icon again once fyne's tray is ready:
+// fyne sets its own plain icon from a goroutine of its own shortly after
+// the tray starts, at a moment it does not announce.
+func trayStarted() {
+	time.AfterFunc(time.Second, func() {
+		fyne.Do(func() {
+			if lastIcon != nil {
+				afterTrayIcon(lastIcon)
+			}
+		})
+	})
+}
