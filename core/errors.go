@@ -32,6 +32,7 @@ const (
 	CodeNoTab           = "no_tab"
 	CodeAuditFailed     = "audit_failed"
 	CodeBadRequest      = "bad_request"
+	CodeNoDisplay       = "no_display"
 	CodeFailed          = "failed"
 )
 
@@ -74,6 +75,8 @@ func classify(err error) (*Error, string) {
 		ce = &Error{Code: CodeGrantRequired, Message: err.Error(), Err: err}
 	case errors.Is(err, approvals.ErrOriginChanged):
 		ce = &Error{Code: CodeGrantRequired, Message: err.Error(), Err: err}
+	case errors.Is(err, executor.ErrNoDisplay):
+		ce = &Error{Code: CodeNoDisplay, Message: err.Error(), Err: err}
 	case errors.Is(err, approvals.ErrReadOnly):
 		ce = &Error{Code: CodeControlRequired, Message: err.Error(), Err: err}
 	case errors.Is(err, approvals.ErrTimeout):

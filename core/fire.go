@@ -36,6 +36,19 @@ type firing struct {
 	input bool
 }
 
+// canInput refuses an act that is OS input when this Reins has no display
+// to send it to, before the person is asked about something that cannot
+// happen.
+func (e *Engine) canInput(kind approvals.ActKind) error {
+	if !kind.IsInput() {
+		return nil
+	}
+	if err := executor.InputUnavailable(e.opts.Executor); err != nil {
+		return &Error{Code: CodeNoDisplay, Message: err.Error(), Err: err}
+	}
+	return nil
+}
+
 // ownWindowWait is how long approved input waits for Reins' own window to
 // leave the front: the person answered in the popup a moment ago, and the
 // desktop hands the focus back in its own time. Reins is on its own deny

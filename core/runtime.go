@@ -29,6 +29,12 @@ type StartOptions struct {
 	Display         string            // optional, X11: the display for the default executor; default $DISPLAY
 	ApprovalTimeout time.Duration     // optional: default the saved setting, else 30 s
 	Logf            func(format string, args ...any)
+	// WithoutDisplay starts Reins even when the default executor finds no
+	// display to send input to (`reins serve` on a machine without a
+	// desktop): reads, shares, snapshots and approvals work, and every act
+	// that is OS input is refused, audited, saying why
+	// ([Runtime.InputUnavailable]). Otherwise Start fails then.
+	WithoutDisplay bool // optional
 }
 
 // Runtime is a started Reins: the engine and what it runs on.
@@ -74,8 +80,11 @@ func Start(ctx context.Context, opts StartOptions) (*Runtime, error) {
 	ex := opts.Executor
 	if ex == nil {
 		if ex, err = executor.New(executor.Options{Display: opts.Display}); err != nil {
-			log.Close()
-			return nil, err
+			if !opts.WithoutDisplay || !errors.Is(err, executor.ErrNoDisplay) {
+				log.Close()
+				return nil, err
+			}
+			ex = executor.NewNoDisplay(err)
 		}
 	}
 	settingsPath := filepath.Join(dir, SettingsFile)
@@ -114,12 +123,18 @@ func Start(ctx context.Context, opts StartOptions) (*Runtime, error) {
 	})
 	rctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	r := &Runtime{Engine: e, DataDir: dir, display: opts.Display, bridge: br, log: log, exec: ex, cancel: cancel, done: make(chan struct{})}
+	e.ServeStrip(rctx, br) // the badge and side panel in Chrome
 	go func() {
 		defer close(r.done)
 		e.Run(rctx)
 	}()
 	return r, nil
 }
+
+// InputUnavailable returns why this Reins can send no input at all (it
+// started WithoutDisplay and found none), or nil when it can. The error
+// wraps the executor's account of the missing display.
+func (r *Runtime) InputUnavailable() error { return executor.InputUnavailable(r.exec) }
 
 // WatchPauseHotkey pauses every agent when the person presses the pause
 // chord anywhere on the desktop: the chord in the settings, and from then on
@@ -189,7 +204,7 @@ func (r *Runtime) takePauseChord(ctx context.Context, chord string) error {
 	if chord == r.keys.chord && r.keys.cancel != nil {
 		return nil
 	}
-	wctx, cancel := context.WithCancel(ctx)
+	wctx, stopWatch := context.WithCancel(ctx)
 	ready := make(chan struct{})
 	errc := make(chan error, 1)
 	go func() {
@@ -197,18 +212,23 @@ func (r *Runtime) takePauseChord(ctx context.Context, chord string) error {
 			Chord: chord, Display: r.display, Pressed: func() { r.Pause(true) }, Ready: func() { close(ready) },
 		})
 	}()
+	// cancel lets the chord go and returns once it is gone.
+	cancel := sync.OnceFunc(func() {
+		stopWatch()
+		<-errc
+	})
 	timer := time.NewTimer(hotkeyWait)
 	defer timer.Stop()
 	select {
 	case <-ready:
 	case err := <-errc:
-		cancel()
+		stopWatch()
 		if err == nil {
 			err = errors.New("Reins is stopping")
 		}
 		return err
 	case <-timer.C:
-		cancel()
+		stopWatch()
 		return fmt.Errorf("the desktop did not hand it over within %s", hotkeyWait)
 	}
 	if r.keys.cancel != nil {

@@ -208,7 +208,7 @@ type ActResult struct {
 
 // Act runs one act through grant, grounding, approval, audit and executor.
 func (s *Session) Act(ctx context.Context, r ActRequest) (*ActResult, error) {
-	en := audit.Entry{Agent: s.agent, Act: r.Act, Target: approvals.Target{Tab: r.Tab, Ref: r.Ref}}
+	en := audit.Entry{Agent: s.agent, Act: r.Act, Target: approvals.Target{Tab: r.Tab, Ref: r.Ref, Claim: r.Element}}
 	res, err := s.act(ctx, r, &en)
 	if err != nil {
 		return nil, s.refuse(ctx, en, err)
@@ -241,6 +241,13 @@ func (s *Session) act(ctx context.Context, r ActRequest, en *audit.Entry) (*ActR
 	en.Target.TabTitle, en.Target.Origin = info.Title, origin
 	if err := e.grants.Check(r.Tab, origin, approvals.Control); err != nil {
 		en.Target.TabTitle = ""
+		return nil, err
+	}
+	if err := e.canInput(r.Act.Kind); err != nil {
+		// Named in the record as the snapshot showed it, if it can be.
+		if el, _, lerr := s.element(r); lerr == nil {
+			en.Target.Role, en.Target.Name = el.Role, el.Name
+		}
 		return nil, err
 	}
 	if r.Act.Kind.IsInput() && !info.Active {

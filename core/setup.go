@@ -1,6 +1,7 @@
 package core
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -8,6 +9,7 @@ import (
 	"github.com/reins-app/reins/executor"
 	"github.com/reins-app/reins/extension"
 	"github.com/reins-app/reins/internal/paths"
+	"github.com/reins-app/reins/internal/trayhost"
 )
 
 // WriteExtension writes the Chrome extension folder into dir.
@@ -38,6 +40,9 @@ type Check struct {
 	What string
 	OK   bool
 	Fix  string
+	// Optional says Reins works without it, differently: Fix then says
+	// how, and how to have it.
+	Optional bool
 }
 
 // Doctor says what Reins needs and whether it is there.
@@ -62,5 +67,24 @@ func Doctor() []Check {
 		fix = err.Error()
 	}
 	out = append(out, Check{What: "input to the display", OK: err == nil, Fix: fix})
+	out = append(out, trayCheck(trayhost.Present()))
 	return out
+}
+
+// trayCheck is doctor's line about the tray host, from what
+// trayhost.Present said.
+func trayCheck(has bool, err error) Check {
+	if runtime.GOOS == "darwin" {
+		return Check{What: "tray host: the menu bar", OK: true}
+	}
+	c := Check{What: "tray host (a StatusNotifierItem watcher on the session bus)", OK: has && err == nil, Optional: true}
+	switch {
+	case errors.Is(err, trayhost.ErrNoSessionBus):
+		c.Fix = "no D-Bus session bus here, so no tray: Reins shows its menu in a small window instead; for the icon in the panel, start Reins from the desktop session"
+	case err != nil:
+		c.Fix = "the session bus did not say (" + err.Error() + "); without a tray host Reins shows its menu in a small window instead"
+	case !has:
+		c.Fix = "none on this desktop, so Reins shows its menu in a small window instead; for the icon in the panel, add a system tray (status notifier) to the panel, or on GNOME the AppIndicator extension"
+	}
+	return c
 }

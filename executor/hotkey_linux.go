@@ -54,7 +54,16 @@ func watchHotkey(ctx context.Context, c chord, opts HotkeyOptions) error {
 			return fmt.Errorf("cannot take %s for Reins: another program holds it (%v)", opts.Chord, err)
 		}
 	}
-	stop := context.AfterFunc(ctx, func() { conn.Close() })
+	// Let go of the chord before the connection closes, with a round trip,
+	// so that once this returns the chord is the desktop's again: closing
+	// alone frees it only when the server gets round to the disconnect.
+	stop := context.AfterFunc(ctx, func() {
+		for _, extra := range []uint16{0, lock, numLock, lock | numLock} {
+			xproto.UngrabKey(conn, code, root, want|extra)
+		}
+		xproto.GetInputFocus(conn).Reply()
+		conn.Close()
+	})
 	defer stop()
 	if opts.Ready != nil {
 		opts.Ready()

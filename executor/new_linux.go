@@ -16,7 +16,7 @@ func New(opts Options) (Executor, error) {
 			return nil, fmt.Errorf("%w: this is a Wayland session, and Reins needs X11: log out and choose an X11 (Xorg) session at the login screen", ErrUnsupported)
 		}
 		if os.Getenv("DISPLAY") == "" {
-			return nil, fmt.Errorf("%w: DISPLAY is not set; run Reins inside an X11 desktop session, or use `reins serve` on a machine without one", ErrNoDisplay)
+			return nil, fmt.Errorf("%w: DISPLAY is not set; start Reins inside an X11 desktop session (without one, `reins serve` reads and shares tabs but cannot click or type)", ErrNoDisplay)
 		}
 	}
 	return NewX11(X11Options{Display: opts.Display, DenyList: opts.DenyList, Scale: opts.Scale})

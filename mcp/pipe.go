@@ -28,8 +28,10 @@ type PipeOptions struct {
 // Pipe is `reins mcp`: it connects the agent on stdin and stdout to the
 // running Reins through the agents' socket, saying which process started it
 // (Reins checks that with the OS), and copies bytes both ways until the agent
-// closes stdin or Reins closes the connection. It returns ErrNotRunning
-// (wrapped) when no Reins listens.
+// closes stdin or Reins closes the connection. It returns nil when the agent
+// ended (Reins then answers what it has and closes), an error saying so when
+// Reins closed the connection first, and ErrNotRunning (wrapped) when no
+// Reins listens.
 func Pipe(ctx context.Context, opts PipeOptions) error {
 	dir := opts.DataDir
 	if dir == "" {
@@ -69,28 +71,58 @@ func Pipe(ctx context.Context, opts PipeOptions) error {
 		_, err := io.Copy(opts.Stdout, br)
 		fromReins <- err
 	}()
-	toReins := make(chan error, 1)
+	// agentEnd says how the agent's side ended: nil when its stdin closed.
+	// It is sent before CloseWrite, so by the time Reins has seen the end
+	// and closed its side, it is here to tell that apart from Reins going
+	// away on its own.
+	agentEnd := make(chan error, 1)
 	go func() {
-		_, err := io.Copy(c, opts.Stdin)
-		c.CloseWrite() // the agent is done; let Reins finish and close
-		toReins <- err
+		in := &readFailure{r: opts.Stdin}
+		_, err := io.Copy(c, in)
+		if err != nil && in.err == nil {
+			return // writing to Reins failed: its side says why
+		}
+		if in.err != nil {
+			err = fmt.Errorf("reading the agent's requests: %w", in.err)
+		}
+		agentEnd <- err
+		c.CloseWrite() // let Reins answer what it has and close
 	}()
 	select {
+	case err := <-agentEnd:
+		select { // Reins answers what it was asked, then closes
+		case <-fromReins:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+		return err
 	case err := <-fromReins:
+		select {
+		case err := <-agentEnd:
+			return err // Reins closed because the agent had ended
+		default:
+		}
 		// Reins ended the connection first: it quit, or the agent was cut off.
 		if err != nil {
 			return fmt.Errorf("the connection to Reins broke: %w", err)
 		}
-		select {
-		case <-toReins:
-			return nil
-		default:
-			return errors.New("Reins closed the connection (did it quit?); start it again and reconnect the agent")
-		}
+		return errors.New("Reins closed the connection (did it quit?); start it again and reconnect the agent")
 	case <-ctx.Done():
 		return ctx.Err()
-	case <-toReins:
-		<-fromReins
-		return nil
 	}
+}
+
+// readFailure keeps the error of a failed read, to tell it from a failed
+// write in what io.Copy returns.
+type readFailure struct {
+	r   io.Reader
+	err error // set by Read before it returns the error
+}
+
+func (f *readFailure) Read(p []byte) (int, error) {
+	n, err := f.r.Read(p)
+	if err != nil && err != io.EOF {
+		f.err = err
+	}
+	return n, err
 }

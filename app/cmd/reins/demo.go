@@ -22,6 +22,7 @@ import (
 
 	"github.com/reins-app/reins/core"
 	"github.com/reins-app/reins/internal/chromium"
+	"github.com/reins-app/reins/internal/plain"
 	"github.com/reins-app/reins/internal/xvfb"
 )
 
@@ -110,17 +111,24 @@ func runDemo(args []string) error {
 	if _, err := agent.Act(ctx, core.ActRequest{Tab: tab, Ref: search, Act: core.Act{Kind: "type", Text: "reins for horses"}}); err != nil {
 		return err
 	}
-	time.Sleep(300 * time.Millisecond)
+	// The page updates its cart in its own time: read again until it shows
+	// the click, for a few seconds at most.
 	after, err := agent.Snapshot(ctx, tab)
+	for deadline := time.Now().Add(5 * time.Second); err == nil && !strings.Contains(after.Text, "1 item") && time.Now().Before(deadline); {
+		time.Sleep(50 * time.Millisecond)
+		after, err = agent.Snapshot(ctx, tab)
+	}
 	if err != nil {
 		return err
 	}
 	step("What the page shows now")
 	fmt.Print(indent(after.Text))
 
+	// Right after the approval pictures: the extension's capture queue
+	// keeps Chrome's two-a-second limit, so this waits its turn.
 	png, err := agent.Screenshot(ctx, tab)
 	if err != nil {
-		return err
+		return fmt.Errorf("the screenshot failed: %w", err)
 	}
 	shot := filepath.Join(dir, "demo-screenshot.png")
 	if err := os.WriteFile(shot, png, 0o644); err != nil {
@@ -157,7 +165,7 @@ func scriptedAnswerer(rt *core.Runtime) func() {
 			switch ev.Kind {
 			case core.EventApproval:
 				r := ev.Request
-				fmt.Printf("   approval %s: %s asks to %s on %s — allowed by the demo's scripted answerer\n", r.ID, r.Agent.Label(), r.Sentence(), r.Target.Origin)
+				fmt.Printf("   approval %s: %s asks to %s on %s — allowed by the demo's scripted answerer\n", r.ID, r.Agent.Label(), r.Sentence(), plain.Text(r.Target.Origin, plain.URLMax))
 				rt.Answer(r.ID, core.AllowOnce)
 			case core.EventActivity:
 				a := ev.Activity

@@ -8,7 +8,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -20,6 +19,8 @@ import (
 	"sync"
 	"syscall"
 
+	// Before fyne's init reads the locale: see the package's doc.
+	_ "github.com/reins-app/reins/app/cmd/reins/internal/clocale"
 	"github.com/reins-app/reins/app/serve"
 	"github.com/reins-app/reins/core"
 )
@@ -30,7 +31,10 @@ const usage = `Usage:
   reins mcp             the agents' door over stdio (agents start it; see README)
   reins audit [-n N] [-json] [-verify]
                         print the last N audit rows, or verify the log's hash chain
-  reins extension DIR   write the Chrome extension into DIR and install the pairing helper
+  reins extension [-user-data-dir PROFILE]... DIR
+                        write the Chrome extension into DIR and install the pairing helper
+                        (also into PROFILE/NativeMessagingHosts for a Chrome started with
+                        --user-data-dir=PROFILE)
   reins doctor          say what is missing
 `
 
@@ -90,19 +94,30 @@ func runServe(args []string) error {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	rt, stopReins, err := startReins(ctx, *port, *mcpPort, nil)
+	// A machine without a desktop is what serve is for: it starts there,
+	// and only input acts are refused, each saying why.
+	rt, stopReins, err := startCore(ctx, core.StartOptions{Port: *port, WithoutDisplay: true}, *mcpPort, nil)
 	if err != nil {
 		return err
 	}
 	defer stopReins()
+	if err := rt.InputUnavailable(); err != nil {
+		fmt.Fprintf(os.Stderr, "reins: %v. Agents' input acts (clicks, typing, keys, scrolling, desktop acts) are refused, saying why.\n", err)
+	}
 	term := &serve.Terminal{Engine: rt, In: os.Stdin, Out: os.Stdout, Port: rt.Port(), DataDir: rt.DataDir}
 	return term.Run(ctx)
 }
 
-// startReins starts the core and opens the agents' door; stop closes both,
-// the door first.
+// startReins starts the core for the tray, which needs a display, and
+// opens the agents' door; stop closes both, the door first.
 func startReins(ctx context.Context, port, mcpPort int, logf func(string, ...any)) (rt *core.Runtime, stop func() error, err error) {
-	rt, err = core.Start(ctx, core.StartOptions{Port: port})
+	return startCore(ctx, core.StartOptions{Port: port}, mcpPort, logf)
+}
+
+// startCore starts the core with opts and opens the agents' door; stop
+// closes both, the door first.
+func startCore(ctx context.Context, opts core.StartOptions, mcpPort int, logf func(string, ...any)) (rt *core.Runtime, stop func() error, err error) {
+	rt, err = core.Start(ctx, opts)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -111,11 +126,14 @@ func startReins(ctx context.Context, port, mcpPort int, logf func(string, ...any
 		rt.Close()
 		return nil, nil, err
 	}
-	go func() {
-		if err := rt.WatchPauseHotkey(ctx); err != nil {
-			fmt.Fprintf(os.Stderr, "reins: the pause chord (%s) is not available: %v; choose another in Preferences\n", rt.Settings().PauseChord, err)
-		}
-	}()
+	// Without a display there is no keyboard to take the chord from.
+	if rt.InputUnavailable() == nil {
+		go func() {
+			if err := rt.WatchPauseHotkey(ctx); err != nil {
+				fmt.Fprintf(os.Stderr, "reins: the pause chord (%s) is not available: %v; choose another in Preferences\n", rt.Settings().PauseChord, err)
+			}
+		}()
+	}
 	return rt, sync.OnceValue(func() error {
 		closeDoor()
 		return rt.Close()
@@ -148,22 +166,41 @@ func runAudit(args []string, out io.Writer) error {
 	if err != nil {
 		return err
 	}
-	enc := json.NewEncoder(out)
 	for i := len(rows) - 1; i >= 0; i-- {
-		if *asJSON {
-			enc.Encode(rows[i])
-		} else {
+		if !*asJSON {
 			fmt.Fprintln(out, core.FormatAuditRow(rows[i]))
+			continue
+		}
+		// Escaped so that a terminal shows page text as text.
+		b, err := core.AuditJSON(rows[i])
+		if err != nil {
+			return err
+		}
+		if _, err := out.Write(b); err != nil {
+			return err
 		}
 	}
 	return nil
 }
 
 func runExtension(args []string, out io.Writer) error {
-	if len(args) != 1 {
-		return errors.New("usage: reins extension DIR")
+	fs := flag.NewFlagSet("extension", flag.ContinueOnError)
+	fs.SetOutput(out)
+	var profiles []string
+	fs.Func("user-data-dir", "also install the pairing helper for a Chrome or Chromium started with --user-data-dir=`DIR`, which looks only in DIR/NativeMessagingHosts (may be given more than once)", func(dir string) error {
+		if dir == "" {
+			return errors.New("-user-data-dir needs the folder Chrome was given")
+		}
+		profiles = append(profiles, dir)
+		return nil
+	})
+	if err := fs.Parse(args); err != nil {
+		return err
 	}
-	dir, err := core.WriteExtension(args[0])
+	if fs.NArg() != 1 {
+		return errors.New("usage: reins extension [-user-data-dir DIR]... EXTENSION-DIR")
+	}
+	dir, err := core.WriteExtension(fs.Arg(0))
 	if err != nil {
 		return err
 	}
@@ -176,6 +213,13 @@ func runExtension(args []string, out io.Writer) error {
 	if err != nil {
 		return err
 	}
+	for _, p := range profiles {
+		abs, err := filepath.Abs(p)
+		if err != nil {
+			return err
+		}
+		hosts = append(hosts, filepath.Join(abs, "NativeMessagingHosts"))
+	}
 	for _, h := range hosts {
 		p, err := core.InstallNativeHost(h, exe)
 		if err != nil {
@@ -184,13 +228,19 @@ func runExtension(args []string, out io.Writer) error {
 		fmt.Fprintf(out, "Pairing helper installed: %s\n", p)
 	}
 	fmt.Fprintf(out, "Extension written to %s.\nIn Chrome, open chrome://extensions, turn on Developer mode, choose \"Load unpacked\" and pick that folder.\n", dir)
+	if d := os.Getenv("REINS_DATA_DIR"); d != "" {
+		fmt.Fprintf(out, "REINS_DATA_DIR is %s: start Chrome, Reins and your agents with it set, or they will not find one another.\n", d)
+	}
 	return nil
 }
 
 func runDoctor(out io.Writer) error {
 	for _, c := range core.Doctor() {
 		mark := "ok  "
-		if !c.OK {
+		switch {
+		case !c.OK && c.Optional:
+			mark = "absent"
+		case !c.OK:
 			mark = "MISSING"
 		}
 		fmt.Fprintf(out, "%-7s %s", mark, c.What)
