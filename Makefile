@@ -70,6 +70,7 @@ bench: deps
 fuzz:
 	$(GO) test -run '^$$' -fuzz FuzzDecode -fuzztime 30s ./bridge/protocol/
 	$(GO) test -run '^$$' -fuzz FuzzCheck -fuzztime 30s ./grounding/
+	$(GO) test -run '^$$' -fuzz FuzzText -fuzztime 30s ./internal/plain/
 
 clean:
 	rm -rf bin demo-out
