@@ -346,10 +346,10 @@ func (s *strip) notify(ctx context.Context, profile, method string, params any) 
 }
 
 // OutcomeWords says an attempt's outcome the way the person reads it in an
-// activity strip ("done", "refused — tab not shared", "denied by you"), and
-// whether Reins refused it, which the strip marks in amber so that a tab
-// probed while unshared stands out. The words are not yet cleaned for
-// display: they may quote the error's detail.
+// activity strip, Reins' own and Chrome's ("done", "refused — tab not
+// shared", "denied by you"), and whether Reins refused it, which a strip
+// marks in amber so that a tab probed while unshared stands out. What the
+// words quote of the error's detail is rendered for a person.
 func OutcomeWords(a Activity) (words string, refused bool) {
 	switch a.Outcome {
 	case OutcomeDone:
@@ -364,8 +364,8 @@ func OutcomeWords(a Activity) (words string, refused bool) {
 	case OutcomeTimeout:
 		return "timed out — no answer", false
 	case OutcomeFailed:
-		if a.Detail != "" {
-			return "failed: " + firstClause(a.Detail), false
+		if d := plain.Text(firstClause(a.Detail), plain.DetailMax); d != "" {
+			return "failed: " + d, false
 		}
 		return "failed", false
 	case OutcomeRefused:
@@ -374,7 +374,7 @@ func OutcomeWords(a Activity) (words string, refused bool) {
 		}
 		return "refused — " + refusalWords(a), true
 	}
-	return a.Outcome, false
+	return plain.Text(a.Outcome, plain.NameMax), false
 }
 
 func refusalWords(a Activity) string {
@@ -396,8 +396,8 @@ func refusalWords(a Activity) string {
 	case CodeDenyListed:
 		app := "a protected app"
 		if _, rest, ok := strings.Cut(a.Detail, "(deny list: "); ok {
-			if name, _, ok := strings.Cut(rest, ")"); ok && name != "" {
-				app = name
+			if name, _, ok := strings.Cut(rest, ")"); ok && plain.Text(name, plain.NameMax) != "" {
+				app = plain.Text(name, plain.NameMax)
 			}
 		}
 		if strings.Contains(a.Detail, "under the pointer") {
@@ -425,8 +425,8 @@ func refusalWords(a Activity) string {
 	case CodeNoDisplay:
 		return "no display, so Reins cannot click or type here"
 	}
-	if a.Code != "" {
-		return strings.ReplaceAll(a.Code, "_", " ")
+	if code := plain.Text(strings.ReplaceAll(a.Code, "_", " "), plain.NameMax); code != "" {
+		return code
 	}
 	return "not allowed"
 }

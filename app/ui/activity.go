@@ -2,9 +2,7 @@ package ui
 
 import (
 	"fmt"
-	"regexp"
 	"sort"
-	"strings"
 	"time"
 
 	"fyne.io/fyne/v2"
@@ -37,92 +35,17 @@ type ActivityLine struct {
 	Count   int
 }
 
-var denyListRule = regexp.MustCompile(`\(deny list: ([^)]+)\)`)
-
-// OutcomeWords says an attempt's outcome the way the person reads it.
+// OutcomeWords says an attempt's outcome the way the person reads it, in
+// the words Chrome's strip uses too, and how its line stands out.
 func OutcomeWords(a core.Activity) (string, Mark) {
-	switch a.Outcome {
-	case core.OutcomeDone:
-		return "done", MarkNone
-	case core.OutcomeRead:
-		return "read", MarkNone
-	case core.OutcomeDenied:
-		if a.Code == core.CodeAgentNotAllowed {
-			return "not allowed by you", MarkNone
-		}
-		return "denied by you", MarkNone
-	case core.OutcomeTimeout:
-		return "timed out — no answer", MarkNone
-	case core.OutcomeFailed:
-		if d := plain.Text(firstClause(a.Detail), plain.DetailMax); d != "" {
-			return "failed: " + d, MarkFailed
-		}
-		return "failed", MarkFailed
-	case core.OutcomeRefused:
-		if a.Code == core.CodePersonActive {
-			return "held — you were using the mouse or keyboard", MarkRefused
-		}
-		return "refused — " + refusalWords(a), MarkRefused
+	words, refused := core.OutcomeWords(a)
+	switch {
+	case refused:
+		return words, MarkRefused
+	case a.Outcome == core.OutcomeFailed:
+		return words, MarkFailed
 	}
-	return plain.Text(a.Outcome, plain.NameMax), MarkNone
-}
-
-func refusalWords(a core.Activity) string {
-	switch a.Code {
-	case core.CodeGrantRequired:
-		if strings.Contains(a.Detail, "desktop") {
-			return "desktop not shared"
-		}
-		if strings.Contains(a.Detail, "left the site") {
-			return "tab left the site it was shared on"
-		}
-		return "tab not shared"
-	case core.CodeControlRequired:
-		return "read only"
-	case core.CodeStaleRef:
-		return "page changed, new snapshot needed"
-	case core.CodeChanged:
-		return "the element changed since the snapshot"
-	case core.CodeDenyListed:
-		app := "a protected app"
-		if m := denyListRule.FindStringSubmatch(a.Detail); m != nil {
-			app = plain.Text(m[1], plain.NameMax)
-		}
-		if strings.Contains(a.Detail, "under the pointer") {
-			return app + " is under the pointer"
-		}
-		return app + " is in front"
-	case core.CodeObscured:
-		return "something covers the target"
-	case core.CodeNotVisible:
-		return "the target is not visible"
-	case core.CodeDisabled:
-		return "the control is disabled"
-	case core.CodeDisconnected:
-		return "Chrome extension not connected"
-	case core.CodePaused:
-		return "agents paused"
-	case core.CodeAgentNotAllowed:
-		return "agent not allowed yet"
-	case core.CodeNoTab:
-		return "no such tab"
-	case core.CodeAuditFailed:
-		return "the audit log could not be written"
-	case core.CodeBadRequest:
-		return "the request made no sense"
-	}
-	if code := plain.Text(strings.ReplaceAll(a.Code, "_", " "), plain.NameMax); code != "" {
-		return code
-	}
-	return "not allowed"
-}
-
-// firstClause keeps an error's first clause, which says what happened.
-func firstClause(s string) string {
-	if i := strings.IndexAny(s, ";\n"); i > 0 {
-		s = s[:i]
-	}
-	return s
+	return words, MarkNone
 }
 
 // Collapse turns attempts, newest first, into strip lines: identical
