@@ -13,13 +13,11 @@ import (
 	"regexp"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
 	"fyne.io/fyne/v2/test"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
-	"golang.org/x/sys/unix"
 
 	"github.com/reins-app/reins/app/serve"
 	"github.com/reins-app/reins/app/ui"
@@ -28,6 +26,7 @@ import (
 	"github.com/reins-app/reins/internal/browsertest"
 	"github.com/reins-app/reins/internal/plain"
 	"github.com/reins-app/reins/internal/plain/plaintest"
+	"github.com/reins-app/reins/internal/testenv"
 	"github.com/reins-app/reins/internal/xvfb"
 	"github.com/reins-app/reins/mcp"
 )
@@ -87,8 +86,8 @@ func TestHostileTextNeverReachesThePerson(t *testing.T) {
 	person := watchPerson(events)
 
 	// The person's terminal: `reins serve`'s door on a real pseudo-terminal.
-	screen, tty := openTerminal(t)
-	term := readTerminal(screen)
+	term := testenv.OpenTerminal(t)
+	tty := term.TTY
 	tctx, tcancel := context.WithCancel(ctx)
 	t.Cleanup(tcancel)
 	go (&serve.Terminal{Engine: rt, In: tty, Out: tty}).Run(tctx)
@@ -160,7 +159,7 @@ func TestHostileTextNeverReachesThePerson(t *testing.T) {
 		t.Fatalf("the page's text reached Reins already tamed: title %.80q, name %.80q", req.Target.TabTitle, req.Target.Name)
 	}
 	checkPopupTexts(t, rt, req, process)
-	term.wait(t, "\nAPPROVAL "+req.ID+"  "+process+" · “")
+	term.Wait(t, regexp.QuoteMeta("\nAPPROVAL "+req.ID+"  "+process+" · “"), 30*time.Second)
 	if err := rt.Answer(req.ID, core.AllowOnce); err != nil {
 		t.Fatal(err)
 	}
@@ -379,80 +378,5 @@ func (c *checkedExecutor) assertNone(t *testing.T) {
 	t.Helper()
 	if p := c.problems(); len(p) > 0 {
 		t.Fatalf("an act reached the executor before its audit row was committed: %v", p)
-	}
-}
-
-// openTerminal opens a pseudo-terminal for `reins serve`: tty is the
-// terminal it writes to, screen the side that reads what reached it.
-// Output processing is off, so a carriage return read there is Reins' own.
-func openTerminal(t *testing.T) (screen, tty *os.File) {
-	t.Helper()
-	screen, err := os.OpenFile("/dev/ptmx", os.O_RDWR|syscall.O_NOCTTY, 0)
-	if err != nil {
-		t.Fatalf("a pseudo-terminal for reins serve: %v", err)
-	}
-	fd := int(screen.Fd())
-	if err := unix.IoctlSetPointerInt(fd, unix.TIOCSPTLCK, 0); err != nil {
-		t.Fatal(err)
-	}
-	n, err := unix.IoctlGetUint32(fd, unix.TIOCGPTN)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tty, err = os.OpenFile(fmt.Sprintf("/dev/pts/%d", n), os.O_RDWR|syscall.O_NOCTTY, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tio, err := unix.IoctlGetTermios(int(tty.Fd()), unix.TCGETS)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tio.Oflag &^= unix.OPOST
-	tio.Lflag &^= unix.ECHO
-	if err := unix.IoctlSetTermios(int(tty.Fd()), unix.TCSETS, tio); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { tty.Close(); screen.Close() })
-	return screen, tty
-}
-
-type terminalText struct {
-	mu      sync.Mutex
-	b       strings.Builder
-	changed chan struct{}
-}
-
-func readTerminal(f *os.File) *terminalText {
-	s := &terminalText{changed: make(chan struct{}, 1)}
-	go func() {
-		buf := make([]byte, 4096)
-		for {
-			n, err := f.Read(buf)
-			s.mu.Lock()
-			s.b.Write(buf[:n])
-			s.mu.Unlock()
-			select {
-			case s.changed <- struct{}{}:
-			default:
-			}
-			if err != nil {
-				return
-			}
-		}
-	}()
-	return s
-}
-
-func (s *terminalText) String() string { s.mu.Lock(); defer s.mu.Unlock(); return s.b.String() }
-
-func (s *terminalText) wait(t *testing.T, want string) {
-	t.Helper()
-	timeout := time.After(30 * time.Second)
-	for !strings.Contains(s.String(), want) {
-		select {
-		case <-s.changed:
-		case <-timeout:
-			t.Fatalf("reins serve never printed %q; it printed:\n%s", want, s.String())
-		}
 	}
 }

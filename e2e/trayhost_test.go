@@ -25,7 +25,7 @@ import (
 	"github.com/reins-app/reins/executor/xdesk"
 	"github.com/reins-app/reins/internal/browsertest"
 	"github.com/reins-app/reins/internal/testenv"
-	"github.com/reins-app/reins/internal/trayhost"
+	"github.com/reins-app/reins/internal/trayhost/hosttest"
 	"github.com/reins-app/reins/internal/xvfb"
 )
 
@@ -205,6 +205,10 @@ type desktop struct {
 	conf string // XDG_CONFIG_HOME
 }
 
+// screenHeight is the test desktop's height; its panel runs along the
+// bottom.
+const screenHeight = 1024
+
 // startDesktop starts Xvfb and a session bus (dbus-daemon in its own
 // process group, stopped by its pid at cleanup).
 func startDesktop(t *testing.T) *desktop {
@@ -213,7 +217,7 @@ func startDesktop(t *testing.T) *desktop {
 	testenv.NeedCommand(t, "xfce4-panel")
 	cgo, _ := exec.Command("go", "env", "CGO_ENABLED").Output()
 	testenv.Need(t, strings.TrimSpace(string(cgo)) == "1", "cgo (a C compiler) to build the tray")
-	x := xvfb.StartT(t, "1280x1024x24")
+	x := xvfb.StartT(t, fmt.Sprintf("1280x%dx24", screenHeight))
 
 	// What the bus starts for the panel (xfconfd) reads its settings from
 	// the bus's own environment.
@@ -251,40 +255,12 @@ func startDesktop(t *testing.T) *desktop {
 	return &desktop{x: x, bus: bus, env: env, conf: conf}
 }
 
-// panelXML is one panel along the bottom of the screen with the systray
-// plugin alone: Reins' icon is the only thing on it, and windows opened
-// at the top-left corner do not cover it.
-const panelXML = `<?xml version="1.0" encoding="UTF-8"?>
-<channel name="xfce4-panel" version="1.0">
-  <property name="configver" type="int" value="2"/>
-  <property name="panels" type="array">
-    <value type="int" value="1"/>
-    <property name="panel-1" type="empty">
-      <property name="position" type="string" value="p=8;x=640;y=1010"/>
-      <property name="length" type="uint" value="100"/>
-      <property name="position-locked" type="bool" value="true"/>
-      <property name="size" type="uint" value="30"/>
-      <property name="plugin-ids" type="array">
-        <value type="int" value="1"/>
-      </property>
-    </property>
-  </property>
-  <property name="plugins" type="empty">
-    <property name="plugin-1" type="string" value="systray"/>
-  </property>
-</channel>
-`
-
 // startPanel writes the panel's configuration fresh (xfconfd writes back
 // into it) and starts xfce4-panel, returning once it owns the
 // StatusNotifierWatcher.
 func (d *desktop) startPanel(t *testing.T) *trayProc {
 	t.Helper()
-	dir := filepath.Join(d.conf, "xfce4", "xfconf", "xfce-perchannel-xml")
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(dir, "xfce4-panel.xml"), []byte(panelXML), 0o644); err != nil {
+	if err := hosttest.WritePanelConfig(d.conf, screenHeight); err != nil {
 		t.Fatal(err)
 	}
 	cmd := exec.Command("xfce4-panel", "--disable-wm-check")
@@ -304,9 +280,7 @@ func (d *desktop) startReins(t *testing.T, bin, data string, args ...string) *tr
 func (d *desktop) waitWatcher(t *testing.T, want bool) {
 	t.Helper()
 	waitUntil(t, fmt.Sprintf("a tray host on the bus = %t", want), 20*time.Second, func() bool {
-		var has bool
-		err := d.bus.BusObject().Call("org.freedesktop.DBus.NameHasOwner", 0, trayhost.WatcherName).Store(&has)
-		return err == nil && has == want
+		return hosttest.HasWatcher(d.bus) == want
 	})
 }
 
@@ -314,18 +288,11 @@ func (d *desktop) waitWatcher(t *testing.T, want bool) {
 // bus name that serves it.
 func (d *desktop) waitItem(t *testing.T, tray *trayProc, want bool) string {
 	t.Helper()
-	name := fmt.Sprintf("org.kde.StatusNotifierItem-%d-1", tray.cmd.Process.Pid)
 	var owner string
-	waitUntil(t, "Reins' item registered with the tray host", 20*time.Second, func() bool {
-		if err := d.bus.BusObject().Call("org.freedesktop.DBus.GetNameOwner", 0, name).Store(&owner); err != nil {
-			return false
-		}
-		v, err := d.bus.Object(trayhost.WatcherName, "/StatusNotifierWatcher").GetProperty(trayhost.WatcherName + ".RegisteredStatusNotifierItems")
-		if err != nil {
-			return false
-		}
-		items, _ := v.Value().([]string)
-		return slices.Contains(items, owner+"/StatusNotifierItem") == want
+	waitUntil(t, fmt.Sprintf("Reins' item registered with the tray host = %t", want), 20*time.Second, func() bool {
+		var ok bool
+		owner, ok = hosttest.Registered(d.bus, tray.cmd.Process.Pid)
+		return ok == want && (owner != "" || !want)
 	})
 	return owner
 }

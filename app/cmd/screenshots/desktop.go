@@ -19,12 +19,16 @@ import (
 	"github.com/godbus/dbus/v5"
 
 	"github.com/reins-app/reins/executor/xdesk"
-	"github.com/reins-app/reins/internal/trayhost"
+	"github.com/reins-app/reins/internal/trayhost/hosttest"
 	"github.com/reins-app/reins/internal/xvfb"
 )
 
 // errNoDesktop means a program the desktop picture needs is missing.
 var errNoDesktop = errors.New("no desktop picture")
+
+// desktopHeight is the pictured desktop's height; its panel runs along
+// the bottom.
+const desktopHeight = 800
 
 // desktopShot takes the picture of a real desktop: Xvfb, a private session
 // bus, xfce4-panel with its systray plugin along the bottom, the real
@@ -49,18 +53,14 @@ func desktopShot(path string) error {
 
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
-	x, err := xvfb.Start(ctx, xvfb.Options{Screen: "1280x800x24"})
+	x, err := xvfb.Start(ctx, xvfb.Options{Screen: fmt.Sprintf("1280x%dx24", desktopHeight)})
 	if err != nil {
 		return err
 	}
 	defer x.Close()
 
 	conf := filepath.Join(tmp, "config")
-	panelDir := filepath.Join(conf, "xfce4", "xfconf", "xfce-perchannel-xml")
-	if err := os.MkdirAll(panelDir, 0o755); err != nil {
-		return err
-	}
-	if err := os.WriteFile(filepath.Join(panelDir, "xfce4-panel.xml"), []byte(panelXML), 0o644); err != nil {
+	if err := hosttest.WritePanelConfig(conf, desktopHeight); err != nil {
 		return err
 	}
 	runtimeDir := filepath.Join(tmp, "run")
@@ -102,10 +102,7 @@ func desktopShot(path string) error {
 		return err
 	}
 	defer stopPanel()
-	if err := until(ctx, "a tray host on the bus", func() bool {
-		var has bool
-		return bus.BusObject().Call("org.freedesktop.DBus.NameHasOwner", 0, trayhost.WatcherName).Store(&has) == nil && has
-	}); err != nil {
+	if err := until(ctx, "a tray host on the bus", func() bool { return hosttest.HasWatcher(bus) }); err != nil {
 		return err
 	}
 
@@ -116,15 +113,9 @@ func desktopShot(path string) error {
 		return err
 	}
 	defer stopReins()
-	item := fmt.Sprintf("org.kde.StatusNotifierItem-%d-1", reins.Process.Pid)
 	if err := until(ctx, "Reins' item on the panel", func() bool {
-		var owner string
-		if bus.BusObject().Call("org.freedesktop.DBus.GetNameOwner", 0, item).Store(&owner) != nil {
-			return false
-		}
-		v, err := bus.Object(trayhost.WatcherName, "/StatusNotifierWatcher").GetProperty(trayhost.WatcherName + ".RegisteredStatusNotifierItems")
-		items, _ := v.Value().([]string)
-		return err == nil && slices.Contains(items, owner+"/StatusNotifierItem")
+		_, ok := hosttest.Registered(bus, reins.Process.Pid)
+		return ok
 	}); err != nil {
 		return err
 	}
@@ -170,28 +161,6 @@ func desktopShot(path string) error {
 	}
 	return writePNG(path, img)
 }
-
-// panelXML is one panel along the bottom with the systray plugin alone.
-const panelXML = `<?xml version="1.0" encoding="UTF-8"?>
-<channel name="xfce4-panel" version="1.0">
-  <property name="configver" type="int" value="2"/>
-  <property name="panels" type="array">
-    <value type="int" value="1"/>
-    <property name="panel-1" type="empty">
-      <property name="position" type="string" value="p=8;x=640;y=786"/>
-      <property name="length" type="uint" value="100"/>
-      <property name="position-locked" type="bool" value="true"/>
-      <property name="size" type="uint" value="30"/>
-      <property name="plugin-ids" type="array">
-        <value type="int" value="1"/>
-      </property>
-    </property>
-  </property>
-  <property name="plugins" type="empty">
-    <property name="plugin-1" type="string" value="systray"/>
-  </property>
-</channel>
-`
 
 // startGroup starts cmd in its own process group; stop ends the group by
 // the child's pid and reaps it.
