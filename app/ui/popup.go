@@ -97,9 +97,7 @@ func NewPopup(opts PopupOptions) *Popup {
 		opts.Logf = func(string, ...any) {}
 	}
 	p := &Popup{opts: opts}
-	// The header wraps rather than cut: the process it starts with is what
-	// the person checks, and a long name must not push it out of sight.
-	p.who = para()
+	p.who = widget.NewRichText()
 	p.counter = widget.NewRichText()
 	p.sentence = para()
 	p.frame = para()
@@ -120,7 +118,10 @@ func NewPopup(opts PopupOptions) *Popup {
 	p.tab = widget.NewButton(allowForLabel(opts.RememberFor), func() { p.decide(core.AllowTab) })
 	p.bar = newCountdown()
 
-	header := container.NewBorder(nil, nil, dot(Accent, 9), p.counter, p.who)
+	// The mark sits by the header's first line, however many it wraps to.
+	line := fyne.MeasureText("Mg", theme.TextSize(), fyne.TextStyle{Bold: true}).Height
+	mark := container.NewVBox(container.New(layout.NewCustomPaddedLayout(theme.InnerPadding()+(line-9)/2, 0, 0, 0), dot(Accent, 9)))
+	header := container.NewBorder(nil, nil, mark, container.NewVBox(p.counter), p.who)
 	buttons := container.NewHBox(p.deny, layout.NewSpacer(), p.once, p.tab)
 	p.content = inset(container.NewBorder(
 		container.NewVBox(header, p.sentence, p.held),
@@ -418,6 +419,14 @@ func (p *Popup) remainingFor(r *core.Request) (left, total time.Duration) {
 // fill writes a request into the popup's widgets.
 func (p *Popup) fill(r *core.Request) {
 	setRich(p.who, whoSegs(r.Agent)...)
+	// A header too long for its line wraps rather than being cut: the
+	// process it starts with is what the person checks. One that fits stays
+	// one line (a wrapping text would hold room for a second).
+	p.who.Wrapping = fyne.TextWrapOff
+	if headerWidth(p.who.Segments) > PopupSize.Width-110 {
+		p.who.Wrapping = fyne.TextWrapWord
+	}
+	p.who.Refresh()
 
 	t := r.Target
 	small := func(s string) []seg { return []seg{{text: s, color: colorSecondary, size: theme.SizeNameCaptionText}} }
@@ -618,3 +627,14 @@ func (r *countdownRenderer) Objects() []fyne.CanvasObject {
 	return []fyne.CanvasObject{r.track, r.c.fill}
 }
 func (r *countdownRenderer) Destroy() {}
+
+// headerWidth is how wide the header's runs are on one line.
+func headerWidth(segs []widget.RichTextSegment) float32 {
+	var w float32
+	for _, s := range segs {
+		if t, ok := s.(*widget.TextSegment); ok {
+			w += fyne.MeasureText(t.Text, theme.TextSize(), t.Style.TextStyle).Width
+		}
+	}
+	return w
+}
