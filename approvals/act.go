@@ -47,10 +47,13 @@ type Act struct {
 	Secret bool    `json:"secret,omitempty"` // Type: into a password or payment field
 	Clear  bool    `json:"clear,omitempty"`  // Type: select all and delete first
 	Submit bool    `json:"submit,omitempty"` // Type: press Enter after
-	Keys   string  `json:"keys,omitempty"`   // Key: a chord such as "Control+Shift+K"
-	DX     int     `json:"dx,omitempty"`     // Scroll: wheel notches, right is positive
-	DY     int     `json:"dy,omitempty"`     // Scroll: wheel notches, down is positive
-	URL    string  `json:"url,omitempty"`    // Navigate
+	// Overlong is, for a Type act refused because its text was too long to
+	// type, the text's length in characters, kept in place of the text.
+	Overlong int    `json:"overlong,omitempty"`
+	Keys     string `json:"keys,omitempty"` // Key: a chord such as "Control+Shift+K"
+	DX       int    `json:"dx,omitempty"`   // Scroll: wheel notches, right is positive
+	DY       int    `json:"dy,omitempty"`   // Scroll: wheel notches, down is positive
+	URL      string `json:"url,omitempty"`  // Navigate
 }
 
 // Sentence renders the act the way the popup and the activity strip say it,
@@ -149,6 +152,9 @@ func (a Act) desktopSentence(t Target) string {
 // secret field only its length.
 func (a Act) typed() string {
 	n := utf8.RuneCountInString(a.Text)
+	if a.Overlong > 0 {
+		return fmt.Sprintf("%d characters (too long to type)", a.Overlong)
+	}
 	if a.Secret {
 		return fmt.Sprintf("%d characters", n)
 	}

@@ -81,14 +81,18 @@ func (s *Session) DesktopAct(ctx context.Context, r DesktopActRequest) (*ActResu
 func (s *Session) desktopAct(ctx context.Context, r DesktopActRequest, en *audit.Entry) (*ActResult, error) {
 	e := s.e
 	plan := audit.Plan{Scale: 1}
+	point := false // the act lands at (r.X, r.Y), not wherever the focus is
 	switch r.Act.Kind {
 	case approvals.Click, approvals.DoubleClick, approvals.RightClick:
-		plan.X, plan.Y = r.X, r.Y
+		plan.X, plan.Y, point = r.X, r.Y, true
 		en.Target.Name = fmt.Sprintf("the point %.0f, %.0f", r.X, r.Y)
 	case approvals.Type, approvals.Key:
 		// Type and Key land on whatever has focus: the plan stays at the origin.
 	default:
 		return nil, errorf(CodeBadRequest, "%q is not a desktop act; use click, type or key", r.Act.Kind)
+	}
+	if err := possible(en); err != nil {
+		return nil, err
 	}
 	if err := s.admitted(ctx); err != nil {
 		return nil, err
@@ -104,6 +108,11 @@ func (s *Session) desktopAct(ctx context.Context, r DesktopActRequest, en *audit
 	}
 	if err := e.canInput(r.Act.Kind); err != nil {
 		return nil, err
+	}
+	if point {
+		if err := e.onScreen(ctx, "the point", r.X, r.Y, "look at the desktop again (desktop_observe) and pick a point inside one"); err != nil {
+			return nil, err
+		}
 	}
 	en.Target.App, en.Target.Window = e.seenAt(ctx, r)
 	req := approvals.Request{ID: e.newID("a"), Agent: s.agent, Act: r.Act, Target: en.Target}

@@ -33,6 +33,9 @@ const (
 	CodeAuditFailed     = "audit_failed"
 	CodeBadRequest      = "bad_request"
 	CodeNoDisplay       = "no_display"
+	CodeOffScreen       = "off_screen"
+	CodeUnknownKey      = "unknown_key"
+	CodeTextTooLong     = "text_too_long"
 	CodeFailed          = "failed"
 )
 
@@ -77,6 +80,10 @@ func classify(err error) (*Error, string) {
 		ce = &Error{Code: CodeGrantRequired, Message: err.Error(), Err: err}
 	case errors.Is(err, executor.ErrNoDisplay):
 		ce = &Error{Code: CodeNoDisplay, Message: err.Error(), Err: err}
+	case errors.Is(err, executor.ErrOffScreen):
+		ce = &Error{Code: CodeOffScreen, Message: err.Error(), Err: err}
+	case errors.Is(err, executor.ErrUnknownKey):
+		ce = &Error{Code: CodeUnknownKey, Message: err.Error() + "; nothing was pressed", Err: err}
 	case errors.Is(err, approvals.ErrReadOnly):
 		ce = &Error{Code: CodeControlRequired, Message: err.Error(), Err: err}
 	case errors.Is(err, approvals.ErrTimeout):

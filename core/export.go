@@ -63,9 +63,12 @@ func FormatAuditRow(r audit.Row) string {
 		plain.Field(r.Tab, plain.NameMax), who, plain.Field(r.ActKind, plain.NameMax), target)
 	line = strings.TrimRight(line, " ")
 	if act.Kind == approvals.Type {
-		if act.Secret {
+		switch {
+		case act.Secret:
 			line += " (secret text not stored)"
-		} else {
+		case act.Overlong > 0:
+			line += fmt.Sprintf(" (text of %d characters, too long to type, not stored)", act.Overlong)
+		default:
 			line += " text " + plain.Quote(act.Text, plain.TypedMax)
 		}
 	}

@@ -5,7 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/reins-app/reins/approvals"
 	"github.com/reins-app/reins/audit"
@@ -47,6 +49,64 @@ func (e *Engine) canInput(kind approvals.ActKind) error {
 		return &Error{Code: CodeNoDisplay, Message: err.Error(), Err: err}
 	}
 	return nil
+}
+
+// MaxTypedText is the most characters one act may type: a long form
+// field's worth, about two minutes of keystrokes. The person reads what is
+// to be typed before allowing it, and the log keeps it.
+const MaxTypedText = 10_000
+
+// possible refuses an act that could never fire as asked, before the person
+// is asked about it: text longer than MaxTypedText or that no key types, a
+// key chord naming no key. Text over the limit is dropped from en, the
+// attempt's record, which keeps only its length (Act.Overlong).
+func possible(en *audit.Entry) error {
+	act := en.Act
+	switch act.Kind {
+	case approvals.Type:
+		if n := utf8.RuneCountInString(act.Text); n > MaxTypedText {
+			en.Act.Text, en.Act.Overlong = "", n
+			return errorf(CodeTextTooLong, "the text to type is %d characters, and one act types at most %d; nothing was asked or typed: split it into several acts of at most %d characters", n, MaxTypedText, MaxTypedText)
+		}
+		if err := executor.CheckText(act.Text); err != nil {
+			return &Error{Code: CodeUnknownKey, Message: err.Error() + "; nothing was asked or typed: leave that character out", Err: err}
+		}
+	case approvals.Key:
+		if err := executor.CheckKeys(act.Keys); err != nil {
+			return &Error{Code: CodeUnknownKey, Message: err.Error() + "; nothing was asked or pressed", Err: err}
+		}
+	}
+	return nil
+}
+
+// onScreen refuses a point on no screen before the person is asked about
+// it; what says what the agent can do about it. When the screens cannot be
+// read, nothing is asked either: the executor could not check the point at
+// fire time.
+func (e *Engine) onScreen(ctx context.Context, what string, x, y float64, advice string) error {
+	screens, err := e.opts.Executor.Screens(ctx)
+	if err != nil {
+		return errorf(CodeFailed, "the screens' bounds cannot be read (%v), so %s cannot be checked; nothing was asked: try again", err, what)
+	}
+	if executor.OnScreen(screens, x, y) {
+		return nil
+	}
+	return &Error{Code: CodeOffScreen, Message: fmt.Sprintf("%s (%.0f, %.0f) is off every screen (%s); nothing was asked: %s", what, x, y, screenWords(screens), advice), Err: executor.ErrOffScreen}
+}
+
+// screenWords says where the screens are, for an agent to pick a point in.
+func screenWords(ss []executor.Screen) string {
+	if len(ss) == 0 {
+		return "there is none"
+	}
+	var parts []string
+	for _, s := range ss {
+		parts = append(parts, fmt.Sprintf("%gx%g at %g, %g", s.W, s.H, s.X, s.Y))
+	}
+	if len(parts) == 1 {
+		return "the screen is " + parts[0]
+	}
+	return "the screens are " + strings.Join(parts, "; ")
 }
 
 // ownWindowWait is how long approved input waits for Reins' own window to

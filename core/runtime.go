@@ -2,12 +2,10 @@ package core
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"log"
-	"net"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -18,6 +16,7 @@ import (
 	"github.com/reins-app/reins/bridge"
 	"github.com/reins-app/reins/executor"
 	"github.com/reins-app/reins/extension"
+	"github.com/reins-app/reins/internal/folderlock"
 	"github.com/reins-app/reins/internal/paths"
 )
 
@@ -47,6 +46,7 @@ type Runtime struct {
 	exec    executor.Executor
 	cancel  context.CancelFunc
 	done    chan struct{}
+	lock    *folderlock.Lock // the data folder, held until Close has closed everything else
 
 	keys pauseKeys
 
@@ -54,8 +54,11 @@ type Runtime struct {
 	closeErr  error
 }
 
-// Start opens the audit log, starts the bridge on 127.0.0.1, publishes its
-// port for the extension's pairing, and runs the engine.
+// Start takes the data folder for this process, opens the audit log, starts
+// the bridge on 127.0.0.1, publishes its port for the extension's pairing,
+// and runs the engine. When another Reins holds the folder it returns an
+// error wrapping [ErrAlreadyRunning] that says who, having touched nothing
+// in the folder; the folder is held until Close.
 func Start(ctx context.Context, opts StartOptions) (*Runtime, error) {
 	dir := opts.DataDir
 	var err error
@@ -66,12 +69,26 @@ func Start(ctx context.Context, opts StartOptions) (*Runtime, error) {
 	} else if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, err
 	}
-	secret, err := bridge.LoadOrCreateSecret(dir)
+	// Before anything in the folder is read or written: a second Reins
+	// would take over the first one's sockets and address files.
+	lock, err := folderlock.Take(dir)
 	if err != nil {
 		return nil, err
 	}
-	if pid, ok := running(dir); ok {
-		return nil, fmt.Errorf("Reins is already running (pid %d); only one runs per user", pid)
+	r, err := start(ctx, opts, dir)
+	if err != nil {
+		lock.Release()
+		return nil, err
+	}
+	r.lock = lock
+	return r, nil
+}
+
+// start is Start once the data folder is Reins' own.
+func start(ctx context.Context, opts StartOptions, dir string) (*Runtime, error) {
+	secret, err := bridge.LoadOrCreateSecret(dir)
+	if err != nil {
+		return nil, err
 	}
 	log, err := audit.Open(ctx, audit.Options{Path: filepath.Join(dir, "audit.db")})
 	if err != nil {
@@ -130,6 +147,10 @@ func Start(ctx context.Context, opts StartOptions) (*Runtime, error) {
 	}()
 	return r, nil
 }
+
+// ErrAlreadyRunning is wrapped by Start's error when another Reins holds
+// the data folder.
+var ErrAlreadyRunning = folderlock.ErrHeld
 
 // InputUnavailable returns why this Reins can send no input at all (it
 // started WithoutDisplay and found none), or nil when it can. The error
@@ -271,28 +292,9 @@ func (r *Runtime) Close() error {
 		err := r.bridge.Close()
 		r.cancel()
 		<-r.done
-		r.closeErr = errors.Join(err, r.log.Close(), r.exec.Close())
+		r.closeErr = errors.Join(err, r.log.Close(), r.exec.Close(), r.lock.Release())
 	})
 	return r.closeErr
-}
-
-// running reports whether another Reins serves from dir: its address file
-// names a live process whose port answers.
-func running(dir string) (int, bool) {
-	b, err := os.ReadFile(filepath.Join(dir, bridge.AddressFile))
-	if err != nil {
-		return 0, false
-	}
-	var a bridge.Address
-	if json.Unmarshal(b, &a) != nil || a.Port == 0 || a.PID == os.Getpid() {
-		return 0, false
-	}
-	c, err := net.DialTimeout("tcp", "127.0.0.1:"+strconv.Itoa(a.Port), 300*time.Millisecond)
-	if err != nil {
-		return 0, false
-	}
-	c.Close()
-	return a.PID, true
 }
 
 // ServeNativeHost is the helper mode Chrome starts for pairing: it answers

@@ -227,6 +227,9 @@ func (s *Session) act(ctx context.Context, r ActRequest, en *audit.Entry) (*ActR
 	default:
 		return nil, errorf(CodeBadRequest, "unknown act %q", r.Act.Kind)
 	}
+	if err := possible(en); err != nil {
+		return nil, err
+	}
 	if err := s.admitted(ctx); err != nil {
 		return nil, err
 	}
@@ -284,6 +287,9 @@ func (s *Session) act(ctx context.Context, r ActRequest, en *audit.Entry) (*ActR
 			r.Act.Secret = true
 			en.Act.Secret = true
 		}
+		if err := e.landsOnScreen(ctx, t, first); err != nil {
+			return nil, err
+		}
 	}
 
 	req := approvals.Request{ID: e.newID("a"), Agent: s.agent, Act: r.Act, Target: en.Target}
@@ -329,6 +335,21 @@ func (s *Session) act(ctx context.Context, r ActRequest, en *audit.Entry) (*ActR
 		f.done = "the agent described the target as " + quoteIf(r.Element)
 	}
 	return s.decideAndFire(ctx, f)
+}
+
+// landsOnScreen refuses input at an element whose point, where the tab
+// shows it now, is on no screen (its window moved off every display): the
+// executor would refuse it at fire time, after the person was asked. A
+// point the window's metrics cannot place is left to the fire-time check.
+func (e *Engine) landsOnScreen(ctx context.Context, t *tabState, at *protocol.ResolveResult) error {
+	e.mu.Lock()
+	cal := t.cal
+	e.mu.Unlock()
+	pt, err := grounding.ToScreen(at.Point, at.Window, at.Viewport, at.Zoom, cal)
+	if err != nil {
+		return nil
+	}
+	return e.onScreen(ctx, "the element's point", pt.X, pt.Y, "its window is off the screens; ask the person to bring it back, then take a new snapshot")
 }
 
 // tabWait is how long an approved act waits for its tab to be in front

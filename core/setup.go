@@ -8,6 +8,7 @@ import (
 
 	"github.com/reins-app/reins/executor"
 	"github.com/reins-app/reins/extension"
+	"github.com/reins-app/reins/internal/folderlock"
 	"github.com/reins-app/reins/internal/paths"
 	"github.com/reins-app/reins/internal/trayhost"
 )
@@ -50,6 +51,9 @@ func Doctor() []Check {
 	var out []Check
 	dir, err := paths.DataDir()
 	out = append(out, Check{What: "data folder " + dir, OK: err == nil, Fix: "set REINS_DATA_DIR"})
+	if err == nil {
+		out = append(out, runningCheck(folderlock.Holding(dir)))
+	}
 	hosts, _ := NativeHostDirs()
 	found := false
 	for _, h := range hosts {
@@ -69,6 +73,18 @@ func Doctor() []Check {
 	out = append(out, Check{What: "input to the display", OK: err == nil, Fix: fix})
 	out = append(out, trayCheck(trayhost.Present()))
 	return out
+}
+
+// runningCheck is doctor's line about the Reins that holds the data
+// folder, from what folderlock.Holding said.
+func runningCheck(h folderlock.Holder, held bool, err error) Check {
+	switch {
+	case err != nil:
+		return Check{What: "Reins for this data folder", Optional: true, Fix: "cannot tell whether one is running (" + err.Error() + ")"}
+	case held:
+		return Check{What: "Reins is running for this data folder (" + h.String() + ")", OK: true}
+	}
+	return Check{What: "Reins for this data folder", Optional: true, Fix: "none is running; start it with reins (or reins serve on a machine without a desktop)"}
 }
 
 // trayCheck is doctor's line about the tray host, from what

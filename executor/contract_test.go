@@ -122,6 +122,37 @@ func runContract(t *testing.T, newRig func(t *testing.T) rig) {
 		}
 	})
 
+	t.Run("Screens hold the windows, and a point off every screen fires nothing", func(t *testing.T) {
+		r := newRig(t)
+		r.Window(t, "Witness", witnessArea)
+		r.Front(t, "Witness")
+		r.Fired(t)
+		screens, err := r.Executor().Screens(ctx)
+		if err != nil || len(screens) == 0 {
+			t.Fatalf("Screens = %+v, %v", screens, err)
+		}
+		x, y := witnessArea.center()
+		if !OnScreen(screens, x, y) || !OnScreen(screens, 0, 0) {
+			t.Errorf("Screens = %+v hold neither the witness at (%g, %g) nor the origin", screens, x, y)
+		}
+		right, bottom := math.Inf(-1), math.Inf(-1)
+		for _, s := range screens {
+			right, bottom = max(right, s.X+s.W), max(bottom, s.Y+s.H)
+		}
+		for _, p := range [][2]float64{{right + 10, y}, {x, bottom + 10}, {right, bottom}} {
+			if OnScreen(screens, p[0], p[1]) {
+				t.Errorf("OnScreen(%v) past every screen's edge", p)
+			}
+			err := r.Executor().Fire(ctx, ticket(r, approvals.Act{Kind: approvals.Click}, p[0], p[1]))
+			if !errors.Is(err, ErrOffScreen) {
+				t.Errorf("click at %v, off every screen of %+v = %v, want ErrOffScreen", p, screens, err)
+			}
+		}
+		if n := r.Fired(t); n != 0 {
+			t.Errorf("%d events fired", n)
+		}
+	})
+
 	t.Run("a deny-listed application in front stops every act", func(t *testing.T) {
 		r := newRig(t)
 		r.Window(t, "Witness", witnessArea)
@@ -387,7 +418,11 @@ func (r *fakeRig) PersonMoves(t *testing.T) { r.fake.SetLastInput(time.Now()) }
 func TestFakeContract(t *testing.T) {
 	for _, scale := range []float64{1, 2} {
 		t.Run(fmt.Sprintf("scale %g", scale), func(t *testing.T) {
-			runContract(t, func(t *testing.T) rig { return &fakeRig{fake: &Fake{}, scale: scale} })
+			runContract(t, func(t *testing.T) rig {
+				f := &Fake{}
+				f.SetScreens([]Screen{{W: 1280, H: 800}}) // the X test display's size in DIP
+				return &fakeRig{fake: f, scale: scale}
+			})
 		})
 	}
 }

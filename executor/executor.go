@@ -35,6 +35,31 @@ type Window struct {
 	Active bool    `json:"active"`
 }
 
+// Screen is one display's area, in DIP: the coordinates AppAt and Windows
+// take and report.
+type Screen struct {
+	X float64 `json:"x"`
+	Y float64 `json:"y"`
+	W float64 `json:"w"`
+	H float64 `json:"h"`
+}
+
+// Contains reports whether (x, y) lies on s: its left and top edges are on
+// it, its right and bottom edges are not.
+func (s Screen) Contains(x, y float64) bool {
+	return x >= s.X && x < s.X+s.W && y >= s.Y && y < s.Y+s.H
+}
+
+// OnScreen reports whether (x, y) lies on one of screens.
+func OnScreen(screens []Screen, x, y float64) bool {
+	for _, s := range screens {
+		if s.Contains(x, y) {
+			return true
+		}
+	}
+	return false
+}
+
 // Executor fires approved acts. Implementations are safe for concurrent use
 // and fire one act at a time.
 type Executor interface {
@@ -52,6 +77,10 @@ type Executor interface {
 	AppAt(ctx context.Context, x, y float64) (App, error)
 	// Windows lists top-level windows, front to back where known.
 	Windows(ctx context.Context) ([]Window, error)
+	// Screens lists the displays input can reach. Fire refuses a point on
+	// none of them with an error wrapping ErrOffScreen; callers ask first,
+	// so that no one is asked about an act that cannot happen.
+	Screens(ctx context.Context) ([]Screen, error)
 	// LastInput is when the person last used the mouse or keyboard, or the
 	// zero time when the latest input was the executor's own (the person's
 	// before it cannot be known then).

@@ -3,6 +3,7 @@ package executor
 import (
 	"context"
 	"errors"
+	"fmt"
 	"sync"
 	"time"
 
@@ -12,11 +13,11 @@ import (
 
 // Fake is an [Executor] that fires nothing and records every act it would
 // have fired, in order. It makes the real executors' checks (invalid
-// tickets, acts that are not input, unknown keys, deny-listed applications
-// in front or under the point), so tests of the stages before it see the
-// same errors; having no screen, it has no edge to refuse points beyond.
-// Its zero value is ready to use; set DenyList and BeforeFire before the
-// first Fire.
+// tickets, acts that are not input, unknown keys, points on no screen,
+// deny-listed applications in front or under the point), so tests of the
+// stages before it see the same errors. Its screens are what SetScreens set, or one so large that
+// every point a test uses is on it. Its zero value is ready to use; set
+// DenyList and BeforeFire before the first Fire.
 type Fake struct {
 	// DenyList is checked as the real executors check theirs; when empty,
 	// DefaultDenyList().
@@ -38,6 +39,7 @@ type Fake struct {
 	front   App       // guarded by mu
 	appAt   App       // guarded by mu: under every point no window covers
 	windows []Window  // guarded by mu: front to back
+	screens []Screen  // guarded by mu: nil until SetScreens
 	failure error     // guarded by mu
 	input   time.Time // guarded by mu: the desktop's latest input, the person's or its own
 	own     time.Time // guarded by mu: when its last act ended
@@ -79,6 +81,22 @@ func (f *Fake) SetWindows(ws []Window) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.windows = append([]Window(nil), ws...)
+}
+
+// boundless is the Fake's screen until SetScreens: with no display of its
+// own, it has no edge to refuse points beyond.
+var boundless = Screen{X: -1 << 24, Y: -1 << 24, W: 1 << 25, H: 1 << 25}
+
+// SetScreens sets the displays Screens reports and Fire checks points
+// against; nil goes back to the boundless default, an empty list is no
+// screen at all.
+func (f *Fake) SetScreens(ss []Screen) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.screens = nil
+	if ss != nil {
+		f.screens = append(make([]Screen, 0, len(ss)), ss...) // none at all stays none
+	}
 }
 
 // SetLastInput says when the person last used the mouse or keyboard; Fire
@@ -128,6 +146,15 @@ func (f *Fake) Fire(ctx context.Context, t audit.Ticket) error {
 		return err
 	}
 	at := func(ctx context.Context, p point) (App, error) { return f.AppAt(ctx, p.X, p.Y) }
+	screens, err := f.Screens(ctx)
+	if err != nil {
+		return err
+	}
+	for _, p := range c.points {
+		if !OnScreen(screens, p.X, p.Y) {
+			return fmt.Errorf("%w: (%g, %g) is on no screen", ErrOffScreen, p.X, p.Y)
+		}
+	}
 	f.mu.Lock()
 	deny, input, own := f.DenyList.orDefault(), f.input, f.own
 	f.mu.Unlock()
@@ -209,6 +236,19 @@ func (f *Fake) Windows(ctx context.Context) ([]Window, error) {
 		return nil, errClosed
 	}
 	return append([]Window(nil), f.windows...), nil
+}
+
+// Screens returns the screens set by SetScreens, or one boundless screen.
+func (f *Fake) Screens(ctx context.Context) ([]Screen, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.closed {
+		return nil, errClosed
+	}
+	if f.screens == nil {
+		return []Screen{boundless}, nil
+	}
+	return append([]Screen(nil), f.screens...), nil
 }
 
 // Close makes every later call fail.

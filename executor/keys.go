@@ -198,6 +198,18 @@ func (c *chord) setKey(k string) error {
 	return fmt.Errorf("is not a key name (try Enter, Tab, Escape, Backspace, ArrowDown, F5, a single character, or minus/plus/space)")
 }
 
+// CheckKeys returns an error wrapping ErrUnknownKey that says what is
+// wrong when chord (such as "Control+Shift+K") names no key combination
+// Fire can press, or nil; callers ask before anyone approves the act.
+func CheckKeys(chord string) error {
+	_, err := parseChord(chord)
+	return err
+}
+
+// CheckText returns an error wrapping ErrUnknownKey when text holds what no
+// key types (a control character, bytes that are not UTF-8), or nil.
+func CheckText(text string) error { return typeable(text) }
+
 // typeable reports why text cannot be typed, or nil. Newlines and tabs are
 // typed as Enter and Tab; other control characters have no key.
 func typeable(text string) error {

@@ -667,6 +667,28 @@ func (m *Mac) AppAt(ctx context.Context, x, y float64) (App, error) {
 	return desktop, nil
 }
 
+// maxDisplays is more displays than any Mac drives at once.
+const maxDisplays = 32
+
+// Screens lists the active displays in global points, the coordinates
+// CGEvent and CGWindowList use, with the main display's top left at (0, 0).
+func (m *Mac) Screens(ctx context.Context) ([]Screen, error) {
+	if m.isClosed() {
+		return nil, errClosed
+	}
+	var ids [maxDisplays]uint32
+	var n uint32
+	if rc := cgGetActiveDisplayList(maxDisplays, &ids[0], &n); rc != 0 {
+		return nil, fmt.Errorf("cannot list the displays (CoreGraphics error %d)", rc)
+	}
+	out := make([]Screen, 0, n)
+	for _, id := range ids[:min(n, maxDisplays)] {
+		b := cgDisplayBounds(id)
+		out = append(out, Screen{X: b.Origin.X, Y: b.Origin.Y, W: b.Size.W, H: b.Size.H})
+	}
+	return out, nil
+}
+
 // Windows lists the on-screen normal-layer windows, front to back. Titles
 // are empty unless Reins has Screen Recording permission.
 func (m *Mac) Windows(ctx context.Context) ([]Window, error) {

@@ -66,6 +66,8 @@ var (
 	cgWindowListCopyWindowInfo             func(option uint32, relativeTo uint32) uintptr
 	cgRectMakeWithDictionaryRepresentation func(dict uintptr, rect *cgRect) bool
 	cgGetDisplaysWithPoint                 func(at cgPoint, max uint32, displays *uint32, count *uint32) int32
+	cgGetActiveDisplayList                 func(max uint32, displays *uint32, count *uint32) int32
+	cgDisplayBounds                        func(display uint32) cgRect
 	cfRelease                              func(ref uintptr)
 	cfArrayGetCount                        func(array uintptr) int
 	cfArrayGetValueAtIndex                 func(array uintptr, i int) uintptr
@@ -144,6 +146,8 @@ func bindQuartz() error {
 		{cg, "CGWindowListCopyWindowInfo", &cgWindowListCopyWindowInfo},
 		{cg, "CGRectMakeWithDictionaryRepresentation", &cgRectMakeWithDictionaryRepresentation},
 		{cg, "CGGetDisplaysWithPoint", &cgGetDisplaysWithPoint},
+		{cg, "CGGetActiveDisplayList", &cgGetActiveDisplayList},
+		{cg, "CGDisplayBounds", &cgDisplayBounds},
 		{cf, "CFRelease", &cfRelease},
 		{cf, "CFArrayGetCount", &cfArrayGetCount},
 		{cf, "CFArrayGetValueAtIndex", &cfArrayGetValueAtIndex},

@@ -77,6 +77,9 @@ func (n *NoDisplay) AppAt(context.Context, float64, float64) (App, error) { retu
 // Windows has no answer without a display.
 func (n *NoDisplay) Windows(context.Context) ([]Window, error) { return nil, n.err }
 
+// Screens has no answer without a display.
+func (n *NoDisplay) Screens(context.Context) ([]Screen, error) { return nil, n.err }
+
 // LastInput is the zero time: no one uses a display that is not there, so
 // an approved act goes on to its audit row and to Fire, which refuses it
 // with the reason (rather than as "cannot tell whether the person is

@@ -303,6 +303,11 @@ func (w *witness) cleanRoot() {
 		_ = xproto.DeletePropertyChecked(w.conn, w.root, w.atom(name)).Check()
 	}
 	_ = xproto.SetInputFocusChecked(w.conn, xproto.InputFocusPointerRoot, xproto.InputFocusPointerRoot, xproto.TimeCurrentTime).Check()
+	// Only one client may select button presses on the root: give the
+	// selection back now, while the server answers, rather than when it
+	// gets round to the closed connection, or the next witness's selection
+	// fails with BadAccess.
+	_ = xproto.ChangeWindowAttributesChecked(w.conn, w.root, xproto.CwEventMask, []uint32{0}).Check()
 }
 
 func (w *witness) warp(x, y int) {

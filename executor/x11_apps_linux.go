@@ -237,6 +237,20 @@ func (x *X11) AppAt(ctx context.Context, px, py float64) (App, error) {
 	return x.appAtPixel(toPixel(point{px, py}, x.scale()))
 }
 
+// Screens is the X screen (the root window, which spans every monitor), in
+// DIP converted with X11Options.Scale: the area Fire sends input to.
+func (x *X11) Screens(ctx context.Context) ([]Screen, error) {
+	if x.isClosed() {
+		return nil, errClosed
+	}
+	geo, err := xproto.GetGeometry(x.conn, xproto.Drawable(x.root)).Reply()
+	if err != nil {
+		return nil, fmt.Errorf("cannot read the screen size: %w", err)
+	}
+	s := x.scale()
+	return []Screen{{X: 0, Y: 0, W: float64(geo.Width) / s, H: float64(geo.Height) / s}}, nil
+}
+
 func (x *X11) scale() float64 {
 	if x.opts.Scale == nil {
 		return 1

@@ -180,7 +180,7 @@ func (h *handler) addTools(s *sdk.Server) {
 		})
 
 	sdk.AddTool(s, &sdk.Tool{Name: "browser_type", Annotations: acting("Type"),
-		Description: "Click a field by its ref and type text into it with real keystrokes; optionally clear it first and press Enter after. The person is asked first."},
+		Description: fmt.Sprintf("Click a field by its ref and type text into it with real keystrokes; optionally clear it first and press Enter after. At most %d characters per call (longer text is refused with text_too_long: split it). The person is asked first.", core.MaxTypedText)},
 		func(ctx context.Context, req *sdk.CallToolRequest, in typeIn) (*sdk.CallToolResult, any, error) {
 			return h.act(ctx, req, in.targetIn, core.Act{Kind: core.ActType, Text: in.Text, Submit: in.Submit, Clear: in.Clear}), nil, nil
 		})
@@ -276,7 +276,7 @@ func (h *handler) addTools(s *sdk.Server) {
 		})
 
 	sdk.AddTool(s, &sdk.Tool{Name: "desktop_click", Annotations: acting("Click on the desktop"),
-		Description: "Click at a point on screen with real mouse input. Needs control of the desktop; the person is asked about each click, and some applications (password managers, system settings) are never clicked."},
+		Description: "Click at a point on screen with real mouse input. Needs control of the desktop; the person is asked about each click, and some applications (password managers, system settings) are never clicked. A point on no screen is refused with off_screen before anyone is asked."},
 		func(ctx context.Context, req *sdk.CallToolRequest, in desktopClickIn) (*sdk.CallToolResult, any, error) {
 			kind := core.ActClick
 			switch {
@@ -291,7 +291,7 @@ func (h *handler) addTools(s *sdk.Server) {
 		})
 
 	sdk.AddTool(s, &sdk.Tool{Name: "desktop_type", Annotations: acting("Type on the desktop"),
-		Description: "Type text into whatever has keyboard focus, with real keystrokes. Needs control of the desktop; the person is asked first."},
+		Description: fmt.Sprintf("Type text into whatever has keyboard focus, with real keystrokes; at most %d characters per call (longer text is refused with text_too_long: split it). Needs control of the desktop; the person is asked first.", core.MaxTypedText)},
 		func(ctx context.Context, req *sdk.CallToolRequest, in desktopTypeIn) (*sdk.CallToolResult, any, error) {
 			return h.desktopAct(ctx, req, core.DesktopActRequest{Act: core.Act{Kind: core.ActType, Text: in.Text, Submit: in.Submit}}), nil, nil
 		})
