@@ -71,6 +71,8 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz FuzzDecode -fuzztime 30s ./bridge/protocol/
 	$(GO) test -run '^$$' -fuzz FuzzCheck -fuzztime 30s ./grounding/
 	$(GO) test -run '^$$' -fuzz FuzzText -fuzztime 30s ./internal/plain/
+	$(GO) test -run '^$$' -fuzz FuzzOpenSealed -fuzztime 30s ./bridge/
+	$(GO) test -run '^$$' -fuzz FuzzCheckHello -fuzztime 30s ./bridge/
 
 clean:
 	rm -rf bin demo-out

@@ -3,8 +3,10 @@ package bridge_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -69,17 +71,22 @@ func TestBridgetestChecksTheAppsProof(t *testing.T) {
 		wantErr string
 	}{
 		{"an app that knows the secret", welcome(func(h protocol.Hello, a string) string {
-			return bridge.AppProof(secret, h.Nonce, a)
+			return bridge.AppProof(secret, transcript(h, a))
 		}), ""},
 		{"a proof made with another secret", welcome(func(h protocol.Hello, a string) string {
-			return bridge.AppProof(newSecret(t), h.Nonce, a)
+			return bridge.AppProof(newSecret(t), transcript(h, a))
+		}), "welcome proof is wrong"},
+		{"a proof made on another port (a relay's)", welcome(func(h protocol.Hello, a string) string {
+			tr := transcript(h, a)
+			tr.Port++
+			return bridge.AppProof(secret, tr)
 		}), "welcome proof is wrong"},
 		{"the extension's own proof echoed", welcome(func(h protocol.Hello, a string) string {
 			return h.Proof
 		}), "welcome proof is wrong"},
 		{"no proof", welcome(func(protocol.Hello, string) string { return "" }), "welcome proof is wrong"},
 		{"an answer to another id", func(h protocol.Hello, id, a string) string {
-			return `{"id":"x","result":{"version":1,"proof":"` + bridge.AppProof(secret, h.Nonce, a) + `"}}`
+			return `{"id":"x","result":{"version":2,"proof":"` + bridge.AppProof(secret, transcript(h, a)) + `"}}`
 		}, "answered hello"},
 		{"a request instead of a welcome", func(protocol.Hello, string, string) string {
 			return `{"id":"a1","method":"tabs","params":{}}`
@@ -87,9 +94,11 @@ func TestBridgetestChecksTheAppsProof(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			url, after := squatter(t, func(h protocol.Hello, id, appNonce string) string {
+			var url string
+			var after <-chan string
+			url, after = squatter(t, func(h protocol.Hello, id, appNonce string) string {
 				// The hello itself must be right whatever comes next.
-				if h.Proof != bridge.ExtensionProof(secret, appNonce, h.Nonce) || id != "h"+h.Nonce[:8] || h.Version != protocol.Version {
+				if h.Proof != bridge.ExtensionProof(secret, transcript(h, appNonce)) || id != "h"+h.Nonce[:8] || h.Version != protocol.Version || !strings.HasSuffix(url, fmt.Sprintf(":%d/bridge", h.Port)) {
 					t.Errorf("hello %+v (id %s) is not what sw.js sends", h, id)
 				}
 				return c.answer(h, id, appNonce)
@@ -100,7 +109,7 @@ func TestBridgetestChecksTheAppsProof(t *testing.T) {
 					t.Fatalf("Dial: %v", err)
 				}
 				ext.Emit(ctxFor(t, patience), protocol.EventZoom, protocol.Zoom{Tab: 1, Zoom: 2})
-				if got := <-after; !strings.HasPrefix(got, `sent {"method":"zoom"`) {
+				if got := <-after; !regexp.MustCompile(`^sent 1 [0-9a-f]{64}\n\{"method":"zoom"`).MatchString(got) {
 					t.Errorf("after pairing the extension %s", got)
 				}
 				ext.Close()
@@ -119,6 +128,11 @@ func TestBridgetestChecksTheAppsProof(t *testing.T) {
 			}
 		})
 	}
+}
+
+// transcript is what a hello binds, as the app that received it sees it.
+func transcript(h protocol.Hello, appNonce string) bridge.Transcript {
+	return bridge.Transcript{Port: h.Port, AppNonce: appNonce, ExtNonce: h.Nonce, Profile: h.Profile}
 }
 
 func mustJSON(v any) json.RawMessage {

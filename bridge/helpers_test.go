@@ -152,15 +152,23 @@ func (h *harness) rawDial(origin string) *websocket.Conn {
 }
 
 // pairRaw pairs a connection the test drives by hand, to misbehave in ways
-// the fake extension will not.
-func (h *harness) pairRaw(profile string) *websocket.Conn {
+// the fake extension will not. Its reads and writes are sealed.
+func (h *harness) pairRaw(profile string) *bridgetest.Sealed {
 	h.t.Helper()
 	c := h.rawDial(extension.Origin)
-	if err := bridgetest.Pair(ctxFor(h.t, patience), c, h.secret, profile); err != nil {
+	sc, err := bridgetest.Pair(ctxFor(h.t, patience), c, h.secret, profile, h.s.Port())
+	if err != nil {
 		h.t.Fatal(err)
 	}
 	h.waitFor(bridge.EventConnected, profile)
-	return c
+	return sc
+}
+
+// wire is a connection as the tests read and write it: plain before
+// pairing (*websocket.Conn), sealed after (*bridgetest.Sealed).
+type wire interface {
+	Read(context.Context) (websocket.MessageType, []byte, error)
+	Write(context.Context, websocket.MessageType, []byte) error
 }
 
 // nextEvent returns the very next event, failing if none comes.
@@ -202,7 +210,7 @@ func (h *harness) noEventPending() {
 	}
 }
 
-func readMessage(t testing.TB, c *websocket.Conn) *protocol.Message {
+func readMessage(t testing.TB, c wire) *protocol.Message {
 	t.Helper()
 	_, data, err := c.Read(ctxFor(t, patience))
 	if err != nil {
@@ -215,14 +223,14 @@ func readMessage(t testing.TB, c *websocket.Conn) *protocol.Message {
 	return m
 }
 
-func writeRaw(t testing.TB, c *websocket.Conn, s string) {
+func writeRaw(t testing.TB, c wire, s string) {
 	t.Helper()
 	if err := c.Write(ctxFor(t, patience), websocket.MessageText, []byte(s)); err != nil {
 		t.Fatal(err)
 	}
 }
 
-func writeMessage(t testing.TB, c *websocket.Conn, m *protocol.Message) {
+func writeMessage(t testing.TB, c wire, m *protocol.Message) {
 	t.Helper()
 	b, err := json.Marshal(m)
 	if err != nil {
@@ -232,13 +240,13 @@ func writeMessage(t testing.TB, c *websocket.Conn, m *protocol.Message) {
 }
 
 // closeStatus reads until the bridge closes c and returns the status it used.
-func closeStatus(t testing.TB, c *websocket.Conn) websocket.StatusCode {
+func closeStatus(t testing.TB, c wire) websocket.StatusCode {
 	t.Helper()
 	return closeStatusWithin(t, c, patience)
 }
 
 // closeStatusWithin is closeStatus for when the close is due within d.
-func closeStatusWithin(t testing.TB, c *websocket.Conn, d time.Duration) websocket.StatusCode {
+func closeStatusWithin(t testing.TB, c wire, d time.Duration) websocket.StatusCode {
 	t.Helper()
 	ctx := ctxFor(t, d)
 	for {

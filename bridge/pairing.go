@@ -3,7 +3,6 @@ package bridge
 import (
 	"crypto/hmac"
 	"crypto/rand"
-	"crypto/sha256"
 	"encoding/binary"
 	"encoding/hex"
 	"encoding/json"
@@ -14,6 +13,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/reins-app/reins/bridge/protocol"
 	"github.com/reins-app/reins/internal/atomicfile"
 )
 
@@ -72,26 +72,78 @@ func WriteAddress(dir string, a Address) error {
 // RemoveAddress withdraws it when the app stops.
 func RemoveAddress(dir string) { os.Remove(filepath.Join(dir, AddressFile)) }
 
-func mac(secret []byte, label, a, b string) string {
-	m := hmac.New(sha256.New, secret)
-	io.WriteString(m, label+"\n"+a+"\n"+b)
-	return hex.EncodeToString(m.Sum(nil))
+// Refusal is a hello that parsed but does not pair; Why is sent back to
+// the extension.
+type Refusal struct {
+	Why string
+	// Relayed is the port the hello's valid proof was made for, when that
+	// is not the port Reins listens on: only a relay explains it.
+	Relayed int
 }
 
-// ExtensionProof is what the extension sends in hello.
-func ExtensionProof(secret []byte, appNonce, extNonce string) string {
-	return mac(secret, "reins-extension", appNonce, extNonce)
+func (r *Refusal) Error() string { return r.Why }
+
+// CheckHello checks data, the first message on a connection to port after
+// the challenge with appNonce, and returns the hello's request id, the
+// hello and the transcript both sides' proofs and the session key cover. A
+// hello that parsed but does not pair is a *Refusal (with the id, to answer
+// it); anything else that fails is not worth an answer. It never panics,
+// whatever data holds.
+func CheckHello(secret []byte, port int, appNonce string, data []byte) (id string, h protocol.Hello, tr Transcript, err error) {
+	if len(data) > protocol.MaxHandshakeBytes {
+		return "", h, tr, fmt.Errorf("a hello of %d bytes is over the %d byte limit", len(data), protocol.MaxHandshakeBytes)
+	}
+	m, err := protocol.Decode(data)
+	if err != nil {
+		return "", h, tr, err
+	}
+	if m.Kind() != protocol.KindRequest || m.Method != protocol.MethodHello {
+		return "", h, tr, fmt.Errorf("first message was %q, not hello", m.Method)
+	}
+	if err := json.Unmarshal(m.Params, &h); err != nil {
+		return "", h, tr, fmt.Errorf("bad hello: %w", err)
+	}
+	refuse := func(r *Refusal) (string, protocol.Hello, Transcript, error) { return m.ID, h, tr, r }
+	if h.Version != protocol.Version {
+		return refuse(&Refusal{Why: fmt.Sprintf("protocol version %d is not %d; update the Reins extension and Reins to the same release", h.Version, protocol.Version)})
+	}
+	if !lowerHex64(h.Nonce) || h.Profile == "" || len(h.Profile) > 128 || strings.ContainsAny(h.Profile, "\r\n") {
+		return refuse(&Refusal{Why: "hello lacks a nonce or profile"})
+	}
+	tr = Transcript{Port: port, AppNonce: appNonce, ExtNonce: h.Nonce, Profile: h.Profile}
+	if checkProof(h.Proof, ExtensionProof(secret, tr)) {
+		return m.ID, h, tr, nil
+	}
+	claimed := tr
+	claimed.Port = h.Port
+	if h.Port != port && h.Port > 0 && h.Port < 65536 && checkProof(h.Proof, ExtensionProof(secret, claimed)) {
+		// Only the extension can make this proof, and it made it for
+		// another port: something there passed its hello on to us.
+		return refuse(&Refusal{
+			Why:     fmt.Sprintf("this hello was made for port %d, but Reins listens on %d: the connection was relayed", h.Port, port),
+			Relayed: h.Port,
+		})
+	}
+	return refuse(&Refusal{Why: "wrong pairing proof"})
 }
 
-// AppProof is what the app answers, proving it knows the secret too.
-func AppProof(secret []byte, extNonce, appNonce string) string {
-	return mac(secret, "reins-app", extNonce, appNonce)
-}
-
+// checkProof compares a proof with the one expected, in constant time. Only
+// the canonical spelling passes: 64 lowercase hex digits.
 func checkProof(got, want string) bool {
-	g, err1 := hex.DecodeString(got)
-	w, err2 := hex.DecodeString(want)
-	return err1 == nil && err2 == nil && hmac.Equal(g, w)
+	return lowerHex64(got) && hmac.Equal([]byte(got), []byte(want))
+}
+
+// lowerHex64 reports whether s is 32 bytes in lowercase hex.
+func lowerHex64(s string) bool {
+	if len(s) != 64 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; !('0' <= c && c <= '9' || 'a' <= c && c <= 'f') {
+			return false
+		}
+	}
+	return true
 }
 
 func newNonce() string {

@@ -96,11 +96,16 @@ func TestOnlyTheExtensionOriginMayUpgrade(t *testing.T) {
 		{"our id in capitals", str(strings.ToUpper(extension.Origin))},
 		{"our id in a longer origin", str(extension.Origin + ".evil.example")},
 	}
+	through := 0
+	defer func() { t.Logf("forged Origin: %d tries, %d upgraded", len(cases), through) }()
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			resp := upgrade(t, h.s.Port(), c.origin)
 			if resp.StatusCode != http.StatusForbidden {
 				t.Errorf("status %d, want 403", resp.StatusCode)
+			}
+			if resp.StatusCode == http.StatusSwitchingProtocols {
+				through++
 			}
 			if got := resp.Header.Get("Upgrade"); got != "" {
 				t.Errorf("the response upgrades (Upgrade: %s)", got)
@@ -127,7 +132,7 @@ func TestOnlyTheExtensionOriginMayUpgrade(t *testing.T) {
 func TestWrongSecretIsRefused(t *testing.T) {
 	h := start(t, nil)
 	c := h.rawDial(extension.Origin)
-	err := bridgetest.Pair(ctxFor(t, patience), c, newSecret(t), "intruder")
+	_, err := bridgetest.Pair(ctxFor(t, patience), c, newSecret(t), "intruder", h.s.Port())
 	var perr *protocol.Error
 	if !errors.As(err, &perr) || perr.Code != protocol.CodeUnauthorized {
 		t.Fatalf("pairing with a wrong secret: err = %v, want an %s error from the app", err, protocol.CodeUnauthorized)
@@ -166,7 +171,7 @@ func readChallenge(t *testing.T, c *websocket.Conn) string {
 func TestFirstMessageMustBeHello(t *testing.T) {
 	cases := map[string]string{
 		"an event":              `{"method":"tabs.changed","params":{"tabs":[]}}`,
-		"hello sent as event":   `{"method":"hello","params":{"version":1}}`,
+		"hello sent as event":   `{"method":"hello","params":{"version":2}}`,
 		"a response":            `{"id":"h1","result":{}}`,
 		"another request":       `{"id":"r1","method":"tabs","params":{}}`,
 		"not JSON":              `hello`,
@@ -193,34 +198,57 @@ func TestFirstMessageMustBeHello(t *testing.T) {
 // A hello is refused unless every part of it is right. Where the case is not
 // about the proof, the proof is correct, so the refusal is the check's.
 func TestHelloIsChecked(t *testing.T) {
-	correct := func(secret []byte, appNonce, extNonce string) string {
-		return bridge.ExtensionProof(secret, appNonce, extNonce)
+	correct := func(secret []byte, tr bridge.Transcript) string {
+		return bridge.ExtensionProof(secret, tr)
 	}
 	cases := []struct {
 		name   string
 		mutate func(*protocol.Hello)
-		proof  func(secret []byte, appNonce, extNonce string) string
+		proof  func(secret []byte, tr bridge.Transcript) string
 	}{
 		{"another protocol version", func(h *protocol.Hello) { h.Version = protocol.Version + 1 }, correct},
+		{"the version before ports were bound", func(h *protocol.Hello) { h.Version = 1 }, correct},
 		{"no profile", func(h *protocol.Hello) { h.Profile = "" }, correct},
 		{"a profile over 128 bytes", func(h *protocol.Hello) { h.Profile = strings.Repeat("p", 129) }, correct},
+		{"a profile with a newline", func(h *protocol.Hello) { h.Profile = "p\n1" }, correct},
 		{"a short nonce", func(h *protocol.Hello) { h.Nonce = h.Nonce[:32] }, correct},
-		{"no proof", nil, func([]byte, string, string) string { return "" }},
-		{"a proof that is not hex", nil, func([]byte, string, string) string { return strings.Repeat("zz", 32) }},
-		{"a truncated proof", nil, func(s []byte, a, e string) string { return correct(s, a, e)[:62] }},
-		{"the app's proof reflected", nil, func(s []byte, a, e string) string { return bridge.AppProof(s, e, a) }},
-		{"nonces swapped", nil, func(s []byte, a, e string) string { return bridge.ExtensionProof(s, e, a) }},
+		{"no proof", nil, func([]byte, bridge.Transcript) string { return "" }},
+		{"a proof that is not hex", nil, func([]byte, bridge.Transcript) string { return strings.Repeat("zz", 32) }},
+		{"a truncated proof", nil, func(s []byte, tr bridge.Transcript) string { return correct(s, tr)[:62] }},
+		{"the right proof in capitals", nil, func(s []byte, tr bridge.Transcript) string { return strings.ToUpper(correct(s, tr)) }},
+		{"a nonce in capitals", func(h *protocol.Hello) { h.Nonce = strings.ToUpper(h.Nonce) }, correct},
+		{"the app's proof reflected", nil, func(s []byte, tr bridge.Transcript) string { return bridge.AppProof(s, tr) }},
+		{"the session key as the proof", nil, func(s []byte, tr bridge.Transcript) string { return hex.EncodeToString(bridge.SessionKey(s, tr)) }},
+		{"nonces swapped", nil, func(s []byte, tr bridge.Transcript) string {
+			tr.AppNonce, tr.ExtNonce = tr.ExtNonce, tr.AppNonce
+			return bridge.ExtensionProof(s, tr)
+		}},
+		{"a proof for another profile", nil, func(s []byte, tr bridge.Transcript) string {
+			tr.Profile = "q"
+			return bridge.ExtensionProof(s, tr)
+		}},
+		// A relay: the proof is made, and the hello says so, for another port.
+		{"a proof for the port the hello names, not the bridge's", func(h *protocol.Hello) { h.Port++ }, func(s []byte, tr bridge.Transcript) string {
+			tr.Port++
+			return bridge.ExtensionProof(s, tr)
+		}},
+		// A relay that rewrote the port in the hello to hide.
+		{"a proof for another port under the bridge's own", nil, func(s []byte, tr bridge.Transcript) string {
+			tr.Port++
+			return bridge.ExtensionProof(s, tr)
+		}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			h := start(t, nil)
 			conn := h.rawDial(extension.Origin)
 			appNonce := readChallenge(t, conn)
-			hello := protocol.Hello{Version: protocol.Version, Extension: "0.1.0", Browser: "test", Profile: "p", Nonce: strings.Repeat("ab", 32)}
+			hello := protocol.Hello{Version: protocol.Version, Port: h.s.Port(), Extension: "0.1.0", Browser: "test", Profile: "p", Nonce: strings.Repeat("ab", 32)}
+			tr := bridge.Transcript{Port: h.s.Port(), AppNonce: appNonce, ExtNonce: hello.Nonce, Profile: hello.Profile}
 			if c.mutate != nil {
 				c.mutate(&hello)
 			}
-			hello.Proof = c.proof(h.secret, appNonce, hello.Nonce)
+			hello.Proof = c.proof(h.secret, tr)
 			params, _ := json.Marshal(hello)
 			writeMessage(t, conn, &protocol.Message{ID: "h1", Method: protocol.MethodHello, Params: params})
 			m := readMessage(t, conn)
@@ -244,9 +272,10 @@ func TestWelcomeProvesTheSecret(t *testing.T) {
 	conn := h.rawDial(extension.Origin)
 	appNonce := readChallenge(t, conn)
 	extNonce := strings.Repeat("ab", 32)
+	tr := bridge.Transcript{Port: h.s.Port(), AppNonce: appNonce, ExtNonce: extNonce, Profile: "p"}
 	params, _ := json.Marshal(protocol.Hello{
-		Version: protocol.Version, Extension: "0.1.0", Browser: "test", Profile: "p", Nonce: extNonce,
-		Proof: bridge.ExtensionProof(h.secret, appNonce, extNonce),
+		Version: protocol.Version, Port: h.s.Port(), Extension: "0.1.0", Browser: "test", Profile: "p", Nonce: extNonce,
+		Proof: bridge.ExtensionProof(h.secret, tr),
 	})
 	writeMessage(t, conn, &protocol.Message{ID: "h1", Method: protocol.MethodHello, Params: params})
 	m := readMessage(t, conn)
@@ -254,7 +283,7 @@ func TestWelcomeProvesTheSecret(t *testing.T) {
 	if m.ID != "h1" || m.Kind() != protocol.KindResponse || m.Error != nil || json.Unmarshal(m.Result, &w) != nil {
 		t.Fatalf("answer %+v, want a welcome for h1", m)
 	}
-	if w.Version != protocol.Version || w.Proof != bridge.AppProof(h.secret, extNonce, appNonce) {
+	if w.Version != protocol.Version || w.Proof != bridge.AppProof(h.secret, tr) {
 		t.Errorf("welcome %+v does not carry the app's proof", w)
 	}
 	h.waitFor(bridge.EventConnected, "p")
@@ -331,7 +360,12 @@ func TestPairingVectors(t *testing.T) {
 		t.Fatal(err)
 	}
 	var v struct {
-		Secret, AppNonce, ExtensionNonce, ExtensionProof, AppProof string
+		Secret, AppNonce, ExtensionNonce, Profile, ExtensionProof, AppProof, SessionKey string
+		Port                                                                            int
+		Sealed                                                                          []struct {
+			Direction, Message, Frame string
+			Seq                       uint64
+		}
 	}
 	if err := json.Unmarshal(b, &v); err != nil {
 		t.Fatal(err)
@@ -340,15 +374,39 @@ func TestPairingVectors(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := bridge.ExtensionProof(secret, v.AppNonce, v.ExtensionNonce); got != v.ExtensionProof {
+	tr := bridge.Transcript{Port: v.Port, AppNonce: v.AppNonce, ExtNonce: v.ExtensionNonce, Profile: v.Profile}
+	if got := bridge.ExtensionProof(secret, tr); got != v.ExtensionProof {
 		t.Errorf("ExtensionProof = %s, want %s", got, v.ExtensionProof)
 	}
-	if got := bridge.AppProof(secret, v.ExtensionNonce, v.AppNonce); got != v.AppProof {
+	if got := bridge.AppProof(secret, tr); got != v.AppProof {
 		t.Errorf("AppProof = %s, want %s", got, v.AppProof)
 	}
-	// The two proofs must differ even over the same nonces, or one side's
-	// answer could be replayed as the other's.
-	if bridge.ExtensionProof(secret, v.AppNonce, v.ExtensionNonce) == bridge.AppProof(secret, v.AppNonce, v.ExtensionNonce) {
-		t.Error("the extension's and the app's proofs coincide")
+	key := bridge.SessionKey(secret, tr)
+	if got := hex.EncodeToString(key); got != v.SessionKey {
+		t.Errorf("SessionKey = %s, want %s", got, v.SessionKey)
+	}
+	// The two proofs and the key must all differ over the same transcript,
+	// or one could be replayed as another.
+	if bridge.ExtensionProof(secret, tr) == bridge.AppProof(secret, tr) || bridge.AppProof(secret, tr) == hex.EncodeToString(key) {
+		t.Error("the extension's proof, the app's proof and the session key are not all different")
+	}
+	// Each direction's sealer makes the vectors' frames, and the other
+	// side opens them.
+	sealers := map[string]*bridge.Session{
+		bridge.AppToExtension: bridge.NewSession(key, bridge.AppToExtension),
+		bridge.ExtensionToApp: bridge.NewSession(key, bridge.ExtensionToApp),
+	}
+	openers := map[string]*bridge.Session{
+		bridge.AppToExtension: bridge.NewSession(key, bridge.ExtensionToApp),
+		bridge.ExtensionToApp: bridge.NewSession(key, bridge.AppToExtension),
+	}
+	for _, m := range v.Sealed {
+		if got := string(sealers[m.Direction].Seal([]byte(m.Message))); got != m.Frame {
+			t.Errorf("%s #%d sealed as %q, want %q", m.Direction, m.Seq, got, m.Frame)
+		}
+		body, err := openers[m.Direction].Open([]byte(m.Frame))
+		if err != nil || string(body) != m.Message {
+			t.Errorf("%s #%d opened as %q, %v", m.Direction, m.Seq, body, err)
+		}
 	}
 }

@@ -1,13 +1,19 @@
 // Package bridge is the WebSocket server on 127.0.0.1 that only the Reins
 // extension may use. A connection must come from the pinned extension origin
-// and prove it knows the per-install secret; the server proves the same
-// before the extension sends anything about tabs. After that either side may
-// send requests, and the extension pushes events.
+// and prove it knows the per-install secret over the port it dialled; the
+// server proves the same before the extension sends anything about tabs, so
+// a program that squats on a port, or relays from one, learns nothing. After
+// that every message is sealed with a key the handshake derived (see
+// [Session]), either side may send requests, and the extension pushes
+// events.
+//
+// Before a connection has paired it is held to little: a handshake
+// deadline, messages of at most [protocol.MaxHandshakeBytes], and only a few
+// such connections at once.
 package bridge
 
 import (
 	"context"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -38,9 +44,18 @@ type Options struct {
 	Secret         []byte        // required: the per-install pairing secret
 	RequestTimeout time.Duration // optional: default 10 s
 	Keepalive      time.Duration // optional: default 15 s
-	HelloTimeout   time.Duration // optional: default 10 s
-	Logf           func(format string, args ...any)
+	HelloTimeout   time.Duration // optional: default 5 s; the whole handshake, from the TCP connection on
+	// MaxUnpaired is how many connections may be open at once that have
+	// not paired yet (optional: default DefaultMaxUnpaired). More are
+	// closed as they come.
+	MaxUnpaired int
+	Logf        func(format string, args ...any)
 }
+
+// DefaultMaxUnpaired is how many connections that have not paired yet the
+// bridge holds at once unless told otherwise: a Chrome profile opens one,
+// and a few profiles may start together.
+const DefaultMaxUnpaired = 8
 
 // Event is something the extension pushed, or a change of connection.
 type Event struct {
@@ -71,18 +86,26 @@ type Server struct {
 	events chan Event
 	nextID atomic.Uint64
 
-	handler atomic.Pointer[Handler] // extension → app requests; see Handle
+	handler atomic.Pointer[Handler]                      // extension → app requests; see Handle
+	shares  atomic.Pointer[func(string) protocol.Shares] // see ShareTable
 
 	mu    sync.Mutex
 	peers map[string]*peer // guarded by mu; by profile
 	order []string         // guarded by mu; profiles, most recent last
 	done  bool             // guarded by mu
+	// relays is when a relay on each port was last reported; guarded by mu.
+	relays map[int]time.Time
 }
 
 type peer struct {
 	info    PeerInfo
 	conn    *websocket.Conn
-	writeMu sync.Mutex
+	sess    *Session   // Seal under writeMu; Open on the read loop only
+	writeMu sync.Mutex // guards the socket's writes and sess.Seal, so numbers go out in order
+
+	sharesMu   sync.Mutex
+	sharesSent string // guarded by sharesMu: the last table sent, encoded without Seq
+	sharesSeq  uint64 // guarded by sharesMu
 
 	mu      sync.Mutex
 	pending map[string]chan *protocol.Message // guarded by mu
@@ -104,7 +127,10 @@ func New(opts Options) (*Server, error) {
 		opts.Keepalive = 15 * time.Second
 	}
 	if opts.HelloTimeout <= 0 {
-		opts.HelloTimeout = 10 * time.Second
+		opts.HelloTimeout = 5 * time.Second
+	}
+	if opts.MaxUnpaired <= 0 {
+		opts.MaxUnpaired = DefaultMaxUnpaired
 	}
 	if opts.Logf == nil {
 		opts.Logf = log.Printf
@@ -126,8 +152,18 @@ func (s *Server) Start() error {
 		return fmt.Errorf("bridge: %w (is another Reins running?)", err)
 	}
 	s.ln = ln
-	s.http = &http.Server{Handler: s, ReadHeaderTimeout: 5 * time.Second}
-	go s.http.Serve(ln)
+	gated := &gatedListener{Listener: ln, slots: make(chan struct{}, s.opts.MaxUnpaired), logf: s.opts.Logf}
+	s.http = &http.Server{
+		Handler: s,
+		// A stranger's upgrade request is small and prompt, or it is closed.
+		ReadHeaderTimeout: s.opts.HelloTimeout,
+		IdleTimeout:       s.opts.HelloTimeout,
+		MaxHeaderBytes:    8 << 10,
+		ConnContext: func(ctx context.Context, c net.Conn) context.Context {
+			return context.WithValue(ctx, connKey{}, c)
+		},
+	}
+	go s.http.Serve(gated)
 	return nil
 }
 
@@ -198,12 +234,21 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	// The library accepts a request with no Origin; a browser page always
 	// sends one and only our extension's is allowed, so demand it exactly.
 	if r.Header.Get("Origin") != s.opts.Origin {
+		w.Header().Set("Connection", "close")
 		http.Error(w, "only the Reins extension may connect", http.StatusForbidden)
 		return
 	}
 	if r.URL.Path != "/bridge" {
+		w.Header().Set("Connection", "close")
 		http.NotFound(w, r)
 		return
+	}
+	// The deadline counts from the TCP connection: its wait for the
+	// upgrade request's headers is part of it.
+	deadline := time.Now().Add(s.opts.HelloTimeout)
+	gc, _ := r.Context().Value(connKey{}).(*gatedConn)
+	if gc != nil {
+		deadline = gc.accepted.Add(s.opts.HelloTimeout)
 	}
 	conn, err := websocket.Accept(w, r, &websocket.AcceptOptions{InsecureSkipVerify: true})
 	if err != nil {
@@ -212,13 +257,30 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	// The read loop can end on its own (an oversized message); the socket
 	// must not outlive it.
 	defer conn.CloseNow()
-	conn.SetReadLimit(protocol.MaxMessageBytes)
+	// Nobody is known yet: a hello is small.
+	conn.SetReadLimit(protocol.MaxHandshakeBytes)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	p, err := s.handshake(ctx, conn)
+	p, err := s.handshake(ctx, conn, deadline)
 	if err != nil {
 		s.opts.Logf("bridge: refused a connection: %v", err)
+		if errors.Is(err, websocket.ErrMessageTooBig) {
+			// The library has sent its close frame; waiting for the
+			// answer would read the rest of an oversized message.
+			conn.CloseNow()
+			return
+		}
 		conn.Close(websocket.StatusPolicyViolation, "pairing failed")
+		return
+	}
+	if gc != nil {
+		gc.paired() // it no longer counts against the strangers' allowance
+	}
+	conn.SetReadLimit(protocol.MaxMessageBytes + SealOverhead)
+	// The extension counts every tab as not shared until it has a table:
+	// it gets one before anything else.
+	if err := s.pushShares(ctx, p); err != nil {
+		s.opts.Logf("bridge: could not send %s its share table: %v", p.info.Profile, err)
 		return
 	}
 	if !s.register(p) {
@@ -230,8 +292,8 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	s.unregister(p)
 }
 
-func (s *Server) handshake(ctx context.Context, conn *websocket.Conn) (*peer, error) {
-	hctx, cancel := context.WithTimeout(ctx, s.opts.HelloTimeout)
+func (s *Server) handshake(ctx context.Context, conn *websocket.Conn, deadline time.Time) (*peer, error) {
+	hctx, cancel := context.WithDeadline(ctx, deadline)
 	defer cancel()
 	appNonce := newNonce()
 	ch, _ := json.Marshal(protocol.Challenge{Nonce: appNonce})
@@ -242,39 +304,56 @@ func (s *Server) handshake(ctx context.Context, conn *websocket.Conn) (*peer, er
 	if err != nil {
 		return nil, fmt.Errorf("no hello: %w", err)
 	}
-	m, err := protocol.Decode(data)
+	// The proof covers the port the extension dialled; Reins checks it
+	// against the port it listens on, whatever the hello says.
+	port := s.Port()
+	id, h, tr, err := CheckHello(s.opts.Secret, port, appNonce, data)
+	if r, ok := errors.AsType[*Refusal](err); ok {
+		if r.Relayed != 0 && s.firstRelayIn(r.Relayed, time.Minute) {
+			s.opts.Logf("%s", RelayWarning(r.Relayed, port))
+		}
+		writeJSON(hctx, conn, &protocol.Message{ID: id, Error: &protocol.Error{Code: protocol.CodeUnauthorized, Message: r.Why}})
+		return nil, err
+	}
 	if err != nil {
 		return nil, err
 	}
-	if m.Kind() != protocol.KindRequest || m.Method != protocol.MethodHello {
-		return nil, fmt.Errorf("first message was %q, not hello", m.Method)
-	}
-	var h protocol.Hello
-	if err := json.Unmarshal(m.Params, &h); err != nil {
-		return nil, fmt.Errorf("bad hello: %w", err)
-	}
-	refuse := func(why string) error {
-		writeJSON(hctx, conn, &protocol.Message{ID: m.ID, Error: &protocol.Error{Code: protocol.CodeUnauthorized, Message: why}})
-		return errors.New(why)
-	}
-	if h.Version != protocol.Version {
-		return nil, refuse(fmt.Sprintf("protocol version %d is not %d; update the Reins extension", h.Version, protocol.Version))
-	}
-	if _, err := hex.DecodeString(h.Nonce); err != nil || len(h.Nonce) != 64 || h.Profile == "" || len(h.Profile) > 128 {
-		return nil, refuse("hello lacks a nonce or profile")
-	}
-	if !checkProof(h.Proof, ExtensionProof(s.opts.Secret, appNonce, h.Nonce)) {
-		return nil, refuse("wrong pairing proof")
-	}
-	w, _ := json.Marshal(protocol.Welcome{Version: protocol.Version, Proof: AppProof(s.opts.Secret, h.Nonce, appNonce)})
-	if err := writeJSON(hctx, conn, &protocol.Message{ID: m.ID, Result: w}); err != nil {
+	w, _ := json.Marshal(protocol.Welcome{Version: protocol.Version, Proof: AppProof(s.opts.Secret, tr)})
+	if err := writeJSON(hctx, conn, &protocol.Message{ID: id, Result: w}); err != nil {
 		return nil, err
 	}
 	return &peer{
 		info:    PeerInfo{Profile: h.Profile, Browser: h.Browser, Extension: h.Extension, Since: time.Now()},
 		conn:    conn,
+		sess:    NewSession(SessionKey(s.opts.Secret, tr), AppToExtension),
 		pending: map[string]chan *protocol.Message{},
 	}, nil
+}
+
+// firstRelayIn reports whether no relay on port was reported within the
+// last d: the extension tries again every few seconds, and the person needs
+// to read it once, not every time.
+func (s *Server) firstRelayIn(port int, d time.Duration) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.relays == nil {
+		s.relays = map[int]time.Time{}
+	}
+	if last, ok := s.relays[port]; ok && time.Since(last) < d {
+		return false
+	}
+	s.relays[port] = time.Now()
+	return true
+}
+
+// RelayWarning is what Reins tells the person when a pairing failed in the
+// one way only a relay explains: the extension's valid proof, made for a
+// port where Reins does not listen, arrived at the port where it does.
+func RelayWarning(dialled, listening int) string {
+	return fmt.Sprintf("Reins refused a relayed connection: Chrome's Reins extension dialled port %d, where Reins does not listen, "+
+		"and a program on that port passed its hello on to Reins on port %d. The program got nothing from Reins or from the extension. "+
+		"Find it (on Linux: ss -ltnp 'sport = :%d'; on macOS: lsof -i :%d) and stop it; the extension will find Reins again by itself.",
+		dialled, listening, dialled, dialled)
 }
 
 // register makes p the profile's connection, replacing an older one (a
@@ -324,11 +403,26 @@ func remove(list []string, v string) []string {
 
 func (s *Server) readLoop(ctx context.Context, p *peer) {
 	for {
-		_, data, err := p.conn.Read(ctx)
+		_, frame, err := p.conn.Read(ctx)
 		if err != nil {
 			if errors.Is(err, websocket.ErrMessageTooBig) {
 				s.opts.Logf("bridge: %s sent a message over %d bytes; connection closed", p.info.Profile, protocol.MaxMessageBytes)
 			}
+			return
+		}
+		data, err := p.sess.Open(frame)
+		if err != nil {
+			// Not the extension's doing: the extension seals every message
+			// in order. Whatever is in the path must not get another try.
+			s.opts.Logf("bridge: closed the connection of %s: %v. Something between Chrome and Reins changed the traffic; the extension reconnects by itself.", p.info.Profile, err)
+			p.conn.Close(websocket.StatusPolicyViolation, "a message failed its check")
+			return
+		}
+		if len(data) > protocol.MaxMessageBytes {
+			// The read limit leaves room for the seal's header line; the
+			// message inside is held to the protocol's limit all the same.
+			s.opts.Logf("bridge: %s sent a message over %d bytes; connection closed", p.info.Profile, protocol.MaxMessageBytes)
+			p.conn.Close(websocket.StatusMessageTooBig, "message too big")
 			return
 		}
 		m, err := protocol.Decode(data)
@@ -459,10 +553,77 @@ func (p *peer) fail() {
 	}
 }
 
+// write seals m and sends it.
 func (p *peer) write(ctx context.Context, m *protocol.Message) error {
+	b, err := json.Marshal(m)
+	if err != nil {
+		return err
+	}
 	p.writeMu.Lock()
 	defer p.writeMu.Unlock()
-	return writeJSON(ctx, p.conn, m)
+	return p.conn.Write(ctx, websocket.MessageText, p.sess.Seal(b))
+}
+
+// ShareTable sets where the bridge reads a browser profile's share table
+// (Seq is the bridge's to set). The bridge sends the table to every
+// extension that pairs before anything else, and again, when it changed,
+// before every request that reads or acts on a tab ([protocol.NeedsShare]):
+// the extension refuses those for a tab its latest table does not share.
+// f is called without the bridge's locks held and must not call the
+// bridge.
+func (s *Server) ShareTable(f func(profile string) protocol.Shares) { s.shares.Store(&f) }
+
+// PushShares sends profile's extension its share table when it differs
+// from the last one that connection got. It fails with ErrNotConnected
+// when the profile has no connection.
+func (s *Server) PushShares(ctx context.Context, profile string) error {
+	s.mu.Lock()
+	p := s.peers[profile]
+	s.mu.Unlock()
+	if p == nil {
+		return ErrNotConnected
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if err := s.pushShares(ctx, p); err != nil {
+		return fmt.Errorf("%w: %v", ErrDisconnected, err)
+	}
+	return nil
+}
+
+func (s *Server) pushShares(ctx context.Context, p *peer) error {
+	f := s.shares.Load()
+	if f == nil || *f == nil {
+		return nil
+	}
+	p.sharesMu.Lock()
+	defer p.sharesMu.Unlock()
+	t := (*f)(p.info.Profile)
+	if t.Tabs == nil {
+		t.Tabs = []protocol.TabShare{}
+	}
+	t.Seq = 0
+	key, err := json.Marshal(t)
+	if err != nil {
+		return err
+	}
+	if string(key) == p.sharesSent {
+		return nil
+	}
+	t.Seq = p.sharesSeq + 1
+	raw, err := json.Marshal(t)
+	if err != nil {
+		return err
+	}
+	// As in call: the caller's context only decides whether to start.
+	wctx, cancel := context.WithTimeout(context.Background(), s.opts.RequestTimeout)
+	defer cancel()
+	if err := p.write(wctx, &protocol.Message{Method: protocol.EventShares, Params: raw}); err != nil {
+		return err
+	}
+	p.sharesSeq, p.sharesSent = t.Seq, string(key)
+	return nil
 }
 
 func writeJSON(ctx context.Context, c *websocket.Conn, m *protocol.Message) error {
@@ -516,6 +677,14 @@ func (s *Server) call(ctx context.Context, p *peer, method string, params, out a
 		forget()
 		return err
 	}
+	if protocol.NeedsShare(method) != "" {
+		// The extension answers only for tabs its latest table shares:
+		// a share the person just gave must reach it first.
+		if err := s.pushShares(ctx, p); err != nil {
+			forget()
+			return fmt.Errorf("%w: %v", ErrDisconnected, err)
+		}
+	}
 	ctx, cancel := context.WithTimeout(ctx, s.opts.RequestTimeout)
 	defer cancel()
 	// The library closes the connection when a write's context ends mid-write;
@@ -548,4 +717,51 @@ func (s *Server) call(ctx context.Context, p *peer, method string, params, out a
 		}
 		return ctx.Err()
 	}
+}
+
+// connKey finds a request's connection in its context.
+type connKey struct{}
+
+// gatedListener admits at most cap(slots) connections that have not paired
+// yet and closes the rest as they come, so strangers cannot make Reins hold
+// more than a few small buffers. A connection gives its slot back when it
+// pairs or closes.
+type gatedListener struct {
+	net.Listener
+	slots   chan struct{}
+	logf    func(format string, args ...any)
+	refused atomic.Uint64
+}
+
+func (l *gatedListener) Accept() (net.Conn, error) {
+	for {
+		c, err := l.Listener.Accept()
+		if err != nil {
+			return nil, err
+		}
+		select {
+		case l.slots <- struct{}{}:
+			return &gatedConn{Conn: c, slots: l.slots, accepted: time.Now()}, nil
+		default:
+			c.Close()
+			if n := l.refused.Add(1); n == 1 || n%1000 == 0 {
+				l.logf("bridge: closed a connection at once: %d others have not paired yet (%d closed so far). "+
+					"If Chrome's extension cannot connect, a program on this computer is flooding Reins' port.", cap(l.slots), n)
+			}
+		}
+	}
+}
+
+type gatedConn struct {
+	net.Conn
+	slots    chan struct{}
+	accepted time.Time
+	once     sync.Once
+}
+
+func (c *gatedConn) paired() { c.once.Do(func() { <-c.slots }) }
+
+func (c *gatedConn) Close() error {
+	c.paired()
+	return c.Conn.Close()
 }

@@ -336,7 +336,7 @@ func TestMessageSizeLimit(t *testing.T) {
 
 // answerNext reads until the next request, which must be method, and
 // answers it with result.
-func answerNext(t *testing.T, c *websocket.Conn, method string, result string) {
+func answerNext(t *testing.T, c wire, method string, result string) {
 	t.Helper()
 	m := readMessage(t, c)
 	if m.Kind() != protocol.KindRequest || m.Method != method {
@@ -606,8 +606,8 @@ func TestCloseAlsoEndsHandshakesInProgress(t *testing.T) {
 
 	extNonce := strings.Repeat("cd", 32)
 	params, _ := json.Marshal(protocol.Hello{
-		Version: protocol.Version, Profile: "late", Nonce: extNonce,
-		Proof: bridge.ExtensionProof(h.secret, appNonce, extNonce),
+		Version: protocol.Version, Port: h.s.Port(), Profile: "late", Nonce: extNonce,
+		Proof: bridge.ExtensionProof(h.secret, bridge.Transcript{Port: h.s.Port(), AppNonce: appNonce, ExtNonce: extNonce, Profile: "late"}),
 	})
 	// The write may fail if the server already dropped the socket; that is
 	// a pass. A welcome followed by a close is tolerated too: what matters is

@@ -3,6 +3,7 @@ package core
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"sort"
 	"strings"
@@ -14,11 +15,16 @@ import (
 )
 
 // StripLink is what the strip in Chrome needs of the bridge: pushing events
-// to a browser profile's extension, and serving the extension's requests.
+// to a browser profile's extension, serving the extension's requests, and
+// the share table, which the bridge itself sends each connection first and
+// again before any request that reads or acts on a tab (the extension
+// refuses those for tabs its latest table does not share).
 // *bridge.Server is one.
 type StripLink interface {
 	Notify(ctx context.Context, profile, method string, params any) error
 	Handle(h bridge.Handler)
+	ShareTable(f func(profile string) protocol.Shares)
+	PushShares(ctx context.Context, profile string) error
 }
 
 var _ StripLink = (*bridge.Server)(nil)
@@ -46,11 +52,11 @@ const (
 func (e *Engine) ServeStrip(ctx context.Context, link StripLink) {
 	events, stop := e.Subscribe(1024)
 	s := &strip{
-		e: e, link: link,
-		seq: map[string]uint64{}, sent: map[string]string{}, lines: map[string][]protocol.Activity{},
+		e: e, link: link, lines: map[string][]protocol.Activity{},
 		waiting: map[string]map[string]bool{}, firing: map[string]bool{}, state: map[string]string{},
 	}
 	link.Handle(e.serveStrip)
+	link.ShareTable(s.table)
 	e.mu.Lock()
 	var profiles []string
 	for p := range e.connected {
@@ -109,8 +115,6 @@ type strip struct {
 	e    *Engine
 	link StripLink
 
-	seq     map[string]uint64              // by profile: the last table's Seq
-	sent    map[string]string              // by profile: the last table sent, encoded without Seq
 	lines   map[string][]protocol.Activity // by Reins tab: recent activity, oldest first
 	waiting map[string]map[string]bool     // by Reins tab: the approvals waiting
 	firing  map[string]bool                // by Reins tab: an act fires
@@ -122,8 +126,6 @@ func (s *strip) handle(ctx context.Context, ev Event) {
 	case EventConnection:
 		if ev.Connected {
 			s.greet(ctx, ev.Profile)
-		} else {
-			delete(s.sent, ev.Profile)
 		}
 	case EventShare, EventPause, EventTabs:
 		for _, p := range s.profiles() {
@@ -171,9 +173,9 @@ func (s *strip) handle(ctx context.Context, ev Event) {
 }
 
 // greet gives an extension that just connected all it needs at once: the
-// share table, the tabs that are not idle, and the recent activity.
+// share table (the bridge sent it one already, which may be older), the
+// tabs that are not idle, and the recent activity.
 func (s *strip) greet(ctx context.Context, profile string) {
-	delete(s.sent, profile)
 	s.sendShares(ctx, profile)
 	var backlog []protocol.Activity
 	for tab, lines := range s.lines {
@@ -243,7 +245,8 @@ func (s *strip) forgetClosed() {
 	}
 }
 
-// table is profile's share table, without its Seq.
+// table is profile's share table, without its Seq. The bridge calls it
+// from its own goroutines.
 func (s *strip) table(profile string) protocol.Shares {
 	e := s.e
 	e.mu.Lock()
@@ -274,17 +277,12 @@ func wireLevel(l approvals.Level) string {
 	return protocol.LevelNone
 }
 
-// sendShares sends profile's table when it differs from the last one sent.
+// sendShares sends profile's table when it differs from the last one its
+// connection got; the bridge keeps count, per connection.
 func (s *strip) sendShares(ctx context.Context, profile string) {
-	t := s.table(profile)
-	key, _ := json.Marshal(t)
-	if s.sent[profile] == string(key) {
-		return
-	}
-	s.seq[profile]++
-	t.Seq = s.seq[profile]
-	if s.notify(ctx, profile, protocol.EventShares, t) {
-		s.sent[profile] = string(key)
+	// A profile that just left is sent its table when it comes back.
+	if err := s.link.PushShares(ctx, profile); err != nil && ctx.Err() == nil && !errors.Is(err, bridge.ErrNotConnected) {
+		s.e.opts.Logf("strip: could not tell the extension (%s): %v", protocol.EventShares, err)
 	}
 }
 

@@ -24,11 +24,17 @@ import (
 )
 
 // fakeLink is the bridge as the strip sees it: it records what would be
-// pushed to the extension and holds the handler of its requests.
+// pushed to the extension and holds the handler of its requests and the
+// share table's source. Like the bridge, it sends a table only when it
+// differs from the last one sent (the bridge counts per connection; the
+// fake, per profile).
 type fakeLink struct {
 	mu      sync.Mutex
 	sent    []notice // guarded by mu
 	handler bridge.Handler
+	table   func(string) protocol.Shares
+	last    map[string]string // guarded by mu: by profile, the last table without Seq
+	seq     uint64            // guarded by mu
 }
 
 type notice struct {
@@ -44,6 +50,34 @@ func (l *fakeLink) Notify(ctx context.Context, profile, method string, params an
 	l.mu.Lock()
 	l.sent = append(l.sent, notice{profile, method, raw})
 	l.mu.Unlock()
+	return nil
+}
+
+func (l *fakeLink) ShareTable(f func(string) protocol.Shares) {
+	l.mu.Lock()
+	l.table = f
+	l.mu.Unlock()
+}
+
+func (l *fakeLink) PushShares(ctx context.Context, profile string) error {
+	l.mu.Lock()
+	f := l.table
+	l.mu.Unlock()
+	t := f(profile)
+	key, _ := json.Marshal(t)
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.last == nil {
+		l.last = map[string]string{}
+	}
+	if l.last[profile] == string(key) {
+		return nil
+	}
+	l.last[profile] = string(key)
+	l.seq++
+	t.Seq = l.seq
+	raw, _ := json.Marshal(t)
+	l.sent = append(l.sent, notice{profile, protocol.EventShares, raw})
 	return nil
 }
 
@@ -483,4 +517,98 @@ func TestNothingFromTheExtensionGivesPower(t *testing.T) {
 		last := tables[len(tables)-1]
 		return last.Paused && len(last.Tabs) == 1 && last.Tabs[0].Level == protocol.LevelNone
 	})
+}
+
+// The extension refuses a snapshot of a tab its latest table does not
+// share, so a share the person just gave must reach it before the
+// snapshot does: the bridge sends the table first, on the same socket.
+func TestASnapshotRightAfterSharingFindsTheTableThere(t *testing.T) {
+	secret := []byte("0123456789abcdef0123456789abcdef")
+	br, err := bridge.New(bridge.Options{Origin: extension.Origin, Secret: secret, Logf: t.Logf})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := br.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer br.Close()
+	log, err := audit.Open(context.Background(), audit.Options{Path: filepath.Join(t.TempDir(), "audit.db")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer log.Close()
+	e := core.New(core.Options{Browser: br, Audit: log, Executor: &executor.Fake{}, ApprovalTimeout: 3 * time.Second, Logf: t.Logf})
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	e.ServeStrip(ctx, br)
+	go e.Run(ctx)
+	defer e.Close()
+
+	// The fake extension answers as sw.js does: only for a tab its latest
+	// table shares at read.
+	var mu sync.Mutex
+	level := map[int]string{} // guarded by mu
+	refused := 0              // guarded by mu
+	ext, err := bridgetest.Dial(ctx, bridgetest.DialOptions{
+		URL: fmt.Sprintf("ws://127.0.0.1:%d/bridge", br.Port()), Origin: extension.Origin, Secret: secret, Profile: "p",
+		Handler: func(method string, params json.RawMessage) (any, *protocol.Error) {
+			switch method {
+			case protocol.MethodTabs:
+				return protocol.TabsResult{Tabs: []protocol.Tab{{ID: 3, URL: shopURL, Title: "Cart — Shop", Active: true, Status: "complete"}}}, nil
+			case protocol.MethodSnapshot:
+				mu.Lock()
+				defer mu.Unlock()
+				if level[3] != protocol.LevelRead && level[3] != protocol.LevelControl {
+					refused++
+					return nil, &protocol.Error{Code: protocol.CodeNotShared, Message: "tab 3 is not shared in the extension's latest share table"}
+				}
+				f := shop().Frames[0]
+				f.Parent, f.URL, f.Origin, f.Doc = -1, shopURL, "https://shop.example.com", "d1"
+				return protocol.SnapshotResult{Tab: 3, Zoom: 1, Frames: []protocol.FrameReport{f}}, nil
+			}
+			return struct{}{}, nil
+		},
+		OnEvent: func(method string, params json.RawMessage) {
+			if method != protocol.EventShares {
+				return
+			}
+			var s protocol.Shares
+			json.Unmarshal(params, &s)
+			mu.Lock()
+			level = map[int]string{}
+			for _, ts := range s.Tabs {
+				level[ts.Tab] = ts.Level
+			}
+			mu.Unlock()
+		},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ext.Close()
+	var tab string
+	until(t, "the tab", func() bool {
+		for _, ti := range e.Tabs() {
+			tab = ti.ID
+			return true
+		}
+		return false
+	})
+	agent := e.Connect(core.Agent{Name: "a", PID: 1, Exe: "/bin/a"})
+	for i := range 20 {
+		if err := e.SetShare(tab, core.ReadOnly); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := agent.Snapshot(ctx, tab); err != nil {
+			t.Fatalf("snapshot %d right after sharing: %v", i, err)
+		}
+		if err := e.SetShare(tab, core.None); err != nil {
+			t.Fatal(err)
+		}
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if refused != 0 {
+		t.Errorf("the extension refused %d snapshots: the table came after them", refused)
+	}
 }

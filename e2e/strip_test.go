@@ -332,7 +332,7 @@ func TestStripInChrome(t *testing.T) {
 		r.evalInto(r.sw, `(async () => {
   // Events, unasked, of every kind the app sends or might take.
   for (const method of ["shares", "share", "tab.state", "activity", "resume"]) {
-    ws.send(JSON.stringify({method, params: {seq: 999, paused: false, tabs: [{tab: `+tab+`, level: "control"}], tab: `+tab+`, level: "control"}}));
+    send(link, {method, params: {seq: 999, paused: false, tabs: [{tab: `+tab+`, level: "control"}], tab: `+tab+`, level: "control"}});
   }
   const asks = ["share", "set_share", "resume", "pause", "answer", "approve", "allow_agent", "handoff_done"].map((m) =>
     askApp(m, {tab: `+tab+`, level: "control", on: false, decision: "allow"}).then(() => m + ": done", (e) => m + ": " + e.message));

@@ -20,7 +20,7 @@ const Origin = "chrome-extension://" + ID
 // pairing secret.
 const NativeHost = "app.reins.bridge"
 
-//go:embed manifest.json content.js sw.js strip.js panel.html panel.js
+//go:embed manifest.json content.js sw.js strip.js session.js panel.html panel.js
 var files embed.FS
 
 // Files is the folder Chrome loads.

@@ -1,5 +1,7 @@
 // Reins strip model: what the toolbar badge and the side panel show for each
-// tab, from the app's events (bridge/protocol: shares, tab.state, activity).
+// tab, from the app's events (bridge/protocol: shares, tab.state, activity),
+// and the extension's own mirror of the person's shares: the service worker
+// refuses to read or act on a tab the latest table does not share.
 // Pure: no chrome.* calls and no DOM, so that the service worker and the
 // panel share it and a test can replay the protocol's golden messages.
 "use strict";
@@ -27,6 +29,7 @@ const ReinsStrip = (() => {
       this.seq = 0;
       this.paused = false;
       this.levels = new Map(); // tab → "read" | "control"
+      this.origins = new Map(); // tab → the origin its share is bound to
       this.states = new Map(); // tab → "waiting" | "firing"
       this.lines = new Map(); // tab → activity, oldest first
     }
@@ -41,8 +44,11 @@ const ReinsStrip = (() => {
           this.seq = p.seq;
           this.paused = p.paused === true;
           this.levels = new Map();
+          this.origins = new Map();
           for (const t of p.tabs) {
-            if (Number.isInteger(t.tab) && (t.level === "read" || t.level === "control")) this.levels.set(t.tab, t.level);
+            if (!t || !Number.isInteger(t.tab) || (t.level !== "read" && t.level !== "control")) continue;
+            this.levels.set(t.tab, t.level);
+            if (typeof t.origin === "string" && t.origin) this.origins.set(t.tab, t.origin);
           }
           return "all";
         }
@@ -71,6 +77,21 @@ const ReinsStrip = (() => {
 
     level(tab) {
       return this.levels.get(tab) || "none";
+    }
+
+    // refusal says why the extension itself refuses a request that needs
+    // the level need ("read" or "control") on tab, which shows url; "" when
+    // the latest share table allows it. It only ever takes away: a tab the
+    // app would read is refused here too unless the person shared it.
+    refusal(tab, need, url) {
+      const fix = "the person shares it from the Reins menu";
+      if (!this.connected) return "the Reins extension is not paired with Reins";
+      const level = this.level(tab);
+      if (level === "none") return `tab ${tab} is not shared in the extension's latest share table, so it is neither read nor acted on; ${fix}`;
+      if (need === "control" && level !== "control") return `tab ${tab} is shared to read only, and this needs control; ${fix}`;
+      const origin = this.origins.get(tab);
+      if (origin && originOf(url) !== origin) return `tab ${tab} no longer shows ${origin}, the site it was shared on; ${fix} again`;
+      return "";
     }
 
     // badge is the toolbar badge for tab: nothing when it is not shared,
@@ -115,6 +136,14 @@ const ReinsStrip = (() => {
         state: this.states.get(tab) || "idle",
         lines,
       };
+    }
+  }
+
+  function originOf(url) {
+    try {
+      return new URL(url).origin;
+    } catch {
+      return "";
     }
   }
 

@@ -49,8 +49,8 @@ func TestManifestDeclaresTheBadgeAndSidePanel(t *testing.T) {
 		t.Error("panel.html carries inline script")
 	}
 	sw, _ := fs.ReadFile(Files(), "sw.js")
-	if !strings.Contains(string(sw), `importScripts("strip.js")`) {
-		t.Error("sw.js does not load strip.js")
+	if !regexp.MustCompile(`importScripts\("strip\.js", "session\.js"\)`).Match(sw) {
+		t.Error("sw.js does not load strip.js and session.js")
 	}
 }
 
@@ -89,7 +89,7 @@ func TestStripReplaysTheGoldenEvents(t *testing.T) {
 const stripHarness = `
 const fs = require("fs"), path = require("path"), vm = require("vm"), assert = require("assert");
 const [file, golden] = process.argv.slice(1);
-const ctx = {};
+const ctx = { URL };
 vm.createContext(ctx);
 vm.runInContext(fs.readFileSync(file, "utf8") + "\n;globalThis.ReinsStrip = ReinsStrip;", ctx, { filename: file });
 const read = (f) => JSON.parse(fs.readFileSync(path.join(golden, f), "utf8"));
@@ -140,10 +140,30 @@ assert.strictEqual(v.lines[1].agent, act.params.agent);
 assert.strictEqual(v.lines[1].outcome, act.params.outcome);
 assert.strictEqual(v.lines[1].refused, true);
 
+// The mirror of the shares: reads need read, acts need control, the tab
+// must still show the site it was shared on, and a tab missing from the
+// table is not shared.
+assert.strictEqual(m.refusal(1843, "control", "https://shop.example.com/cart"), "");
+assert.strictEqual(m.refusal(1843, "read", "https://shop.example.com/"), "");
+assert.strictEqual(m.refusal(1844, "read", "https://mail.example.com/inbox"), "");
+assert.match(m.refusal(1844, "control", "https://mail.example.com/inbox"), /read only/);
+assert.match(m.refusal(1845, "read", "https://bank.example/"), /not shared/);
+assert.match(m.refusal(99, "read", "https://bank.example/"), /not shared/);
+assert.match(m.refusal(1843, "read", "https://evil.example/"), /no longer shows https:\/\/shop.example.com/);
+assert.match(m.refusal(1843, "read", "https://shop.example.com.evil.example/"), /no longer shows/);
+assert.match(m.refusal(1843, "read", "not a url"), /no longer shows/);
+// A newer table that leaves a tab out takes its share away.
+m.apply("shares", { seq: shares.params.seq + 1, paused: false, tabs: [{ tab: 1844, level: "read", origin: "https://mail.example.com" }] });
+assert.match(m.refusal(1843, "read", "https://shop.example.com/"), /not shared/);
+m.apply("shares", { ...shares.params, seq: shares.params.seq + 2 });
+
 // A paused table; then the bridge drops: every badge goes.
-m.apply("shares", { ...shares.params, seq: shares.params.seq + 1, paused: true });
+m.apply("shares", { ...shares.params, seq: shares.params.seq + 3, paused: true });
 assert.strictEqual(m.view(1843).paused, true);
 m.reset(false);
 for (const t of [1843, 1844, 1845]) assert.strictEqual(m.badge(t).text, "");
+assert.match(m.refusal(1843, "read", "https://shop.example.com/"), /not paired/, "nothing is shared without a connection");
+m.reset(true);
+assert.match(m.refusal(1843, "read", "https://shop.example.com/"), /not shared/, "nothing is shared before the first table");
 console.log("strip.js replayed", ["shares_event.json", "tab_state_event.json", "activity_event.json"].join(", "));
 `

@@ -1,20 +1,25 @@
 // Reins service worker: keeps one WebSocket to the Reins app on 127.0.0.1,
 // proves itself with the per-install secret it gets through native messaging,
-// checks the app's proof before sending anything about tabs, and answers the
-// app's requests from the content scripts' reports. It also keeps the strip
+// checks the app's proof over the port it dialled before sending anything
+// about tabs, seals every message after that and checks every one it gets,
+// and answers the app's requests from the content scripts' reports, for the
+// tabs the person's latest share table shares only. It also keeps the strip
 // where the tab is: the toolbar badge and the side panel, from the share
 // table, tab states and activity the app pushes.
 "use strict";
 
-importScripts("strip.js");
+importScripts("strip.js", "session.js");
 
 const HOST = "app.reins.bridge";
-const PROTOCOL_VERSION = 1;
+const PROTOCOL_VERSION = 2;
 const MAX_MESSAGE = 16 << 20;
+const MAX_HANDSHAKE_MESSAGE = 4 << 10; // before the app has proved itself
+const HANDSHAKE_MS = 5000; // a silent or slow squatter is left for a retry after this
 const FRAME_TIMEOUT_MS = 3000;
 
 let ws = null; // the socket, once open
 let authed = false; // the app proved it knows the secret
+let link = null; // {sock, sealed}: the paired connection, once authed
 let connecting = null; // a pending connect()
 let retryDelay = 500;
 let retryTimer = null;
@@ -41,24 +46,7 @@ async function injectIntoOpenTabs() {
   }
 }
 
-// --- crypto ----------------------------------------------------------------------
-
-function hex(buf) {
-  return Array.from(new Uint8Array(buf), (b) => b.toString(16).padStart(2, "0")).join("");
-}
-
-function unhex(s) {
-  const out = new Uint8Array(s.length / 2);
-  for (let i = 0; i < out.length; i++) out[i] = parseInt(s.substr(i * 2, 2), 16);
-  return out;
-}
-
-async function hmac(secretHex, text) {
-  const key = await crypto.subtle.importKey("raw", unhex(secretHex), { name: "HMAC", hash: "SHA-256" }, false, [
-    "sign",
-  ]);
-  return hex(await crypto.subtle.sign("HMAC", key, new TextEncoder().encode(text)));
-}
+// --- pairing ---------------------------------------------------------------------
 
 function timingSafeEqual(a, b) {
   if (typeof a !== "string" || typeof b !== "string" || a.length !== b.length) return false;
@@ -112,64 +100,104 @@ async function connect() {
     scheduleRetry(); // Reins is not installed or not running
     return;
   }
-  const sock = new WebSocket(`ws://127.0.0.1:${pair.port}/bridge`);
-  const myNonce = hex(crypto.getRandomValues(new Uint8Array(32)));
+  const port = Number(pair.port);
+  if (!Number.isInteger(port) || port <= 0 || port > 65535) {
+    scheduleRetry();
+    return;
+  }
+  const sock = new WebSocket(`ws://127.0.0.1:${port}/bridge`);
+  const myNonce = ReinsSession.hex(crypto.getRandomValues(new Uint8Array(32)));
   let appNonce = null;
   let helloId = null;
+  let transcript = null;
   ws = sock;
   authed = false;
+  link = null;
+  // Whatever listens on the port must prove itself in time; one that keeps
+  // quiet is left, and the next try asks native messaging for the port again.
+  const deadline = setTimeout(() => {
+    if (ws === sock && !authed) sock.close(4002, "the app did not pair in time");
+  }, HANDSHAKE_MS);
 
-  sock.onmessage = async (ev) => {
+  // The handshake, one message at a time and in order; it reports true once
+  // the app has proved itself, and closes the socket on anything else.
+  async function handshake(data) {
     let m;
     try {
-      m = JSON.parse(ev.data);
+      if (typeof data !== "string" || data.length > MAX_HANDSHAKE_MESSAGE) throw new Error("oversized");
+      m = JSON.parse(data);
     } catch {
-      return;
+      sock.close(4001, "the app did not prove itself");
+      return false;
     }
-    if (!authed) {
-      // Nothing but the handshake until the app has proved itself.
-      if (m.method === "challenge" && !m.id && !appNonce && /^[0-9a-f]{64}$/.test((m.params || {}).nonce || "")) {
-        appNonce = m.params.nonce;
-        helloId = "h" + myNonce.slice(0, 8);
-        const proof = await hmac(pair.secret, `reins-extension\n${appNonce}\n${myNonce}`);
-        sock.send(
-          JSON.stringify({
-            id: helloId,
-            method: "hello",
-            params: {
-              version: PROTOCOL_VERSION,
-              extension: chrome.runtime.getManifest().version,
-              browser: browserName(),
-              profile: await profileId(),
-              nonce: myNonce,
-              proof,
-            },
-          })
-        );
+    if (m && m.method === "challenge" && !m.id && !appNonce && /^[0-9a-f]{64}$/.test((m.params || {}).nonce || "")) {
+      appNonce = m.params.nonce;
+      helloId = "h" + myNonce.slice(0, 8);
+      transcript = { port, appNonce, extensionNonce: myNonce, profile: await profileId() };
+      sock.send(
+        JSON.stringify({
+          id: helloId,
+          method: "hello",
+          params: {
+            version: PROTOCOL_VERSION,
+            port,
+            extension: chrome.runtime.getManifest().version,
+            browser: browserName(),
+            profile: transcript.profile,
+            nonce: myNonce,
+            proof: await ReinsSession.extensionProof(pair.secret, transcript),
+          },
+        })
+      );
+      return false;
+    }
+    if (helloId && m && m.id === helloId && m.result) {
+      // Made over the port the app listens on: a relay's port gives another.
+      const want = await ReinsSession.appProof(pair.secret, transcript);
+      if (timingSafeEqual(m.result.proof, want)) {
+        const key = await ReinsSession.sessionKey(pair.secret, transcript);
+        link = { sock, sealed: new ReinsSession.Sealed(key, ReinsSession.EXTENSION_TO_APP) };
+        authed = true;
+        clearTimeout(deadline);
+        retryDelay = 500;
+        strip.reset(true); // every tab unshared until the app's table comes
+        refreshStrip("all");
+        pushTabs();
+        return true;
+      }
+    }
+    sock.close(4001, "the app did not prove itself");
+    return false;
+  }
+
+  let inbox = Promise.resolve();
+  sock.onmessage = (ev) => {
+    inbox = inbox.then(async () => {
+      if (ws !== sock) return;
+      if (!authed) {
+        await handshake(ev.data);
         return;
       }
-      if (helloId && m.id === helloId && m.result) {
-        const want = await hmac(pair.secret, `reins-app\n${myNonce}\n${appNonce}`);
-        if (timingSafeEqual(m.result.proof, want)) {
-          authed = true;
-          retryDelay = 500;
-          strip.reset(true);
-          refreshStrip("all");
-          pushTabs();
-          return;
-        }
+      let m;
+      try {
+        m = JSON.parse(await link.sealed.open(ev.data));
+      } catch (e) {
+        // Reins seals every message in order: this one came from something else.
+        sock.close(4003, "a message failed its check");
+        return;
       }
-      sock.close(4001, "the app did not prove itself");
-      return;
-    }
-    if (m.id && m.method) handleRequest(sock, m);
-    else if (m.id) answered(m);
-    else if (m.method) refreshStrip(strip.apply(m.method, m.params));
+      if (!m || typeof m !== "object") return;
+      if (m.id && m.method) handleRequest(link, m);
+      else if (m.id) answered(m);
+      else if (m.method) refreshStrip(strip.apply(m.method, m.params));
+    });
   };
   sock.onclose = () => {
+    clearTimeout(deadline);
     if (ws === sock) {
       ws = null;
       authed = false;
+      link = null;
       failAsks();
       strip.reset(false);
       refreshStrip("all");
@@ -183,17 +211,21 @@ async function connect() {
   });
 }
 
-function sendRaw(sock, obj) {
+// send seals obj as the next message on the paired connection l. Sealing
+// is asynchronous but keeps the order of the calls, and so does the socket.
+function send(l, obj) {
   let text = JSON.stringify(obj);
   if (text.length > MAX_MESSAGE) {
     if (!obj.id) return;
     text = JSON.stringify({ id: obj.id, error: { code: "too_large", message: "the answer is over 16 MiB" } });
   }
-  if (sock.readyState === WebSocket.OPEN) sock.send(text);
+  l.sealed.seal(text).then((frame) => {
+    if (l.sock.readyState === WebSocket.OPEN) l.sock.send(frame);
+  });
 }
 
 function emit(method, params) {
-  if (ws && authed) sendRaw(ws, { method, params });
+  if (link && authed) send(link, { method, params });
 }
 
 // --- requests from the app -----------------------------------------------------
@@ -205,15 +237,33 @@ class Failure extends Error {
   }
 }
 
-async function handleRequest(sock, m) {
-  const fn = HANDLERS[m.method];
+// The level each request needs on its tab (bridge/protocol NeedsShare).
+const NEEDS = { snapshot: "read", resolve: "read", capture: "read", activate: "control", navigate: "control" };
+
+// mirror refuses, on the extension's own authority, a request for a tab the
+// person's latest share table does not share at the level it needs, or
+// shared on another site than the tab shows now. Before the first table
+// every tab counts as not shared.
+async function mirror(method, params) {
+  const need = Object.hasOwn(NEEDS, method) && NEEDS[method];
+  if (!need) return;
+  if (!Number.isInteger(params.tab)) throw new Failure("bad_request", `${method} needs a tab id`);
+  const t = await chrome.tabs.get(params.tab);
+  const why = strip.refusal(params.tab, need, t.url || "");
+  if (why) throw new Failure("not_shared", `the Reins extension refused to ${method}: ${why}`);
+}
+
+async function handleRequest(l, m) {
+  const fn = Object.hasOwn(HANDLERS, m.method) && HANDLERS[m.method];
+  const params = m.params && typeof m.params === "object" ? m.params : {};
   try {
     if (!fn) throw new Failure("unknown_method", `unknown method ${m.method}`);
-    const result = await fn(m.params || {});
-    sendRaw(sock, { id: m.id, result: result || {} });
+    await mirror(m.method, params);
+    const result = await fn(params);
+    send(l, { id: m.id, result: result || {} });
   } catch (e) {
     const code = e.code || (/No tab with id/i.test(e.message) ? "no_tab" : "internal");
-    sendRaw(sock, { id: m.id, error: { code, message: e.message || String(e) } });
+    send(l, { id: m.id, error: { code, message: e.message || String(e) } });
   }
 }
 
@@ -566,7 +616,7 @@ const asks = new Map(); // request id → {resolve, reject, timer}
 let nextAsk = 1;
 
 function askApp(method, params) {
-  if (!ws || !authed) return Promise.reject(new Error("Reins is not connected"));
+  if (!link || !authed) return Promise.reject(new Error("Reins is not connected"));
   const id = "p" + nextAsk++;
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => {
@@ -574,7 +624,7 @@ function askApp(method, params) {
       reject(new Error("Reins did not answer in time; try again"));
     }, 10000);
     asks.set(id, { resolve, reject, timer });
-    sendRaw(ws, { id, method, params });
+    send(link, { id, method, params });
   });
 }
 

@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -43,6 +44,7 @@ type Options struct {
 type Rig struct {
 	Bridge  *bridge.Server
 	readers sync.Map // tab → *grounding.Reader, as core keeps one per tab
+	listed  sync.Map // tab → true: every tab a tab list named, shared at control
 	browser *chromium.Process
 	LogPath string
 }
@@ -67,6 +69,18 @@ func Start(ctx context.Context, opts Options) (*Rig, error) {
 	if err != nil {
 		return nil, err
 	}
+	r := &Rig{Bridge: br}
+	// The extension reads and acts only on tabs its share table shares.
+	// The rig stands in for the person: every tab it has listed is shared.
+	br.ShareTable(func(string) protocol.Shares {
+		t := protocol.Shares{Tabs: []protocol.TabShare{}}
+		r.listed.Range(func(k, _ any) bool {
+			t.Tabs = append(t.Tabs, protocol.TabShare{Tab: k.(int), Level: protocol.LevelControl})
+			return true
+		})
+		slices.SortFunc(t.Tabs, func(a, b protocol.TabShare) int { return a.Tab - b.Tab })
+		return t
+	})
 	if err := br.Start(); err != nil {
 		return nil, err
 	}
@@ -86,7 +100,7 @@ func Start(ctx context.Context, opts Options) (*Rig, error) {
 		br.Close()
 		return nil, err
 	}
-	r := &Rig{Bridge: br, browser: p, LogPath: p.LogPath}
+	r.browser, r.LogPath = p, p.LogPath
 	deadline := time.Now().Add(60 * time.Second)
 	for len(br.Peers()) == 0 {
 		if time.Now().After(deadline) {
@@ -137,6 +151,9 @@ func (r *Rig) Tab(ctx context.Context, url string) (int, error) {
 		var res protocol.TabsResult
 		if err := r.Bridge.Call(ctx, "", protocol.MethodTabs, struct{}{}, &res); err != nil {
 			return 0, err
+		}
+		for _, t := range res.Tabs {
+			r.listed.Store(t.ID, true)
 		}
 		for _, t := range res.Tabs {
 			if t.URL == url && t.Status == "complete" {

@@ -5,7 +5,10 @@
 //
 // It follows sw.js on purpose, including what sw.js leaves out: it does not
 // check the Welcome's version, and it never sends anything about tabs before
-// the app has proved it knows the secret.
+// the app has proved it knows the secret over the port it dialled. After
+// the handshake every message is sealed, as sw.js seals them. Unlike sw.js
+// it does not refuse requests for tabs its share table does not share: the
+// Handler decides, so tests above the bridge can reach any tab.
 package bridgetest
 
 import (
@@ -19,7 +22,9 @@ import (
 	"io/fs"
 	"net"
 	"net/http"
+	"net/url"
 	"regexp"
+	"strconv"
 	"sync"
 
 	"github.com/coder/websocket"
@@ -51,7 +56,7 @@ type DialOptions struct {
 
 // Extension is one paired connection.
 type Extension struct {
-	conn    *websocket.Conn
+	conn    *Sealed
 	handler Handler
 	onEvent func(method string, params json.RawMessage)
 	cancel  context.CancelFunc
@@ -83,78 +88,141 @@ func Dial(ctx context.Context, opts DialOptions) (*Extension, error) {
 	}
 	// Snapshot results and their requests may be as large as the protocol allows.
 	conn.SetReadLimit(protocol.MaxMessageBytes)
-	if err := Pair(ctx, conn, opts.Secret, opts.Profile); err != nil {
+	port, err := portOf(opts.URL)
+	if err != nil {
+		conn.CloseNow()
+		return nil, err
+	}
+	sealed, err := Pair(ctx, conn, opts.Secret, opts.Profile, port)
+	if err != nil {
 		conn.Close(StatusAppUnproven, "the app did not prove itself")
 		return nil, err
 	}
 	rctx, cancel := context.WithCancel(context.Background())
-	e := &Extension{conn: conn, handler: opts.Handler, onEvent: opts.OnEvent, cancel: cancel, done: make(chan struct{}), pending: map[string]chan *protocol.Message{}}
+	e := &Extension{conn: sealed, handler: opts.Handler, onEvent: opts.OnEvent, cancel: cancel, done: make(chan struct{}), pending: map[string]chan *protocol.Message{}}
 	go e.readLoop(rctx)
 	return e, nil
 }
 
+func portOf(raw string) (int, error) {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return 0, fmt.Errorf("bridgetest: %w", err)
+	}
+	port, err := strconv.Atoi(u.Port())
+	if err != nil {
+		return 0, fmt.Errorf("bridgetest: the bridge's address %s names no port", raw)
+	}
+	return port, nil
+}
+
 var hexNonce = regexp.MustCompile(`^[0-9a-f]{64}$`)
 
-// Pair runs the extension's side of the handshake on an open connection, for
-// tests that need to misbehave after pairing. It leaves c open whatever
-// happens; on an error the caller closes it.
-func Pair(ctx context.Context, c *websocket.Conn, secret []byte, profile string) error {
+// Sealed is a paired connection whose Read and Write open and seal each
+// message with the session's key, as sw.js does; Conn is the socket under
+// it, for tests that write what no extension would.
+type Sealed struct {
+	Conn    *websocket.Conn
+	Session *bridge.Session
+
+	readMu, writeMu sync.Mutex
+}
+
+// Read returns the next message the app sent, checked and opened.
+func (s *Sealed) Read(ctx context.Context) (websocket.MessageType, []byte, error) {
+	s.readMu.Lock()
+	defer s.readMu.Unlock()
+	typ, frame, err := s.Conn.Read(ctx)
+	if err != nil {
+		return typ, nil, err
+	}
+	body, err := s.Session.Open(frame)
+	if err != nil {
+		s.Conn.Close(websocket.StatusPolicyViolation, "a message failed its check")
+		return typ, nil, err
+	}
+	return typ, body, nil
+}
+
+// Write seals b as the next message and sends it.
+func (s *Sealed) Write(ctx context.Context, typ websocket.MessageType, b []byte) error {
+	s.writeMu.Lock()
+	defer s.writeMu.Unlock()
+	return s.Conn.Write(ctx, typ, s.Session.Seal(b))
+}
+
+// Close closes the socket.
+func (s *Sealed) Close(code websocket.StatusCode, reason string) error {
+	return s.Conn.Close(code, reason)
+}
+
+// CloseNow closes the socket without a close handshake.
+func (s *Sealed) CloseNow() error { return s.Conn.CloseNow() }
+
+// Pair runs the extension's side of the handshake on an open connection to
+// port, for tests that need to misbehave after pairing, and returns the
+// sealed connection. It leaves c open whatever happens; on an error the
+// caller closes it.
+func Pair(ctx context.Context, c *websocket.Conn, secret []byte, profile string, port int) (*Sealed, error) {
 	nonce := make([]byte, 32)
 	rand.Read(nonce)
 	myNonce := hex.EncodeToString(nonce)
 	helloID := "h" + myNonce[:8]
 
 	var appNonce string
-	for appNonce == "" {
+	for appNonce == "" { // one round: anything but a challenge ends the handshake
 		m, err := readMessage(ctx, c)
 		if err != nil {
-			return fmt.Errorf("bridgetest: waiting for the challenge: %w", err)
+			return nil, fmt.Errorf("bridgetest: waiting for the challenge: %w", err)
 		}
 		if m == nil {
-			continue // sw.js ignores what does not parse
+			return nil, errors.New("bridgetest: the app's first message was not JSON") // sw.js closes the socket on it
 		}
 		var ch protocol.Challenge
 		if m.Method != protocol.MethodChallenge || m.ID != "" || json.Unmarshal(m.Params, &ch) != nil || !hexNonce.MatchString(ch.Nonce) {
-			return fmt.Errorf("bridgetest: the app's first message was not a challenge: %+v", m)
+			return nil, fmt.Errorf("bridgetest: the app's first message was not a challenge: %+v", m)
 		}
 		appNonce = ch.Nonce
 	}
 
+	tr := bridge.Transcript{Port: port, AppNonce: appNonce, ExtNonce: myNonce, Profile: profile}
 	params, _ := json.Marshal(protocol.Hello{
 		Version:   protocol.Version,
+		Port:      port,
 		Extension: extensionVersion(),
 		Browser:   "Reins bridgetest",
 		Profile:   profile,
 		Nonce:     myNonce,
-		Proof:     bridge.ExtensionProof(secret, appNonce, myNonce),
+		Proof:     bridge.ExtensionProof(secret, tr),
 	})
 	if err := writeMessage(ctx, c, &protocol.Message{ID: helloID, Method: protocol.MethodHello, Params: params}); err != nil {
-		return fmt.Errorf("bridgetest: sending hello: %w", err)
+		return nil, fmt.Errorf("bridgetest: sending hello: %w", err)
 	}
 
 	for {
 		m, err := readMessage(ctx, c)
 		if err != nil {
-			return fmt.Errorf("bridgetest: waiting for the welcome: %w", err)
+			return nil, fmt.Errorf("bridgetest: waiting for the welcome: %w", err)
 		}
 		if m == nil {
-			continue
+			return nil, errors.New("bridgetest: the app answered hello with something that is not JSON")
 		}
 		if m.ID != helloID {
-			return fmt.Errorf("bridgetest: the app answered hello with %+v", m)
+			return nil, fmt.Errorf("bridgetest: the app answered hello with %+v", m)
 		}
 		if m.Error != nil {
-			return fmt.Errorf("bridgetest: the app refused the hello: %w", m.Error)
+			return nil, fmt.Errorf("bridgetest: the app refused the hello: %w", m.Error)
 		}
 		var w protocol.Welcome
 		if m.Result == nil || json.Unmarshal(m.Result, &w) != nil {
-			return fmt.Errorf("bridgetest: the app's welcome is malformed: %s", m.Result)
+			return nil, fmt.Errorf("bridgetest: the app's welcome is malformed: %s", m.Result)
 		}
-		want := bridge.AppProof(secret, myNonce, appNonce)
+		want := bridge.AppProof(secret, tr)
 		if !hmac.Equal([]byte(w.Proof), []byte(want)) {
-			return errors.New("bridgetest: the app's welcome proof is wrong: it does not know the pairing secret")
+			return nil, errors.New("bridgetest: the app's welcome proof is wrong: it does not know the pairing secret, or it listens on another port than the one dialled")
 		}
-		return nil
+		c.SetReadLimit(protocol.MaxMessageBytes + bridge.SealOverhead)
+		return &Sealed{Conn: c, Session: bridge.NewSession(bridge.SessionKey(secret, tr), bridge.ExtensionToApp)}, nil
 	}
 }
 
@@ -172,7 +240,9 @@ func extensionVersion() string {
 
 // readMessage returns nil, nil for a text that is not JSON, which sw.js
 // skips.
-func readMessage(ctx context.Context, c *websocket.Conn) (*protocol.Message, error) {
+func readMessage(ctx context.Context, c interface {
+	Read(context.Context) (websocket.MessageType, []byte, error)
+}) (*protocol.Message, error) {
 	_, data, err := c.Read(ctx)
 	if err != nil {
 		return nil, err

@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -209,10 +210,19 @@ func TestGoldenSnapshotPairsIframeWithItsFrame(t *testing.T) {
 type pairingVectors struct {
 	Comment        string `json:"comment"`
 	Secret         string `json:"secret"`
+	Port           int    `json:"port"`
 	AppNonce       string `json:"appNonce"`
 	ExtensionNonce string `json:"extensionNonce"`
+	Profile        string `json:"profile"`
 	ExtensionProof string `json:"extensionProof"`
 	AppProof       string `json:"appProof"`
+	SessionKey     string `json:"sessionKey"`
+	Sealed         []struct {
+		Direction string `json:"direction"`
+		Seq       int    `json:"seq"`
+		Message   string `json:"message"`
+		Frame     string `json:"frame"`
+	} `json:"sealed"`
 }
 
 // The vectors are checked against the formula written in Hello's and
@@ -227,16 +237,35 @@ func TestPairingVectorsFollowTheDocumentedFormula(t *testing.T) {
 	if err != nil || len(secret) != 32 {
 		t.Fatalf("secret must be 32 bytes of hex: %v", err)
 	}
-	h := func(text string) string {
-		m := hmac.New(sha256.New, secret)
+	h := func(key []byte, text string) string {
+		m := hmac.New(sha256.New, key)
 		m.Write([]byte(text))
 		return hex.EncodeToString(m.Sum(nil))
 	}
-	if got := h("reins-extension\n" + v.AppNonce + "\n" + v.ExtensionNonce); got != v.ExtensionProof {
+	bound := fmt.Sprintf("\n%d\n%s\n%s\n%s", v.Port, v.AppNonce, v.ExtensionNonce, v.Profile)
+	if got := h(secret, "reins-extension"+bound); got != v.ExtensionProof {
 		t.Errorf("extension proof = %s, vector says %s", got, v.ExtensionProof)
 	}
-	if got := h("reins-app\n" + v.ExtensionNonce + "\n" + v.AppNonce); got != v.AppProof {
+	if got := h(secret, "reins-app"+bound); got != v.AppProof {
 		t.Errorf("app proof = %s, vector says %s", got, v.AppProof)
+	}
+	if got := h(secret, "reins-session"+bound); got != v.SessionKey {
+		t.Errorf("session key = %s, vector says %s", got, v.SessionKey)
+	}
+	key, _ := hex.DecodeString(v.SessionKey)
+	dirs := map[string]bool{}
+	for _, m := range v.Sealed {
+		dirs[m.Direction] = true
+		seq := fmt.Sprint(m.Seq)
+		if want := seq + " " + h(key, m.Direction+"\n"+seq+"\n"+m.Message) + "\n" + m.Message; m.Frame != want {
+			t.Errorf("sealed %s #%d = %q, the formula gives %q", m.Direction, m.Seq, m.Frame, want)
+		}
+		if _, err := protocol.Decode([]byte(m.Message)); err != nil {
+			t.Errorf("sealed %s #%d carries no message: %v", m.Direction, m.Seq, err)
+		}
+	}
+	if !dirs["app-to-extension"] || !dirs["extension-to-app"] {
+		t.Errorf("the vectors seal in directions %v; both are needed", dirs)
 	}
 }
 
@@ -273,6 +302,9 @@ func TestHandshakeGoldensUseThePairingVectors(t *testing.T) {
 	}
 	if h.Proof != v.ExtensionProof || w.Proof != v.AppProof {
 		t.Errorf("proofs: hello %s welcome %s, vectors %s %s", h.Proof, w.Proof, v.ExtensionProof, v.AppProof)
+	}
+	if h.Port != v.Port || h.Profile != v.Profile {
+		t.Errorf("hello names port %d and profile %q, vectors %d %q", h.Port, h.Profile, v.Port, v.Profile)
 	}
 	if h.Version != protocol.Version || w.Version != protocol.Version {
 		t.Errorf("versions %d/%d, protocol is %d", h.Version, w.Version, protocol.Version)

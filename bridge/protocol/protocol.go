@@ -3,7 +3,10 @@
 //
 // Every WebSocket text message is one JSON [Message]. A request carries an id
 // and a method; its response carries the same id and either a result or an
-// error; an event carries a method and no id. The extension's service worker
+// error; an event carries a method and no id. The handshake (challenge,
+// hello, welcome) travels as plain JSON; every message after it is sealed
+// with the session key the handshake derived (bridge.Session): one header
+// line "<seq> <mac>" and then the message. The extension's service worker
 // and the Go side read the same golden messages under testdata/.
 package protocol
 
@@ -13,12 +16,19 @@ import (
 	"fmt"
 )
 
-// Version is the protocol version both sides announce in hello.
-const Version = 1
+// Version is the protocol version both sides announce in hello. Version 2
+// binds the handshake to the port the extension dialled and seals every
+// later message.
+const Version = 2
 
 // MaxMessageBytes is the largest message either side accepts. Trees are sent
 // one frame per message part, so a real page stays far below it.
 const MaxMessageBytes = 16 << 20
+
+// MaxHandshakeBytes is the largest message either side accepts before the
+// other has proved it knows the secret: a hello is a few hundred bytes, and
+// a stranger must not make Reins hold megabytes on its behalf.
+const MaxHandshakeBytes = 4 << 10
 
 // Methods sent by the app to the extension.
 const (
@@ -45,6 +55,21 @@ const (
 	MethodStopSharing = "stop_sharing" // StopSharing → {}: the tab is set to not shared
 	MethodPauseAll    = "pause_all"    // {} → {}: every agent is paused
 )
+
+// NeedsShare is the share level the person must have given a tab before the
+// extension answers the app's request named method about it, or "" when the
+// method reads no tab (keepalive, tabs). The extension refuses on its own any
+// request whose tab its latest share table does not share at that level, so
+// the app sends the table before such a request.
+func NeedsShare(method string) string {
+	switch method {
+	case MethodSnapshot, MethodResolve, MethodCapture:
+		return LevelRead
+	case MethodActivate, MethodNavigate:
+		return LevelControl
+	}
+	return ""
+}
 
 // ExtensionMayAsk reports whether the extension may send the app a request
 // named method.
@@ -77,9 +102,11 @@ const (
 
 // Shares is the person's share table for one browser profile: the level of
 // every tab the app knows, and whether the person paused all agents. It is
-// sent when the extension connects and after every change, and each one
-// replaces the one before; a tab missing from it counts as not shared, and
-// so does every tab before the first table arrives.
+// the first message after the handshake, and is sent again after every
+// change and, when it changed, before any request that reads or acts on a
+// tab (see NeedsShare); each one replaces the one before. A tab missing from
+// it counts as not shared, and so does every tab before the first table
+// arrives: the extension itself refuses such requests for such tabs.
 type Shares struct {
 	// Seq grows with every table sent on a connection, so that a table
 	// that arrives late or twice never overrides a newer one.
@@ -144,6 +171,9 @@ const (
 	CodeInternal      = "internal"
 	CodeUnsupported   = "unsupported"
 	CodeBusy          = "busy" // the browser's own rate limit left no turn in time
+	// CodeNotShared is the extension's own refusal: its latest share table
+	// does not share the tab at the level the request needs (NeedsShare).
+	CodeNotShared = "not_shared"
 )
 
 // Message is one WebSocket message.
@@ -228,9 +258,15 @@ type Challenge struct {
 }
 
 // Hello is the extension's first request. Proof is
-// hex(HMAC-SHA256(secret, "reins-extension\n" + app nonce + "\n" + Nonce)).
+//
+//	hex(HMAC-SHA256(secret, "reins-extension\n" + port + "\n" + app nonce + "\n" + Nonce + "\n" + Profile))
+//
+// with port in decimal: the port the extension dialled, which it also names
+// in Port so that the app can tell a relay (a valid proof over a port it
+// does not listen on) from a wrong secret.
 type Hello struct {
 	Version   int    `json:"version"`
+	Port      int    `json:"port"`      // the port the extension dialled
 	Extension string `json:"extension"` // extension version
 	Browser   string `json:"browser"`   // user agent brand and version
 	Profile   string `json:"profile"`   // random id kept in the profile's storage
@@ -239,8 +275,14 @@ type Hello struct {
 }
 
 // Welcome answers Hello. Proof is
-// hex(HMAC-SHA256(secret, "reins-app\n" + extension nonce + "\n" + app nonce)).
-// The extension sends nothing else until it has checked it.
+//
+//	hex(HMAC-SHA256(secret, "reins-app\n" + port + "\n" + app nonce + "\n" + extension nonce + "\n" + profile))
+//
+// over the port the app listens on. The extension sends nothing else until
+// it has checked it against the port it dialled. Both sides then seal every
+// message with the session key
+//
+//	HMAC-SHA256(secret, "reins-session\n" + port + "\n" + app nonce + "\n" + extension nonce + "\n" + profile)
 type Welcome struct {
 	Version int    `json:"version"`
 	Proof   string `json:"proof"`
