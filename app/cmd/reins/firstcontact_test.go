@@ -23,11 +23,7 @@ import (
 // TestFirstContact runs the real binary as a person meets it first: on a
 // server or in CI, with a C locale and no display.
 func TestFirstContact(t *testing.T) {
-	bin := filepath.Join(t.TempDir(), "reins")
-	build := exec.Command("go", "build", "-o", bin, ".")
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("building reins: %v\n%s", err, out)
-	}
+	bin := reinsBinary(t)
 	t.Run("commands without a window print nothing of fyne", func(t *testing.T) { quietCommands(t, bin) })
 	t.Run("serve starts without a display", func(t *testing.T) { serveWithoutDisplay(t, bin) })
 	t.Run("doctor says whether a tray host exists", func(t *testing.T) { doctorTrayHost(t, bin) })

@@ -27,11 +27,7 @@ import (
 // the folder and exits non-zero, and the first one's agents' socket is still
 // its own.
 func TestOneReinsPerDataFolder(t *testing.T) {
-	bin := filepath.Join(t.TempDir(), "reins")
-	build := exec.Command("go", "build", "-o", bin, ".")
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("building reins: %v\n%s", err, out)
-	}
+	bin := reinsBinary(t)
 	t.Run("two starts at once", func(t *testing.T) { simultaneousStarts(t, bin) })
 	t.Run("a second start leaves the first one's socket alone", func(t *testing.T) { secondStartLeavesSocket(t, bin) })
 	t.Run("the helper modes work while Reins runs", func(t *testing.T) { helpersWhileRunning(t, bin) })
