@@ -51,6 +51,8 @@ func Text(s string, max int) string {
 		r, size := utf8.DecodeRuneInString(s[i:])
 		i += size
 		switch {
+		case r > ' ' && r < 0x7f:
+			// printable ASCII, the common case: shown as it is
 		case isSpace(r):
 			space = n > 0
 			marks = 0

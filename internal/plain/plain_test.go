@@ -276,3 +276,17 @@ func TestUnsafeFindsWhatTextRemoves(t *testing.T) {
 		t.Error("Unsafe flags plain text")
 	}
 }
+
+func BenchmarkText(b *testing.B) {
+	for _, tc := range []struct{ name, in string }{
+		{"name", "Place order — 2 × £10"},
+		{"hostile-5000", strings.Repeat("Delete\x1b[2K\r\u202e\u200b ", 5000/12)},
+	} {
+		b.Run(tc.name, func(b *testing.B) {
+			b.SetBytes(int64(len(tc.in)))
+			for b.Loop() {
+				Text(tc.in, NameMax)
+			}
+		})
+	}
+}
