@@ -2,7 +2,7 @@
 SHELL := /bin/bash
 GO ?= go
 DEB_PACKAGES := chromium xvfb dbus-daemon gcc pkg-config libgl1-mesa-dev libx11-dev libxcursor-dev \
-	libxrandr-dev libxinerama-dev libxi-dev libxxf86vm-dev xfce4-panel xfconf
+	libxrandr-dev libxinerama-dev libxi-dev libxxf86vm-dev xfce4-panel xfconf rsyslog
 PAGES ?= ../shared/corpus/pages
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 # Packages whose tests need a display and a browser run one at a time.
@@ -61,7 +61,7 @@ screenshots: deps
 
 ## bench: benchmarks, outside `make test`.
 bench: deps
-	$(GO) test -run '^$$' -bench . -benchmem ./bridge/... ./audit/... ./grounding/... ./core/...
+	$(GO) test -run '^$$' -bench . -benchmem ./bridge/... ./audit/... ./grounding/... ./core/... ./internal/plain/
 	$(GO) test -run '^$$' -bench . -benchtime 50x -p 1 $(E2E_PKGS)
 	cd bench && npm ci --no-audit --no-fund
 	$(GO) run ./bench -pages $(PAGES)

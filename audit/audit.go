@@ -40,6 +40,20 @@
 // open log notices that too, because it remembers the head it wrote, but a
 // log that was truncated while Reins was not running cannot be told from a
 // shorter one; that is the limit of a chain kept in the file it protects.
+//
+// # The anchor
+//
+// So every committed row's seq and hash also leave the process
+// ([Options.Anchor]): one line to the system log (syslog(3): journald or
+// rsyslog on Linux, the unified log on macOS) and, when the person names
+// one, one to a remote syslog receiver (RFC 5424 over TCP), in the form
+// [AnchorLine] writes. [VerifyFile] compares the chain with those lines, as
+// [ReadAnchor] finds them in whatever a receiver kept, and so sees a cut
+// tail and a rewritten chain. The system log is best effort: when it cannot
+// be reached, rows are written all the same and [Log.AnchorStatus] says so.
+// A remote receiver marked required is not: while it does not answer,
+// [Log.Commit] refuses every act with [ErrAnchorUnreachable]; reads,
+// refusals and denials are still written, and their lines wait for it.
 package audit
 
 import (
@@ -128,6 +142,9 @@ var errClosed = errors.New("the audit log is closed (Reins is shutting down)")
 type Options struct {
 	Path string           // required: the database file; its folder is created owner-only if missing
 	Now  func() time.Time // optional: the clock; default time.Now
+	// Anchor, when set, copies each committed row's seq and hash to the
+	// system log and a remote receiver; see the package documentation.
+	Anchor *AnchorOptions // optional
 }
 
 // Log is an open audit log. Writes are serialised; reads run concurrently
@@ -138,6 +155,7 @@ type Log struct {
 	wdb    *sql.DB // one connection, the only writer
 	rdb    *sql.DB // read-only connections for Rows and Verify
 	closed atomic.Bool
+	anchor *anchor // nil without Options.Anchor
 
 	mu   sync.Mutex
 	w    *writer // guarded by mu
@@ -184,6 +202,13 @@ func Open(ctx context.Context, opts Options) (*Log, error) {
 	if err := l.open(ctx); err != nil {
 		l.closeDBs()
 		return nil, fmt.Errorf("audit log %s: %w", path, err)
+	}
+	if opts.Anchor != nil {
+		ao := *opts.Anchor
+		if ao.ID == "" {
+			ao.ID = path
+		}
+		l.anchor = newAnchor(ao)
 	}
 	return l, nil
 }
@@ -271,7 +296,31 @@ func (l *Log) Close() error {
 	if l.closed.Swap(true) {
 		return nil
 	}
-	return l.closeDBs()
+	var aerr error
+	if l.anchor != nil {
+		aerr = l.anchor.close()
+	}
+	return errors.Join(aerr, l.closeDBs())
+}
+
+// AnchorReady returns an error wrapping [ErrAnchorUnreachable] while a
+// remote receiver the person marked required does not answer, trying it
+// once more first; nil otherwise. Acts are refused meanwhile.
+func (l *Log) AnchorReady() error {
+	if l.anchor == nil {
+		return nil
+	}
+	return l.anchor.ready()
+}
+
+// AnchorStatus says why the system log (local) and the remote receiver
+// (remote) did not take the last row's hash; nil for a copy that works or
+// is not used.
+func (l *Log) AnchorStatus() (local, remote error) {
+	if l.anchor == nil {
+		return nil, nil
+	}
+	return l.anchor.status()
 }
 
 func (l *Log) closeDBs() error {
@@ -318,11 +367,15 @@ func (l *Log) Record(ctx context.Context, e Entry) (int64, error) {
 
 // Commit appends the "about to fire" row for a and returns the ticket the
 // executor needs, only once the row is durably committed. On any failure the
-// ticket is invalid and the act must not fire: the error wraps ErrWrite, or
-// is ErrNotApproved.
+// ticket is invalid and the act must not fire: the error wraps ErrWrite, is
+// ErrNotApproved, or wraps ErrAnchorUnreachable (a required remote receiver
+// does not answer; then no row is written).
 func (l *Log) Commit(ctx context.Context, a approvals.Approved, p Plan) (Ticket, error) {
 	if !a.Valid() {
 		return Ticket{}, ErrNotApproved
+	}
+	if err := l.AnchorReady(); err != nil {
+		return Ticket{}, err
 	}
 	req := a.Request()
 	r := record{
@@ -399,5 +452,9 @@ func (l *Log) append(ctx context.Context, r *record) (int64, error) {
 		return 0, explain(err)
 	}
 	l.head = head{seq: r.seq, hash: r.hash}
+	if l.anchor != nil {
+		// Under l.mu, so that the lines leave in the rows' order.
+		l.anchor.send(AnchorLine(r.seq, r.hash, r.prevHash, l.anchor.opts.ID))
+	}
 	return r.seq, nil
 }

@@ -36,7 +36,10 @@ const (
 	CodeOffScreen       = "off_screen"
 	CodeUnknownKey      = "unknown_key"
 	CodeTextTooLong     = "text_too_long"
-	CodeFailed          = "failed"
+	// CodeAnchorUnreachable: the remote audit receiver the person marked
+	// required does not answer, so acts are refused; reads go on.
+	CodeAnchorUnreachable = "audit_anchor_unreachable"
+	CodeFailed            = "failed"
 )
 
 // Error is a refusal or failure with a stable code and a sentence saying what
@@ -100,6 +103,8 @@ func classify(err error) (*Error, string) {
 		ce = &Error{Code: CodeDenyListed, Message: err.Error() + "; nothing was done", Err: err}
 	case errors.Is(err, executor.ErrPersonActive):
 		ce = &Error{Code: CodePersonActive, Message: "held: the person used the mouse or keyboard after the act was approved, so nothing was fired; " + err.Error(), Err: err}
+	case errors.Is(err, audit.ErrAnchorUnreachable):
+		ce = &Error{Code: CodeAnchorUnreachable, Message: err.Error() + "; nothing was done", Err: err}
 	case errors.Is(err, audit.ErrWrite):
 		ce = &Error{Code: CodeAuditFailed, Message: err.Error(), Err: err}
 	case errors.Is(err, bridge.ErrNotConnected), errors.Is(err, bridge.ErrDisconnected), errors.Is(err, bridge.ErrTimeout):

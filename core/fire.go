@@ -155,6 +155,10 @@ func pollUntil(ctx context.Context, within time.Duration, done func() bool) bool
 // A failure after the "about to fire" row is returned as *alreadyLogged.
 func (s *Session) decideAndFire(ctx context.Context, f firing) (*ActResult, error) {
 	e := s.e
+	// Before the person is asked about an act that could not fire.
+	if err := e.opts.Audit.AnchorReady(); err != nil {
+		return nil, err
+	}
 	for holds := 0; ; {
 		f.en.Decision = ""
 		approved, err := e.broker.Decide(ctx, f.req)

@@ -34,6 +34,10 @@ type StartOptions struct {
 	// that is OS input is refused, audited, saying why
 	// ([Runtime.InputUnavailable]). Otherwise Start fails then.
 	WithoutDisplay bool // optional
+	// SystemLog is the system log's unix socket that gets each audit row's
+	// seq and hash; "" the platform's (/dev/log, /var/run/syslog), "off"
+	// none. Tests give their own.
+	SystemLog string // optional
 }
 
 // Runtime is a started Reins: the engine and what it runs on.
@@ -90,7 +94,15 @@ func start(ctx context.Context, opts StartOptions, dir string) (*Runtime, error)
 	if err != nil {
 		return nil, err
 	}
-	log, err := audit.Open(ctx, audit.Options{Path: filepath.Join(dir, "audit.db")})
+	settingsPath := filepath.Join(dir, SettingsFile)
+	saved, problems := loadSettings(settingsPath)
+	for _, p := range problems {
+		logf(opts.Logf, "settings: %s", p)
+	}
+	log, err := audit.Open(ctx, audit.Options{Path: filepath.Join(dir, "audit.db"), Anchor: &audit.AnchorOptions{
+		SystemLog: opts.SystemLog, Remote: saved.AuditRemote, RemoteRequired: saved.AuditRemoteRequired,
+		Logf: func(format string, args ...any) { logf(opts.Logf, format, args...) },
+	}})
 	if err != nil {
 		return nil, fmt.Errorf("opening the audit log: %w", err)
 	}
@@ -103,11 +115,6 @@ func start(ctx context.Context, opts StartOptions, dir string) (*Runtime, error)
 			}
 			ex = executor.NewNoDisplay(err)
 		}
-	}
-	settingsPath := filepath.Join(dir, SettingsFile)
-	saved, problems := loadSettings(settingsPath)
-	for _, p := range problems {
-		logf(opts.Logf, "settings: %s", p)
 	}
 	port := opts.Port
 	if port == 0 {
@@ -311,6 +318,43 @@ func ServeNativeHost(stdin io.Reader, stdout io.Writer, caller string) error {
 // the Reins extension, into dir (a NativeMessagingHosts folder).
 func InstallNativeHost(dir, exe string) (string, error) {
 	return bridge.InstallHostManifest(dir, extension.NativeHost, exe, extension.Origin)
+}
+
+// AuditReport is what VerifyAuditFile found.
+type AuditReport = audit.Report
+
+// AuditPath is the audit log's file in dataDir ("" for the default data
+// folder), the name its anchor lines carry (db=…).
+func AuditPath(dataDir string) (string, error) {
+	if dataDir == "" {
+		var err error
+		if dataDir, err = paths.DataDir(); err != nil {
+			return "", err
+		}
+	}
+	return filepath.Abs(filepath.Join(dataDir, "audit.db"))
+}
+
+// VerifyAuditFile checks the audit log in dataDir ("" for the default)
+// without writing to it, against the anchor lines in anchor when it is not
+// nil (a file a syslog receiver wrote, or journalctl's output); id names
+// the log in those lines, "" for its path. A changed, cut or rewritten
+// chain is an error wrapping audit.ErrTampered naming the first bad row.
+func VerifyAuditFile(ctx context.Context, dataDir string, anchor io.Reader, id string) (AuditReport, error) {
+	path, err := AuditPath(dataDir)
+	if err != nil {
+		return AuditReport{}, err
+	}
+	var a *audit.Anchor
+	if anchor != nil {
+		if id == "" {
+			id = path
+		}
+		if a, err = audit.ReadAnchor(anchor, id); err != nil {
+			return AuditReport{}, err
+		}
+	}
+	return audit.VerifyFile(ctx, path, a)
 }
 
 // OpenAudit opens the log read-write for the audit subcommand.

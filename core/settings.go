@@ -5,9 +5,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net"
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -66,6 +68,39 @@ type Settings struct {
 	// DenyAdded are the applications the person added to the deny list, as
 	// they typed them, each matched as [executor.NamedRule] says.
 	DenyAdded []string
+	// AuditRemote is host:port of a syslog receiver (RFC 5424 over TCP)
+	// that gets each audit row's seq and hash, from the next start; "" for
+	// none. Set in settings.json ("auditAnchor"); Preferences does not
+	// show it yet.
+	AuditRemote string
+	// AuditRemoteRequired refuses every act while AuditRemote does not
+	// answer (reads go on), code audit_anchor_unreachable.
+	AuditRemoteRequired bool
+}
+
+// auditAnchorOnDisk is the saved form of the remote audit receiver.
+type auditAnchorOnDisk struct {
+	Remote   string `json:"remote,omitempty"`   // host:port
+	Required bool   `json:"required,omitempty"` // refuse acts while it does not answer
+}
+
+// CheckAuditRemote checks that s can name a remote audit receiver:
+// host:port with a port from 1 to 65535; "" for none.
+func CheckAuditRemote(s string) error {
+	if s == "" {
+		return nil
+	}
+	host, port, err := net.SplitHostPort(s)
+	if err != nil {
+		return fmt.Errorf("%w: the audit receiver must be host:port, such as logs.example.org:514 (%v)", ErrInvalidSetting, err)
+	}
+	if host == "" || strings.ContainsFunc(host, func(r rune) bool { return r <= ' ' || r == 0x7f || r == '/' }) {
+		return fmt.Errorf("%w: the audit receiver %q needs a host name or address before the colon", ErrInvalidSetting, s)
+	}
+	if n, err := strconv.Atoi(port); err != nil || n < 1 || n > 65535 {
+		return fmt.Errorf("%w: the audit receiver's port must be a number from 1 to 65535, not %q", ErrInvalidSetting, port)
+	}
+	return nil
 }
 
 // settingsOnDisk is the saved form; zero fields mean the default.
@@ -76,6 +111,8 @@ type settingsOnDisk struct {
 	StartAtLogin           bool     `json:"startAtLogin,omitempty"`
 	DenyAdded              []string `json:"denyAdded,omitempty"`
 	PauseChord             string   `json:"pauseChord,omitempty"`
+	// AuditAnchor is kept as written by the person; see Settings.AuditRemote.
+	AuditAnchor *auditAnchorOnDisk `json:"auditAnchor,omitempty"`
 }
 
 // prefs holds the engine's settings.
@@ -113,6 +150,9 @@ func (e *Engine) initPrefs() {
 		DenyList:        denyLabels(),
 		DenyAdded:       slices.Clone(saved.DenyAdded),
 		PauseChord:      saved.PauseChord,
+
+		AuditRemote:         saved.AuditRemote,
+		AuditRemoteRequired: saved.AuditRemoteRequired,
 	}
 	if e.prefs.s.PauseChord == "" {
 		e.prefs.s.PauseChord = executor.PauseChord
@@ -523,6 +563,20 @@ func loadSettings(path string) (Settings, []string) {
 			problems = append(problems, fmt.Sprintf("%s: pause chord %q cannot be used (%v); using %s", path, d.PauseChord, err, executor.PauseChord))
 		}
 	}
+	if a := d.AuditAnchor; a != nil {
+		switch err := CheckAuditRemote(a.Remote); {
+		case err != nil && a.Required:
+			// Dropping a required receiver would quietly lift the rule.
+			problems = append(problems, fmt.Sprintf("%s: %s; acts are refused until it is mended, since the receiver was marked required", path, strings.TrimPrefix(err.Error(), ErrInvalidSetting.Error()+": ")))
+			s.AuditRemote, s.AuditRemoteRequired = a.Remote, true
+		case err != nil:
+			problems = append(problems, fmt.Sprintf("%s: %s; audit rows are not sent to a receiver", path, strings.TrimPrefix(err.Error(), ErrInvalidSetting.Error()+": ")))
+		case a.Required && a.Remote == "":
+			problems = append(problems, fmt.Sprintf("%s: the audit anchor is marked required but names no receiver (\"remote\": \"host:port\"); nothing is required", path))
+		default:
+			s.AuditRemote, s.AuditRemoteRequired = a.Remote, a.Required
+		}
+	}
 	for _, n := range d.DenyAdded {
 		name, err := checkDeniedName(n)
 		switch {
@@ -546,11 +600,19 @@ func saveSettings(path string, s Settings) error {
 		StartAtLogin:           s.StartAtLogin,
 		DenyAdded:              s.DenyAdded,
 		PauseChord:             pauseChordOnDisk(s.PauseChord),
+		AuditAnchor:            auditAnchorToDisk(s),
 	}, "", "  ")
 	if err != nil {
 		return err
 	}
 	return atomicfile.Write(path, append(b, '\n'), 0o600)
+}
+
+func auditAnchorToDisk(s Settings) *auditAnchorOnDisk {
+	if s.AuditRemote == "" && !s.AuditRemoteRequired {
+		return nil
+	}
+	return &auditAnchorOnDisk{Remote: s.AuditRemote, Required: s.AuditRemoteRequired}
 }
 
 // short writes a duration as the audit row does: "45s", "10m", "1m30s".

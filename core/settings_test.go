@@ -760,3 +760,48 @@ func TestStartShowsTheLoginItemsAsTheyAre(t *testing.T) {
 	}
 	n.has(t, "start at login was off, but", entry, "showing it on")
 }
+
+// The remote audit receiver is set in the settings file; a value that
+// cannot name one is reported, and a broken one marked required keeps
+// acts refused rather than quietly lifting the rule.
+func TestTheAuditAnchorSettingIsChecked(t *testing.T) {
+	for _, c := range []struct {
+		json         string
+		remote       string
+		required     bool
+		note, reason string
+	}{
+		{`{"remote": "logs.example.org:6514", "required": true}`, "logs.example.org:6514", true, "", ""},
+		{`{"remote": "[::1]:514"}`, "[::1]:514", false, "", ""},
+		{`{"remote": "logs.example.org"}`, "", false, "must be host:port", "not sent to a receiver"},
+		{`{"remote": ":514"}`, "", false, "needs a host name", "not sent to a receiver"},
+		{`{"remote": "logs.example.org:70000"}`, "", false, "from 1 to 65535", "not sent to a receiver"},
+		{`{"remote": "log s:514", "required": true}`, "log s:514", true, "needs a host name", "acts are refused until it is mended"},
+		{`{"required": true}`, "", false, "names no receiver", "nothing is required"},
+	} {
+		dir := t.TempDir()
+		os.WriteFile(filepath.Join(dir, core.SettingsFile), []byte(`{"auditAnchor": `+c.json+`}`), 0o600)
+		var n notes
+		rt, err := core.Start(context.Background(), core.StartOptions{DataDir: dir, Executor: &executor.Fake{}, SystemLog: "off", Logf: n.logf})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if s := rt.Settings(); s.AuditRemote != c.remote || s.AuditRemoteRequired != c.required {
+			t.Errorf("%s: remote %q required %v, want %q %v", c.json, s.AuditRemote, s.AuditRemoteRequired, c.remote, c.required)
+		}
+		if c.note != "" {
+			n.has(t, c.note, c.reason)
+		}
+		rt.Close()
+	}
+	for _, ok := range []string{"", "127.0.0.1:514", "logs.example.org:6514", "[::1]:1"} {
+		if err := core.CheckAuditRemote(ok); err != nil {
+			t.Errorf("CheckAuditRemote(%q) = %v", ok, err)
+		}
+	}
+	for _, bad := range []string{"host", "host:", "host:0", "host:x", "a/b:514", "tcp://host:514"} {
+		if err := core.CheckAuditRemote(bad); !errors.Is(err, core.ErrInvalidSetting) {
+			t.Errorf("CheckAuditRemote(%q) = %v, want ErrInvalidSetting", bad, err)
+		}
+	}
+}

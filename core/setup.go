@@ -1,11 +1,13 @@
 package core
 
 import (
+	"context"
 	"errors"
 	"os"
 	"path/filepath"
 	"runtime"
 
+	"github.com/reins-app/reins/audit"
 	"github.com/reins-app/reins/executor"
 	"github.com/reins-app/reins/extension"
 	"github.com/reins-app/reins/internal/folderlock"
@@ -53,6 +55,8 @@ func Doctor() []Check {
 	out = append(out, Check{What: "data folder " + dir, OK: err == nil, Fix: "set REINS_DATA_DIR"})
 	if err == nil {
 		out = append(out, runningCheck(folderlock.Holding(dir)))
+		saved, _ := loadSettings(filepath.Join(dir, SettingsFile))
+		out = append(out, anchorChecks(context.Background(), audit.AnchorOptions{Remote: saved.AuditRemote, RemoteRequired: saved.AuditRemoteRequired})...)
 	}
 	hosts, _ := NativeHostDirs()
 	found := false
@@ -73,6 +77,36 @@ func Doctor() []Check {
 	out = append(out, Check{What: "input to the display", OK: err == nil, Fix: fix})
 	out = append(out, trayCheck(trayhost.Present()))
 	return out
+}
+
+// anchorChecks are doctor's lines about the copies of each audit row's
+// hash outside the database: the system log, and the remote receiver when
+// the settings name one.
+func anchorChecks(ctx context.Context, opts audit.AnchorOptions) []Check {
+	local, remote := audit.CheckAnchor(ctx, opts)
+	var out []Check
+	if opts.SystemLog != "off" {
+		where := opts.SystemLog
+		if where == "" {
+			where = "the system log"
+		}
+		c := Check{What: "audit anchor: " + where + " keeps each row's hash", OK: local == nil, Optional: true}
+		if local != nil {
+			c.Fix = local.Error()
+		}
+		out = append(out, c)
+	}
+	if opts.Remote == "" {
+		return out
+	}
+	c := Check{What: "audit anchor: remote receiver " + opts.Remote, OK: remote == nil, Optional: !opts.RemoteRequired}
+	switch {
+	case remote != nil && opts.RemoteRequired:
+		c.Fix = remote.Error() + "; it is marked required, so Reins refuses every act (audit_anchor_unreachable) until it answers"
+	case remote != nil:
+		c.Fix = remote.Error() + "; rows' hashes wait for it in Reins while it runs"
+	}
+	return append(out, c)
 }
 
 // runningCheck is doctor's line about the Reins that holds the data

@@ -29,8 +29,10 @@ const usage = `Usage:
   reins                 start Reins in the menu bar (the tray)
   reins serve           start Reins, answering approvals on this terminal
   reins mcp             the agents' door over stdio (agents start it; see README)
-  reins audit [-n N] [-json] [-verify]
+  reins audit [-n N] [-json] [-verify [-anchor FILE] [-anchor-id ID]]
                         print the last N audit rows, or verify the log's hash chain
+                        (only reading), against the rows' copies a syslog receiver
+                        kept in FILE (- for stdin, e.g. journalctl -t reins -o cat)
   reins extension [-user-data-dir PROFILE]... DIR
                         write the Chrome extension into DIR and install the pairing helper
                         (also into PROFILE/NativeMessagingHosts for a Chrome started with
@@ -144,24 +146,24 @@ func runAudit(args []string, out io.Writer) error {
 	fs := flag.NewFlagSet("audit", flag.ContinueOnError)
 	n := fs.Int("n", 20, "how many rows, newest last")
 	asJSON := fs.Bool("json", false, "print rows as JSON lines")
-	verify := fs.Bool("verify", false, "check the hash chain instead of printing rows")
+	verify := fs.Bool("verify", false, "check the hash chain instead of printing rows; only reads")
+	anchorFile := fs.String("anchor", "", "with -verify: a `FILE` of the rows' anchor lines a syslog receiver kept (- reads stdin)")
+	anchorID := fs.String("anchor-id", "", "with -verify: the log's name in the anchor lines (db=…), if not its path")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
 	ctx := context.Background()
+	if *verify {
+		return verifyAudit(ctx, out, *anchorFile, *anchorID)
+	}
+	if *anchorFile != "" || *anchorID != "" {
+		return errors.New("-anchor and -anchor-id go with -verify")
+	}
 	log, err := core.OpenAudit(ctx, "")
 	if err != nil {
 		return err
 	}
 	defer log.Close()
-	if *verify {
-		rows, err := log.Verify(ctx)
-		if err != nil {
-			return err
-		}
-		fmt.Fprintf(out, "The audit log is intact: %d rows, hash chain verified.\n", rows)
-		return nil
-	}
 	rows, err := log.Rows(ctx, core.AuditFilter{Limit: *n})
 	if err != nil {
 		return err
@@ -179,6 +181,46 @@ func runAudit(args []string, out io.Writer) error {
 		if _, err := out.Write(b); err != nil {
 			return err
 		}
+	}
+	return nil
+}
+
+// verifyAudit checks the log without writing to it, against the anchor
+// in anchorFile when one is given, and says what it found.
+func verifyAudit(ctx context.Context, out io.Writer, anchorFile, anchorID string) error {
+	var anchor io.Reader
+	switch anchorFile {
+	case "":
+	case "-":
+		anchor = os.Stdin
+	default:
+		f, err := os.Open(anchorFile)
+		if err != nil {
+			return fmt.Errorf("the anchor file cannot be read: %w", err)
+		}
+		defer f.Close()
+		anchor = f
+	}
+	rep, err := core.VerifyAuditFile(ctx, "", anchor, anchorID)
+	if len(rep.Triggers) > 0 {
+		fmt.Fprintf(out, "The append-only triggers %s are missing or changed: someone dropped them with a database tool. Reins puts them back at its next start; keep a copy of the file first.\n", strings.Join(rep.Triggers, ", "))
+	}
+	if err != nil {
+		return err
+	}
+	switch {
+	case anchor == nil:
+		fmt.Fprintf(out, "The audit log's hash chain is intact: %d rows. Without an anchor (-anchor FILE), rows deleted from its end or a chain rewritten whole cannot be seen.\n", rep.Rows)
+	case rep.AnchorLines == 0:
+		fmt.Fprintf(out, "The audit log's hash chain is intact: %d rows, but the anchor holds no line for this log (%d for other logs); check -anchor-id, or that Reins could reach the system log.\n", rep.Rows, rep.AnchorOthers)
+	default:
+		fmt.Fprintf(out, "The audit log is intact: %d rows, hash chain verified; %d of them match the anchor, which holds rows up to %d.\n", rep.Rows, rep.Anchored, rep.AnchorHead)
+		if int64(rep.Rows) > rep.AnchorHead {
+			fmt.Fprintf(out, "Rows %d to %d are not in the anchor: written while it could not be reached, or after the anchor file was taken.\n", rep.AnchorHead+1, rep.Rows)
+		}
+	}
+	if len(rep.Triggers) > 0 {
+		return errors.New("the audit log's triggers were changed outside Reins")
 	}
 	return nil
 }

@@ -1,0 +1,130 @@
+package core_test
+
+import (
+	"context"
+	"net"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/reins-app/reins/audit"
+	"github.com/reins-app/reins/audit/audittest"
+	"github.com/reins-app/reins/core"
+	"github.com/reins-app/reins/core/coretest"
+	"github.com/reins-app/reins/executor"
+)
+
+// anchoredFixture is newFixture on a log whose anchor is ao.
+func anchoredFixture(t *testing.T, ao audit.AnchorOptions) *fixture {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "audit.db")
+	log, err := audit.Open(context.Background(), audit.Options{Path: path, Anchor: &ao})
+	if err != nil {
+		t.Fatal(err)
+	}
+	br := coretest.NewBrowser()
+	ex := &executor.Fake{}
+	e := core.New(core.Options{Browser: br, Audit: log, Executor: ex, ApprovalTimeout: 2 * time.Second, PersonWait: 500 * time.Millisecond, Logf: t.Logf})
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		e.Run(ctx)
+	}()
+	t.Cleanup(func() {
+		e.Close()
+		cancel()
+		<-done
+		log.Close()
+	})
+	br.Connect()
+	ce := &coretest.Engine{Engine: e, Browser: br, Exec: ex, Log: log, LogPath: path}
+	br.Open(7, shop())
+	tab := ce.WaitTab(t, shopURL)
+	return &fixture{Engine: ce, t: t, tab: tab, agent: e.Connect(core.Agent{Name: "Test agent", PID: 4121, Exe: "/usr/bin/claude"})}
+}
+
+func TestARequiredAnchorThatDoesNotAnswerRefusesActsNotReads(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	f := anchoredFixture(t, audit.AnchorOptions{SystemLog: "off", Remote: addr, RemoteRequired: true})
+	f.SetShare(f.tab, core.Control)
+	var asked atomic.Int32
+	events, unsubscribe := f.Subscribe(64)
+	defer unsubscribe()
+	go func() {
+		for ev := range events {
+			if ev.Kind == core.EventApproval {
+				asked.Add(1)
+				f.Answer(ev.Request.ID, core.AllowOnce)
+			}
+		}
+	}()
+	ref, _ := f.snapRef("Place order") // a read: it works
+	const tries = 5
+	for range tries {
+		if err := f.click(ref); codeOf(err) != core.CodeAnchorUnreachable {
+			t.Fatalf("click = %v, want %s", err, core.CodeAnchorUnreachable)
+		}
+	}
+	if n := len(f.Exec.Fired()); n != 0 {
+		t.Fatalf("%d of %d acts fired", n, tries)
+	}
+	refused := f.rows(core.AuditFilter{Act: "click"})
+	if len(refused) != tries {
+		t.Fatalf("%d click rows, want %d refusals", len(refused), tries)
+	}
+	for _, r := range refused {
+		if r.Phase != audit.PhaseRecord || r.Outcome != core.OutcomeRefused || r.Code != core.CodeAnchorUnreachable {
+			t.Fatalf("row %+v; want a refusal with %s", r, core.CodeAnchorUnreachable)
+		}
+	}
+	if reads := f.rows(core.AuditFilter{Outcome: core.OutcomeRead}); len(reads) != 1 {
+		t.Fatalf("%d read rows, want the snapshot's", len(reads))
+	}
+	t.Logf("%d tries, %d fired, %d asked; %s", tries, len(f.Exec.Fired()), asked.Load(), refused[0].Detail)
+}
+
+// Start wires the anchor from the settings file and the system log socket.
+func TestStartSendsRowsToTheAnchorInTheSettings(t *testing.T) {
+	rs := audittest.Start(t, 0)
+	dir := t.TempDir()
+	settings := `{"auditAnchor": {"remote": "` + rs.Addr() + `", "required": true}}`
+	if err := os.WriteFile(filepath.Join(dir, core.SettingsFile), []byte(settings), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	rt, err := core.Start(context.Background(), core.StartOptions{DataDir: dir, Executor: &executor.Fake{}, SystemLog: rs.Socket, Logf: t.Logf})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s := rt.Settings(); s.AuditRemote != rs.Addr() || !s.AuditRemoteRequired {
+		t.Fatalf("settings %+v", s)
+	}
+	if err := rt.SetApprovalTimeout(45 * time.Second); err != nil { // writes a row, and saves the file
+		t.Fatal(err)
+	}
+	rt.Close()
+	path, _ := filepath.Abs(filepath.Join(dir, "audit.db"))
+	audittest.WaitLines(t, rs.LocalLog, path, 1)
+	audittest.WaitLines(t, rs.RemoteLog, path, 1)
+	b, _ := os.ReadFile(filepath.Join(dir, core.SettingsFile))
+	if !strings.Contains(string(b), rs.Addr()) {
+		t.Fatalf("saving another setting lost the anchor:\n%s", b)
+	}
+	f, err := os.Open(rs.RemoteLog)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	rep, err := core.VerifyAuditFile(context.Background(), dir, f, "")
+	if err != nil || rep.Anchored != 1 {
+		t.Fatalf("VerifyAuditFile = %+v, %v", rep, err)
+	}
+}
