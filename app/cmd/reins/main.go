@@ -98,7 +98,8 @@ func runServe(args []string) error {
 	defer stop()
 	// A machine without a desktop is what serve is for: it starts there,
 	// and only input acts are refused, each saying why.
-	rt, stopReins, err := startCore(ctx, core.StartOptions{Port: *port, WithoutDisplay: true}, *mcpPort, nil)
+	logf := func(f string, args ...any) { fmt.Fprintf(os.Stderr, "reins: "+f+"\n", args...) }
+	rt, stopReins, err := startCore(ctx, core.StartOptions{Port: *port, WithoutDisplay: true}, *mcpPort, logf)
 	if err != nil {
 		return err
 	}
@@ -119,6 +120,9 @@ func startReins(ctx context.Context, port, mcpPort int, logf func(string, ...any
 // startCore starts the core with opts and opens the agents' door; stop
 // closes both, the door first.
 func startCore(ctx context.Context, opts core.StartOptions, mcpPort int, logf func(string, ...any)) (rt *core.Runtime, stop func() error, err error) {
+	if opts.Logf == nil {
+		opts.Logf = logf
+	}
 	rt, err = core.Start(ctx, opts)
 	if err != nil {
 		return nil, nil, err
