@@ -1,8 +1,11 @@
 package approvals
 
 import (
+	"errors"
 	"fmt"
+	"net"
 	"net/url"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -63,11 +66,49 @@ func Origin(raw string) string {
 	return u.Scheme + "://" + host
 }
 
+// Loopback reports whether origin is served from this computer (localhost
+// and its subdomains, 127.0.0.0/8, [::1]) and returns its host and port (the
+// scheme's default when the origin names none).
+func Loopback(origin string) (host string, port int, ok bool) {
+	u, err := url.Parse(origin)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") {
+		return "", 0, false
+	}
+	host = strings.ToLower(u.Hostname())
+	ip := net.ParseIP(host)
+	switch {
+	case host == "localhost" || strings.HasSuffix(host, ".localhost"):
+	case ip != nil && ip.IsLoopback():
+	default:
+		return "", 0, false
+	}
+	port = 80
+	if u.Scheme == "https" {
+		port = 443
+	}
+	if p := u.Port(); p != "" {
+		n, err := strconv.Atoi(p)
+		if err != nil || n <= 0 || n > 65535 {
+			return "", 0, false
+		}
+		port = n
+	}
+	return host, port, true
+}
+
+// ErrProgramChanged: the tab was shared on a loopback address and another
+// program now listens there.
+var ErrProgramChanged = errors.New("another program now listens on the address this tab was shared on, so its share was withdrawn; ask the person to share it again")
+
 // Grant is one share, as the person set it.
 type Grant struct {
 	Level  Level     `json:"level"`
 	Origin string    `json:"origin"` // the origin on screen when it was shared; "" for the desktop
 	Since  time.Time `json:"since"`
+	// Program is, for a tab shared on a loopback origin, the program that
+	// listened there when it was shared, as core wrote it down (the grants
+	// only compare it); "" when the share is not pinned to a program.
+	Program string `json:"program,omitempty"`
 }
 
 // Grants holds the person's shares. They live in memory only: a restart of
@@ -90,6 +131,12 @@ func NewGrants(now func() time.Time) *Grants {
 // Set shares key at level, bound to origin. Sharing a tab at Read or Control
 // needs an origin: pages without one (about:blank, chrome://) cannot be shared.
 func (g *Grants) Set(key, origin string, level Level) error {
+	return g.SetPinned(key, origin, "", level)
+}
+
+// SetPinned is [Grants.Set] for a share that is also bound to the program
+// serving origin (see [Grant.Program]); program "" pins to none.
+func (g *Grants) SetPinned(key, origin, program string, level Level) error {
 	if key != DesktopKey && level != None && origin == "" {
 		return fmt.Errorf("this page has no web origin, so it cannot be shared")
 	}
@@ -99,8 +146,22 @@ func (g *Grants) Set(key, origin string, level Level) error {
 		delete(g.m, key)
 		return nil
 	}
-	g.m[key] = Grant{Level: level, Origin: origin, Since: g.now()}
+	g.m[key] = Grant{Level: level, Origin: origin, Since: g.now(), Program: program}
 	return nil
+}
+
+// ObserveProgram tells the grants which program serves a tab's origin now.
+// It reports whether a grant pinned to another program was withdrawn, and
+// the program it was pinned to. A grant pinned to none is left alone.
+func (g *Grants) ObserveProgram(key, program string) (ended bool, was string) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	gr, ok := g.m[key]
+	if !ok || gr.Program == "" || gr.Program == program {
+		return false, ""
+	}
+	delete(g.m, key)
+	return true, gr.Program
 }
 
 // Get returns key's grant; the zero Grant (None) when there is none.

@@ -55,9 +55,11 @@ type Options struct {
 type Engine struct {
 	opts   Options
 	grants *approvals.Grants
-	broker *approvals.Broker
-	queue  *queue
-	paused atomic.Bool
+	// programs names who listens where a loopback tab is served; see loopback.go.
+	programs programLookup
+	broker   *approvals.Broker
+	queue    *queue
+	paused   atomic.Bool
 	// firing ends the acts firing now, for Pause.
 	pauseMu  sync.Mutex
 	firing   map[uint64]context.CancelFunc // guarded by pauseMu
@@ -109,6 +111,7 @@ func New(opts Options) *Engine {
 	e := &Engine{
 		opts:      opts,
 		grants:    approvals.NewGrants(opts.Now),
+		programs:  osPrograms,
 		tabs:      map[string]*tabState{},
 		byChrome:  map[chromeTab]string{},
 		connected: map[string]bool{},
@@ -336,18 +339,37 @@ func (e *Engine) SetShare(tab string, level approvals.Level) error {
 	if !open {
 		return fmt.Errorf("there is no open tab %s", tab)
 	}
-	if err := e.grants.Set(tab, approvals.Origin(url), level); err != nil {
+	origin := approvals.Origin(url)
+	// A loopback tab is pinned to the program serving it; see loopback.go.
+	var pin, note string
+	if level > approvals.None {
+		var err error
+		if pin, note, err = e.pinFor(origin); err != nil {
+			ce, outcome := classify(err)
+			e.record(context.Background(), audit.Entry{
+				Agent: approvals.Agent{Name: approvals.PersonName}, Act: approvals.Act{Kind: approvals.Share},
+				Target:  approvals.Target{Tab: tab, TabTitle: title, Origin: origin},
+				Outcome: outcome, Code: ce.Code, Detail: "not shared at " + level.String() + ": " + ce.Message,
+			})
+			return ce
+		}
+	}
+	if err := e.grants.SetPinned(tab, origin, pin, level); err != nil {
 		return err
 	}
 	if level < approvals.Control {
 		e.broker.ForgetTab(tab)
 	}
+	detail := "shared at " + level.String()
+	if note != "" {
+		detail += "; " + note
+	}
 	e.record(context.Background(), audit.Entry{
-		Agent: approvals.Agent{Name: "person"}, Act: approvals.Act{Kind: approvals.Share},
-		Target:  approvals.Target{Tab: tab, TabTitle: title, Origin: approvals.Origin(url)},
-		Outcome: OutcomeDone, Detail: "shared at " + level.String(),
+		Agent: approvals.Agent{Name: approvals.PersonName}, Act: approvals.Act{Kind: approvals.Share},
+		Target:  approvals.Target{Tab: tab, TabTitle: title, Origin: origin},
+		Outcome: OutcomeDone, Detail: detail,
 	})
-	e.publish(Event{Kind: EventShare, Tab: tab, Level: level})
+	e.publish(Event{Kind: EventShare, Tab: tab, Level: level, Detail: note})
 	return nil
 }
 

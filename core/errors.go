@@ -39,7 +39,14 @@ const (
 	// CodeAnchorUnreachable: the remote audit receiver the person marked
 	// required does not answer, so acts are refused; reads go on.
 	CodeAnchorUnreachable = "audit_anchor_unreachable"
-	CodeFailed            = "failed"
+	// CodeProgramChanged: the tab was shared on a loopback address and
+	// another program now listens there, so its share ended.
+	CodeProgramChanged = "program_changed"
+	// CodeProgramUnknown: Reins could not tell which program listens on a
+	// loopback tab's address, so it would not share the tab, or read or
+	// act on it.
+	CodeProgramUnknown = "program_unknown"
+	CodeFailed         = "failed"
 )
 
 // Error is a refusal or failure with a stable code and a sentence saying what
@@ -81,6 +88,8 @@ func classify(err error) (*Error, string) {
 		ce = &Error{Code: CodeGrantRequired, Message: err.Error(), Err: err}
 	case errors.Is(err, approvals.ErrOriginChanged):
 		ce = &Error{Code: CodeGrantRequired, Message: err.Error(), Err: err}
+	case errors.Is(err, approvals.ErrProgramChanged):
+		ce = &Error{Code: CodeProgramChanged, Message: err.Error(), Err: err}
 	case errors.Is(err, executor.ErrNoDisplay):
 		ce = &Error{Code: CodeNoDisplay, Message: err.Error(), Err: err}
 	case errors.Is(err, executor.ErrOffScreen):

@@ -94,7 +94,7 @@ func (s *Session) snapshot(ctx context.Context, tab string, en *audit.Entry) (sn
 		return nil, nil, err
 	}
 	en.Target.TabTitle, en.Target.Origin = info.Title, approvals.Origin(info.URL)
-	if err := s.e.grants.Check(tab, approvals.Origin(info.URL), approvals.ReadOnly); err != nil {
+	if err := s.e.checkGrant(tab, approvals.Origin(info.URL), approvals.ReadOnly); err != nil {
 		en.Target.TabTitle = "" // an unshared tab's title is not the agent's to learn, nor the log's
 		return nil, nil, err
 	}
@@ -159,7 +159,7 @@ func (s *Session) screenshot(ctx context.Context, tab string, en *audit.Entry) (
 		return nil, err
 	}
 	en.Target.TabTitle, en.Target.Origin = info.Title, approvals.Origin(info.URL)
-	if err := s.e.grants.Check(tab, approvals.Origin(info.URL), approvals.ReadOnly); err != nil {
+	if err := s.e.checkGrant(tab, approvals.Origin(info.URL), approvals.ReadOnly); err != nil {
 		en.Target.TabTitle = ""
 		return nil, err
 	}
@@ -242,7 +242,7 @@ func (s *Session) act(ctx context.Context, r ActRequest, en *audit.Entry) (*ActR
 	}
 	origin := approvals.Origin(info.URL)
 	en.Target.TabTitle, en.Target.Origin = info.Title, origin
-	if err := e.grants.Check(r.Tab, origin, approvals.Control); err != nil {
+	if err := e.checkGrant(r.Tab, origin, approvals.Control); err != nil {
 		en.Target.TabTitle = ""
 		return nil, err
 	}
@@ -302,7 +302,7 @@ func (s *Session) act(ctx context.Context, r ActRequest, en *audit.Entry) (*ActR
 		if err != nil {
 			return audit.Plan{}, err
 		}
-		if err := e.grants.Check(r.Tab, approvals.Origin(info.URL), approvals.Control); err != nil {
+		if err := e.checkGrant(r.Tab, approvals.Origin(info.URL), approvals.Control); err != nil {
 			return audit.Plan{}, err
 		}
 		if r.Ref == "" {

@@ -174,7 +174,7 @@ func TestTrayApprovalClickedOnThePopup(t *testing.T) {
 	var fireSeq int64
 	for _, r := range rows {
 		switch {
-		case r.AgentName == "person" && r.ActKind == "share" && r.Detail == "shared at control":
+		case r.AgentName == "person" && r.ActKind == "share" && strings.HasPrefix(r.Detail, "shared at control; pinned to "):
 			shared++
 		case r.AgentName == "tray e2e agent" && r.ActKind == "connect" && r.Outcome == core.OutcomeDone && r.Decision == "allowed once":
 			admitted++

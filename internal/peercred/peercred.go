@@ -1,10 +1,12 @@
 // Package peercred answers the few read-only questions about other processes
 // that the agents' door needs: who is on the other end of a local socket
 // (user and process, from the kernel, not from anything the peer says), which
-// process started a given one, and which executable a process runs.
+// process started a given one, which executable a process runs, and which
+// programs listen on a loopback port (for core's pin of a localhost tab).
 //
 // Each answer comes from the OS: SO_PEERCRED and /proc on Linux,
-// LOCAL_PEERCRED, LOCAL_PEERPID and sysctl kern.proc on macOS. Everything
+// LOCAL_PEERCRED, LOCAL_PEERPID and sysctl kern.proc on macOS (where
+// [Listening] is not offered). Everything
 // here is pure Go, so macOS builds need no cgo.
 package peercred
 
