@@ -4,7 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"log/syslog"
+	"io"
 	"net"
 	"os"
 	"strconv"
@@ -42,6 +42,8 @@ type AnchorOptions struct {
 	ID string // optional
 	// Logf reports when a copy cannot be made and when it can again.
 	Logf func(format string, args ...any) // optional; default: discard
+
+	testOnlyDial func(network, addr string, timeout time.Duration) (net.Conn, error)
 }
 
 // remoteBacklog is how many lines wait for a remote receiver that does not
@@ -85,12 +87,22 @@ type anchor struct {
 	localTry time.Time // guarded by localMu: when the system log was last looked for
 	localMu  sync.Mutex
 
+	// flushing is held by whoever dials the receiver or writes to it (the
+	// run loop, an act asking ready, close), never by send: a receiver that
+	// is slow to answer delays no row.
+	flushing sync.Mutex
+
 	mu      sync.Mutex
-	conn    net.Conn // guarded by mu; nil while the receiver is not connected
-	pending []string // guarded by mu: lines not yet handed to the receiver
-	dropped int      // guarded by mu: lines lost to a full backlog
-	lastErr error    // guarded by mu: why the receiver is not connected
-	lastTry time.Time
+	conn    net.Conn  // guarded by mu; nil while the receiver is not connected
+	lastErr error     // guarded by mu: why the receiver is not connected
+	lastTry time.Time // guarded by mu: when the receiver was last dialled
+
+	// dial reaches the receiver; a test may hold it up.
+	dial func(network, addr string, timeout time.Duration) (net.Conn, error)
+
+	qmu     sync.Mutex
+	pending []string // guarded by qmu: lines not yet handed to the receiver
+	dropped int      // guarded by qmu: lines lost to a full backlog
 
 	kick chan struct{}
 	quit chan struct{}
@@ -104,9 +116,12 @@ type localLog interface {
 }
 
 func newAnchor(opts AnchorOptions) *anchor {
-	a := &anchor{opts: opts, logf: opts.Logf, kick: make(chan struct{}, 1), quit: make(chan struct{}), done: make(chan struct{})}
+	a := &anchor{opts: opts, logf: opts.Logf, dial: net.DialTimeout, kick: make(chan struct{}, 1), quit: make(chan struct{}), done: make(chan struct{})}
 	if a.logf == nil {
 		a.logf = func(string, ...any) {}
+	}
+	if opts.testOnlyDial != nil {
+		a.dial = opts.testOnlyDial
 	}
 	if a.host, _ = os.Hostname(); a.host == "" {
 		a.host = "-"
@@ -129,28 +144,45 @@ func newAnchor(opts AnchorOptions) *anchor {
 }
 
 // dialLocal opens the system log at path, or the platform's when path is "".
-// Lines go at notice, not info: macOS keeps info messages in memory only,
-// and notice ones on disk.
-func dialLocal(path string) (*syslog.Writer, error) {
-	var w *syslog.Writer
-	var err error
+func dialLocal(path string) (*localWriter, error) {
+	paths := []string{path}
 	if path == "" {
-		w, err = syslog.New(syslog.LOG_NOTICE|syslog.LOG_AUTHPRIV, AnchorTag)
-	} else {
-		w, err = syslog.Dial("unixgram", path, syslog.LOG_NOTICE|syslog.LOG_AUTHPRIV, AnchorTag)
-		if err != nil {
-			w, err = syslog.Dial("unix", path, syslog.LOG_NOTICE|syslog.LOG_AUTHPRIV, AnchorTag)
+		paths = []string{"/dev/log", "/var/run/syslog", "/var/run/log"}
+	}
+	var err error
+	for _, p := range paths {
+		for _, network := range []string{"unixgram", "unix"} {
+			var c net.Conn
+			if c, err = net.DialTimeout(network, p, localWait); err == nil {
+				return &localWriter{conn: c}, nil
+			}
 		}
 	}
-	if err != nil {
-		where := path
-		if where == "" {
-			where = "/dev/log, /var/run/syslog or /var/run/log"
-		}
-		return nil, fmt.Errorf("the system log (%s) cannot be reached (%v); audit rows are still written, but without a copy of their hashes outside the database; start the system's log service (journald, rsyslog): Reins looks for it again every few seconds", where, err)
+	where := path
+	if where == "" {
+		where = "/dev/log, /var/run/syslog or /var/run/log"
 	}
-	return w, nil
+	return nil, fmt.Errorf("the system log (%s) cannot be reached (%v); audit rows are still written, but without a copy of their hashes outside the database; start the system's log service (journald, rsyslog): Reins looks for it again every few seconds", where, err)
 }
+
+// localWait bounds one write to the system log. Rows are committed while
+// it is written, so a log service that stops reading must not stop them:
+// past this the line is counted as lost and the row goes on.
+const localWait = 50 * time.Millisecond
+
+// localWriter writes lines to the system log's socket in the form syslog(3)
+// does, each with a deadline. Lines go at notice, not info: macOS keeps
+// info messages in memory only, and notice ones on disk.
+type localWriter struct{ conn net.Conn }
+
+func (w *localWriter) Notice(line string) error {
+	msg := fmt.Sprintf("<%d>%s %s[%d]: %s\n", 10*8+5, time.Now().Format(time.Stamp), AnchorTag, os.Getpid(), line)
+	w.conn.SetWriteDeadline(time.Now().Add(localWait))
+	_, err := io.WriteString(w.conn, msg)
+	return err
+}
+
+func (w *localWriter) Close() error { return w.conn.Close() }
 
 // send queues one row's line. It never blocks on the network.
 func (a *anchor) send(line string) {
@@ -158,13 +190,13 @@ func (a *anchor) send(line string) {
 	if a.opts.Remote == "" {
 		return
 	}
-	a.mu.Lock()
+	a.qmu.Lock()
 	if len(a.pending) >= remoteBacklog {
 		a.pending = a.pending[1:]
 		a.dropped++
 	}
 	a.pending = append(a.pending, line)
-	a.mu.Unlock()
+	a.qmu.Unlock()
 	a.kickNow()
 }
 
@@ -218,48 +250,86 @@ func (a *anchor) run() {
 		if a.opts.Remote == "" {
 			continue
 		}
-		a.mu.Lock()
-		if a.conn != nil || time.Since(a.lastTry) >= time.Second {
-			a.flushLocked()
-		}
-		a.mu.Unlock()
+		a.flush(false)
 	}
 }
 
-// flushLocked connects if need be and writes the waiting lines.
-func (a *anchor) flushLocked() error {
-	if a.conn == nil {
-		if err := a.connectLocked(); err != nil {
+// flush connects if need be and writes the waiting lines. A receiver
+// that did not answer is dialled again only after retryEvery, unless now
+// asks for a try at once (an act while it is required).
+func (a *anchor) flush(now bool) error {
+	a.flushing.Lock()
+	defer a.flushing.Unlock()
+	c, err := a.connection(now)
+	if err != nil {
+		return err
+	}
+	for {
+		a.qmu.Lock()
+		if len(a.pending) == 0 {
+			dropped := a.dropped
+			a.dropped = 0
+			a.qmu.Unlock()
+			if dropped > 0 {
+				a.logf("audit anchor: %d rows' hashes were never sent to %s: more were waiting than Reins keeps", dropped, a.opts.Remote)
+			}
+			return nil
+		}
+		line := a.pending[0]
+		a.qmu.Unlock()
+		c.SetWriteDeadline(time.Now().Add(dialWait))
+		if _, err := c.Write(frame(a.host, line)); err != nil {
+			a.mu.Lock()
+			a.lostLocked(c, err)
+			err = a.lastErr
+			a.mu.Unlock()
 			return err
 		}
-	}
-	for len(a.pending) > 0 {
-		a.conn.SetWriteDeadline(time.Now().Add(dialWait))
-		if _, err := a.conn.Write(frame(a.host, a.pending[0])); err != nil {
-			a.lostLocked(a.conn, err)
-			return a.lastErr
+		a.qmu.Lock()
+		// A full backlog may have dropped it meanwhile: lines are unique.
+		if len(a.pending) > 0 && a.pending[0] == line {
+			a.pending = a.pending[1:]
 		}
-		a.pending = a.pending[1:]
+		a.qmu.Unlock()
 	}
-	if a.dropped > 0 {
-		a.logf("audit anchor: %d rows' hashes were never sent to %s: more were waiting than Reins keeps", a.dropped, a.opts.Remote)
-		a.dropped = 0
-	}
-	return nil
 }
 
-func (a *anchor) connectLocked() error {
+// connection is the receiver's connection, dialled (with no lock but
+// flushing held) when there is none.
+func (a *anchor) connection(now bool) (net.Conn, error) {
+	a.mu.Lock()
+	c, last, lastErr := a.conn, a.lastTry, a.lastErr
+	a.mu.Unlock()
+	if c != nil {
+		return c, nil
+	}
+	if lastErr != nil && !now && time.Since(last) < retryEvery {
+		return nil, lastErr
+	}
+	if lastErr != nil && now && time.Since(last) < time.Second {
+		return nil, lastErr // an act a moment after a failed try learns the same
+	}
+	c, err := a.dial("tcp", a.opts.Remote, dialWait)
+	a.mu.Lock()
+	defer a.mu.Unlock()
 	a.lastTry = time.Now()
-	c, err := net.DialTimeout("tcp", a.opts.Remote, dialWait)
 	if err != nil {
 		if a.lastErr == nil {
-			a.logf("audit anchor: the remote receiver %s does not answer (%v); %d rows' hashes wait for it", a.opts.Remote, err, len(a.pending))
+			a.qmu.Lock()
+			n := len(a.pending)
+			a.qmu.Unlock()
+			a.logf("audit anchor: the remote receiver %s does not answer (%v); %d rows' hashes wait for it", a.opts.Remote, err, n)
 		}
 		a.lastErr = fmt.Errorf("%w (%s: %v)", ErrAnchorUnreachable, a.opts.Remote, err)
-		return a.lastErr
+		return nil, a.lastErr
+	}
+	if tc, ok := c.(*net.TCPConn); ok {
+		// A receiver that vanishes without closing (power, network) is
+		// noticed in seconds, not when the kernel gives up.
+		tc.SetKeepAliveConfig(net.KeepAliveConfig{Enable: true, Idle: 5 * time.Second, Interval: 2 * time.Second, Count: 3})
 	}
 	if a.lastErr != nil {
-		a.logf("audit anchor: the remote receiver %s answers again; sending the %d rows' hashes that waited", a.opts.Remote, len(a.pending))
+		a.logf("audit anchor: the remote receiver %s answers again; sending the rows' hashes that waited", a.opts.Remote)
 	}
 	a.conn, a.lastErr = c, nil
 	// A receiver sends nothing back: a read returns only when it closes
@@ -275,7 +345,7 @@ func (a *anchor) connectLocked() error {
 			}
 		}
 	}()
-	return nil
+	return c, nil
 }
 
 // lostLocked forgets c, if it is still the connection, because of err.
@@ -292,15 +362,19 @@ func (a *anchor) lostLocked(c net.Conn, err error) {
 // ready returns nil unless a required receiver does not answer now; it
 // tries to reach it at once when it is not connected.
 func (a *anchor) ready() error {
-	if a.opts.Remote == "" || !a.opts.RemoteRequired {
+	if !a.opts.RemoteRequired {
 		return nil
+	}
+	if a.opts.Remote == "" {
+		return fmt.Errorf("%w (the settings mark a receiver required but do not say which one can be reached)", ErrAnchorUnreachable)
 	}
 	a.mu.Lock()
-	defer a.mu.Unlock()
-	if a.conn != nil {
+	connected := a.conn != nil
+	a.mu.Unlock()
+	if connected {
 		return nil
 	}
-	return a.flushLocked()
+	return a.flush(true)
 }
 
 // status says how each copy is doing: nil when it works or is not used.
@@ -318,13 +392,18 @@ func (a *anchor) status() (local, remote error) {
 func (a *anchor) close() error {
 	close(a.quit)
 	<-a.done
-	a.mu.Lock()
 	var err error
-	if a.opts.Remote != "" && len(a.pending) > 0 {
-		if ferr := a.flushLocked(); ferr != nil {
+	a.qmu.Lock()
+	waiting := len(a.pending)
+	a.qmu.Unlock()
+	if a.opts.Remote != "" && waiting > 0 {
+		if ferr := a.flush(true); ferr != nil {
+			a.qmu.Lock()
 			err = fmt.Errorf("audit anchor: %d rows' hashes were not sent to %s before Reins stopped: %v", len(a.pending), a.opts.Remote, ferr)
+			a.qmu.Unlock()
 		}
 	}
+	a.mu.Lock()
 	if a.conn != nil {
 		c := a.conn
 		a.conn = nil

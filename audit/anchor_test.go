@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -380,5 +381,71 @@ func TestReadAnchorTellsForgedLinesAndOtherLogs(t *testing.T) {
 	}
 	if a.Lines != 4 || a.Others != 1 || a.Conflict != 2 || a.Head() != 2 || a.Rows[1] != h("a") {
 		t.Fatalf("ReadAnchor = %+v", a)
+	}
+}
+
+// A system log that stops reading does not stop the audit log: each line
+// waits a moment at most and is counted lost.
+func TestASystemLogThatStopsReadingDoesNotStopRows(t *testing.T) {
+	sock := filepath.Join(t.TempDir(), "log.sock")
+	ln, err := net.ListenUnixgram("unixgram", &net.UnixAddr{Name: sock, Net: "unixgram"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close() // read by no one
+	l := openAnchored(t, testPath(t), AnchorOptions{SystemLog: sock})
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for range 10 {
+			fill(t, l, 5) // 60 rows: more than the socket's queue (net.unix.max_dgram_qlen, 10 by default)
+		}
+	}()
+	select {
+	case <-done:
+	case <-time.After(2 * time.Minute):
+		t.Fatal("rows stopped while the system log did not read")
+	}
+	if local, _ := l.AnchorStatus(); local == nil {
+		t.Error("the lost lines were not reported")
+	}
+}
+
+// A receiver that is slow to answer holds up no row: rows are queued while
+// it is dialled, and reach it once it answers.
+func TestASlowReceiverHoldsUpNoRow(t *testing.T) {
+	rs := audittest.Start(t, 0)
+	release := make(chan struct{})
+	var dials atomic.Int32
+	path := testPath(t)
+	l := openAnchored(t, path, AnchorOptions{SystemLog: "off", Remote: rs.Addr(), testOnlyDial: func(network, addr string, timeout time.Duration) (net.Conn, error) {
+		if dials.Add(1) == 1 {
+			<-release // the first try hangs, as a receiver dropping SYNs does
+		}
+		return net.DialTimeout(network, addr, timeout)
+	}})
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		fill(t, l, 20)
+	}()
+	select {
+	case <-done:
+	case <-time.After(time.Minute):
+		t.Fatal("rows waited for the receiver's dial")
+	}
+	if dials.Load() != 1 {
+		t.Errorf("%d dials while the first hung; want one", dials.Load())
+	}
+	close(release)
+	audittest.WaitLines(t, rs.RemoteLog, path, 22)
+}
+
+// A receiver marked required that the settings do not name is not
+// reachable: no act may fire.
+func TestARequiredReceiverWithNoAddressRefusesActs(t *testing.T) {
+	l := openAnchored(t, testPath(t), AnchorOptions{SystemLog: "off", RemoteRequired: true})
+	if err := l.AnchorReady(); !errors.Is(err, ErrAnchorUnreachable) {
+		t.Fatalf("AnchorReady = %v, want ErrAnchorUnreachable", err)
 	}
 }

@@ -496,6 +496,34 @@ func TestFewUnpairedConnectionsAtOnce(t *testing.T) {
 	h.connect("p", nil)
 }
 
+// A stranger whose upgrade fails is answered and let go: it cannot keep
+// its place among the unpaired by asking again and again on one
+// connection, nor hold a socket past the deadline.
+func TestAFailedUpgradeGivesItsPlaceBack(t *testing.T) {
+	const limit = 2
+	// A deadline far beyond the test's wait: only being let go ends it.
+	h := start(t, func(o *bridge.Options) { o.MaxUnpaired = limit; o.HelloTimeout = time.Minute })
+	addr := "127.0.0.1:" + strconv.Itoa(h.s.Port())
+	for i := range 2 * limit {
+		c, err := net.Dial("tcp", addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// The extension's Origin, but no upgrade: a 426, then the end.
+		fmt.Fprintf(c, "GET /bridge HTTP/1.1\r\nHost: 127.0.0.1\r\nOrigin: %s\r\n\r\n", extension.Origin)
+		c.SetReadDeadline(time.Now().Add(5 * time.Second))
+		b, err := io.ReadAll(c)
+		c.Close()
+		if err != nil {
+			t.Fatalf("stranger %d: the connection was kept open after its failed upgrade: %v (read %q)", i, err, b)
+		}
+		if !strings.HasPrefix(string(b), "HTTP/1.1 426") {
+			t.Fatalf("stranger %d was answered %q", i, b)
+		}
+	}
+	h.connect("p", nil)
+}
+
 // The extension counts every tab as unshared until it has a table, so the
 // table is the first thing it gets, and a changed table reaches it before
 // any request that reads a tab.

@@ -159,10 +159,13 @@ func (s *Server) Start() error {
 		ReadHeaderTimeout: s.opts.HelloTimeout,
 		IdleTimeout:       s.opts.HelloTimeout,
 		MaxHeaderBytes:    8 << 10,
+		// One request a connection: a stranger whose upgrade fails cannot
+		// keep its place among the unpaired by asking again.
 		ConnContext: func(ctx context.Context, c net.Conn) context.Context {
 			return context.WithValue(ctx, connKey{}, c)
 		},
 	}
+	s.http.SetKeepAlivesEnabled(false)
 	go s.http.Serve(gated)
 	return nil
 }
@@ -254,6 +257,11 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if err != nil {
 		return
 	}
+	if gc != nil {
+		// The socket itself ends at the deadline, whatever is being read
+		// or written then: a close that waits for a stranger's answer too.
+		gc.Conn.SetDeadline(deadline)
+	}
 	// The read loop can end on its own (an oversized message); the socket
 	// must not outlive it.
 	defer conn.CloseNow()
@@ -275,6 +283,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	if gc != nil {
 		gc.paired() // it no longer counts against the strangers' allowance
+		gc.Conn.SetDeadline(time.Time{})
 	}
 	conn.SetReadLimit(protocol.MaxMessageBytes + SealOverhead)
 	// The extension counts every tab as not shared until it has a table:

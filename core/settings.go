@@ -1,6 +1,7 @@
 package core
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -528,10 +529,17 @@ func loadSettings(path string) (Settings, []string) {
 		// (their additions to the deny list among them) with it: set it
 		// aside first, where they can still be read and put back.
 		bad := path + ".bad"
-		if rerr := os.Rename(path, bad); rerr != nil {
-			return s, []string{fmt.Sprintf("%s cannot be read as settings (%v), nor set aside as %s (%v); using the defaults, and the next change in Preferences will replace it", path, err, filepath.Base(bad), rerr)}
+		var anchorNote string
+		if bytes.Contains(b, []byte(`"auditAnchor"`)) {
+			// It may have named a required receiver: the defaults must not
+			// lift that rule, so acts are refused until it is mended.
+			s.AuditRemoteRequired = true
+			anchorNote = "; it names an audit anchor, which is taken as required and unknown, so acts are refused until the file is mended"
 		}
-		return s, []string{fmt.Sprintf("%s cannot be read as settings (%v); it is kept as %s for you to mend or delete, and Reins uses the defaults until then", path, err, bad)}
+		if rerr := os.Rename(path, bad); rerr != nil {
+			return s, []string{fmt.Sprintf("%s cannot be read as settings (%v), nor set aside as %s (%v); using the defaults, and the next change in Preferences will replace it%s", path, err, filepath.Base(bad), rerr, anchorNote)}
+		}
+		return s, []string{fmt.Sprintf("%s cannot be read as settings (%v); it is kept as %s for you to mend or delete, and Reins uses the defaults until then%s", path, err, bad, anchorNote)}
 	}
 	var problems []string
 	if t := time.Duration(d.ApprovalTimeoutSeconds) * time.Second; t != 0 {
@@ -572,7 +580,9 @@ func loadSettings(path string) (Settings, []string) {
 		case err != nil:
 			problems = append(problems, fmt.Sprintf("%s: %s; audit rows are not sent to a receiver", path, strings.TrimPrefix(err.Error(), ErrInvalidSetting.Error()+": ")))
 		case a.Required && a.Remote == "":
-			problems = append(problems, fmt.Sprintf("%s: the audit anchor is marked required but names no receiver (\"remote\": \"host:port\"); nothing is required", path))
+			// Required means no act without it: with none named, none fires.
+			problems = append(problems, fmt.Sprintf("%s: the audit anchor is marked required but names no receiver (\"remote\": \"host:port\"); acts are refused until it names one or is no longer required", path))
+			s.AuditRemoteRequired = true
 		default:
 			s.AuditRemote, s.AuditRemoteRequired = a.Remote, a.Required
 		}

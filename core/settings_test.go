@@ -777,7 +777,10 @@ func TestTheAuditAnchorSettingIsChecked(t *testing.T) {
 		{`{"remote": ":514"}`, "", false, "needs a host name", "not sent to a receiver"},
 		{`{"remote": "logs.example.org:70000"}`, "", false, "from 1 to 65535", "not sent to a receiver"},
 		{`{"remote": "log s:514", "required": true}`, "log s:514", true, "needs a host name", "acts are refused until it is mended"},
-		{`{"required": true}`, "", false, "names no receiver", "nothing is required"},
+		{`{"required": true}`, "", true, "names no receiver", "acts are refused until it names one"},
+		// Not JSON at all: whatever it named, the rule is not lifted.
+		{`{"remote": "logs.example.org:6514", "required": true},`, "", true, "names an audit anchor", "acts are refused until the file is mended"},
+		{`{"remote": "logs.example.org:6514", "required": "true"}`, "", true, "names an audit anchor", "acts are refused until the file is mended"},
 	} {
 		dir := t.TempDir()
 		os.WriteFile(filepath.Join(dir, core.SettingsFile), []byte(`{"auditAnchor": `+c.json+`}`), 0o600)

@@ -89,6 +89,7 @@ const ReinsStrip = (() => {
       const level = this.level(tab);
       if (level === "none") return `tab ${tab} is not shared in the extension's latest share table, so it is neither read nor acted on; ${fix}`;
       if (need === "control" && level !== "control") return `tab ${tab} is shared to read only, and this needs control; ${fix}`;
+      if (need === "control" && this.paused) return `the person has paused all agents, so tab ${tab} is not acted on until they resume from the Reins menu`;
       const origin = this.origins.get(tab);
       if (origin && originOf(url) !== origin) return `tab ${tab} no longer shows ${origin}, the site it was shared on; ${fix} again`;
       return "";

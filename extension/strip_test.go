@@ -160,6 +160,8 @@ m.apply("shares", { ...shares.params, seq: shares.params.seq + 2 });
 // A paused table; then the bridge drops: every badge goes.
 m.apply("shares", { ...shares.params, seq: shares.params.seq + 3, paused: true });
 assert.strictEqual(m.view(1843).paused, true);
+assert.match(m.refusal(1843, "control", "https://shop.example.com/cart"), /paused/, "nothing is acted on while paused");
+assert.strictEqual(m.refusal(1843, "read", "https://shop.example.com/"), "", "reading goes on while paused");
 m.reset(false);
 for (const t of [1843, 1844, 1845]) assert.strictEqual(m.badge(t).text, "");
 assert.match(m.refusal(1843, "read", "https://shop.example.com/"), /not paired/, "nothing is shared without a connection");

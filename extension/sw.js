@@ -215,7 +215,8 @@ async function connect() {
 // is asynchronous but keeps the order of the calls, and so does the socket.
 function send(l, obj) {
   let text = JSON.stringify(obj);
-  if (text.length > MAX_MESSAGE) {
+  // The app's limit is in bytes of UTF-8; a character may take three.
+  if (text.length * 3 > MAX_MESSAGE && new TextEncoder().encode(text).length > MAX_MESSAGE) {
     if (!obj.id) return;
     text = JSON.stringify({ id: obj.id, error: { code: "too_large", message: "the answer is over 16 MiB" } });
   }

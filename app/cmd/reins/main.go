@@ -215,8 +215,11 @@ func verifyAudit(ctx context.Context, out io.Writer, anchorFile, anchorID string
 	switch {
 	case anchor == nil:
 		fmt.Fprintf(out, "The audit log's hash chain is intact: %d rows. Without an anchor (-anchor FILE), rows deleted from its end or a chain rewritten whole cannot be seen.\n", rep.Rows)
+	case rep.AnchorLines == 0 && rep.Rows > 0:
+		// Not a pass: nothing was checked against the anchor asked for.
+		return fmt.Errorf("the audit log's hash chain is intact (%d rows), but the anchor holds no line for this log (%d for other logs), so nothing was checked against it; check -anchor-id, or that Reins could reach the system log", rep.Rows, rep.AnchorOthers)
 	case rep.AnchorLines == 0:
-		fmt.Fprintf(out, "The audit log's hash chain is intact: %d rows, but the anchor holds no line for this log (%d for other logs); check -anchor-id, or that Reins could reach the system log.\n", rep.Rows, rep.AnchorOthers)
+		fmt.Fprintf(out, "The audit log is empty, and so is the anchor for it.\n")
 	default:
 		fmt.Fprintf(out, "The audit log is intact: %d rows, hash chain verified; %d of them match the anchor, which holds rows up to %d.\n", rep.Rows, rep.Anchored, rep.AnchorHead)
 		if int64(rep.Rows) > rep.AnchorHead {
