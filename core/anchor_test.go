@@ -20,31 +20,10 @@ import (
 // anchoredFixture is newFixture on a log whose anchor is ao.
 func anchoredFixture(t *testing.T, ao audit.AnchorOptions) *fixture {
 	t.Helper()
-	path := filepath.Join(t.TempDir(), "audit.db")
-	log, err := audit.Open(context.Background(), audit.Options{Path: path, Anchor: &ao})
-	if err != nil {
-		t.Fatal(err)
-	}
-	br := coretest.NewBrowser()
-	ex := &executor.Fake{}
-	e := core.New(core.Options{Browser: br, Audit: log, Executor: ex, ApprovalTimeout: 2 * time.Second, PersonWait: 500 * time.Millisecond, Logf: t.Logf})
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		e.Run(ctx)
-	}()
-	t.Cleanup(func() {
-		e.Close()
-		cancel()
-		<-done
-		log.Close()
-	})
-	br.Connect()
-	ce := &coretest.Engine{Engine: e, Browser: br, Exec: ex, Log: log, LogPath: path}
-	br.Open(7, shop())
-	tab := ce.WaitTab(t, shopURL)
-	return &fixture{Engine: ce, t: t, tab: tab, agent: e.Connect(core.Agent{Name: "Test agent", PID: 4121, Exe: "/usr/bin/claude"})}
+	e := coretest.New(t, coretest.Options{Anchor: &ao})
+	e.Browser.Open(7, shop())
+	tab := e.WaitTab(t, shopURL)
+	return &fixture{Engine: e, t: t, tab: tab, agent: e.Connect(core.Agent{Name: "Test agent", PID: 4121, Exe: "/usr/bin/claude"})}
 }
 
 func TestARequiredAnchorThatDoesNotAnswerRefusesActsNotReads(t *testing.T) {

@@ -397,6 +397,8 @@ type Options struct {
 	// PersonWait is how long approved input waits for the person to be
 	// still before it is held; default 500 ms, to keep tests short.
 	PersonWait time.Duration // optional
+	// Anchor is the audit log's anchor; default none.
+	Anchor *audit.AnchorOptions // optional
 }
 
 // Engine is a core.Engine on fakes, running until the test ends.
@@ -419,7 +421,7 @@ func New(t testing.TB, opts Options) *Engine {
 		opts.PersonWait = 500 * time.Millisecond
 	}
 	path := filepath.Join(t.TempDir(), "audit.db")
-	log, err := audit.Open(context.Background(), audit.Options{Path: path})
+	log, err := audit.Open(context.Background(), audit.Options{Path: path, Anchor: opts.Anchor})
 	if err != nil {
 		t.Fatal(err)
 	}
