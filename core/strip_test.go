@@ -387,26 +387,7 @@ func TestStripButtonsTakePowerAwayThroughThePersonsPath(t *testing.T) {
 // and events alike, no share is raised, no pause lifted and no approval
 // answered; only stop_sharing and pause_all do anything, and they take away.
 func TestNothingFromTheExtensionGivesPower(t *testing.T) {
-	secret := []byte("0123456789abcdef0123456789abcdef")
-	br, err := bridge.New(bridge.Options{Origin: extension.Origin, Secret: secret, Logf: t.Logf})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := br.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer br.Close()
-	log, err := audit.Open(context.Background(), audit.Options{Path: filepath.Join(t.TempDir(), "audit.db")})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer log.Close()
-	e := core.New(core.Options{Browser: br, Audit: log, Executor: &executor.Fake{}, ApprovalTimeout: 3 * time.Second, Logf: t.Logf})
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	e.ServeStrip(ctx, br)
-	go e.Run(ctx)
-	defer e.Close()
+	ctx, br, e, secret := engineOnARealBridge(t)
 
 	var mu sync.Mutex
 	var tables []protocol.Shares
@@ -523,26 +504,7 @@ func TestNothingFromTheExtensionGivesPower(t *testing.T) {
 // share, so a share the person just gave must reach it before the
 // snapshot does: the bridge sends the table first, on the same socket.
 func TestASnapshotRightAfterSharingFindsTheTableThere(t *testing.T) {
-	secret := []byte("0123456789abcdef0123456789abcdef")
-	br, err := bridge.New(bridge.Options{Origin: extension.Origin, Secret: secret, Logf: t.Logf})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := br.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer br.Close()
-	log, err := audit.Open(context.Background(), audit.Options{Path: filepath.Join(t.TempDir(), "audit.db")})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer log.Close()
-	e := core.New(core.Options{Browser: br, Audit: log, Executor: &executor.Fake{}, ApprovalTimeout: 3 * time.Second, Logf: t.Logf})
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	e.ServeStrip(ctx, br)
-	go e.Run(ctx)
-	defer e.Close()
+	ctx, br, e, secret := engineOnARealBridge(t)
 
 	// The fake extension answers as sw.js does: only for a tab its latest
 	// table shares at read.
@@ -612,3 +574,32 @@ func TestASnapshotRightAfterSharingFindsTheTableThere(t *testing.T) {
 		t.Errorf("the extension refused %d snapshots: the table came after them", refused)
 	}
 }
+
+// engineOnARealBridge is an engine serving the strip over a real bridge on
+// loopback, for a fake extension that dials it with secret; both stop when
+// the test ends, and so does ctx.
+func engineOnARealBridge(t *testing.T) (ctx context.Context, br *bridge.Server, e *core.Engine, secret []byte) {
+	t.Helper()
+	secret = []byte("0123456789abcdef0123456789abcdef")
+	br, err := bridge.New(bridge.Options{Origin: extension.Origin, Secret: secret, Logf: t.Logf})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := br.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { br.Close() })
+	log, err := audit.Open(context.Background(), audit.Options{Path: filepath.Join(t.TempDir(), "audit.db")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { log.Close() })
+	e = core.New(core.Options{Browser: br, Audit: log, Executor: &executor.Fake{}, ApprovalTimeout: 3 * time.Second, Logf: t.Logf})
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	e.ServeStrip(ctx, br)
+	go e.Run(ctx)
+	t.Cleanup(func() { e.Close() })
+	return ctx, br, e, secret
+}
+
