@@ -602,4 +602,3 @@ func engineOnARealBridge(t *testing.T) (ctx context.Context, br *bridge.Server, 
 	t.Cleanup(func() { e.Close() })
 	return ctx, br, e, secret
 }
-
