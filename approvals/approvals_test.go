@@ -6,6 +6,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/reins-app/reins/vocab"
 )
 
 type clock struct {
@@ -22,17 +24,17 @@ func (c *clock) add(d time.Duration) {
 
 func TestGrantIsBoundToTheOriginSharedOn(t *testing.T) {
 	g := NewGrants(nil)
-	if err := g.Set("1", "https://shop.example.com", Control); err != nil {
+	if err := g.Set("1", "https://shop.example.com", vocab.Control); err != nil {
 		t.Fatal(err)
 	}
-	if err := g.Check("1", "https://shop.example.com", Control); err != nil {
+	if err := g.Check("1", "https://shop.example.com", vocab.Control); err != nil {
 		t.Fatalf("same origin: %v", err)
 	}
-	if err := g.Check("1", "https://evil.example.net", ReadOnly); !errors.Is(err, ErrOriginChanged) {
+	if err := g.Check("1", "https://evil.example.net", vocab.ReadOnly); !errors.Is(err, ErrOriginChanged) {
 		t.Fatalf("another origin: got %v", err)
 	}
 	// Withdrawn for good: coming back does not restore it.
-	if err := g.Check("1", "https://shop.example.com", ReadOnly); !errors.Is(err, ErrNotShared) {
+	if err := g.Check("1", "https://shop.example.com", vocab.ReadOnly); !errors.Is(err, ErrNotShared) {
 		t.Fatalf("after leaving: got %v", err)
 	}
 }
@@ -40,24 +42,24 @@ func TestGrantIsBoundToTheOriginSharedOn(t *testing.T) {
 func TestGrantLevels(t *testing.T) {
 	g := NewGrants(nil)
 	o := "https://a.example"
-	if err := g.Check("1", o, ReadOnly); !errors.Is(err, ErrNotShared) {
+	if err := g.Check("1", o, vocab.ReadOnly); !errors.Is(err, ErrNotShared) {
 		t.Fatalf("none: %v", err)
 	}
-	g.Set("1", o, ReadOnly)
-	if err := g.Check("1", o, ReadOnly); err != nil {
+	g.Set("1", o, vocab.ReadOnly)
+	if err := g.Check("1", o, vocab.ReadOnly); err != nil {
 		t.Fatalf("read: %v", err)
 	}
-	if err := g.Check("1", o, Control); !errors.Is(err, ErrReadOnly) {
+	if err := g.Check("1", o, vocab.Control); !errors.Is(err, ErrReadOnly) {
 		t.Fatalf("control on read: %v", err)
 	}
-	g.Set("1", o, None)
-	if err := g.Check("1", o, ReadOnly); !errors.Is(err, ErrNotShared) {
+	g.Set("1", o, vocab.None)
+	if err := g.Check("1", o, vocab.ReadOnly); !errors.Is(err, ErrNotShared) {
 		t.Fatalf("unshared: %v", err)
 	}
-	if err := g.Set("2", "", ReadOnly); err == nil {
+	if err := g.Set("2", "", vocab.ReadOnly); err == nil {
 		t.Fatal("a page without an origin was shared")
 	}
-	if err := g.Check(DesktopKey, "", ReadOnly); !errors.Is(err, ErrDesktopNotShared) {
+	if err := g.Check(vocab.DesktopKey, "", vocab.ReadOnly); !errors.Is(err, ErrDesktopNotShared) {
 		t.Fatalf("desktop: %v", err)
 	}
 }
@@ -83,32 +85,32 @@ func TestOrigin(t *testing.T) {
 }
 
 type scripted struct {
-	answer Decision
+	answer vocab.Decision
 	err    error
 	wait   bool // block until ctx ends
 	asked  int
 }
 
-func (s *scripted) Answer(ctx context.Context, req Request) (Decision, error) {
+func (s *scripted) Answer(ctx context.Context, req vocab.Request) (vocab.Decision, error) {
 	s.asked++
 	if s.wait {
 		<-ctx.Done()
-		return Deny, ctx.Err()
+		return vocab.Deny, ctx.Err()
 	}
 	return s.answer, s.err
 }
 
-func click(tab string) Request {
-	return Request{ID: "r", Agent: Agent{Name: "a", Session: "s1"}, Act: Act{Kind: Click}, Target: Target{Tab: tab, Name: "OK"}}
+func click(tab string) vocab.Request {
+	return vocab.Request{ID: "r", Agent: vocab.Agent{Name: "a", Session: "s1"}, Act: vocab.Act{Kind: vocab.Click}, Target: vocab.Target{Tab: tab, Name: "OK"}}
 }
 
 func TestBrokerDecisions(t *testing.T) {
 	ctx := context.Background()
-	a, err := NewBroker(BrokerOptions{Answerer: &scripted{answer: AllowOnce}}).Decide(ctx, click("1"))
-	if err != nil || !a.Valid() || a.How() != AllowOnce || a.Request().Act.Kind != Click {
+	a, err := NewBroker(BrokerOptions{Answerer: &scripted{answer: vocab.AllowOnce}}).Decide(ctx, click("1"))
+	if err != nil || !a.Valid() || a.How() != vocab.AllowOnce || a.Request().Act.Kind != vocab.Click {
 		t.Fatalf("allow once: %+v, %v", a, err)
 	}
-	if a, err := NewBroker(BrokerOptions{Answerer: &scripted{answer: Deny}}).Decide(ctx, click("1")); !errors.Is(err, ErrDenied) || a.Valid() {
+	if a, err := NewBroker(BrokerOptions{Answerer: &scripted{answer: vocab.Deny}}).Decide(ctx, click("1")); !errors.Is(err, ErrDenied) || a.Valid() {
 		t.Fatalf("deny: %v", err)
 	}
 	if _, err := NewBroker(BrokerOptions{Answerer: &scripted{err: errors.New("popup closed")}}).Decide(ctx, click("1")); !errors.Is(err, ErrDenied) {
@@ -150,7 +152,7 @@ func TestBrokerShutdownDeniesPendingAndFuture(t *testing.T) {
 
 func TestAllowOnTabIsRememberedForAWhileAndNeverForSecrets(t *testing.T) {
 	c := &clock{t: time.Unix(1000, 0)}
-	s := &scripted{answer: AllowTab}
+	s := &scripted{answer: vocab.AllowTab}
 	b := NewBroker(BrokerOptions{Answerer: s, Now: c.now, Remember: 10 * time.Minute})
 	ctx := context.Background()
 	for i := 0; i < 3; i++ {
@@ -183,11 +185,11 @@ func TestAllowOnTabIsRememberedForAWhileAndNeverForSecrets(t *testing.T) {
 		t.Fatal("ForgetTab kept the memory")
 	}
 	// Secrets and navigation are asked every time, whatever the answer was.
-	secret := Request{Agent: Agent{Session: "s1"}, Act: Act{Kind: Type, Text: "pw", Secret: true}, Target: Target{Tab: "1"}}
-	nav := Request{Agent: Agent{Session: "s1"}, Act: Act{Kind: Navigate, URL: "https://x.example"}, Target: Target{Tab: "1"}}
+	secret := vocab.Request{Agent: vocab.Agent{Session: "s1"}, Act: vocab.Act{Kind: vocab.Type, Text: "pw", Secret: true}, Target: vocab.Target{Tab: "1"}}
+	nav := vocab.Request{Agent: vocab.Agent{Session: "s1"}, Act: vocab.Act{Kind: vocab.Navigate, URL: "https://x.example"}, Target: vocab.Target{Tab: "1"}}
 	for i := 0; i < 2; i++ {
 		a, _ := b.Decide(ctx, secret)
-		if a.How() != AllowOnce {
+		if a.How() != vocab.AllowOnce {
 			t.Fatalf("a secret field got %v", a.How())
 		}
 		b.Decide(ctx, nav)
@@ -198,24 +200,24 @@ func TestAllowOnTabIsRememberedForAWhileAndNeverForSecrets(t *testing.T) {
 }
 
 func TestSentenceNeverShowsSecretText(t *testing.T) {
-	s := Act{Kind: Type, Text: "hunter2", Secret: true}.Sentence("Password")
+	s := vocab.Act{Kind: vocab.Type, Text: "hunter2", Secret: true}.Sentence("Password")
 	if s != "Type 7 characters into “Password”" {
 		t.Fatalf("got %q", s)
 	}
-	if got := (Act{Kind: Type, Text: "hi", Submit: true}).Sentence("Search"); got != "Type “hi” into “Search” and press Enter" {
+	if got := (vocab.Act{Kind: vocab.Type, Text: "hi", Submit: true}).Sentence("Search"); got != "Type “hi” into “Search” and press Enter" {
 		t.Fatalf("got %q", got)
 	}
-	if got := (Agent{Name: "Claude Code", PID: 4121, Exe: "claude"}).Label(); got != "claude (pid 4121) · “Claude Code”" {
+	if got := (vocab.Agent{Name: "Claude Code", PID: 4121, Exe: "claude"}).Label(); got != "claude (pid 4121) · “Claude Code”" {
 		t.Fatalf("got %q", got)
 	}
 }
 
 func TestAHeldRequestIsAlwaysAskedAndKnowsItsDeadline(t *testing.T) {
 	c := &clock{t: time.Unix(1000, 0)}
-	var got []Request
-	ans := answerFunc(func(_ context.Context, r Request) (Decision, error) {
+	var got []vocab.Request
+	ans := answerFunc(func(_ context.Context, r vocab.Request) (vocab.Decision, error) {
 		got = append(got, r)
-		return AllowTab, nil
+		return vocab.AllowTab, nil
 	})
 	b := NewBroker(BrokerOptions{Answerer: ans, Now: c.now, Timeout: 45 * time.Second})
 	ctx := context.Background()
@@ -243,6 +245,8 @@ func TestAHeldRequestIsAlwaysAskedAndKnowsItsDeadline(t *testing.T) {
 	}
 }
 
-type answerFunc func(context.Context, Request) (Decision, error)
+type answerFunc func(context.Context, vocab.Request) (vocab.Decision, error)
 
-func (f answerFunc) Answer(ctx context.Context, r Request) (Decision, error) { return f(ctx, r) }
+func (f answerFunc) Answer(ctx context.Context, r vocab.Request) (vocab.Decision, error) {
+	return f(ctx, r)
+}

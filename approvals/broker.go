@@ -5,12 +5,14 @@ import (
 	"errors"
 	"sync"
 	"time"
+
+	"github.com/reins-app/reins/vocab"
 )
 
 // Answerer puts a request before a person and returns their decision. It
 // returns when they answer or ctx ends; an error or ctx's end means deny.
 type Answerer interface {
-	Answer(ctx context.Context, req Request) (Decision, error)
+	Answer(ctx context.Context, req vocab.Request) (vocab.Decision, error)
 }
 
 // BrokerOptions configures [NewBroker].
@@ -35,7 +37,7 @@ type Broker struct {
 type memoryKey struct {
 	session string
 	tab     string
-	kind    ActKind
+	kind    vocab.ActKind
 }
 
 // NewBroker makes a broker.
@@ -100,14 +102,14 @@ func (b *Broker) SetRemember(d time.Duration) {
 // Rememberable reports whether an act may be covered by "allow on this tab
 // for a while": never typing into a secret field, never navigation, which may
 // leave the origin, and never desktop acts.
-func Rememberable(act Act, t Target) bool {
+func Rememberable(act vocab.Act, t vocab.Target) bool {
 	if t.Desktop || t.Tab == "" {
 		return false
 	}
 	switch act.Kind {
-	case Click, DoubleClick, RightClick, Hover, Scroll:
+	case vocab.Click, vocab.DoubleClick, vocab.RightClick, vocab.Hover, vocab.Scroll:
 		return true
-	case Type:
+	case vocab.Type:
 		return !act.Secret
 	}
 	return false
@@ -115,7 +117,7 @@ func Rememberable(act Act, t Target) bool {
 
 // Covered reports whether a remembered "allow on this tab" answers req
 // without asking, so callers can skip preparing what only a person needs.
-func (b *Broker) Covered(req Request) bool {
+func (b *Broker) Covered(req vocab.Request) bool {
 	if !Rememberable(req.Act, req.Target) || req.Held > 0 {
 		return false
 	}
@@ -127,7 +129,7 @@ func (b *Broker) Covered(req Request) bool {
 
 // Decide returns leave for req, or why not: [ErrDenied], [ErrTimeout],
 // [ErrShutdown] or [ErrNoAnswerer]. It blocks until the person answers.
-func (b *Broker) Decide(ctx context.Context, req Request) (Approved, error) {
+func (b *Broker) Decide(ctx context.Context, req vocab.Request) (Approved, error) {
 	select {
 	case <-b.closed:
 		return Approved{}, ErrShutdown
@@ -144,7 +146,7 @@ func (b *Broker) Decide(ctx context.Context, req Request) (Approved, error) {
 		until, ok := b.remember[key]
 		b.mu.Unlock()
 		if ok && now.Before(until) {
-			return Approved{req: req, how: allowedByMemory, at: now, ok: true}, nil
+			return Approved{req: req, how: vocab.Remembered, at: now, ok: true}, nil
 		}
 	}
 	if b.opts.Answerer == nil {
@@ -177,10 +179,10 @@ func (b *Broker) Decide(ctx context.Context, req Request) (Approved, error) {
 		return Approved{}, errors.Join(ErrDenied, err)
 	}
 	switch d {
-	case AllowOnce:
-	case AllowTab:
+	case vocab.AllowOnce:
+	case vocab.AllowTab:
 		if !req.Rememberable {
-			d = AllowOnce
+			d = vocab.AllowOnce
 			break
 		}
 		b.mu.Lock()

@@ -6,6 +6,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/reins-app/reins/vocab"
 )
 
 func TestSetTimeoutAppliesToLaterRequests(t *testing.T) {
@@ -53,7 +55,7 @@ func TestSetTimeoutKeepsThePendingRequestsTime(t *testing.T) {
 
 func TestSetRememberLengthensLaterAndShortensEarlierMemories(t *testing.T) {
 	c := &clock{t: time.Unix(1000, 0)}
-	s := &scripted{answer: AllowTab}
+	s := &scripted{answer: vocab.AllowTab}
 	b := NewBroker(BrokerOptions{Answerer: s, Now: c.now, Remember: 10 * time.Minute})
 	ctx := context.Background()
 	b.Decide(ctx, click("1"))
@@ -87,7 +89,7 @@ func TestSetRememberLengthensLaterAndShortensEarlierMemories(t *testing.T) {
 }
 
 func TestBrokerSettersRaceWithDecide(t *testing.T) {
-	b := NewBroker(BrokerOptions{Answerer: always(AllowTab)})
+	b := NewBroker(BrokerOptions{Answerer: always(vocab.AllowTab)})
 	var wg sync.WaitGroup
 	for i := 0; i < 4; i++ {
 		wg.Add(2)
@@ -110,6 +112,8 @@ func TestBrokerSettersRaceWithDecide(t *testing.T) {
 }
 
 // always answers every request with the same decision; safe for concurrent use.
-type always Decision
+type always vocab.Decision
 
-func (a always) Answer(context.Context, Request) (Decision, error) { return Decision(a), nil }
+func (a always) Answer(context.Context, vocab.Request) (vocab.Decision, error) {
+	return vocab.Decision(a), nil
+}

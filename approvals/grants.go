@@ -9,42 +9,9 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/reins-app/reins/vocab"
 )
-
-// Level is how far a tab (or the desktop) is shared.
-type Level int
-
-const (
-	None     Level = iota // nothing may be read or done
-	ReadOnly              // snapshots and screenshots, no acts
-	Control               // acts, each approved by the person
-)
-
-func (l Level) String() string {
-	switch l {
-	case ReadOnly:
-		return "read"
-	case Control:
-		return "control"
-	}
-	return "none"
-}
-
-// ParseLevel reads "none", "read" or "control".
-func ParseLevel(s string) (Level, error) {
-	switch s {
-	case "none", "not shared", "off":
-		return None, nil
-	case "read", "readonly", "read-only":
-		return ReadOnly, nil
-	case "control":
-		return Control, nil
-	}
-	return None, fmt.Errorf("unknown share level %q: use none, read or control", s)
-}
-
-// DesktopKey is the grant key of the desktop tools.
-const DesktopKey = "desktop"
 
 // Origin returns the origin of a URL as grants compare it ("https://a.example:8443"),
 // or "" when the URL has none (about:blank, data:, chrome://…).
@@ -102,9 +69,9 @@ var ErrProgramChanged = errors.New("another program now listens on the address t
 
 // Grant is one share, as the person set it.
 type Grant struct {
-	Level  Level     `json:"level"`
-	Origin string    `json:"origin"` // the origin on screen when it was shared; "" for the desktop
-	Since  time.Time `json:"since"`
+	Level  vocab.Level `json:"level"`
+	Origin string      `json:"origin"` // the origin on screen when it was shared; "" for the desktop
+	Since  time.Time   `json:"since"`
 	// Program is, for a tab shared on a loopback origin, the program that
 	// listened there when it was shared, as core wrote it down (the grants
 	// only compare it); "" when the share is not pinned to a program.
@@ -130,19 +97,19 @@ func NewGrants(now func() time.Time) *Grants {
 
 // Set shares key at level, bound to origin. Sharing a tab at Read or Control
 // needs an origin: pages without one (about:blank, chrome://) cannot be shared.
-func (g *Grants) Set(key, origin string, level Level) error {
+func (g *Grants) Set(key, origin string, level vocab.Level) error {
 	return g.SetPinned(key, origin, "", level)
 }
 
 // SetPinned is [Grants.Set] for a share that is also bound to the program
 // serving origin (see [Grant.Program]); program "" pins to none.
-func (g *Grants) SetPinned(key, origin, program string, level Level) error {
-	if key != DesktopKey && level != None && origin == "" {
+func (g *Grants) SetPinned(key, origin, program string, level vocab.Level) error {
+	if key != vocab.DesktopKey && level != vocab.None && origin == "" {
 		return fmt.Errorf("this page has no web origin, so it cannot be shared")
 	}
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	if level == None {
+	if level == vocab.None {
 		delete(g.m, key)
 		return nil
 	}
@@ -177,7 +144,7 @@ func (g *Grants) Observe(key, origin string) (revoked bool) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	gr, ok := g.m[key]
-	if !ok || key == DesktopKey || gr.Origin == origin {
+	if !ok || key == vocab.DesktopKey || gr.Origin == origin {
 		return false
 	}
 	delete(g.m, key)
@@ -193,7 +160,7 @@ func (g *Grants) Forget(key string) {
 
 // Check reports nil when key is shared at need or more on origin. A tab found
 // on another origin loses its grant here and then (ErrOriginChanged).
-func (g *Grants) Check(key, origin string, need Level) error {
+func (g *Grants) Check(key, origin string, need vocab.Level) error {
 	if g.Observe(key, origin) {
 		return ErrOriginChanged
 	}
@@ -201,9 +168,9 @@ func (g *Grants) Check(key, origin string, need Level) error {
 	switch {
 	case have >= need:
 		return nil
-	case key == DesktopKey:
+	case key == vocab.DesktopKey:
 		return ErrDesktopNotShared
-	case have == None:
+	case have == vocab.None:
 		return ErrNotShared
 	default:
 		return ErrReadOnly

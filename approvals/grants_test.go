@@ -3,6 +3,8 @@ package approvals
 import (
 	"strconv"
 	"testing"
+
+	"github.com/reins-app/reins/vocab"
 )
 
 func TestLoopbackOrigins(t *testing.T) {
@@ -32,18 +34,18 @@ func TestLoopbackOrigins(t *testing.T) {
 
 func TestAGrantPinnedToAProgramEndsWhenAnotherServesIt(t *testing.T) {
 	g := NewGrants(nil)
-	if err := g.SetPinned("1", "http://localhost:8000", `"/usr/bin/python3" "/home/p"`, Control); err != nil {
+	if err := g.SetPinned("1", "http://localhost:8000", `"/usr/bin/python3" "/home/p"`, vocab.Control); err != nil {
 		t.Fatal(err)
 	}
-	if ended, _ := g.ObserveProgram("1", `"/usr/bin/python3" "/home/p"`); ended || g.Get("1").Level != Control {
+	if ended, _ := g.ObserveProgram("1", `"/usr/bin/python3" "/home/p"`); ended || g.Get("1").Level != vocab.Control {
 		t.Fatal("the same program ended the share")
 	}
 	ended, was := g.ObserveProgram("1", `"/tmp/x" "/tmp"`)
-	if !ended || was != `"/usr/bin/python3" "/home/p"` || g.Get("1").Level != None {
+	if !ended || was != `"/usr/bin/python3" "/home/p"` || g.Get("1").Level != vocab.None {
 		t.Fatalf("another program: ended %v, was %q, level %v", ended, was, g.Get("1").Level)
 	}
 	// A share pinned to nothing is left alone.
-	g.Set("2", "http://localhost:8000", ReadOnly)
+	g.Set("2", "http://localhost:8000", vocab.ReadOnly)
 	if ended, _ := g.ObserveProgram("2", `"/tmp/x" "/tmp"`); ended {
 		t.Fatal("an unpinned share ended")
 	}

@@ -13,8 +13,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/reins-app/reins/approvals"
 	"github.com/reins-app/reins/audit/audittest"
+	"github.com/reins-app/reins/vocab"
 )
 
 // openAnchored opens a log at path whose anchor goes to rs, both ways.
@@ -153,10 +153,10 @@ func TestACutTailIsFoundAgainstTheAnchor(t *testing.T) {
 func TestARewrittenChainIsFoundAgainstTheAnchor(t *testing.T) {
 	attack(t, "rewritten chain", func(t *testing.T, p string, k int64) {
 		rewriteFrom(t, p, k, func(r *record) {
-			if r.outcome == OutcomeDenied {
-				r.outcome = OutcomeRead
+			if r.outcome == vocab.OutcomeDenied {
+				r.outcome = vocab.OutcomeRead
 			} else {
-				r.outcome = OutcomeDenied
+				r.outcome = vocab.OutcomeDenied
 			}
 		})
 	})
@@ -252,7 +252,7 @@ func TestARequiredReceiverThatDoesNotAnswerRefusesActsUntilItDoes(t *testing.T) 
 	addr := freeAddr(t)
 	path := testPath(t)
 	l := openAnchored(t, path, AnchorOptions{SystemLog: "off", Remote: addr, RemoteRequired: true})
-	act := approve(approvals.Act{Kind: approvals.Click}, tab)
+	act := approve(vocab.Act{Kind: vocab.Click}, tab)
 	const tries = 5
 	got := 0
 	for range tries {
@@ -268,8 +268,8 @@ func TestARequiredReceiverThatDoesNotAnswerRefusesActsUntilItDoes(t *testing.T) 
 		t.Fatalf("%d of %d acts got a ticket", got, tries)
 	}
 	// Reads and refusals are still written.
-	mustRecord(t, l, Entry{Agent: agent, Act: approvals.Act{Kind: approvals.Read}, Target: tab, Outcome: OutcomeRead})
-	mustRecord(t, l, Entry{Agent: agent, Act: approvals.Act{Kind: approvals.Click}, Target: tab, Outcome: OutcomeRefused, Code: "audit_anchor_unreachable"})
+	mustRecord(t, l, Entry{Agent: agent, Act: vocab.Act{Kind: vocab.Read}, Target: tab, Outcome: vocab.OutcomeRead})
+	mustRecord(t, l, Entry{Agent: agent, Act: vocab.Act{Kind: vocab.Click}, Target: tab, Outcome: vocab.OutcomeRefused, Code: "audit_anchor_unreachable"})
 	if _, remote := l.AnchorStatus(); !errors.Is(remote, ErrAnchorUnreachable) {
 		t.Fatalf("AnchorStatus remote = %v", remote)
 	}
@@ -295,7 +295,7 @@ func TestALostRequiredReceiverRefusesTheNextAct(t *testing.T) {
 	rs := audittest.Start(t, 0)
 	path := testPath(t)
 	l := openAnchored(t, path, AnchorOptions{SystemLog: "off", Remote: rs.Addr(), RemoteRequired: true})
-	act := approve(approvals.Act{Kind: approvals.Click}, tab)
+	act := approve(vocab.Act{Kind: vocab.Click}, tab)
 	mustCommit(t, l, act, Plan{X: 1, Y: 1, Scale: 1})
 	audittest.WaitLines(t, rs.RemoteLog, path, 1)
 	rs.Stop()
@@ -349,7 +349,7 @@ func TestAnUnreachableSystemLogIsReportedNotFatal(t *testing.T) {
 	// The system log comes up where it was expected: rows reach it again.
 	rs := audittest.StartIn(t, dir, 0)
 	if !audittest.Poll(15*time.Second, func() bool {
-		mustRecord(t, l, Entry{Agent: agent, Act: approvals.Act{Kind: approvals.Read}, Target: tab, Outcome: OutcomeRead})
+		mustRecord(t, l, Entry{Agent: agent, Act: vocab.Act{Kind: vocab.Read}, Target: tab, Outcome: vocab.OutcomeRead})
 		return len(audittest.Lines(rs.LocalLog, path)) > 0
 	}) {
 		t.Fatal("the system log was not found again within 15 s")

@@ -15,7 +15,7 @@
 //
 // # Secrets
 //
-// Text typed into password and payment fields ([approvals.Act.Secret]) is
+// Text typed into password and payment fields ([vocab.Act.Secret]) is
 // never written, not even to the write-ahead log: the stored act carries
 // "text_length" in its place. Ordinary typed text is stored, because the
 // person needs to see what an agent typed on their behalf.
@@ -69,6 +69,7 @@ import (
 	"time"
 
 	"github.com/reins-app/reins/approvals"
+	"github.com/reins-app/reins/vocab"
 )
 
 // Phases of a row.
@@ -78,20 +79,9 @@ const (
 	PhaseOutcome = "outcome" // what happened to an earlier fire row (RefSeq)
 )
 
-// Outcomes, the short word each row ends with.
-const (
-	OutcomeDone        = "done"
-	OutcomeRead        = "read"
-	OutcomeRefused     = "refused"
-	OutcomeDenied      = "denied"
-	OutcomeTimeout     = "timeout"
-	OutcomeFailed      = "failed"
-	OutcomeAboutToFire = "about_to_fire" // written only by Commit
-)
-
 func knownOutcome(s string) bool {
 	switch s {
-	case OutcomeDone, OutcomeRead, OutcomeRefused, OutcomeDenied, OutcomeTimeout, OutcomeFailed:
+	case vocab.OutcomeDone, vocab.OutcomeRead, vocab.OutcomeRefused, vocab.OutcomeDenied, vocab.OutcomeTimeout, vocab.OutcomeFailed:
 		return true
 	}
 	return false
@@ -173,13 +163,13 @@ const zeroHash = "00000000000000000000000000000000000000000000000000000000000000
 
 // Entry is one complete attempt for [Log.Record].
 type Entry struct {
-	Agent    approvals.Agent
-	Act      approvals.Act
-	Target   approvals.Target
+	Agent    vocab.Agent
+	Act      vocab.Act
+	Target   vocab.Target
 	Outcome  string // one of the Outcome words, not OutcomeAboutToFire
 	Code     string // a stable reason code such as "stale_ref"; may be empty
 	Detail   string // a sentence for the person
-	Decision string // how a person decided, approvals.Decision.String(); empty when no one was asked
+	Decision string // how a person decided, vocab.Decision.String(); empty when no one was asked
 }
 
 // Open opens the log at opts.Path, creating it if needed, checks that it is a
@@ -380,7 +370,7 @@ func (l *Log) Commit(ctx context.Context, a approvals.Approved, p Plan) (Ticket,
 	req := a.Request()
 	r := record{
 		phase:    PhaseFire,
-		outcome:  OutcomeAboutToFire,
+		outcome:  vocab.OutcomeAboutToFire,
 		detail:   req.Sentence(),
 		decision: a.How().String(),
 	}

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/reins-app/reins/approvals"
+	"github.com/reins-app/reins/vocab"
 )
 
 func TestRecordStoresEveryColumn(t *testing.T) {
@@ -22,9 +23,9 @@ func TestRecordStoresEveryColumn(t *testing.T) {
 	target.Role, target.Name, target.Ref = "button", "Sign in", "e12"
 	seq := mustRecord(t, l, Entry{
 		Agent:    agent,
-		Act:      approvals.Act{Kind: approvals.Click},
+		Act:      vocab.Act{Kind: vocab.Click},
 		Target:   target,
-		Outcome:  OutcomeRefused,
+		Outcome:  vocab.OutcomeRefused,
 		Code:     "stale_ref",
 		Detail:   "The page changed since the snapshot.",
 		Decision: "",
@@ -43,7 +44,7 @@ func TestRecordStoresEveryColumn(t *testing.T) {
 		Tab: "t7", TabTitle: "Sign in – Bank", Origin: "https://bank.example", FrameOrigin: "https://login.bank.example",
 		ActKind: "click", Act: json.RawMessage(`{"kind":"click"}`),
 		TargetRef: "e12", TargetRole: "button", TargetName: "Sign in",
-		Phase: PhaseRecord, Outcome: OutcomeRefused, Code: "stale_ref", Detail: "The page changed since the snapshot.",
+		Phase: PhaseRecord, Outcome: vocab.OutcomeRefused, Code: "stale_ref", Detail: "The page changed since the snapshot.",
 		PrevHash: zeroHash, Hash: r.Hash,
 	}
 	if !equalRows(r, want) {
@@ -67,7 +68,7 @@ func TestTimeIsStoredUTCWithFixedWidth(t *testing.T) {
 	path := testPath(t)
 	east := time.FixedZone("east", 5*3600)
 	l := openAt(t, path, func() time.Time { return time.Date(2025, 1, 1, 12, 0, 0, 0, east) })
-	mustRecord(t, l, Entry{Agent: agent, Act: approvals.Act{Kind: approvals.Read}, Outcome: OutcomeRead})
+	mustRecord(t, l, Entry{Agent: agent, Act: vocab.Act{Kind: vocab.Read}, Outcome: vocab.OutcomeRead})
 	var text string
 	if err := rawDB(t, path, "mode=ro").QueryRow("SELECT time FROM audit_rows").Scan(&text); err != nil {
 		t.Fatal(err)
@@ -79,14 +80,14 @@ func TestTimeIsStoredUTCWithFixedWidth(t *testing.T) {
 
 func TestRowsFilters(t *testing.T) {
 	l := openTest(t) // rows are one second apart from 05:06:08
-	other := approvals.Agent{Name: "Codex", Session: "s-2"}
-	news := approvals.Target{Tab: "t9", Origin: "https://news.example"}
+	other := vocab.Agent{Name: "Codex", Session: "s-2"}
+	news := vocab.Target{Tab: "t9", Origin: "https://news.example"}
 	entries := []Entry{
-		{Agent: agent, Act: approvals.Act{Kind: approvals.Read}, Target: tab, Outcome: OutcomeRead},                              // 1  05:06:08
-		{Agent: other, Act: approvals.Act{Kind: approvals.Read}, Target: news, Outcome: OutcomeRead},                             // 2  05:06:09
-		{Agent: agent, Act: approvals.Act{Kind: approvals.Click}, Target: tab, Outcome: OutcomeDenied, Decision: "denied"},       // 3  05:06:10
-		{Agent: other, Act: approvals.Act{Kind: approvals.Click}, Target: news, Outcome: OutcomeRefused, Code: "grant_required"}, // 4  05:06:11
-		{Agent: agent, Act: approvals.Act{Kind: approvals.Scroll, DY: 3}, Target: news, Outcome: OutcomeTimeout},                 // 5  05:06:12
+		{Agent: agent, Act: vocab.Act{Kind: vocab.Read}, Target: tab, Outcome: vocab.OutcomeRead},                              // 1  05:06:08
+		{Agent: other, Act: vocab.Act{Kind: vocab.Read}, Target: news, Outcome: vocab.OutcomeRead},                             // 2  05:06:09
+		{Agent: agent, Act: vocab.Act{Kind: vocab.Click}, Target: tab, Outcome: vocab.OutcomeDenied, Decision: "denied"},       // 3  05:06:10
+		{Agent: other, Act: vocab.Act{Kind: vocab.Click}, Target: news, Outcome: vocab.OutcomeRefused, Code: "grant_required"}, // 4  05:06:11
+		{Agent: agent, Act: vocab.Act{Kind: vocab.Scroll, DY: 3}, Target: news, Outcome: vocab.OutcomeTimeout},                 // 5  05:06:12
 	}
 	for _, e := range entries {
 		mustRecord(t, l, e)
@@ -109,8 +110,8 @@ func TestRowsFilters(t *testing.T) {
 		{"agent by name", Filter{Agent: "Codex"}, []int64{4, 2}},
 		{"agent by session", Filter{Agent: "s-1"}, []int64{5, 3, 1}},
 		{"act", Filter{Act: "click"}, []int64{4, 3}},
-		{"outcome", Filter{Outcome: OutcomeRead}, []int64{2, 1}},
-		{"combined", Filter{Agent: "Claude Code", Tab: "t7", Act: "click", Outcome: OutcomeDenied}, []int64{3}},
+		{"outcome", Filter{Outcome: vocab.OutcomeRead}, []int64{2, 1}},
+		{"combined", Filter{Agent: "Claude Code", Tab: "t7", Act: "click", Outcome: vocab.OutcomeDenied}, []int64{3}},
 		{"nothing matches", Filter{Tab: "nope"}, nil},
 	}
 	for _, c := range cases {
@@ -134,13 +135,13 @@ func TestCommitAndFinish(t *testing.T) {
 	l := openTest(t)
 	target := tab
 	target.Role, target.Name, target.Ref = "button", "Pay", "f2e4"
-	a := approve(approvals.Act{Kind: approvals.Click}, target)
+	a := approve(vocab.Act{Kind: vocab.Click}, target)
 	p := Plan{X: 100.5, Y: 200.25, Scale: 2, Frame: "https://login.bank.example"}
 	tk := mustCommit(t, l, a, p)
-	if tk.Seq() != 1 || tk.Plan() != p || tk.Act().Kind != approvals.Click || !tk.Approved().Valid() {
+	if tk.Seq() != 1 || tk.Plan() != p || tk.Act().Kind != vocab.Click || !tk.Approved().Valid() {
 		t.Fatalf("ticket = seq %d plan %+v act %+v", tk.Seq(), tk.Plan(), tk.Act())
 	}
-	seq, err := l.Finish(context.Background(), tk, OutcomeDone, "", "Clicked “Pay”.")
+	seq, err := l.Finish(context.Background(), tk, vocab.OutcomeDone, "", "Clicked “Pay”.")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -149,11 +150,11 @@ func TestCommitAndFinish(t *testing.T) {
 	}
 	rows := allRows(t, l)
 	fire, out := rows[1], rows[0]
-	if fire.Phase != PhaseFire || fire.Outcome != OutcomeAboutToFire || fire.RefSeq != 0 {
+	if fire.Phase != PhaseFire || fire.Outcome != vocab.OutcomeAboutToFire || fire.RefSeq != 0 {
 		t.Errorf("fire row: phase %q outcome %q ref %d", fire.Phase, fire.Outcome, fire.RefSeq)
 	}
-	if fire.Decision != approvals.AllowOnce.String() {
-		t.Errorf("decision = %q, want %q", fire.Decision, approvals.AllowOnce.String())
+	if fire.Decision != vocab.AllowOnce.String() {
+		t.Errorf("decision = %q, want %q", fire.Decision, vocab.AllowOnce.String())
 	}
 	if fire.Detail != "Click “Pay”" {
 		t.Errorf("fire detail = %q", fire.Detail)
@@ -162,7 +163,7 @@ func TestCommitAndFinish(t *testing.T) {
 	if err := json.Unmarshal(fire.Plan, &gotPlan); err != nil || gotPlan != p {
 		t.Errorf("plan = %s (%v), want %+v", fire.Plan, err, p)
 	}
-	if out.Phase != PhaseOutcome || out.RefSeq != tk.Seq() || out.Outcome != OutcomeDone || out.Detail != "Clicked “Pay”." {
+	if out.Phase != PhaseOutcome || out.RefSeq != tk.Seq() || out.Outcome != vocab.OutcomeDone || out.Detail != "Clicked “Pay”." {
 		t.Errorf("outcome row: %+v", out)
 	}
 	if out.Tab != "t7" || out.AgentSession != "s-1" || out.TargetName != "Pay" {
@@ -176,12 +177,12 @@ func TestCommitAndFinish(t *testing.T) {
 
 func TestCommitWithoutPlanStoresNone(t *testing.T) {
 	l := openTest(t)
-	tk := mustCommit(t, l, approve(approvals.Act{Kind: approvals.Navigate, URL: "https://bank.example/pay"}, tab), Plan{})
+	tk := mustCommit(t, l, approve(vocab.Act{Kind: vocab.Navigate, URL: "https://bank.example/pay"}, tab), Plan{})
 	r := allRows(t, l)[0]
 	if r.Plan != nil {
 		t.Errorf("plan = %s, want none for a browser-level act", r.Plan)
 	}
-	if _, err := l.Finish(context.Background(), tk, OutcomeFailed, "navigation_failed", "The tab closed."); err != nil {
+	if _, err := l.Finish(context.Background(), tk, vocab.OutcomeFailed, "navigation_failed", "The tab closed."); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -204,7 +205,7 @@ func TestCommitRefusesUnstorablePlan(t *testing.T) {
 	l := openTest(t)
 	nan := 0.0
 	nan /= nan
-	tk, err := l.Commit(context.Background(), approve(approvals.Act{Kind: approvals.Click}, tab), Plan{X: nan, Scale: 1})
+	tk, err := l.Commit(context.Background(), approve(vocab.Act{Kind: vocab.Click}, tab), Plan{X: nan, Scale: 1})
 	if !errors.Is(err, ErrWrite) || tk.Valid() {
 		t.Fatalf("Commit(NaN plan) = valid %v, %v; want ErrWrite and an invalid ticket", tk.Valid(), err)
 	}
@@ -214,17 +215,17 @@ func TestCommitRefusesUnstorablePlan(t *testing.T) {
 func TestFinishRefusals(t *testing.T) {
 	ctx := context.Background()
 	l := openTest(t)
-	tk := mustCommit(t, l, approve(approvals.Act{Kind: approvals.Click}, tab), Plan{X: 1, Y: 2, Scale: 1})
+	tk := mustCommit(t, l, approve(vocab.Act{Kind: vocab.Click}, tab), Plan{X: 1, Y: 2, Scale: 1})
 	cases := []struct {
 		name    string
 		t       Ticket
 		outcome string
 	}{
-		{"zero ticket", Ticket{}, OutcomeDone},
-		{"test-only ticket", TestOnlyTicket(approvals.Act{Kind: approvals.Click}, Plan{}), OutcomeDone},
-		{"about_to_fire is Commit's", tk, OutcomeAboutToFire},
+		{"zero ticket", Ticket{}, vocab.OutcomeDone},
+		{"test-only ticket", TestOnlyTicket(vocab.Act{Kind: vocab.Click}, Plan{}), vocab.OutcomeDone},
+		{"about_to_fire is Commit's", tk, vocab.OutcomeAboutToFire},
 		{"unknown outcome", tk, "ok"},
-		{"ticket for a row this log does not have", Ticket{seq: 99, ok: true}, OutcomeDone},
+		{"ticket for a row this log does not have", Ticket{seq: 99, ok: true}, vocab.OutcomeDone},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -237,15 +238,15 @@ func TestFinishRefusals(t *testing.T) {
 			}
 		})
 	}
-	if _, err := l.Finish(ctx, tk, OutcomeDone, "", ""); err != nil {
+	if _, err := l.Finish(ctx, tk, vocab.OutcomeDone, "", ""); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := l.Finish(ctx, tk, OutcomeFailed, "", ""); !errors.Is(err, ErrWrite) {
+	if _, err := l.Finish(ctx, tk, vocab.OutcomeFailed, "", ""); !errors.Is(err, ErrWrite) {
 		t.Fatalf("second Finish of one ticket = %v, want ErrWrite", err)
 	}
 	// An outcome may only point at a fire row, even when written by hand.
-	rec := mustRecord(t, l, Entry{Agent: agent, Act: approvals.Act{Kind: approvals.Read}, Outcome: OutcomeRead})
-	if _, err := l.Finish(ctx, Ticket{seq: rec, ok: true}, OutcomeDone, "", ""); !errors.Is(err, ErrWrite) {
+	rec := mustRecord(t, l, Entry{Agent: agent, Act: vocab.Act{Kind: vocab.Read}, Outcome: vocab.OutcomeRead})
+	if _, err := l.Finish(ctx, Ticket{seq: rec, ok: true}, vocab.OutcomeDone, "", ""); !errors.Is(err, ErrWrite) {
 		t.Fatalf("Finish pointing at a record row = %v, want ErrWrite", err)
 	}
 	mustVerify(t, l, 3)
@@ -253,7 +254,7 @@ func TestFinishRefusals(t *testing.T) {
 
 func TestRecordRefusesOutcomesItDoesNotWrite(t *testing.T) {
 	l := openTest(t)
-	for _, o := range []string{"", OutcomeAboutToFire, "clicked"} {
+	for _, o := range []string{"", vocab.OutcomeAboutToFire, "clicked"} {
 		if _, err := l.Record(context.Background(), Entry{Agent: agent, Outcome: o}); !errors.Is(err, ErrWrite) {
 			t.Errorf("Record(outcome %q) = %v, want ErrWrite", o, err)
 		}
@@ -268,16 +269,16 @@ func TestCommitIsVisibleToAnIndependentConnection(t *testing.T) {
 	l := openAt(t, path, nil)
 	ro := rawDB(t, path, "mode=ro&_busy_timeout=5000")
 	for i := range 5 {
-		tk := mustCommit(t, l, approve(approvals.Act{Kind: approvals.Click}, tab), Plan{X: float64(i), Y: 1, Scale: 1})
+		tk := mustCommit(t, l, approve(vocab.Act{Kind: vocab.Click}, tab), Plan{X: float64(i), Y: 1, Scale: 1})
 		var phase, outcome string
 		err := ro.QueryRow("SELECT phase, outcome FROM audit_rows WHERE seq = ?", tk.Seq()).Scan(&phase, &outcome)
 		if err != nil {
 			t.Fatalf("row %d not visible to a second connection after Commit returned: %v", tk.Seq(), err)
 		}
-		if phase != PhaseFire || outcome != OutcomeAboutToFire {
+		if phase != PhaseFire || outcome != vocab.OutcomeAboutToFire {
 			t.Fatalf("row %d: %s/%s", tk.Seq(), phase, outcome)
 		}
-		if _, err := l.Finish(context.Background(), tk, OutcomeDone, "", ""); err != nil {
+		if _, err := l.Finish(context.Background(), tk, vocab.OutcomeDone, "", ""); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -292,16 +293,16 @@ func TestSecretTextIsNeverStored(t *testing.T) {
 
 	// Every way a secret act reaches the log: committed, finished, recorded
 	// as denied, and recorded as refused.
-	secretAct := approvals.Act{Kind: approvals.Type, Text: secret, Secret: true, Submit: true}
+	secretAct := vocab.Act{Kind: vocab.Type, Text: secret, Secret: true, Submit: true}
 	tk := mustCommit(t, l, approve(secretAct, tab), Plan{X: 10, Y: 20, Scale: 1})
-	if _, err := l.Finish(ctx, tk, OutcomeDone, "", ""); err != nil {
+	if _, err := l.Finish(ctx, tk, vocab.OutcomeDone, "", ""); err != nil {
 		t.Fatal(err)
 	}
-	mustRecord(t, l, Entry{Agent: agent, Act: secretAct, Target: tab, Outcome: OutcomeDenied, Decision: approvals.Deny.String()})
-	mustRecord(t, l, Entry{Agent: agent, Act: secretAct, Target: tab, Outcome: OutcomeRefused, Code: "deny_listed_app"})
+	mustRecord(t, l, Entry{Agent: agent, Act: secretAct, Target: tab, Outcome: vocab.OutcomeDenied, Decision: vocab.Deny.String()})
+	mustRecord(t, l, Entry{Agent: agent, Act: secretAct, Target: tab, Outcome: vocab.OutcomeRefused, Code: "deny_listed_app"})
 	plain := tab
 	plain.Name, plain.Role = "Search", "searchbox"
-	mustRecord(t, l, Entry{Agent: agent, Act: approvals.Act{Kind: approvals.Type, Text: ordinary}, Target: plain, Outcome: OutcomeDone})
+	mustRecord(t, l, Entry{Agent: agent, Act: vocab.Act{Kind: vocab.Type, Text: ordinary}, Target: plain, Outcome: vocab.OutcomeDone})
 
 	for _, r := range allRows(t, l) {
 		if strings.Contains(string(r.Act)+r.Detail, secret) {
@@ -350,7 +351,7 @@ func TestFilesAreOwnerOnly(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "Reins", "data")
 	path := filepath.Join(dir, "audit.db")
 	l := openAt(t, path, nil)
-	mustRecord(t, l, Entry{Agent: agent, Act: approvals.Act{Kind: approvals.Read}, Outcome: OutcomeRead})
+	mustRecord(t, l, Entry{Agent: agent, Act: vocab.Act{Kind: vocab.Read}, Outcome: vocab.OutcomeRead})
 	for _, f := range []string{path, path + "-wal", path + "-shm"} {
 		st, err := os.Stat(f)
 		if err != nil {
@@ -410,19 +411,19 @@ func TestReopenContinuesTheChain(t *testing.T) {
 	c := newClock()
 	l := openAt(t, path, c.Now)
 	for range 3 {
-		mustRecord(t, l, Entry{Agent: agent, Act: approvals.Act{Kind: approvals.Read}, Outcome: OutcomeRead})
+		mustRecord(t, l, Entry{Agent: agent, Act: vocab.Act{Kind: vocab.Read}, Outcome: vocab.OutcomeRead})
 	}
-	tk := mustCommit(t, l, approve(approvals.Act{Kind: approvals.Click}, tab), Plan{X: 1, Y: 1, Scale: 1})
+	tk := mustCommit(t, l, approve(vocab.Act{Kind: vocab.Click}, tab), Plan{X: 1, Y: 1, Scale: 1})
 	if err := l.Close(); err != nil {
 		t.Fatal(err)
 	}
 
 	l = openAt(t, path, c.Now)
 	// A ticket from before the restart can still be finished: its row is there.
-	if seq, err := l.Finish(context.Background(), tk, OutcomeFailed, "restarted", "Reins restarted before the act completed."); err != nil || seq != 5 {
+	if seq, err := l.Finish(context.Background(), tk, vocab.OutcomeFailed, "restarted", "Reins restarted before the act completed."); err != nil || seq != 5 {
 		t.Fatalf("Finish after reopen = %d, %v", seq, err)
 	}
-	if seq := mustRecord(t, l, Entry{Agent: agent, Act: approvals.Act{Kind: approvals.Read}, Outcome: OutcomeRead}); seq != 6 {
+	if seq := mustRecord(t, l, Entry{Agent: agent, Act: vocab.Act{Kind: vocab.Read}, Outcome: vocab.OutcomeRead}); seq != 6 {
 		t.Fatalf("seq after reopen = %d, want 6", seq)
 	}
 	mustVerify(t, l, 6)
@@ -477,12 +478,12 @@ func TestConcurrentWritersKeepTheChain(t *testing.T) {
 				var err error
 				if i%4 == 3 {
 					var tk Ticket
-					tk, err = l.Commit(ctx, approve(approvals.Act{Kind: approvals.Click}, tab), Plan{X: float64(w), Y: float64(i), Scale: 1})
+					tk, err = l.Commit(ctx, approve(vocab.Act{Kind: vocab.Click}, tab), Plan{X: float64(w), Y: float64(i), Scale: 1})
 					if err == nil {
-						_, err = l.Finish(ctx, tk, OutcomeDone, "", "")
+						_, err = l.Finish(ctx, tk, vocab.OutcomeDone, "", "")
 					}
 				} else {
-					_, err = l.Record(ctx, Entry{Agent: agent, Act: approvals.Act{Kind: approvals.Read}, Detail: fmt.Sprintf("w%d i%d", w, i), Outcome: OutcomeRead})
+					_, err = l.Record(ctx, Entry{Agent: agent, Act: vocab.Act{Kind: vocab.Read}, Detail: fmt.Sprintf("w%d i%d", w, i), Outcome: vocab.OutcomeRead})
 				}
 				if err != nil {
 					errs <- err
@@ -537,11 +538,11 @@ func TestCancelledContextWritesNothing(t *testing.T) {
 	l := openTest(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	tk, err := l.Commit(ctx, approve(approvals.Act{Kind: approvals.Click}, tab), Plan{X: 1, Y: 1, Scale: 1})
+	tk, err := l.Commit(ctx, approve(vocab.Act{Kind: vocab.Click}, tab), Plan{X: 1, Y: 1, Scale: 1})
 	if !errors.Is(err, ErrWrite) || !errors.Is(err, context.Canceled) || tk.Valid() {
 		t.Fatalf("Commit = valid %v, %v", tk.Valid(), err)
 	}
 	mustVerify(t, l, 0)
-	mustCommit(t, l, approve(approvals.Act{Kind: approvals.Click}, tab), Plan{X: 1, Y: 1, Scale: 1})
+	mustCommit(t, l, approve(vocab.Act{Kind: vocab.Click}, tab), Plan{X: 1, Y: 1, Scale: 1})
 	mustVerify(t, l, 1)
 }

@@ -6,8 +6,8 @@ import (
 	"net"
 	"testing"
 
-	"github.com/reins-app/reins/approvals"
 	"github.com/reins-app/reins/audit/audittest"
+	"github.com/reins-app/reins/vocab"
 )
 
 // Both benchmarks write to a real file with synchronous=FULL, so they
@@ -16,7 +16,7 @@ import (
 func BenchmarkRecord(b *testing.B) {
 	l := openAt(b, testPath(b), nil)
 	ctx := context.Background()
-	e := Entry{Agent: agent, Act: approvals.Act{Kind: approvals.Read}, Target: tab, Outcome: OutcomeRead, Detail: "Snapshot of the tab."}
+	e := Entry{Agent: agent, Act: vocab.Act{Kind: vocab.Read}, Target: tab, Outcome: vocab.OutcomeRead, Detail: "Snapshot of the tab."}
 	for b.Loop() {
 		if _, err := l.Record(ctx, e); err != nil {
 			b.Fatal(err)
@@ -28,14 +28,14 @@ func BenchmarkRecord(b *testing.B) {
 func BenchmarkCommitFinish(b *testing.B) {
 	l := openAt(b, testPath(b), nil)
 	ctx := context.Background()
-	a := approve(approvals.Act{Kind: approvals.Click}, tab)
+	a := approve(vocab.Act{Kind: vocab.Click}, tab)
 	p := Plan{X: 100, Y: 200, Scale: 2}
 	for b.Loop() {
 		tk, err := l.Commit(ctx, a, p)
 		if err != nil {
 			b.Fatal(err)
 		}
-		if _, err := l.Finish(ctx, tk, OutcomeDone, "", ""); err != nil {
+		if _, err := l.Finish(ctx, tk, vocab.OutcomeDone, "", ""); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -75,7 +75,7 @@ func BenchmarkCommitFinishAnchored(b *testing.B) {
 			path := testPath(b)
 			l := openAnchored(b, path, c.ao)
 			ctx := context.Background()
-			a := approve(approvals.Act{Kind: approvals.Click}, tab)
+			a := approve(vocab.Act{Kind: vocab.Click}, tab)
 			p := Plan{X: 100, Y: 200, Scale: 2}
 			n := 0
 			for b.Loop() {
@@ -83,7 +83,7 @@ func BenchmarkCommitFinishAnchored(b *testing.B) {
 				if err != nil {
 					b.Fatal(err)
 				}
-				if _, err := l.Finish(ctx, tk, OutcomeDone, "", ""); err != nil {
+				if _, err := l.Finish(ctx, tk, vocab.OutcomeDone, "", ""); err != nil {
 					b.Fatal(err)
 				}
 				n++

@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/reins-app/reins/approvals"
+	"github.com/reins-app/reins/vocab"
 )
 
 // As root, chmod does not stop a write, so faults are made inside SQLite:
@@ -24,7 +24,7 @@ func TestDiskFull(t *testing.T) {
 	ctx := context.Background()
 	l := openTest(t)
 	for range 3 {
-		mustRecord(t, l, Entry{Agent: agent, Act: approvals.Act{Kind: approvals.Read}, Outcome: OutcomeRead})
+		mustRecord(t, l, Entry{Agent: agent, Act: vocab.Act{Kind: vocab.Read}, Outcome: vocab.OutcomeRead})
 	}
 	var pages int
 	if err := l.w.conn.QueryRowContext(ctx, "PRAGMA page_count").Scan(&pages); err != nil {
@@ -35,7 +35,7 @@ func TestDiskFull(t *testing.T) {
 	}
 
 	// Text longer than a page needs new pages, which the "disk" refuses.
-	big := approvals.Act{Kind: approvals.Type, Text: strings.Repeat("long text ", 2000)}
+	big := vocab.Act{Kind: vocab.Type, Text: strings.Repeat("long text ", 2000)}
 	tk, err := l.Commit(ctx, approve(big, tab), Plan{X: 1, Y: 1, Scale: 1})
 	if !errors.Is(err, ErrWrite) {
 		t.Fatalf("Commit on a full disk = %v, want ErrWrite", err)
@@ -47,7 +47,7 @@ func TestDiskFull(t *testing.T) {
 	if !strings.Contains(err.Error(), "disk is full") {
 		t.Errorf("the error should tell the person the disk is full: %v", err)
 	}
-	if _, err := l.Record(ctx, Entry{Agent: agent, Act: big, Outcome: OutcomeDenied}); !errors.Is(err, ErrWrite) {
+	if _, err := l.Record(ctx, Entry{Agent: agent, Act: big, Outcome: vocab.OutcomeDenied}); !errors.Is(err, ErrWrite) {
 		t.Fatalf("Record on a full disk = %v, want ErrWrite", err)
 	}
 	mustVerify(t, l, 3)
@@ -61,7 +61,7 @@ func TestDiskFull(t *testing.T) {
 	if tk.Seq() != 4 {
 		t.Fatalf("seq after the disk recovered = %d, want 4", tk.Seq())
 	}
-	if _, err := l.Finish(ctx, tk, OutcomeDone, "", ""); err != nil {
+	if _, err := l.Finish(ctx, tk, vocab.OutcomeDone, "", ""); err != nil {
 		t.Fatal(err)
 	}
 	mustVerify(t, l, 5)
@@ -70,11 +70,11 @@ func TestDiskFull(t *testing.T) {
 func TestReadOnlyConnection(t *testing.T) {
 	ctx := context.Background()
 	l := openTest(t)
-	mustRecord(t, l, Entry{Agent: agent, Act: approvals.Act{Kind: approvals.Read}, Outcome: OutcomeRead})
+	mustRecord(t, l, Entry{Agent: agent, Act: vocab.Act{Kind: vocab.Read}, Outcome: vocab.OutcomeRead})
 	if _, err := l.w.conn.ExecContext(ctx, "PRAGMA query_only = 1"); err != nil {
 		t.Fatal(err)
 	}
-	tk, err := l.Commit(ctx, approve(approvals.Act{Kind: approvals.Click}, tab), Plan{X: 1, Y: 1, Scale: 1})
+	tk, err := l.Commit(ctx, approve(vocab.Act{Kind: vocab.Click}, tab), Plan{X: 1, Y: 1, Scale: 1})
 	t.Logf("read-only connection: %v", err)
 	if !errors.Is(err, ErrWrite) || tk.Valid() {
 		t.Fatalf("Commit on a read-only connection = valid %v, %v; want ErrWrite", tk.Valid(), err)
@@ -82,7 +82,7 @@ func TestReadOnlyConnection(t *testing.T) {
 	if _, err := l.w.conn.ExecContext(ctx, "PRAGMA query_only = 0"); err != nil {
 		t.Fatal(err)
 	}
-	if tk := mustCommit(t, l, approve(approvals.Act{Kind: approvals.Click}, tab), Plan{X: 1, Y: 1, Scale: 1}); tk.Seq() != 2 {
+	if tk := mustCommit(t, l, approve(vocab.Act{Kind: vocab.Click}, tab), Plan{X: 1, Y: 1, Scale: 1}); tk.Seq() != 2 {
 		t.Fatalf("seq = %d, want 2", tk.Seq())
 	}
 	mustVerify(t, l, 2)
@@ -92,7 +92,7 @@ func TestReadOnlyFile(t *testing.T) {
 	ctx := context.Background()
 	path := testPath(t)
 	l := openAt(t, path, nil)
-	mustRecord(t, l, Entry{Agent: agent, Act: approvals.Act{Kind: approvals.Read}, Outcome: OutcomeRead})
+	mustRecord(t, l, Entry{Agent: agent, Act: vocab.Act{Kind: vocab.Read}, Outcome: vocab.OutcomeRead})
 
 	// The writer's connection swapped for one that opened the file
 	// read-only, as when the file or its disk cannot be written.
@@ -102,7 +102,7 @@ func TestReadOnlyFile(t *testing.T) {
 	}
 	rw := l.w
 	l.w = ro
-	tk, err := l.Commit(ctx, approve(approvals.Act{Kind: approvals.Click}, tab), Plan{X: 1, Y: 1, Scale: 1})
+	tk, err := l.Commit(ctx, approve(vocab.Act{Kind: vocab.Click}, tab), Plan{X: 1, Y: 1, Scale: 1})
 	if !errors.Is(err, ErrWrite) || tk.Valid() {
 		t.Fatalf("Commit on a read-only file = valid %v, %v; want ErrWrite", tk.Valid(), err)
 	}
@@ -113,7 +113,7 @@ func TestReadOnlyFile(t *testing.T) {
 	l.w = rw
 	ro.close()
 	mustVerify(t, l, 1)
-	if tk := mustCommit(t, l, approve(approvals.Act{Kind: approvals.Click}, tab), Plan{X: 1, Y: 1, Scale: 1}); tk.Seq() != 2 {
+	if tk := mustCommit(t, l, approve(vocab.Act{Kind: vocab.Click}, tab), Plan{X: 1, Y: 1, Scale: 1}); tk.Seq() != 2 {
 		t.Fatalf("seq = %d, want 2", tk.Seq())
 	}
 }
@@ -121,14 +121,14 @@ func TestReadOnlyFile(t *testing.T) {
 func TestClosedLog(t *testing.T) {
 	ctx := context.Background()
 	l := openTest(t)
-	tk := mustCommit(t, l, approve(approvals.Act{Kind: approvals.Click}, tab), Plan{X: 1, Y: 1, Scale: 1})
+	tk := mustCommit(t, l, approve(vocab.Act{Kind: vocab.Click}, tab), Plan{X: 1, Y: 1, Scale: 1})
 	if err := l.Close(); err != nil {
 		t.Fatal(err)
 	}
 	if err := l.Close(); err != nil {
 		t.Fatalf("a second Close = %v", err)
 	}
-	got, err := l.Commit(ctx, approve(approvals.Act{Kind: approvals.Click}, tab), Plan{X: 1, Y: 1, Scale: 1})
+	got, err := l.Commit(ctx, approve(vocab.Act{Kind: vocab.Click}, tab), Plan{X: 1, Y: 1, Scale: 1})
 	if !errors.Is(err, ErrWrite) || got.Valid() {
 		t.Fatalf("Commit after Close = valid %v, %v; want ErrWrite", got.Valid(), err)
 	}
@@ -136,10 +136,10 @@ func TestClosedLog(t *testing.T) {
 	if !strings.Contains(err.Error(), "closed") {
 		t.Errorf("error should say the log is closed: %v", err)
 	}
-	if _, err := l.Record(ctx, Entry{Agent: agent, Outcome: OutcomeRead}); !errors.Is(err, ErrWrite) {
+	if _, err := l.Record(ctx, Entry{Agent: agent, Outcome: vocab.OutcomeRead}); !errors.Is(err, ErrWrite) {
 		t.Errorf("Record after Close = %v, want ErrWrite", err)
 	}
-	if _, err := l.Finish(ctx, tk, OutcomeDone, "", ""); !errors.Is(err, ErrWrite) {
+	if _, err := l.Finish(ctx, tk, vocab.OutcomeDone, "", ""); !errors.Is(err, ErrWrite) {
 		t.Errorf("Finish after Close = %v, want ErrWrite", err)
 	}
 	if _, err := l.Rows(ctx, Filter{}); err == nil {
@@ -213,8 +213,8 @@ func TestHelperCommitThenHang(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	mustRecord(t, l, Entry{Agent: agent, Act: approvals.Act{Kind: approvals.Read}, Outcome: OutcomeRead})
-	tk := mustCommit(t, l, approve(approvals.Act{Kind: approvals.Click}, tab), Plan{X: 1, Y: 1, Scale: 1})
+	mustRecord(t, l, Entry{Agent: agent, Act: vocab.Act{Kind: vocab.Read}, Outcome: vocab.OutcomeRead})
+	tk := mustCommit(t, l, approve(vocab.Act{Kind: vocab.Click}, tab), Plan{X: 1, Y: 1, Scale: 1})
 	fmt.Printf("committed %d\n", tk.Seq())
 	os.Stdout.Sync()
 	time.Sleep(time.Minute) // killed long before

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/reins-app/reins/approvals"
+	"github.com/reins-app/reins/vocab"
 )
 
 // clock is a test clock that ticks one second per reading, so every row
@@ -63,15 +64,15 @@ func rawDB(t testing.TB, path, query string) *sql.DB {
 	return db
 }
 
-var agent = approvals.Agent{Name: "Claude Code", Version: "2.1", PID: 4242, Exe: "/usr/bin/claude", Session: "s-1"}
+var agent = vocab.Agent{Name: "Claude Code", Version: "2.1", PID: 4242, Exe: "/usr/bin/claude", Session: "s-1"}
 
-var tab = approvals.Target{
+var tab = vocab.Target{
 	Tab: "t7", TabTitle: "Sign in – Bank", Origin: "https://bank.example",
 	FrameOrigin: "https://login.bank.example", Ref: "f2e9", Role: "textbox", Name: "Password",
 }
 
-func approve(act approvals.Act, target approvals.Target) approvals.Approved {
-	return approvals.TestOnlyApproved(approvals.Request{ID: "r1", Agent: agent, Act: act, Target: target})
+func approve(act vocab.Act, target vocab.Target) approvals.Approved {
+	return approvals.TestOnlyApproved(vocab.Request{ID: "r1", Agent: agent, Act: act, Target: target})
 }
 
 func mustRecord(t testing.TB, l *Log, e Entry) int64 {

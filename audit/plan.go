@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/reins-app/reins/approvals"
+	"github.com/reins-app/reins/vocab"
 )
 
 // Plan is where an approved act lands on screen, worked out just before it
@@ -40,7 +41,7 @@ func (t Ticket) Seq() int64 { return t.seq }
 func (t Ticket) Approved() approvals.Approved { return t.approved }
 
 // Act is the approved act.
-func (t Ticket) Act() approvals.Act { return t.approved.Request().Act }
+func (t Ticket) Act() vocab.Act { return t.approved.Request().Act }
 
 // Plan is where it lands.
 func (t Ticket) Plan() Plan { return t.plan }

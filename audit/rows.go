@@ -13,7 +13,7 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/reins-app/reins/approvals"
+	"github.com/reins-app/reins/vocab"
 )
 
 // timeLayout is RFC 3339 with all nine fraction digits, unlike
@@ -54,7 +54,7 @@ type record struct {
 }
 
 // describe fills in who acted, what, and where.
-func (r *record) describe(ag approvals.Agent, act approvals.Act, t approvals.Target) error {
+func (r *record) describe(ag vocab.Agent, act vocab.Act, t vocab.Target) error {
 	r.agentName = ag.Name
 	r.agentVersion = ag.Version
 	r.agentPID = int64(ag.PID)
@@ -81,14 +81,14 @@ func (r *record) describe(ag approvals.Agent, act approvals.Act, t approvals.Tar
 
 // storedAct is an act as the log keeps it.
 type storedAct struct {
-	approvals.Act
+	vocab.Act
 	TextLength *int `json:"text_length,omitempty"` // set only in place of secret text
 }
 
 // actJSON encodes act for the log. Secret text is dropped here, before
 // SQLite sees any of it, so that it reaches neither the database nor the WAL
 // nor a freed page.
-func actJSON(act approvals.Act) ([]byte, error) {
+func actJSON(act vocab.Act) ([]byte, error) {
 	s := storedAct{Act: act}
 	if act.Secret {
 		n := utf8.RuneCountInString(act.Text)
@@ -249,7 +249,7 @@ type Filter struct {
 	Tab     string    // Reins' tab id
 	Origin  string    // the tab's origin, or the target frame's
 	Agent   string    // an agent's declared name or its session id
-	Act     string    // an approvals.ActKind
+	Act     string    // an vocab.ActKind
 	Outcome string    // one of the Outcome words
 	Limit   int       // at most this many; 0 for all
 }

@@ -13,21 +13,21 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/reins-app/reins/approvals"
+	"github.com/reins-app/reins/vocab"
 )
 
 func TestTestOnlyTicket(t *testing.T) {
-	act := approvals.Act{Kind: approvals.DoubleClick}
+	act := vocab.Act{Kind: vocab.DoubleClick}
 	p := Plan{X: 5, Y: 6, Scale: 2}
 	tk := TestOnlyTicket(act, p)
 	if !tk.Valid() || tk.Seq() != -1 || tk.Act() != act || tk.Plan() != p || !tk.Approved().Valid() {
 		t.Fatalf("ticket: valid %v seq %d act %+v plan %+v", tk.Valid(), tk.Seq(), tk.Act(), tk.Plan())
 	}
-	if tk.Approved().How() != approvals.AllowOnce {
+	if tk.Approved().How() != vocab.AllowOnce {
 		t.Errorf("how = %v", tk.Approved().How())
 	}
 	l := openTest(t)
-	if _, err := l.Finish(context.Background(), tk, OutcomeDone, "", ""); !errors.Is(err, ErrWrite) {
+	if _, err := l.Finish(context.Background(), tk, vocab.OutcomeDone, "", ""); !errors.Is(err, ErrWrite) {
 		t.Fatalf("Finish(test-only ticket) = %v, want ErrWrite", err)
 	}
 }

@@ -10,17 +10,17 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/reins-app/reins/approvals"
+	"github.com/reins-app/reins/vocab"
 )
 
 // fill writes a mix of every kind of row: n records, then a fire and its outcome.
 func fill(t *testing.T, l *Log, n int) {
 	t.Helper()
 	for i := range n {
-		mustRecord(t, l, Entry{Agent: agent, Act: approvals.Act{Kind: approvals.Read}, Target: tab, Outcome: OutcomeRead, Detail: "snapshot " + string(rune('a'+i))})
+		mustRecord(t, l, Entry{Agent: agent, Act: vocab.Act{Kind: vocab.Read}, Target: tab, Outcome: vocab.OutcomeRead, Detail: "snapshot " + string(rune('a'+i))})
 	}
-	tk := mustCommit(t, l, approve(approvals.Act{Kind: approvals.Type, Text: "hello"}, tab), Plan{X: 3, Y: 4, Scale: 1.5})
-	if _, err := l.Finish(context.Background(), tk, OutcomeDone, "", "Typed."); err != nil {
+	tk := mustCommit(t, l, approve(vocab.Act{Kind: vocab.Type, Text: "hello"}, tab), Plan{X: 3, Y: 4, Scale: 1.5})
+	if _, err := l.Finish(context.Background(), tk, vocab.OutcomeDone, "", "Typed."); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -129,7 +129,7 @@ func TestVerifyFindsARemovedTailWhileOpen(t *testing.T) {
 	tamper(t, path, "DELETE FROM audit_rows WHERE seq >= 6")
 	wantTampered(t, l, 6, 5)
 	// And it will not write onto the shortened chain.
-	tk, err := l.Commit(context.Background(), approve(approvals.Act{Kind: approvals.Click}, tab), Plan{X: 1, Y: 1, Scale: 1})
+	tk, err := l.Commit(context.Background(), approve(vocab.Act{Kind: vocab.Click}, tab), Plan{X: 1, Y: 1, Scale: 1})
 	if !errors.Is(err, ErrWrite) || !errors.Is(err, ErrTampered) || tk.Valid() {
 		t.Fatalf("Commit onto a shortened chain = valid %v, %v", tk.Valid(), err)
 	}
@@ -145,7 +145,7 @@ func TestVerifyFindsARewrittenChainWhileOpen(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r.outcome = OutcomeFailed
+	r.outcome = vocab.OutcomeFailed
 	r.hash = r.sum()
 	db.Close()
 	tamper(t, path, "UPDATE audit_rows SET outcome = 'failed', hash = '"+r.hash+"' WHERE seq = 4")
@@ -161,7 +161,7 @@ func TestVerifyFindsAForeignRowAppended(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r.seq, r.prevHash, r.refSeq, r.phase, r.outcome = 4, r.hash, sql.NullInt64{}, PhaseRecord, OutcomeRead
+	r.seq, r.prevHash, r.refSeq, r.phase, r.outcome = 4, r.hash, sql.NullInt64{}, PhaseRecord, vocab.OutcomeRead
 	r.hash = r.sum()
 	if _, err := db.Exec("INSERT INTO audit_rows ("+columns+") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", r.args()...); err != nil {
 		t.Fatal(err)
@@ -169,7 +169,7 @@ func TestVerifyFindsAForeignRowAppended(t *testing.T) {
 	db.Close()
 	// The chain is whole, but the log did not write row 4 and will not
 	// write after it.
-	if _, err := l.Record(context.Background(), Entry{Agent: agent, Outcome: OutcomeRead}); !errors.Is(err, ErrTampered) {
+	if _, err := l.Record(context.Background(), Entry{Agent: agent, Outcome: vocab.OutcomeRead}); !errors.Is(err, ErrTampered) {
 		t.Fatalf("Record after a foreign row = %v, want ErrTampered", err)
 	}
 }
@@ -204,7 +204,7 @@ func TestChainMatchesTheDocumentedEncoding(t *testing.T) {
 	path := testPath(t)
 	l := openAt(t, path, nil)
 	fill(t, l, 3)
-	mustRecord(t, l, Entry{Agent: agent, Act: approvals.Act{Kind: approvals.Hover}, Target: approvals.Target{Desktop: true}, Outcome: OutcomeRefused, Code: "deny_listed_app"})
+	mustRecord(t, l, Entry{Agent: agent, Act: vocab.Act{Kind: vocab.Hover}, Target: vocab.Target{Desktop: true}, Outcome: vocab.OutcomeRefused, Code: "deny_listed_app"})
 	l.Close()
 
 	db := rawDB(t, path, "mode=ro")

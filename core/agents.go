@@ -9,6 +9,7 @@ import (
 
 	"github.com/reins-app/reins/approvals"
 	"github.com/reins-app/reins/audit"
+	"github.com/reins-app/reins/vocab"
 )
 
 // EventAgents says the list of agents changed: one connected or left, or the
@@ -31,7 +32,7 @@ type AgentInfo struct {
 // AgentKey is the key under which an agent is allowed: its declared name and
 // its executable. A new program calling itself "Claude Code" is a new agent,
 // and so is a known program under a new name.
-func AgentKey(a Agent) string { return a.Name + " · " + a.Exe }
+func AgentKey(a vocab.Agent) string { return a.Name + " · " + a.Exe }
 
 // agentBook holds every agent seen since Reins started.
 type agentBook struct {
@@ -41,7 +42,7 @@ type agentBook struct {
 }
 
 type agentEntry struct {
-	last     approvals.Agent // the latest connection's identity
+	last     vocab.Agent // the latest connection's identity
 	allowed  bool
 	sessions int
 	ask      *connectAsk // the pending first-connection request, if any
@@ -66,7 +67,7 @@ func (e *Engine) agentBook() *agentBook {
 // agent_not_allowed until the person has allowed the agent once; its first
 // call puts that question in the person's queue. Close the session when the
 // agent's connection ends.
-func (e *Engine) Admit(a Agent) *Session {
+func (e *Engine) Admit(a vocab.Agent) *Session {
 	s := e.Connect(a)
 	s.gated = true
 	b := e.agentBook()
@@ -89,10 +90,10 @@ func (e *Engine) Admit(a Agent) *Session {
 // RefuseConnection records a connection an agents' door turned away before
 // any session began (another user's process, a malformed greeting), so the
 // person sees it in the activity and the log.
-func (e *Engine) RefuseConnection(a Agent, why string) {
+func (e *Engine) RefuseConnection(a vocab.Agent, why string) {
 	e.record(context.Background(), audit.Entry{
-		Agent: a, Act: approvals.Act{Kind: approvals.Connect},
-		Outcome: OutcomeRefused, Code: CodeAgentNotAllowed, Detail: why,
+		Agent: a, Act: vocab.Act{Kind: vocab.Connect},
+		Outcome: vocab.OutcomeRefused, Code: vocab.CodeAgentNotAllowed, Detail: why,
 	})
 }
 
@@ -156,7 +157,7 @@ func (e *Engine) setAgentAllowed(key string, allowed bool) error {
 	}
 	b.mu.Unlock()
 	if ask != nil && allowed {
-		e.Answer(ask.id, approvals.AllowOnce)
+		e.Answer(ask.id, vocab.AllowOnce)
 	}
 	if changed {
 		detail := "forgot the agent; it will be asked about again"
@@ -164,8 +165,8 @@ func (e *Engine) setAgentAllowed(key string, allowed bool) error {
 			detail = "allowed the agent to use Reins until Reins quits"
 		}
 		e.record(context.Background(), audit.Entry{
-			Agent: approvals.Agent{Name: "person"}, Act: approvals.Act{Kind: approvals.Connect},
-			Target: approvals.Target{Name: who.Label()}, Outcome: OutcomeDone, Detail: detail,
+			Agent: vocab.Agent{Name: "person"}, Act: vocab.Act{Kind: vocab.Connect},
+			Target: vocab.Target{Name: who.Label()}, Outcome: vocab.OutcomeDone, Detail: detail,
 		})
 	}
 	e.publish(Event{Kind: EventAgents})
@@ -182,7 +183,7 @@ func (s *Session) admitted(ctx context.Context) error {
 		return nil
 	}
 	if s.refused.Load() {
-		return errorf(CodeAgentNotAllowed, "the person did not allow %s to use Reins; reconnect to ask them again", s.agent.Label())
+		return errorf(vocab.CodeAgentNotAllowed, "the person did not allow %s to use Reins; reconnect to ask them again", s.agent.Label())
 	}
 	ask := s.ask()
 	if ask == nil {
@@ -194,7 +195,7 @@ func (s *Session) admitted(ctx context.Context) error {
 	select {
 	case <-ask.done:
 	case <-ctx.Done():
-		return errorf(CodeAgentNotAllowed, "%s is not yet allowed to use Reins; the person was asked in Reins — try again once they answer", s.agent.Label())
+		return errorf(vocab.CodeAgentNotAllowed, "%s is not yet allowed to use Reins; the person was asked in Reins — try again once they answer", s.agent.Label())
 	}
 	if ask.allowed {
 		return nil
@@ -208,7 +209,7 @@ func (s *Session) admitted(ctx context.Context) error {
 	if allowedMeanwhile {
 		return nil
 	}
-	return errorf(CodeAgentNotAllowed, "the person has not allowed %s to use Reins; they were asked in Reins — try again once they allow it", s.agent.Label())
+	return errorf(vocab.CodeAgentNotAllowed, "the person has not allowed %s to use Reins; they were asked in Reins — try again once they allow it", s.agent.Label())
 }
 
 // ask returns nil when the session's agent is allowed, else its pending
@@ -243,12 +244,12 @@ func (s *Session) ask() *connectAsk {
 
 // askConnect puts a first-connection request before the person and records
 // the answer.
-func (e *Engine) askConnect(key string, ask *connectAsk, a Agent) {
+func (e *Engine) askConnect(key string, ask *connectAsk, a vocab.Agent) {
 	// The broker asks through the person's queue with its timeout, and
 	// ends the question when Reins shuts down. The leave it returns is never
 	// committed: a connection is not an act.
 	ctx := context.Background()
-	req := approvals.Request{ID: ask.id, Agent: a, Act: approvals.Act{Kind: approvals.Connect}, Asked: e.opts.Now()}
+	req := vocab.Request{ID: ask.id, Agent: a, Act: vocab.Act{Kind: vocab.Connect}, Asked: e.opts.Now()}
 	approved, err := e.broker.Decide(ctx, req)
 	allowed := err == nil
 	d := approved.How()
@@ -272,14 +273,14 @@ func (e *Engine) askConnect(key string, ask *connectAsk, a Agent) {
 		return // the log is closing with the rest of Reins
 	}
 
-	en2 := audit.Entry{Agent: a, Act: req.Act, Outcome: OutcomeDone, Decision: d.String()}
+	en2 := audit.Entry{Agent: a, Act: req.Act, Outcome: vocab.OutcomeDone, Decision: d.String()}
 	switch {
 	case allowed:
 		en2.Detail = "the person allowed this agent until Reins quits"
 	case ask.denied:
-		en2.Outcome, en2.Code, en2.Detail = OutcomeDenied, CodeAgentNotAllowed, "the person did not allow this agent"
+		en2.Outcome, en2.Code, en2.Detail = vocab.OutcomeDenied, vocab.CodeAgentNotAllowed, "the person did not allow this agent"
 	default:
-		en2.Outcome, en2.Code, en2.Detail, en2.Decision = OutcomeTimeout, CodeAgentNotAllowed, "no one answered, so the agent was not allowed", ""
+		en2.Outcome, en2.Code, en2.Detail, en2.Decision = vocab.OutcomeTimeout, vocab.CodeAgentNotAllowed, "no one answered, so the agent was not allowed", ""
 	}
 	e.record(ctx, en2)
 	e.publish(Event{Kind: EventAgents})

@@ -15,6 +15,7 @@ import (
 	"github.com/reins-app/reins/core"
 	"github.com/reins-app/reins/core/coretest"
 	"github.com/reins-app/reins/executor"
+	"github.com/reins-app/reins/vocab"
 )
 
 // anchoredFixture is newFixture on a log whose anchor is ao.
@@ -23,7 +24,7 @@ func anchoredFixture(t *testing.T, ao audit.AnchorOptions) *fixture {
 	e := coretest.New(t, coretest.Options{Anchor: &ao})
 	e.Browser.Open(7, shop())
 	tab := e.WaitTab(t, shopURL)
-	return &fixture{Engine: e, t: t, tab: tab, agent: e.Connect(core.Agent{Name: "Test agent", PID: 4121, Exe: "/usr/bin/claude"})}
+	return &fixture{Engine: e, t: t, tab: tab, agent: e.Connect(vocab.Agent{Name: "Test agent", PID: 4121, Exe: "/usr/bin/claude"})}
 }
 
 func TestARequiredAnchorThatDoesNotAnswerRefusesActsNotReads(t *testing.T) {
@@ -34,7 +35,7 @@ func TestARequiredAnchorThatDoesNotAnswerRefusesActsNotReads(t *testing.T) {
 	addr := ln.Addr().String()
 	ln.Close()
 	f := anchoredFixture(t, audit.AnchorOptions{SystemLog: "off", Remote: addr, RemoteRequired: true})
-	f.SetShare(f.tab, core.Control)
+	f.SetShare(f.tab, vocab.Control)
 	var asked atomic.Int32
 	events, unsubscribe := f.Subscribe(64)
 	defer unsubscribe()
@@ -42,15 +43,15 @@ func TestARequiredAnchorThatDoesNotAnswerRefusesActsNotReads(t *testing.T) {
 		for ev := range events {
 			if ev.Kind == core.EventApproval {
 				asked.Add(1)
-				f.Answer(ev.Request.ID, core.AllowOnce)
+				f.Answer(ev.Request.ID, vocab.AllowOnce)
 			}
 		}
 	}()
 	ref, _ := f.snapRef("Place order") // a read: it works
 	const tries = 5
 	for range tries {
-		if err := f.click(ref); codeOf(err) != core.CodeAnchorUnreachable {
-			t.Fatalf("click = %v, want %s", err, core.CodeAnchorUnreachable)
+		if err := f.click(ref); codeOf(err) != vocab.CodeAnchorUnreachable {
+			t.Fatalf("click = %v, want %s", err, vocab.CodeAnchorUnreachable)
 		}
 	}
 	if n := len(f.Exec.Fired()); n != 0 {
@@ -61,11 +62,11 @@ func TestARequiredAnchorThatDoesNotAnswerRefusesActsNotReads(t *testing.T) {
 		t.Fatalf("%d click rows, want %d refusals", len(refused), tries)
 	}
 	for _, r := range refused {
-		if r.Phase != audit.PhaseRecord || r.Outcome != core.OutcomeRefused || r.Code != core.CodeAnchorUnreachable {
-			t.Fatalf("row %+v; want a refusal with %s", r, core.CodeAnchorUnreachable)
+		if r.Phase != audit.PhaseRecord || r.Outcome != vocab.OutcomeRefused || r.Code != vocab.CodeAnchorUnreachable {
+			t.Fatalf("row %+v; want a refusal with %s", r, vocab.CodeAnchorUnreachable)
 		}
 	}
-	if reads := f.rows(core.AuditFilter{Outcome: core.OutcomeRead}); len(reads) != 1 {
+	if reads := f.rows(core.AuditFilter{Outcome: vocab.OutcomeRead}); len(reads) != 1 {
 		t.Fatalf("%d read rows, want the snapshot's", len(reads))
 	}
 	t.Logf("%d tries, %d fired, %d asked; %s", tries, len(f.Exec.Fired()), asked.Load(), refused[0].Detail)

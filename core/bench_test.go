@@ -8,6 +8,7 @@ import (
 
 	"github.com/reins-app/reins/core"
 	"github.com/reins-app/reins/core/coretest"
+	"github.com/reins-app/reins/vocab"
 )
 
 // BenchmarkClickByRef measures what Reins adds between an agent's click by
@@ -20,18 +21,18 @@ func BenchmarkClickByRef(b *testing.B) {
 	e := coretest.New(b, coretest.Options{ApprovalTimeout: 5 * time.Second})
 	e.Browser.Open(7, shop())
 	tab := e.WaitTab(b, shopURL)
-	if err := e.SetShare(tab, core.Control); err != nil {
+	if err := e.SetShare(tab, vocab.Control); err != nil {
 		b.Fatal(err)
 	}
-	stop := e.AnswerAll(core.AllowTab)
+	stop := e.AnswerAll(vocab.AllowTab)
 	defer stop()
-	agent := e.Connect(core.Agent{Name: "bench"})
+	agent := e.Connect(vocab.Agent{Name: "bench"})
 	s, err := agent.Snapshot(context.Background(), tab)
 	if err != nil {
 		b.Fatal(err)
 	}
 	ref := regexp.MustCompile(`"Place order" \[ref=(e\d+)\]`).FindStringSubmatch(s.Text)[1]
-	req := core.ActRequest{Tab: tab, Ref: ref, Act: core.Act{Kind: "click"}}
+	req := core.ActRequest{Tab: tab, Ref: ref, Act: vocab.Act{Kind: "click"}}
 	if _, err := agent.Act(context.Background(), req); err != nil {
 		b.Fatal(err)
 	}

@@ -4,10 +4,10 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/reins-app/reins/approvals"
 	"github.com/reins-app/reins/audit"
 	"github.com/reins-app/reins/executor"
 	"github.com/reins-app/reins/internal/plain"
+	"github.com/reins-app/reins/vocab"
 )
 
 // Desktop-level names front ends need.
@@ -26,12 +26,12 @@ type DesktopView struct {
 // Desktop reads the desktop. It needs the desktop given to agents at Read or
 // more (DesktopKey), and is audited as a read.
 func (s *Session) Desktop(ctx context.Context) (*DesktopView, error) {
-	en := audit.Entry{Agent: s.agent, Act: approvals.Act{Kind: approvals.Read}, Target: approvals.Target{Desktop: true, Name: "desktop"}}
+	en := audit.Entry{Agent: s.agent, Act: vocab.Act{Kind: vocab.Read}, Target: vocab.Target{Desktop: true, Name: "desktop"}}
 	v, err := s.desktop(ctx)
 	if err != nil {
 		return nil, s.refuse(ctx, en, err)
 	}
-	en.Outcome = OutcomeRead
+	en.Outcome = vocab.OutcomeRead
 	s.e.record(ctx, en)
 	return v, nil
 }
@@ -40,16 +40,16 @@ func (s *Session) desktop(ctx context.Context) (*DesktopView, error) {
 	if err := s.admitted(ctx); err != nil {
 		return nil, err
 	}
-	if err := s.e.grants.Check(approvals.DesktopKey, "", approvals.ReadOnly); err != nil {
+	if err := s.e.grants.Check(vocab.DesktopKey, "", vocab.ReadOnly); err != nil {
 		return nil, err
 	}
 	front, err := s.e.opts.Executor.Frontmost(ctx)
 	if err != nil {
-		return nil, errorf(CodeFailed, "the application in front cannot be read: %v", err)
+		return nil, errorf(vocab.CodeFailed, "the application in front cannot be read: %v", err)
 	}
 	ws, err := s.e.opts.Executor.Windows(ctx)
 	if err != nil {
-		return nil, errorf(CodeFailed, "the windows cannot be listed: %v", err)
+		return nil, errorf(vocab.CodeFailed, "the windows cannot be listed: %v", err)
 	}
 	return &DesktopView{Frontmost: front, Windows: ws}, nil
 }
@@ -58,8 +58,8 @@ func (s *Session) desktop(ctx context.Context) (*DesktopView, error) {
 // screen (in points, as DesktopView reports windows), text typed into
 // whatever has focus, or a key chord.
 type DesktopActRequest struct {
-	Act  approvals.Act // Click, DoubleClick, RightClick, Type or Key
-	X, Y float64       // Click kinds: where, in points
+	Act  vocab.Act // Click, DoubleClick, RightClick, Type or Key
+	X, Y float64   // Click kinds: where, in points
 	// Element is the agent's own words for what is there, optional. The
 	// person sees them as the agent's claim, beside what Reins itself sees
 	// there: the point, and the application and window under it.
@@ -70,7 +70,7 @@ type DesktopActRequest struct {
 // person's approval, the committed audit row and the executor, which refuses
 // deny-listed applications in front or under the point right before firing.
 func (s *Session) DesktopAct(ctx context.Context, r DesktopActRequest) (*ActResult, error) {
-	en := audit.Entry{Agent: s.agent, Act: r.Act, Target: approvals.Target{Desktop: true, Claim: r.Element}}
+	en := audit.Entry{Agent: s.agent, Act: r.Act, Target: vocab.Target{Desktop: true, Claim: r.Element}}
 	res, err := s.desktopAct(ctx, r, &en)
 	if err != nil {
 		return nil, s.refuse(ctx, en, err)
@@ -83,13 +83,13 @@ func (s *Session) desktopAct(ctx context.Context, r DesktopActRequest, en *audit
 	plan := audit.Plan{Scale: 1}
 	point := false // the act lands at (r.X, r.Y), not wherever the focus is
 	switch r.Act.Kind {
-	case approvals.Click, approvals.DoubleClick, approvals.RightClick:
+	case vocab.Click, vocab.DoubleClick, vocab.RightClick:
 		plan.X, plan.Y, point = r.X, r.Y, true
 		en.Target.Name = fmt.Sprintf("the point %.0f, %.0f", r.X, r.Y)
-	case approvals.Type, approvals.Key:
+	case vocab.Type, vocab.Key:
 		// Type and Key land on whatever has focus: the plan stays at the origin.
 	default:
-		return nil, errorf(CodeBadRequest, "%q is not a desktop act; use click, type or key", r.Act.Kind)
+		return nil, errorf(vocab.CodeBadRequest, "%q is not a desktop act; use click, type or key", r.Act.Kind)
 	}
 	if err := possible(en); err != nil {
 		return nil, err
@@ -98,11 +98,11 @@ func (s *Session) desktopAct(ctx context.Context, r DesktopActRequest, en *audit
 		return nil, err
 	}
 	if e.Paused() {
-		return nil, errorf(CodePaused, "the person has paused all agents; wait and try again later")
+		return nil, errorf(vocab.CodePaused, "the person has paused all agents; wait and try again later")
 	}
-	if err := e.grants.Check(approvals.DesktopKey, "", approvals.Control); err != nil {
-		if e.grants.Get(approvals.DesktopKey).Level == approvals.ReadOnly {
-			return nil, &Error{Code: CodeControlRequired, Message: "the desktop is open to agents read-only; ask the person for Control from the Reins menu", Err: err}
+	if err := e.grants.Check(vocab.DesktopKey, "", vocab.Control); err != nil {
+		if e.grants.Get(vocab.DesktopKey).Level == vocab.ReadOnly {
+			return nil, &vocab.Error{Code: vocab.CodeControlRequired, Message: "the desktop is open to agents read-only; ask the person for Control from the Reins menu", Err: err}
 		}
 		return nil, err
 	}
@@ -115,7 +115,7 @@ func (s *Session) desktopAct(ctx context.Context, r DesktopActRequest, en *audit
 		}
 	}
 	en.Target.App, en.Target.Window = e.seenAt(ctx, r)
-	req := approvals.Request{ID: e.newID("a"), Agent: s.agent, Act: r.Act, Target: en.Target}
+	req := vocab.Request{ID: e.newID("a"), Agent: s.agent, Act: r.Act, Target: en.Target}
 	done := ""
 	if r.Element != "" {
 		done = "the agent described the target as " + quoteIf(r.Element)
@@ -123,7 +123,7 @@ func (s *Session) desktopAct(ctx context.Context, r DesktopActRequest, en *audit
 	return s.decideAndFire(ctx, firing{
 		req: req, en: en, input: true, done: done,
 		ready: func(context.Context) (audit.Plan, error) {
-			return plan, e.grants.Check(approvals.DesktopKey, "", approvals.Control)
+			return plan, e.grants.Check(vocab.DesktopKey, "", vocab.Control)
 		},
 		perform: e.opts.Executor.Fire,
 	})
@@ -137,7 +137,7 @@ func (s *Session) desktopAct(ctx context.Context, r DesktopActRequest, en *audit
 // list again right before firing. What cannot be read is said as such.
 func (e *Engine) seenAt(ctx context.Context, r DesktopActRequest) (app, window string) {
 	x := e.opts.Executor
-	point := r.Act.Kind != approvals.Type && r.Act.Kind != approvals.Key
+	point := r.Act.Kind != vocab.Type && r.Act.Kind != vocab.Key
 	var a executor.App
 	var err error
 	if point {

@@ -21,6 +21,7 @@ import (
 	"github.com/reins-app/reins/bridge/protocol"
 	"github.com/reins-app/reins/executor"
 	"github.com/reins-app/reins/grounding"
+	"github.com/reins-app/reins/vocab"
 )
 
 // Browser is what core needs of the bridge; *bridge.Server is one.
@@ -251,7 +252,7 @@ func (e *Engine) updateTabs(profile string, tabs []protocol.Tab) {
 	e.mu.Unlock()
 	for _, id := range revoked {
 		e.broker.ForgetTab(id)
-		e.publish(Event{Kind: EventShare, Tab: id, Level: approvals.None, Detail: "the tab left the site it was shared on"})
+		e.publish(Event{Kind: EventShare, Tab: id, Level: vocab.None, Detail: "the tab left the site it was shared on"})
 	}
 	e.publish(Event{Kind: EventTabs})
 }
@@ -273,22 +274,22 @@ func (e *Engine) navigated(profile string, n protocol.Navigated) {
 	e.mu.Unlock()
 	if revoked {
 		e.broker.ForgetTab(id)
-		e.publish(Event{Kind: EventShare, Tab: id, Level: approvals.None, Detail: "the tab left the site it was shared on"})
+		e.publish(Event{Kind: EventShare, Tab: id, Level: vocab.None, Detail: "the tab left the site it was shared on"})
 	}
 }
 
 // TabInfo is a tab as listed to the person or an agent.
 type TabInfo struct {
-	ID        string          `json:"id"`
-	Title     string          `json:"title,omitempty"` // only for shared tabs when listed to agents
-	URL       string          `json:"url,omitempty"`   // likewise
-	Origin    string          `json:"origin,omitempty"`
-	Active    bool            `json:"active"`
-	Focused   bool            `json:"focused"` // its window has the keyboard focus
-	Level     approvals.Level `json:"-"`
-	Share     string          `json:"share"`
-	SharedAt  string          `json:"sharedOrigin,omitempty"`
-	Connected bool            `json:"connected"`
+	ID        string      `json:"id"`
+	Title     string      `json:"title,omitempty"` // only for shared tabs when listed to agents
+	URL       string      `json:"url,omitempty"`   // likewise
+	Origin    string      `json:"origin,omitempty"`
+	Active    bool        `json:"active"`
+	Focused   bool        `json:"focused"` // its window has the keyboard focus
+	Level     vocab.Level `json:"-"`
+	Share     string      `json:"share"`
+	SharedAt  string      `json:"sharedOrigin,omitempty"`
+	Connected bool        `json:"connected"`
 }
 
 // Tabs lists open tabs with their share levels, for the person.
@@ -324,7 +325,7 @@ func (e *Engine) Connected() bool {
 
 // SetShare is the person sharing a tab at a level. The grant is bound to the
 // origin on screen now. Agents have no way to call it.
-func (e *Engine) SetShare(tab string, level approvals.Level) error {
+func (e *Engine) SetShare(tab string, level vocab.Level) error {
 	e.mu.Lock()
 	t := e.tabs[tab]
 	open := t != nil && !t.gone
@@ -333,7 +334,7 @@ func (e *Engine) SetShare(tab string, level approvals.Level) error {
 		url, title = t.info.URL, t.info.Title
 	}
 	e.mu.Unlock()
-	if tab == approvals.DesktopKey {
+	if tab == vocab.DesktopKey {
 		return e.grants.Set(tab, "", level)
 	}
 	if !open {
@@ -342,13 +343,13 @@ func (e *Engine) SetShare(tab string, level approvals.Level) error {
 	origin := approvals.Origin(url)
 	// A loopback tab is pinned to the program serving it; see loopback.go.
 	var pin, note string
-	if level > approvals.None {
+	if level > vocab.None {
 		var err error
 		if pin, note, err = e.pinFor(origin); err != nil {
 			ce, outcome := classify(err)
 			e.record(context.Background(), audit.Entry{
-				Agent: approvals.Agent{Name: approvals.PersonName}, Act: approvals.Act{Kind: approvals.Share},
-				Target:  approvals.Target{Tab: tab, TabTitle: title, Origin: origin},
+				Agent: vocab.Agent{Name: vocab.PersonName}, Act: vocab.Act{Kind: vocab.Share},
+				Target:  vocab.Target{Tab: tab, TabTitle: title, Origin: origin},
 				Outcome: outcome, Code: ce.Code, Detail: "not shared at " + level.String() + ": " + ce.Message,
 			})
 			return ce
@@ -357,7 +358,7 @@ func (e *Engine) SetShare(tab string, level approvals.Level) error {
 	if err := e.grants.SetPinned(tab, origin, pin, level); err != nil {
 		return err
 	}
-	if level < approvals.Control {
+	if level < vocab.Control {
 		e.broker.ForgetTab(tab)
 	}
 	detail := "shared at " + level.String()
@@ -365,9 +366,9 @@ func (e *Engine) SetShare(tab string, level approvals.Level) error {
 		detail += "; " + note
 	}
 	e.record(context.Background(), audit.Entry{
-		Agent: approvals.Agent{Name: approvals.PersonName}, Act: approvals.Act{Kind: approvals.Share},
-		Target:  approvals.Target{Tab: tab, TabTitle: title, Origin: origin},
-		Outcome: OutcomeDone, Detail: detail,
+		Agent: vocab.Agent{Name: vocab.PersonName}, Act: vocab.Act{Kind: vocab.Share},
+		Target:  vocab.Target{Tab: tab, TabTitle: title, Origin: origin},
+		Outcome: vocab.OutcomeDone, Detail: detail,
 	})
 	e.publish(Event{Kind: EventShare, Tab: tab, Level: level, Detail: note})
 	return nil
@@ -390,7 +391,7 @@ func (e *Engine) AuditRows(ctx context.Context, f audit.Filter) ([]audit.Row, er
 }
 
 // Share returns a tab's current share level.
-func (e *Engine) Share(tab string) approvals.Level { return e.grants.Get(tab).Level }
+func (e *Engine) Share(tab string) vocab.Level { return e.grants.Get(tab).Level }
 
 // Pause refuses every act while on, and stops the acts firing when it comes
 // on. Only the person's door calls it.
@@ -442,7 +443,7 @@ func (e *Engine) newID(prefix string) string {
 }
 
 // alreadyLogged carries an act's failure whose outcome row is written.
-type alreadyLogged struct{ err *Error }
+type alreadyLogged struct{ err *vocab.Error }
 
 func (a *alreadyLogged) Error() string { return a.err.Error() }
 func (a *alreadyLogged) Unwrap() error { return a.err }

@@ -16,6 +16,7 @@ import (
 	"github.com/reins-app/reins/core"
 	"github.com/reins-app/reins/core/coretest"
 	"github.com/reins-app/reins/executor"
+	"github.com/reins-app/reins/vocab"
 )
 
 const shopURL = "https://shop.example.com/cart"
@@ -39,7 +40,7 @@ func newFixture(t *testing.T, timeout time.Duration) *fixture {
 	e := coretest.New(t, coretest.Options{ApprovalTimeout: timeout})
 	e.Browser.Open(7, shop())
 	tab := e.WaitTab(t, shopURL)
-	return &fixture{Engine: e, t: t, tab: tab, agent: e.Connect(core.Agent{Name: "Test agent", PID: 4121, Exe: "/usr/bin/claude"})}
+	return &fixture{Engine: e, t: t, tab: tab, agent: e.Connect(vocab.Agent{Name: "Test agent", PID: 4121, Exe: "/usr/bin/claude"})}
 }
 
 func (f *fixture) snapRef(name string) (string, string) {
@@ -56,12 +57,12 @@ func (f *fixture) snapRef(name string) (string, string) {
 }
 
 func (f *fixture) click(ref string) error {
-	_, err := f.agent.Act(context.Background(), core.ActRequest{Tab: f.tab, Ref: ref, Act: core.Act{Kind: "click"}})
+	_, err := f.agent.Act(context.Background(), core.ActRequest{Tab: f.tab, Ref: ref, Act: vocab.Act{Kind: "click"}})
 	return err
 }
 
 func codeOf(err error) string {
-	var ce *core.Error
+	var ce *vocab.Error
 	if errors.As(err, &ce) {
 		return ce.Code
 	}
@@ -79,7 +80,7 @@ func (f *fixture) rows(filter core.AuditFilter) []core.AuditRow {
 func TestUnsharedTabIsNotReadAndTheRefusalIsLogged(t *testing.T) {
 	f := newFixture(t, time.Second)
 	_, err := f.agent.Snapshot(context.Background(), f.tab)
-	if codeOf(err) != core.CodeGrantRequired {
+	if codeOf(err) != vocab.CodeGrantRequired {
 		t.Fatalf("got %v", err)
 	}
 	for _, c := range f.Browser.Calls() {
@@ -87,17 +88,17 @@ func TestUnsharedTabIsNotReadAndTheRefusalIsLogged(t *testing.T) {
 			t.Fatal("an unshared tab was asked for its tree")
 		}
 	}
-	rows := f.rows(core.AuditFilter{Outcome: core.OutcomeRefused})
-	if len(rows) != 1 || rows[0].Code != core.CodeGrantRequired || rows[0].TabTitle != "" {
+	rows := f.rows(core.AuditFilter{Outcome: vocab.OutcomeRefused})
+	if len(rows) != 1 || rows[0].Code != vocab.CodeGrantRequired || rows[0].TabTitle != "" {
 		t.Fatalf("want one refusal row without the tab's title, got %+v", rows)
 	}
 }
 
 func TestReadOnlyTabRefusesActs(t *testing.T) {
 	f := newFixture(t, time.Second)
-	f.SetShare(f.tab, core.ReadOnly)
+	f.SetShare(f.tab, vocab.ReadOnly)
 	ref, _ := f.snapRef("Place order")
-	if err := f.click(ref); codeOf(err) != core.CodeControlRequired {
+	if err := f.click(ref); codeOf(err) != vocab.CodeControlRequired {
 		t.Fatalf("got %v", err)
 	}
 	if len(f.Exec.Fired()) != 0 {
@@ -107,8 +108,8 @@ func TestReadOnlyTabRefusesActs(t *testing.T) {
 
 func TestApprovedClickIsCommittedBeforeItFires(t *testing.T) {
 	f := newFixture(t, 2*time.Second)
-	f.SetShare(f.tab, core.Control)
-	defer f.AnswerAll(core.AllowOnce)()
+	f.SetShare(f.tab, vocab.Control)
+	defer f.AnswerAll(vocab.AllowOnce)()
 	db, err := sql.Open("sqlite", "file:"+f.LogPath+"?mode=ro")
 	if err != nil {
 		t.Fatal(err)
@@ -131,7 +132,7 @@ func TestApprovedClickIsCommittedBeforeItFires(t *testing.T) {
 		t.Fatalf("plan %+v, want (150, 302) at scale 1", p)
 	}
 	rows := f.rows(core.AuditFilter{Act: "click"})
-	if len(rows) != 2 || rows[0].Phase != audit.PhaseOutcome || rows[0].Outcome != core.OutcomeDone || rows[1].Phase != audit.PhaseFire {
+	if len(rows) != 2 || rows[0].Phase != audit.PhaseOutcome || rows[0].Outcome != vocab.OutcomeDone || rows[1].Phase != audit.PhaseFire {
 		t.Fatalf("want fire then done, got %+v", rows)
 	}
 	if rows[1].AgentName != "Test agent" || rows[1].AgentPID != 4121 || rows[1].TargetName != "Place order" {
@@ -141,30 +142,30 @@ func TestApprovedClickIsCommittedBeforeItFires(t *testing.T) {
 
 func TestDeniedAndTimedOutActsFireNothing(t *testing.T) {
 	f := newFixture(t, 300*time.Millisecond)
-	f.SetShare(f.tab, core.Control)
+	f.SetShare(f.tab, vocab.Control)
 	ref, _ := f.snapRef("Place order")
-	stop := f.AnswerAll(core.Deny)
-	if err := f.click(ref); codeOf(err) != core.CodeDenied {
+	stop := f.AnswerAll(vocab.Deny)
+	if err := f.click(ref); codeOf(err) != vocab.CodeDenied {
 		t.Fatalf("deny: got %v", err)
 	}
 	stop()
-	if err := f.click(ref); codeOf(err) != core.CodeTimeout {
+	if err := f.click(ref); codeOf(err) != vocab.CodeTimeout {
 		t.Fatalf("silence: got %v", err)
 	}
 	if len(f.Exec.Fired()) != 0 {
 		t.Fatal("a denied act fired")
 	}
-	if len(f.rows(core.AuditFilter{Outcome: core.OutcomeDenied})) != 1 || len(f.rows(core.AuditFilter{Outcome: core.OutcomeTimeout})) != 1 {
+	if len(f.rows(core.AuditFilter{Outcome: vocab.OutcomeDenied})) != 1 || len(f.rows(core.AuditFilter{Outcome: vocab.OutcomeTimeout})) != 1 {
 		t.Fatal("denial and timeout were not both logged")
 	}
 }
 
 func TestPauseRefusesActsEvenAfterApproval(t *testing.T) {
 	f := newFixture(t, 2*time.Second)
-	f.SetShare(f.tab, core.Control)
+	f.SetShare(f.tab, vocab.Control)
 	ref, _ := f.snapRef("Place order")
 	f.Pause(true)
-	if err := f.click(ref); codeOf(err) != core.CodePaused {
+	if err := f.click(ref); codeOf(err) != vocab.CodePaused {
 		t.Fatalf("got %v", err)
 	}
 	f.Pause(false)
@@ -175,11 +176,11 @@ func TestPauseRefusesActsEvenAfterApproval(t *testing.T) {
 		for ev := range events {
 			if ev.Kind == core.EventApproval {
 				f.Pause(true)
-				f.Engine.Engine.Answer(ev.Request.ID, core.AllowOnce)
+				f.Engine.Engine.Answer(ev.Request.ID, vocab.AllowOnce)
 			}
 		}
 	}()
-	if err := f.click(ref); codeOf(err) != core.CodePaused {
+	if err := f.click(ref); codeOf(err) != vocab.CodePaused {
 		t.Fatalf("paused during approval: got %v", err)
 	}
 	if len(f.Exec.Fired()) != 0 {
@@ -189,24 +190,24 @@ func TestPauseRefusesActsEvenAfterApproval(t *testing.T) {
 
 func TestNavigationMakesRefsStaleAndAnotherOriginRevokesTheGrant(t *testing.T) {
 	f := newFixture(t, 2*time.Second)
-	f.SetShare(f.tab, core.Control)
-	defer f.AnswerAll(core.AllowOnce)()
+	f.SetShare(f.tab, vocab.Control)
+	defer f.AnswerAll(vocab.AllowOnce)()
 	ref, id := f.snapRef("Place order")
 	page := shop()
 	page.URL = "https://shop.example.com/thanks"
 	f.Browser.Load(7, page)
 	waitFor(t, func() bool { return strings.HasSuffix(f.tabURL(), "/thanks") })
-	_, err := f.agent.Act(context.Background(), core.ActRequest{Tab: f.tab, Ref: ref, Snapshot: id, Act: core.Act{Kind: "click"}})
-	if codeOf(err) != core.CodeStaleRef {
+	_, err := f.agent.Act(context.Background(), core.ActRequest{Tab: f.tab, Ref: ref, Snapshot: id, Act: vocab.Act{Kind: "click"}})
+	if codeOf(err) != vocab.CodeStaleRef {
 		t.Fatalf("same origin, new document: got %v", err)
 	}
-	if f.Share(f.tab) != core.Control {
+	if f.Share(f.tab) != vocab.Control {
 		t.Fatal("a same-origin navigation withdrew the grant")
 	}
 	page.URL = "https://evil.example.net/"
 	f.Browser.Load(7, page)
-	waitFor(t, func() bool { return f.Share(f.tab) == core.None })
-	if _, err := f.agent.Snapshot(context.Background(), f.tab); codeOf(err) != core.CodeGrantRequired {
+	waitFor(t, func() bool { return f.Share(f.tab) == vocab.None })
+	if _, err := f.agent.Snapshot(context.Background(), f.tab); codeOf(err) != vocab.CodeGrantRequired {
 		t.Fatalf("after leaving the origin: got %v", err)
 	}
 	if len(f.Exec.Fired()) != 0 {
@@ -236,12 +237,12 @@ func waitFor(t *testing.T, ok func() bool) {
 
 func TestAuditFailureFiresNothing(t *testing.T) {
 	f := newFixture(t, 2*time.Second)
-	f.SetShare(f.tab, core.Control)
-	defer f.AnswerAll(core.AllowOnce)()
+	f.SetShare(f.tab, vocab.Control)
+	defer f.AnswerAll(vocab.AllowOnce)()
 	ref, _ := f.snapRef("Place order")
 	f.Log.Close()
 	err := f.click(ref)
-	if codeOf(err) != core.CodeAuditFailed {
+	if codeOf(err) != vocab.CodeAuditFailed {
 		t.Fatalf("got %v", err)
 	}
 	if len(f.Exec.Fired()) != 0 {
@@ -251,22 +252,22 @@ func TestAuditFailureFiresNothing(t *testing.T) {
 
 func TestDenyListedAppUnderThePointFiresNothing(t *testing.T) {
 	f := newFixture(t, 2*time.Second)
-	f.SetShare(f.tab, core.Control)
-	defer f.AnswerAll(core.AllowOnce)()
+	f.SetShare(f.tab, vocab.Control)
+	defer f.AnswerAll(vocab.AllowOnce)()
 	f.Exec.SetAppAt(executor.App{Name: "KeePassXC", Class: "keepassxc.KeePassXC"})
 	ref, _ := f.snapRef("Place order")
-	if err := f.click(ref); codeOf(err) != core.CodeDenyListed {
+	if err := f.click(ref); codeOf(err) != vocab.CodeDenyListed {
 		t.Fatalf("got %v", err)
 	}
 	rows := f.rows(core.AuditFilter{Act: "click"})
-	if len(rows) != 2 || rows[0].Phase != audit.PhaseOutcome || rows[0].Code != core.CodeDenyListed {
+	if len(rows) != 2 || rows[0].Phase != audit.PhaseOutcome || rows[0].Code != vocab.CodeDenyListed {
 		t.Fatalf("the refusal is not the act's outcome: %+v", rows)
 	}
 }
 
 func TestTypingIntoAPasswordFieldIsSecret(t *testing.T) {
 	f := newFixture(t, 2*time.Second)
-	f.SetShare(f.tab, core.Control)
+	f.SetShare(f.tab, vocab.Control)
 	var asked []string
 	events, stop := f.Subscribe(16)
 	defer stop()
@@ -274,13 +275,13 @@ func TestTypingIntoAPasswordFieldIsSecret(t *testing.T) {
 		for ev := range events {
 			if ev.Kind == core.EventApproval {
 				asked = append(asked, ev.Request.Sentence())
-				f.Engine.Engine.Answer(ev.Request.ID, core.AllowTab)
+				f.Engine.Engine.Answer(ev.Request.ID, vocab.AllowTab)
 			}
 		}
 	}()
 	ref, _ := f.snapRef("Password")
 	for i := 0; i < 2; i++ {
-		if _, err := f.agent.Act(context.Background(), core.ActRequest{Tab: f.tab, Ref: ref, Act: core.Act{Kind: "type", Text: "hunter2"}}); err != nil {
+		if _, err := f.agent.Act(context.Background(), core.ActRequest{Tab: f.tab, Ref: ref, Act: vocab.Act{Kind: "type", Text: "hunter2"}}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -302,7 +303,7 @@ func TestTypingIntoAPasswordFieldIsSecret(t *testing.T) {
 
 func TestBackgroundTabIsNotClicked(t *testing.T) {
 	f := newFixture(t, 2*time.Second)
-	f.SetShare(f.tab, core.Control)
+	f.SetShare(f.tab, vocab.Control)
 	ref, _ := f.snapRef("Place order")
 	f.Browser.SetActive(7, false)
 	waitFor(t, func() bool {
@@ -313,14 +314,14 @@ func TestBackgroundTabIsNotClicked(t *testing.T) {
 		}
 		return false
 	})
-	if err := f.click(ref); codeOf(err) != core.CodeNotVisible {
+	if err := f.click(ref); codeOf(err) != vocab.CodeNotVisible {
 		t.Fatalf("got %v", err)
 	}
 }
 
 func TestExtensionDisconnectMidRequestFailsFast(t *testing.T) {
 	f := newFixture(t, 2*time.Second)
-	f.SetShare(f.tab, core.ReadOnly)
+	f.SetShare(f.tab, vocab.ReadOnly)
 	f.Browser.Hold(protocol.MethodSnapshot)
 	errc := make(chan error, 1)
 	go func() {
@@ -331,7 +332,7 @@ func TestExtensionDisconnectMidRequestFailsFast(t *testing.T) {
 	f.Browser.Disconnect()
 	select {
 	case err := <-errc:
-		if codeOf(err) != core.CodeDisconnected {
+		if codeOf(err) != vocab.CodeDisconnected {
 			t.Fatalf("got %v", err)
 		}
 	case <-time.After(2 * time.Second):
@@ -341,27 +342,27 @@ func TestExtensionDisconnectMidRequestFailsFast(t *testing.T) {
 
 func TestAnsweringAnUnknownApprovalFails(t *testing.T) {
 	f := newFixture(t, time.Second)
-	if err := f.Engine.Engine.Answer("nope", core.AllowOnce); !errors.Is(err, core.ErrNoSuchApproval) {
+	if err := f.Engine.Engine.Answer("nope", vocab.AllowOnce); !errors.Is(err, core.ErrNoSuchApproval) {
 		t.Fatalf("got %v", err)
 	}
 }
 
 func TestStaleRefAgainstLatestSnapshot(t *testing.T) {
 	f := newFixture(t, time.Second)
-	f.SetShare(f.tab, core.Control)
-	if err := f.click("e99"); codeOf(err) != core.CodeStaleRef {
+	f.SetShare(f.tab, vocab.Control)
+	if err := f.click("e99"); codeOf(err) != vocab.CodeStaleRef {
 		t.Fatalf("a ref with no snapshot: got %v", err)
 	}
 	f.snapRef("Place order")
-	if err := f.click("e99"); codeOf(err) != core.CodeStaleRef {
+	if err := f.click("e99"); codeOf(err) != vocab.CodeStaleRef {
 		t.Fatalf("an unknown ref: got %v", err)
 	}
 }
 
 func TestKeysNeedTheTabsWindowFocused(t *testing.T) {
 	f := newFixture(t, 2*time.Second)
-	f.SetShare(f.tab, core.Control)
-	defer f.AnswerAll(core.AllowOnce)()
+	f.SetShare(f.tab, vocab.Control)
+	defer f.AnswerAll(vocab.AllowOnce)()
 	f.Browser.SetFocused(7, false)
 	waitFor(t, func() bool {
 		for _, tab := range f.Tabs() {
@@ -371,8 +372,8 @@ func TestKeysNeedTheTabsWindowFocused(t *testing.T) {
 		}
 		return false
 	})
-	_, err := f.agent.Act(context.Background(), core.ActRequest{Tab: f.tab, Act: core.Act{Kind: "key", Keys: "Enter"}})
-	if codeOf(err) != core.CodeNotVisible {
+	_, err := f.agent.Act(context.Background(), core.ActRequest{Tab: f.tab, Act: vocab.Act{Kind: "key", Keys: "Enter"}})
+	if codeOf(err) != vocab.CodeNotVisible {
 		t.Fatalf("got %v", err)
 	}
 	if len(f.Exec.Fired()) != 0 {

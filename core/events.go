@@ -6,9 +6,9 @@ import (
 	"sync"
 	"time"
 
-	"github.com/reins-app/reins/approvals"
 	"github.com/reins-app/reins/audit"
 	"github.com/reins-app/reins/internal/plain"
+	"github.com/reins-app/reins/vocab"
 )
 
 // EventKind names what changed.
@@ -30,10 +30,10 @@ const (
 type Event struct {
 	Kind      EventKind
 	Tab       string
-	Level     approvals.Level
+	Level     vocab.Level
 	Activity  *Activity
-	Request   *approvals.Request // EventApproval, EventApprovalEnd, EventActDone
-	Decision  approvals.Decision // EventApprovalEnd
+	Request   *vocab.Request // EventApproval, EventApprovalEnd, EventActDone
+	Decision  vocab.Decision // EventApprovalEnd
 	Connected bool
 	Profile   string
 	Paused    bool
@@ -56,7 +56,7 @@ type Activity struct {
 
 func activityOf(en audit.Entry, now time.Time) *Activity {
 	return &Activity{
-		Time: now, Agent: en.Agent.Label(), Act: approvals.SentenceOf(en.Act, en.Target), Kind: plain.Text(string(en.Act.Kind), plain.NameMax),
+		Time: now, Agent: en.Agent.Label(), Act: vocab.SentenceOf(en.Act, en.Target), Kind: plain.Text(string(en.Act.Kind), plain.NameMax),
 		Outcome: en.Outcome, Code: plain.Text(en.Code, plain.NameMax), Detail: plain.Text(en.Detail, plain.DetailMax),
 	}
 }
@@ -123,15 +123,15 @@ type queue struct {
 }
 
 type pending struct {
-	req    approvals.Request
-	answer chan approvals.Decision
+	req    vocab.Request
+	answer chan vocab.Decision
 }
 
 func newQueue(e *Engine) *queue { return &queue{e: e, pending: map[string]*pending{}} }
 
 // Answer implements approvals.Answerer.
-func (q *queue) Answer(ctx context.Context, req approvals.Request) (approvals.Decision, error) {
-	p := &pending{req: req, answer: make(chan approvals.Decision, 1)}
+func (q *queue) Answer(ctx context.Context, req vocab.Request) (vocab.Decision, error) {
+	p := &pending{req: req, answer: make(chan vocab.Decision, 1)}
 	q.mu.Lock()
 	q.pending[req.ID] = p
 	q.order = append(q.order, req.ID)
@@ -153,17 +153,17 @@ func (q *queue) Answer(ctx context.Context, req approvals.Request) (approvals.De
 		q.e.publish(Event{Kind: EventApprovalEnd, Tab: req.Target.Tab, Request: &req, Decision: d})
 		return d, nil
 	case <-ctx.Done():
-		q.e.publish(Event{Kind: EventApprovalEnd, Tab: req.Target.Tab, Request: &req, Decision: approvals.Deny})
-		return approvals.Deny, ctx.Err()
+		q.e.publish(Event{Kind: EventApprovalEnd, Tab: req.Target.Tab, Request: &req, Decision: vocab.Deny})
+		return vocab.Deny, ctx.Err()
 	}
 }
 
 // Pending lists acts waiting for the person, oldest first.
-func (e *Engine) Pending() []approvals.Request {
+func (e *Engine) Pending() []vocab.Request {
 	q := e.queue
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	out := make([]approvals.Request, 0, len(q.order))
+	out := make([]vocab.Request, 0, len(q.order))
 	for _, id := range q.order {
 		out = append(out, q.pending[id].req)
 	}
@@ -175,7 +175,7 @@ var ErrNoSuchApproval = errors.New("that approval is no longer pending")
 
 // Answer is the person's decision on a pending act. Only the person's door
 // calls it; no agent-facing tool reaches it.
-func (e *Engine) Answer(id string, d approvals.Decision) error {
+func (e *Engine) Answer(id string, d vocab.Decision) error {
 	q := e.queue
 	q.mu.Lock()
 	p := q.pending[id]

@@ -5,49 +5,24 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/reins-app/reins/approvals"
 	"github.com/reins-app/reins/audit"
 	"github.com/reins-app/reins/internal/plain"
+	"github.com/reins-app/reins/vocab"
 )
 
 // Names front ends need, so that they import core and nothing behind it.
 type (
-	Level       = approvals.Level
-	Decision    = approvals.Decision
-	Agent       = approvals.Agent
-	Act         = approvals.Act
-	ActKind     = approvals.ActKind
 	AuditFilter = audit.Filter
 	AuditRow    = audit.Row
-	Request     = approvals.Request
-	Target      = approvals.Target
-	Box         = approvals.Box
-	Sketch      = approvals.Sketch
-	SketchBox   = approvals.SketchBox
 )
-
-// Share levels and decisions.
-const (
-	None      = approvals.None
-	ReadOnly  = approvals.ReadOnly
-	Control   = approvals.Control
-	Deny      = approvals.Deny
-	AllowOnce = approvals.AllowOnce
-	AllowTab  = approvals.AllowTab
-
-	DesktopKey = approvals.DesktopKey
-)
-
-// ParseLevel reads "none", "read" or "control".
-func ParseLevel(s string) (Level, error) { return approvals.ParseLevel(s) }
 
 // FormatAuditRow renders one audit row on a line, as `reins audit` prints it
 // on a terminal. Every field a page or an agent wrote goes through the
 // renderer people read (internal/plain): one line whatever the row holds,
 // no byte a terminal obeys, the agent's real process first and whole.
 func FormatAuditRow(r audit.Row) string {
-	who := approvals.Agent{Name: r.AgentName, PID: r.AgentPID, Exe: r.AgentExe, Session: r.AgentSession}.Label()
-	var act approvals.Act
+	who := vocab.Agent{Name: r.AgentName, PID: r.AgentPID, Exe: r.AgentExe, Session: r.AgentSession}.Label()
+	var act vocab.Act
 	json.Unmarshal(r.Act, &act)
 	target := plain.Text(r.TargetName, plain.NameMax)
 	if target != "" {
@@ -62,7 +37,7 @@ func FormatAuditRow(r audit.Row) string {
 	line := fmt.Sprintf("#%d %s %-7s tab %-3s %-28s %-10s %s", r.Seq, r.Time.Format("2006-01-02 15:04:05"), plain.Field(r.Phase, plain.NameMax),
 		plain.Field(r.Tab, plain.NameMax), who, plain.Field(r.ActKind, plain.NameMax), target)
 	line = strings.TrimRight(line, " ")
-	if act.Kind == approvals.Type {
+	if act.Kind == vocab.Type {
 		switch {
 		case act.Secret:
 			line += " (secret text not stored)"
@@ -106,18 +81,3 @@ func quoteIf(s string) string {
 	}
 	return plain.Quote(s, plain.ClaimMax)
 }
-
-// Kinds of acts, for front ends that build an [Act].
-const (
-	ActClick       = approvals.Click
-	ActDoubleClick = approvals.DoubleClick
-	ActRightClick  = approvals.RightClick
-	ActHover       = approvals.Hover
-	ActType        = approvals.Type
-	ActKey         = approvals.Key
-	ActScroll      = approvals.Scroll
-	ActNavigate    = approvals.Navigate
-	ActBack        = approvals.Back
-	ActForward     = approvals.Forward
-	ActConnect     = approvals.Connect
-)

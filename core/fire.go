@@ -12,6 +12,7 @@ import (
 	"github.com/reins-app/reins/approvals"
 	"github.com/reins-app/reins/audit"
 	"github.com/reins-app/reins/executor"
+	"github.com/reins-app/reins/vocab"
 )
 
 // MaxHolds is how many times in a row an act is held back because the
@@ -22,7 +23,7 @@ const MaxHolds = 3
 // firing is an act on its way from the person's approval to the OS.
 type firing struct {
 	tab string // the tab, or "" on the desktop
-	req approvals.Request
+	req vocab.Request
 	en  *audit.Entry
 	// ready checks again what time may have changed while the person
 	// looked, and says where the act lands. It runs with e.fire held.
@@ -31,7 +32,7 @@ type firing struct {
 	perform func(ctx context.Context, t audit.Ticket) error
 	// again prepares the request for asking once more after a hold: a fresh
 	// picture, say. It may be nil.
-	again func(ctx context.Context, req *approvals.Request)
+	again func(ctx context.Context, req *vocab.Request)
 	// done is the detail of the outcome row when the act fires; may be "".
 	done string
 	// input says the act is OS input, fired by the executor.
@@ -41,12 +42,12 @@ type firing struct {
 // canInput refuses an act that is OS input when this Reins has no display
 // to send it to, before the person is asked about something that cannot
 // happen.
-func (e *Engine) canInput(kind approvals.ActKind) error {
+func (e *Engine) canInput(kind vocab.ActKind) error {
 	if !kind.IsInput() {
 		return nil
 	}
 	if err := executor.InputUnavailable(e.opts.Executor); err != nil {
-		return &Error{Code: CodeNoDisplay, Message: err.Error(), Err: err}
+		return &vocab.Error{Code: vocab.CodeNoDisplay, Message: err.Error(), Err: err}
 	}
 	return nil
 }
@@ -63,17 +64,17 @@ const MaxTypedText = 10_000
 func possible(en *audit.Entry) error {
 	act := en.Act
 	switch act.Kind {
-	case approvals.Type:
+	case vocab.Type:
 		if n := utf8.RuneCountInString(act.Text); n > MaxTypedText {
 			en.Act.Text, en.Act.Overlong = "", n
-			return errorf(CodeTextTooLong, "the text to type is %d characters, and one act types at most %d; nothing was asked or typed: split it into several acts of at most %d characters", n, MaxTypedText, MaxTypedText)
+			return errorf(vocab.CodeTextTooLong, "the text to type is %d characters, and one act types at most %d; nothing was asked or typed: split it into several acts of at most %d characters", n, MaxTypedText, MaxTypedText)
 		}
 		if err := executor.CheckText(act.Text); err != nil {
-			return &Error{Code: CodeUnknownKey, Message: err.Error() + "; nothing was asked or typed: leave that character out", Err: err}
+			return &vocab.Error{Code: vocab.CodeUnknownKey, Message: err.Error() + "; nothing was asked or typed: leave that character out", Err: err}
 		}
-	case approvals.Key:
+	case vocab.Key:
 		if err := executor.CheckKeys(act.Keys); err != nil {
-			return &Error{Code: CodeUnknownKey, Message: err.Error() + "; nothing was asked or pressed", Err: err}
+			return &vocab.Error{Code: vocab.CodeUnknownKey, Message: err.Error() + "; nothing was asked or pressed", Err: err}
 		}
 	}
 	return nil
@@ -86,12 +87,12 @@ func possible(en *audit.Entry) error {
 func (e *Engine) onScreen(ctx context.Context, what string, x, y float64, advice string) error {
 	screens, err := e.opts.Executor.Screens(ctx)
 	if err != nil {
-		return errorf(CodeFailed, "the screens' bounds cannot be read (%v), so %s cannot be checked; nothing was asked: try again", err, what)
+		return errorf(vocab.CodeFailed, "the screens' bounds cannot be read (%v), so %s cannot be checked; nothing was asked: try again", err, what)
 	}
 	if executor.OnScreen(screens, x, y) {
 		return nil
 	}
-	return &Error{Code: CodeOffScreen, Message: fmt.Sprintf("%s (%.0f, %.0f) is off every screen (%s); nothing was asked: %s", what, x, y, screenWords(screens), advice), Err: executor.ErrOffScreen}
+	return &vocab.Error{Code: vocab.CodeOffScreen, Message: fmt.Sprintf("%s (%.0f, %.0f) is off every screen (%s); nothing was asked: %s", what, x, y, screenWords(screens), advice), Err: executor.ErrOffScreen}
 }
 
 // screenWords says where the screens are, for an agent to pick a point in.
@@ -181,12 +182,12 @@ func (s *Session) decideAndFire(ctx context.Context, f firing) (*ActResult, erro
 		}
 		holds++
 		if holds >= MaxHolds {
-			return nil, &alreadyLogged{errorf(CodePersonActive,
+			return nil, &alreadyLogged{errorf(vocab.CodePersonActive,
 				"the person was using the mouse or keyboard each of the %d times this act was about to fire, so nothing was fired; wait and try again later", MaxHolds)}
 		}
 		if e.Paused() {
 			f.en.Decision = "" // not asked again
-			return nil, errorf(CodePaused, "the person paused all agents while this act waited")
+			return nil, errorf(vocab.CodePaused, "the person paused all agents while this act waited")
 		}
 		f.req.ID, f.req.Held, f.req.Asked = e.newID("a"), holds, e.opts.Now()
 		if f.again != nil {
@@ -201,7 +202,7 @@ func (s *Session) fireApproved(ctx context.Context, f firing, approved approvals
 	e := s.e
 	paused := func() error {
 		if e.Paused() {
-			return errorf(CodePaused, "the person paused all agents while this act waited")
+			return errorf(vocab.CodePaused, "the person paused all agents while this act waited")
 		}
 		return nil
 	}
@@ -241,9 +242,9 @@ func (s *Session) fireApproved(ctx context.Context, f firing, approved approvals
 	fireErr := f.perform(fctx, ticket)
 	stop()
 	if fireErr != nil && errors.Is(fireErr, context.Canceled) && ctx.Err() == nil && e.Paused() {
-		fireErr = &Error{Code: CodePaused, Message: "the person paused all agents while this act was under way; it was stopped there, and any key or button it held was let go", Err: fireErr}
+		fireErr = &vocab.Error{Code: vocab.CodePaused, Message: "the person paused all agents while this act was under way; it was stopped there, and any key or button it held was let go", Err: fireErr}
 	}
-	final := audit.Entry{Agent: s.agent, Act: f.en.Act, Target: f.en.Target, Decision: f.en.Decision, Outcome: OutcomeDone, Detail: f.done}
+	final := audit.Entry{Agent: s.agent, Act: f.en.Act, Target: f.en.Target, Decision: f.en.Decision, Outcome: vocab.OutcomeDone, Detail: f.done}
 	if fireErr != nil {
 		ce, outcome := classify(fireErr)
 		final.Outcome, final.Code, final.Detail = outcome, ce.Code, ce.Message

@@ -12,15 +12,16 @@ import (
 	"github.com/reins-app/reins/audit"
 	"github.com/reins-app/reins/core"
 	"github.com/reins-app/reins/executor"
+	"github.com/reins-app/reins/vocab"
 )
 
 // answerWith answers every approval with what decide says, after it has
 // seen the request, until the test ends; it returns the requests seen.
-func (f *fixture) answerWith(decide func(r core.Request) core.Decision) func() []core.Request {
+func (f *fixture) answerWith(decide func(r vocab.Request) vocab.Decision) func() []vocab.Request {
 	events, unsubscribe := f.Subscribe(64)
 	f.t.Cleanup(unsubscribe)
 	var mu sync.Mutex
-	var seen []core.Request
+	var seen []vocab.Request
 	go func() {
 		for ev := range events {
 			if ev.Kind != core.EventApproval {
@@ -32,25 +33,25 @@ func (f *fixture) answerWith(decide func(r core.Request) core.Decision) func() [
 			f.Engine.Answer(ev.Request.ID, decide(*ev.Request))
 		}
 	}()
-	return func() []core.Request {
+	return func() []vocab.Request {
 		mu.Lock()
 		defer mu.Unlock()
-		return append([]core.Request(nil), seen...)
+		return append([]vocab.Request(nil), seen...)
 	}
 }
 
 func TestAnActIsHeldAndAskedAgainWhileThePersonUsesTheMouse(t *testing.T) {
 	f := newFixture(t, 2*time.Second)
-	f.SetShare(f.tab, core.Control)
+	f.SetShare(f.tab, vocab.Control)
 	ref, _ := f.snapRef("Place order")
 	// The person goes on using the mouse after each answer.
-	seen := f.answerWith(func(core.Request) core.Decision {
+	seen := f.answerWith(func(vocab.Request) vocab.Decision {
 		f.Exec.SetLastInput(time.Now().Add(time.Hour))
-		return core.AllowOnce
+		return vocab.AllowOnce
 	})
 	err := f.click(ref)
-	if codeOf(err) != core.CodePersonActive {
-		t.Fatalf("click while the person kept using the mouse: %v, want %s", err, core.CodePersonActive)
+	if codeOf(err) != vocab.CodePersonActive {
+		t.Fatalf("click while the person kept using the mouse: %v, want %s", err, vocab.CodePersonActive)
 	}
 	if n := len(f.Exec.Fired()); n != 0 {
 		t.Fatalf("%d acts fired while the person was at the mouse", n)
@@ -70,7 +71,7 @@ func TestAnActIsHeldAndAskedAgainWhileThePersonUsesTheMouse(t *testing.T) {
 		t.Fatalf("%d rows, want %d holds: %+v", len(rows), core.MaxHolds, rows)
 	}
 	for _, r := range rows {
-		if r.Phase == audit.PhaseFire || r.Code != core.CodePersonActive || r.Decision != "allowed once" {
+		if r.Phase == audit.PhaseFire || r.Code != vocab.CodePersonActive || r.Decision != "allowed once" {
 			t.Errorf("row %+v is not a hold of an allowed act", r)
 		}
 	}
@@ -78,14 +79,14 @@ func TestAnActIsHeldAndAskedAgainWhileThePersonUsesTheMouse(t *testing.T) {
 
 func TestAnActWaitsForThePersonToBeStill(t *testing.T) {
 	f := newFixture(t, 2*time.Second)
-	f.SetShare(f.tab, core.Control)
+	f.SetShare(f.tab, vocab.Control)
 	ref, _ := f.snapRef("Place order")
 	var nudged time.Time
-	f.answerWith(func(core.Request) core.Decision {
+	f.answerWith(func(vocab.Request) vocab.Decision {
 		// The answer's own key comes back up a moment later.
 		nudged = time.Now().Add(50 * time.Millisecond)
 		f.Exec.SetLastInput(nudged)
-		return core.AllowOnce
+		return vocab.AllowOnce
 	})
 	var firedAt time.Time
 	f.Exec.BeforeFire = func(audit.Ticket) error { firedAt = time.Now(); return nil }
@@ -102,15 +103,15 @@ func TestAnActWaitsForThePersonToBeStill(t *testing.T) {
 
 func TestAHeldActFiresOnceThePersonAllowsItAgain(t *testing.T) {
 	f := newFixture(t, 2*time.Second)
-	f.SetShare(f.tab, core.Control)
+	f.SetShare(f.tab, vocab.Control)
 	ref, _ := f.snapRef("Place order")
-	seen := f.answerWith(func(r core.Request) core.Decision {
+	seen := f.answerWith(func(r vocab.Request) vocab.Decision {
 		if r.Held == 0 {
 			f.Exec.SetLastInput(time.Now().Add(time.Hour)) // still at the mouse
 		} else {
 			f.Exec.SetLastInput(time.Time{}) // back from it
 		}
-		return core.AllowOnce
+		return vocab.AllowOnce
 	})
 	if err := f.click(ref); err != nil {
 		t.Fatal(err)
@@ -121,24 +122,24 @@ func TestAHeldActFiresOnceThePersonAllowsItAgain(t *testing.T) {
 	if reqs := seen(); len(reqs) != 2 || reqs[1].Held != 1 {
 		t.Fatalf("want the act asked about twice, the second time as held: %+v", reqs)
 	}
-	if rows := f.rows(core.AuditFilter{Act: "click", Outcome: core.OutcomeDone}); len(rows) != 1 {
+	if rows := f.rows(core.AuditFilter{Act: "click", Outcome: vocab.OutcomeDone}); len(rows) != 1 {
 		t.Fatalf("want one done row, got %+v", rows)
 	}
-	if rows := f.rows(core.AuditFilter{Act: "click", Outcome: core.OutcomeRefused}); len(rows) != 1 || rows[0].Code != core.CodePersonActive {
+	if rows := f.rows(core.AuditFilter{Act: "click", Outcome: vocab.OutcomeRefused}); len(rows) != 1 || rows[0].Code != vocab.CodePersonActive {
 		t.Fatalf("want one hold row, got %+v", rows)
 	}
 }
 
 func TestARememberedAllowDoesNotCoverAHeldAct(t *testing.T) {
 	f := newFixture(t, 2*time.Second)
-	f.SetShare(f.tab, core.Control)
+	f.SetShare(f.tab, vocab.Control)
 	ref, _ := f.snapRef("Place order")
-	seen := f.answerWith(func(r core.Request) core.Decision {
+	seen := f.answerWith(func(r vocab.Request) vocab.Decision {
 		if r.Held > 0 {
 			f.Exec.SetLastInput(time.Time{})
-			return core.AllowOnce
+			return vocab.AllowOnce
 		}
-		return core.AllowTab
+		return vocab.AllowTab
 	})
 	if err := f.click(ref); err != nil {
 		t.Fatal(err)
@@ -167,8 +168,8 @@ func TestARememberedAllowDoesNotCoverAHeldAct(t *testing.T) {
 
 func TestPausingStopsAnActThatIsFiring(t *testing.T) {
 	f := newFixture(t, 2*time.Second)
-	f.SetShare(f.tab, core.Control)
-	defer f.AnswerAll(core.AllowOnce)()
+	f.SetShare(f.tab, vocab.Control)
+	defer f.AnswerAll(vocab.AllowOnce)()
 	f.Exec.WhileFiring = func(ctx context.Context) error {
 		f.Pause(true) // the chord, pressed while the act is under way
 		if ctx.Err() == nil {
@@ -177,25 +178,25 @@ func TestPausingStopsAnActThatIsFiring(t *testing.T) {
 		return ctx.Err()
 	}
 	ref, _ := f.snapRef("Place order")
-	if err := f.click(ref); codeOf(err) != core.CodePaused {
-		t.Fatalf("an act the person paused mid-way: %v, want %s", err, core.CodePaused)
+	if err := f.click(ref); codeOf(err) != vocab.CodePaused {
+		t.Fatalf("an act the person paused mid-way: %v, want %s", err, vocab.CodePaused)
 	}
-	if rows := f.rows(core.AuditFilter{Act: "click"}); len(rows) != 2 || rows[0].Code != core.CodePaused {
+	if rows := f.rows(core.AuditFilter{Act: "click"}); len(rows) != 2 || rows[0].Code != vocab.CodePaused {
 		t.Fatalf("want the fire row and a paused outcome, got %+v", rows)
 	}
 }
 
 func TestApprovedInputWaitsForReinsOwnPopupToLeaveTheFront(t *testing.T) {
 	f := newFixture(t, 2*time.Second)
-	f.SetShare(f.tab, core.Control)
+	f.SetShare(f.tab, vocab.Control)
 	reins := executor.App{Name: "reins", Class: "reins.Reins", PID: os.Getpid()}
 	chrome := executor.App{Name: "Chromium", Class: "chromium.Chromium", PID: 1}
-	f.answerWith(func(core.Request) core.Decision {
+	f.answerWith(func(vocab.Request) vocab.Decision {
 		// The person answers in the popup, which is in front until the
 		// desktop gives the focus back a little later.
 		f.Exec.SetFrontmost(reins)
 		time.AfterFunc(150*time.Millisecond, func() { f.Exec.SetFrontmost(chrome) })
-		return core.AllowOnce
+		return vocab.AllowOnce
 	})
 	ref, _ := f.snapRef("Place order")
 	if err := f.click(ref); err != nil {
@@ -208,12 +209,12 @@ func TestApprovedInputWaitsForReinsOwnPopupToLeaveTheFront(t *testing.T) {
 
 func TestInputIsRefusedWhenReinsStaysInFront(t *testing.T) {
 	f := newFixture(t, 2*time.Second)
-	f.SetShare(f.tab, core.Control)
-	defer f.AnswerAll(core.AllowOnce)()
+	f.SetShare(f.tab, vocab.Control)
+	defer f.AnswerAll(vocab.AllowOnce)()
 	f.Exec.SetFrontmost(executor.App{Name: "reins", Class: "reins.Reins", PID: os.Getpid()})
 	ref, _ := f.snapRef("Place order")
-	if err := f.click(ref); codeOf(err) != core.CodeDenyListed {
-		t.Fatalf("click with Reins in front: %v, want %s", err, core.CodeDenyListed)
+	if err := f.click(ref); codeOf(err) != vocab.CodeDenyListed {
+		t.Fatalf("click with Reins in front: %v, want %s", err, vocab.CodeDenyListed)
 	}
 	if n := len(f.Exec.Fired()); n != 0 {
 		t.Fatalf("fired %d acts", n)
@@ -222,11 +223,11 @@ func TestInputIsRefusedWhenReinsStaysInFront(t *testing.T) {
 
 func TestTheDoorHearsWhenAnAllowedActIsOver(t *testing.T) {
 	f := newFixture(t, 2*time.Second)
-	f.SetShare(f.tab, core.Control)
+	f.SetShare(f.tab, vocab.Control)
 	ref, _ := f.snapRef("Place order")
 	events, stop := f.Subscribe(64)
 	defer stop()
-	defer f.AnswerAll(core.AllowOnce)()
+	defer f.AnswerAll(vocab.AllowOnce)()
 	if err := f.click(ref); err != nil {
 		t.Fatal(err)
 	}

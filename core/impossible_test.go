@@ -11,6 +11,7 @@ import (
 	"github.com/reins-app/reins/core"
 	"github.com/reins-app/reins/core/coretest"
 	"github.com/reins-app/reins/executor"
+	"github.com/reins-app/reins/vocab"
 )
 
 // asked counts the approvals the person is asked for, answering each with
@@ -31,7 +32,7 @@ func countAsked(t *testing.T, e *coretest.Engine) *asked {
 				a.mu.Lock()
 				a.requests = append(a.requests, ev.Request.Sentence())
 				a.mu.Unlock()
-				e.Answer(ev.Request.ID, core.AllowOnce)
+				e.Answer(ev.Request.ID, vocab.AllowOnce)
 			}
 			if ev.Kind == core.EventActivity {
 				a.mu.Lock()
@@ -85,7 +86,7 @@ func refusedBeforeAsking(t *testing.T, e *coretest.Engine, a *asked, err error, 
 	if rerr != nil {
 		t.Fatal(rerr)
 	}
-	if len(rows) != 1 || rows[0].Outcome != core.OutcomeRefused || rows[0].Code != code {
+	if len(rows) != 1 || rows[0].Outcome != vocab.OutcomeRefused || rows[0].Code != code {
 		t.Fatalf("the newest audit row = %+v, want refused with %s", rows, code)
 	}
 	return string(rows[0].Act), rows[0].Detail
@@ -95,14 +96,14 @@ func TestTypedTextOverTheLimitIsRefusedAndNotKept(t *testing.T) {
 	for _, where := range []string{"tab", "desktop"} {
 		t.Run(where, func(t *testing.T) {
 			f := newFixture(t, 5*time.Second)
-			f.SetShare(f.tab, core.Control)
-			if err := f.SetShare(core.DesktopKey, core.Control); err != nil {
+			f.SetShare(f.tab, vocab.Control)
+			if err := f.SetShare(vocab.DesktopKey, vocab.Control); err != nil {
 				t.Fatal(err)
 			}
 			a := countAsked(t, f.Engine)
 			ref, _ := f.snapRef("Search")
 			typeText := func(text string) error {
-				act := core.Act{Kind: core.ActType, Text: text}
+				act := vocab.Act{Kind: vocab.Type, Text: text}
 				if where == "desktop" {
 					_, err := f.agent.DesktopAct(context.Background(), core.DesktopActRequest{Act: act})
 					return err
@@ -114,7 +115,7 @@ func TestTypedTextOverTheLimitIsRefusedAndNotKept(t *testing.T) {
 			huge := strings.Repeat("secret-ish ", 10<<20/11) // about 10 MB
 			n := len(huge)
 			err := typeText(huge)
-			act, detail := refusedBeforeAsking(t, f.Engine, a, err, core.CodeTextTooLong)
+			act, detail := refusedBeforeAsking(t, f.Engine, a, err, vocab.CodeTextTooLong)
 			for _, want := range []string{fmt.Sprint(n), fmt.Sprint(core.MaxTypedText), "split it"} {
 				if !strings.Contains(err.Error(), want) || !strings.Contains(detail, want) {
 					t.Errorf("the refusal does not say %q: %q; audit detail %q", want, err, detail)
@@ -145,7 +146,7 @@ func TestTypedTextOverTheLimitIsRefusedAndNotKept(t *testing.T) {
 			if got := len(a.sentences()); got != 1 {
 				t.Errorf("the person was asked %d times about text at the limit, want once", got)
 			}
-			if err := typeText(strings.Repeat("é", core.MaxTypedText+1)); codeOf(err) != core.CodeTextTooLong {
+			if err := typeText(strings.Repeat("é", core.MaxTypedText+1)); codeOf(err) != vocab.CodeTextTooLong {
 				t.Errorf("one character over the limit: %v", err)
 			}
 		})
@@ -154,8 +155,8 @@ func TestTypedTextOverTheLimitIsRefusedAndNotKept(t *testing.T) {
 
 func TestKeysNoKeyboardHasAreRefusedBeforeAnyoneIsAsked(t *testing.T) {
 	f := newFixture(t, 5*time.Second)
-	f.SetShare(f.tab, core.Control)
-	if err := f.SetShare(core.DesktopKey, core.Control); err != nil {
+	f.SetShare(f.tab, vocab.Control)
+	if err := f.SetShare(vocab.DesktopKey, vocab.Control); err != nil {
 		t.Fatal(err)
 	}
 	a := countAsked(t, f.Engine)
@@ -166,32 +167,32 @@ func TestKeysNoKeyboardHasAreRefusedBeforeAnyoneIsAsked(t *testing.T) {
 		want string
 	}{
 		{"a chord with a made-up key in a tab", func() error {
-			_, err := f.agent.Act(context.Background(), core.ActRequest{Tab: f.tab, Act: core.Act{Kind: core.ActKey, Keys: "Control+Banana"}})
+			_, err := f.agent.Act(context.Background(), core.ActRequest{Tab: f.tab, Act: vocab.Act{Kind: vocab.Key, Keys: "Control+Banana"}})
 			return err
 		}, "Banana"},
 		{"a made-up modifier on the desktop", func() error {
-			_, err := f.agent.DesktopAct(context.Background(), core.DesktopActRequest{Act: core.Act{Kind: core.ActKey, Keys: "Hyper+K"}})
+			_, err := f.agent.DesktopAct(context.Background(), core.DesktopActRequest{Act: vocab.Act{Kind: vocab.Key, Keys: "Hyper+K"}})
 			return err
 		}, "Hyper"},
 		{"no key at all", func() error {
-			_, err := f.agent.DesktopAct(context.Background(), core.DesktopActRequest{Act: core.Act{Kind: core.ActKey}})
+			_, err := f.agent.DesktopAct(context.Background(), core.DesktopActRequest{Act: vocab.Act{Kind: vocab.Key}})
 			return err
 		}, "empty"},
 		{"text with a control character", func() error {
-			_, err := f.agent.Act(context.Background(), core.ActRequest{Tab: f.tab, Ref: ref, Act: core.Act{Kind: core.ActType, Text: "ring \a"}})
+			_, err := f.agent.Act(context.Background(), core.ActRequest{Tab: f.tab, Ref: ref, Act: vocab.Act{Kind: vocab.Type, Text: "ring \a"}})
 			return err
 		}, "U+0007"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			err := tc.act()
-			_, detail := refusedBeforeAsking(t, f.Engine, a, err, core.CodeUnknownKey)
+			_, detail := refusedBeforeAsking(t, f.Engine, a, err, vocab.CodeUnknownKey)
 			if !strings.Contains(err.Error(), tc.want) || !strings.Contains(detail, "nothing was asked") {
 				t.Errorf("the refusal %q (audit: %q) does not say %q and that nothing was asked", err, detail, tc.want)
 			}
 		})
 	}
 	// A real chord still reaches the person.
-	if _, err := f.agent.DesktopAct(context.Background(), core.DesktopActRequest{Act: core.Act{Kind: core.ActKey, Keys: "Control+Shift+K"}}); err != nil {
+	if _, err := f.agent.DesktopAct(context.Background(), core.DesktopActRequest{Act: vocab.Act{Kind: vocab.Key, Keys: "Control+Shift+K"}}); err != nil {
 		t.Fatalf("a real chord: %v", err)
 	}
 	if got := len(a.sentences()); got != 1 {
@@ -202,18 +203,18 @@ func TestKeysNoKeyboardHasAreRefusedBeforeAnyoneIsAsked(t *testing.T) {
 func TestADesktopPointOffEveryScreenIsRefusedBeforeAnyoneIsAsked(t *testing.T) {
 	e := coretest.New(t, coretest.Options{ApprovalTimeout: 5 * time.Second})
 	e.Exec.SetScreens([]executor.Screen{{W: 1280, H: 800}, {X: 1280, Y: -200, W: 1080, H: 1920}})
-	if err := e.SetShare(core.DesktopKey, core.Control); err != nil {
+	if err := e.SetShare(vocab.DesktopKey, vocab.Control); err != nil {
 		t.Fatal(err)
 	}
 	a := countAsked(t, e)
-	agent := e.Connect(core.Agent{Name: "Test agent", PID: 4121, Exe: "/usr/bin/claude"})
+	agent := e.Connect(vocab.Agent{Name: "Test agent", PID: 4121, Exe: "/usr/bin/claude"})
 	click := func(x, y float64) error {
-		_, err := agent.DesktopAct(context.Background(), core.DesktopActRequest{Act: core.Act{Kind: core.ActClick}, X: x, Y: y})
+		_, err := agent.DesktopAct(context.Background(), core.DesktopActRequest{Act: vocab.Act{Kind: vocab.Click}, X: x, Y: y})
 		return err
 	}
 	for _, p := range [][2]float64{{5000, 20}, {-1, 10}, {100, 800}, {1300, -201}, {2360, 0}} {
 		err := click(p[0], p[1])
-		_, detail := refusedBeforeAsking(t, e, a, err, core.CodeOffScreen)
+		_, detail := refusedBeforeAsking(t, e, a, err, vocab.CodeOffScreen)
 		for _, want := range []string{fmt.Sprintf("(%.0f, %.0f)", p[0], p[1]), "1280x800 at 0, 0", "1080x1920 at 1280, -200", "pick a point inside one"} {
 			if !strings.Contains(err.Error(), want) || !strings.Contains(detail, want) {
 				t.Errorf("the refusal of %v does not say %q: %q (audit: %q)", p, want, err, detail)
@@ -231,13 +232,13 @@ func TestADesktopPointOffEveryScreenIsRefusedBeforeAnyoneIsAsked(t *testing.T) {
 
 func TestAClickOnATabWhoseWindowIsOffEveryScreenIsRefusedBeforeAnyoneIsAsked(t *testing.T) {
 	f := newFixture(t, 5*time.Second)
-	f.SetShare(f.tab, core.Control)
+	f.SetShare(f.tab, vocab.Control)
 	// The fake window is at the origin; the only screen is to its right.
 	f.Exec.SetScreens([]executor.Screen{{X: 2000, W: 1280, H: 800}})
 	a := countAsked(t, f.Engine)
 	ref, _ := f.snapRef("Place order")
 	err := f.click(ref)
-	_, detail := refusedBeforeAsking(t, f.Engine, a, err, core.CodeOffScreen)
+	_, detail := refusedBeforeAsking(t, f.Engine, a, err, vocab.CodeOffScreen)
 	for _, want := range []string{"the element's point", "1280x800 at 2000, 0", "bring it back"} {
 		if !strings.Contains(err.Error(), want) || !strings.Contains(detail, want) {
 			t.Errorf("the refusal does not say %q: %q (audit: %q)", want, err, detail)

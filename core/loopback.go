@@ -11,6 +11,7 @@ import (
 	"github.com/reins-app/reins/approvals"
 	"github.com/reins-app/reins/audit"
 	"github.com/reins-app/reins/internal/peercred"
+	"github.com/reins-app/reins/vocab"
 )
 
 // A tab shared on a loopback origin (http://localhost:8000) is pinned to the
@@ -98,13 +99,13 @@ func (e *Engine) pinFor(origin string) (pin, note string, err error) {
 	case errors.Is(err, peercred.ErrUnsupported):
 		return "", "not pinned to a program: Reins cannot tell on this system which program listens on " + where + ", so if another program takes that port the share goes on", nil
 	case err != nil:
-		return "", "", &Error{Code: CodeProgramUnknown, Message: fmt.Sprintf("Reins could not tell which program listens on %s (%v), so the tab was not shared; try again", where, err), Err: err}
+		return "", "", &vocab.Error{Code: vocab.CodeProgramUnknown, Message: fmt.Sprintf("Reins could not tell which program listens on %s (%v), so the tab was not shared; try again", where, err), Err: err}
 	case len(ps) == 0:
-		return "", "", &Error{Code: CodeProgramUnknown, Message: fmt.Sprintf("nothing listens on %s now, so Reins cannot tell which program the tab would be shared with; start it, reload the tab and share again", where)}
+		return "", "", &vocab.Error{Code: vocab.CodeProgramUnknown, Message: fmt.Sprintf("nothing listens on %s now, so Reins cannot tell which program the tab would be shared with; start it, reload the tab and share again", where)}
 	}
 	for _, p := range ps {
 		if !p.Known() {
-			return "", "", &Error{Code: CodeProgramUnknown, Message: fmt.Sprintf("%s listens on %s, so Reins cannot pin the share to it and did not share the tab; stop that program, or serve the page from one of your own", p, where)}
+			return "", "", &vocab.Error{Code: vocab.CodeProgramUnknown, Message: fmt.Sprintf("%s listens on %s, so Reins cannot pin the share to it and did not share the tab; stop that program, or serve the page from one of your own", p, where)}
 		}
 	}
 	return pinOf(ps), "pinned to " + describe(ps) + " on " + where, nil
@@ -115,7 +116,7 @@ func (e *Engine) pinFor(origin string) (pin, note string, err error) {
 // When another does, the share ends here and then, the person is told, and
 // the read or act is refused with program_changed. Nothing listening is no
 // change: no other program can answer the tab.
-func (e *Engine) checkGrant(tab, origin string, need approvals.Level) error {
+func (e *Engine) checkGrant(tab, origin string, need vocab.Level) error {
 	if err := e.grants.Check(tab, origin, need); err != nil {
 		return err
 	}
@@ -130,7 +131,7 @@ func (e *Engine) checkGrant(tab, origin string, need approvals.Level) error {
 	where := hostPort(host, port)
 	ps, err := e.programs(host, port)
 	if err != nil {
-		return &Error{Code: CodeProgramUnknown, Message: fmt.Sprintf("Reins could not tell which program listens on %s (%v), so nothing was read or done; try again", where, err), Err: err}
+		return &vocab.Error{Code: vocab.CodeProgramUnknown, Message: fmt.Sprintf("Reins could not tell which program listens on %s (%v), so nothing was read or done; try again", where, err), Err: err}
 	}
 	if len(ps) == 0 {
 		return nil
@@ -144,7 +145,7 @@ func (e *Engine) checkGrant(tab, origin string, need approvals.Level) error {
 			return err
 		}
 		if e.grants.Get(tab).Program != now {
-			return &Error{Code: CodeProgramChanged, Message: "another program now listens on " + where + ", so the share was withdrawn; ask the person to share the tab again", Err: approvals.ErrProgramChanged}
+			return &vocab.Error{Code: vocab.CodeProgramChanged, Message: "another program now listens on " + where + ", so the share was withdrawn; ask the person to share the tab again", Err: approvals.ErrProgramChanged}
 		}
 		return nil
 	}
@@ -153,10 +154,10 @@ func (e *Engine) checkGrant(tab, origin string, need approvals.Level) error {
 	// The row sits with the person's share changes: Reins ended the share
 	// for them, and the detail says so.
 	e.record(context.Background(), audit.Entry{
-		Agent: approvals.Agent{Name: approvals.PersonName}, Act: approvals.Act{Kind: approvals.Share},
-		Target:  approvals.Target{Tab: tab, Origin: g.Origin},
-		Outcome: OutcomeDone, Code: CodeProgramChanged, Detail: "Reins ended the share: " + words,
+		Agent: vocab.Agent{Name: vocab.PersonName}, Act: vocab.Act{Kind: vocab.Share},
+		Target:  vocab.Target{Tab: tab, Origin: g.Origin},
+		Outcome: vocab.OutcomeDone, Code: vocab.CodeProgramChanged, Detail: "Reins ended the share: " + words,
 	})
-	e.publish(Event{Kind: EventShare, Tab: tab, Level: approvals.None, Detail: words})
-	return &Error{Code: CodeProgramChanged, Message: words + ", so the share was withdrawn; nothing was read or done; ask the person to share the tab again", Err: approvals.ErrProgramChanged}
+	e.publish(Event{Kind: EventShare, Tab: tab, Level: vocab.None, Detail: words})
+	return &vocab.Error{Code: vocab.CodeProgramChanged, Message: words + ", so the share was withdrawn; nothing was read or done; ask the person to share the tab again", Err: approvals.ErrProgramChanged}
 }

@@ -22,6 +22,7 @@ import (
 	"github.com/reins-app/reins/core/coretest"
 	"github.com/reins-app/reins/internal/peercred"
 	"github.com/reins-app/reins/internal/testenv"
+	"github.com/reins-app/reins/vocab"
 )
 
 func loopbackPage(url string) coretest.Page {
@@ -69,12 +70,12 @@ func TestALoopbackTabSharedToOneProgramEndsWhenAnotherListens(t *testing.T) {
 	url := "http://localhost:8000/app"
 	e.Browser.Open(3, loopbackPage(url))
 	tab := e.WaitTab(t, url)
-	agent := e.Connect(core.Agent{Name: "Test agent", PID: 4121, Exe: "/usr/bin/claude"})
+	agent := e.Connect(vocab.Agent{Name: "Test agent", PID: 4121, Exe: "/usr/bin/claude"})
 	ctx := context.Background()
 
 	dev := peercred.Program{PID: 100, Exe: "/usr/bin/python3", Dir: "/home/p/site"}
 	progs.set([]peercred.Program{dev}, nil)
-	if err := e.SetShare(tab, core.Control); err != nil {
+	if err := e.SetShare(tab, vocab.Control); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := agent.Snapshot(ctx, tab); err != nil {
@@ -95,22 +96,22 @@ func TestALoopbackTabSharedToOneProgramEndsWhenAnotherListens(t *testing.T) {
 	defer stop()
 	progs.set([]peercred.Program{{PID: 300, Exe: "/tmp/evil", Dir: "/tmp"}}, nil)
 	_, err := agent.Snapshot(ctx, tab)
-	if codeOf(err) != core.CodeProgramChanged {
-		t.Fatalf("read after the swap: %v, want %s", err, core.CodeProgramChanged)
+	if codeOf(err) != vocab.CodeProgramChanged {
+		t.Fatalf("read after the swap: %v, want %s", err, vocab.CodeProgramChanged)
 	}
 	want := "another program now listens on localhost:8000 (was /usr/bin/python3 in /home/p/site; now /tmp/evil in /tmp)"
 	if !strings.Contains(err.Error(), want) {
 		t.Fatalf("the agent read %q, want it to say %q", err, want)
 	}
-	if ev := shareEvent(t, events); ev.Tab != tab || ev.Level != core.None || ev.Detail != want {
+	if ev := shareEvent(t, events); ev.Tab != tab || ev.Level != vocab.None || ev.Detail != want {
 		t.Fatalf("share event %+v, want the tab at none saying %q", ev, want)
 	}
-	if e.Share(tab) != core.None {
+	if e.Share(tab) != vocab.None {
 		t.Fatalf("the share is %v after the swap", e.Share(tab))
 	}
 	// Even with the first program back, the share stays ended.
 	progs.set([]peercred.Program{dev}, nil)
-	if _, err := agent.Snapshot(ctx, tab); codeOf(err) != core.CodeGrantRequired {
+	if _, err := agent.Snapshot(ctx, tab); codeOf(err) != vocab.CodeGrantRequired {
 		t.Fatalf("read after the share ended: %v", err)
 	}
 	if rows := findRows(t, e, "Reins ended the share: "+want); rows != 1 {
@@ -125,9 +126,9 @@ func TestAnActOnALoopbackTabIsRefusedOnceAnotherProgramListens(t *testing.T) {
 	url := "http://[::1]:3000/"
 	e.Browser.Open(5, loopbackPage(url))
 	tab := e.WaitTab(t, url)
-	agent := e.Connect(core.Agent{Name: "Test agent", PID: 4121, Exe: "/usr/bin/claude"})
+	agent := e.Connect(vocab.Agent{Name: "Test agent", PID: 4121, Exe: "/usr/bin/claude"})
 	progs.set([]peercred.Program{{PID: 1, Exe: "/usr/bin/node", Dir: "/home/p/app"}}, nil)
-	if err := e.SetShare(tab, core.Control); err != nil {
+	if err := e.SetShare(tab, vocab.Control); err != nil {
 		t.Fatal(err)
 	}
 	s, err := agent.Snapshot(context.Background(), tab)
@@ -135,8 +136,8 @@ func TestAnActOnALoopbackTabIsRefusedOnceAnotherProgramListens(t *testing.T) {
 		t.Fatal(err)
 	}
 	progs.set([]peercred.Program{{PID: 2, Exe: "/usr/bin/node", Dir: "/tmp/other"}}, nil)
-	_, err = agent.Act(context.Background(), core.ActRequest{Tab: tab, Ref: "e1", Snapshot: s.ID, Act: core.Act{Kind: "click"}})
-	if codeOf(err) != core.CodeProgramChanged || !strings.Contains(err.Error(), "[::1]:3000 (was /usr/bin/node in /home/p/app; now /usr/bin/node in /tmp/other)") {
+	_, err = agent.Act(context.Background(), core.ActRequest{Tab: tab, Ref: "e1", Snapshot: s.ID, Act: vocab.Act{Kind: "click"}})
+	if codeOf(err) != vocab.CodeProgramChanged || !strings.Contains(err.Error(), "[::1]:3000 (was /usr/bin/node in /home/p/app; now /usr/bin/node in /tmp/other)") {
 		t.Fatalf("click after the swap: %v", err)
 	}
 	if n := len(e.Exec.Fired()); n != 0 || len(e.Pending()) != 0 {
@@ -151,9 +152,9 @@ func TestASwapWhileThePersonDecidesIsCaughtBeforeFiring(t *testing.T) {
 	url := "http://localhost:4000/"
 	e.Browser.Open(6, loopbackPage(url))
 	tab := e.WaitTab(t, url)
-	agent := e.Connect(core.Agent{Name: "Test agent", PID: 4121, Exe: "/usr/bin/claude"})
+	agent := e.Connect(vocab.Agent{Name: "Test agent", PID: 4121, Exe: "/usr/bin/claude"})
 	progs.set([]peercred.Program{{PID: 1, Exe: "/usr/bin/ruby", Dir: "/home/p/blog"}}, nil)
-	if err := e.SetShare(tab, core.Control); err != nil {
+	if err := e.SetShare(tab, vocab.Control); err != nil {
 		t.Fatal(err)
 	}
 	s, err := agent.Snapshot(context.Background(), tab)
@@ -172,13 +173,13 @@ func TestASwapWhileThePersonDecidesIsCaughtBeforeFiring(t *testing.T) {
 			if ev.Kind == core.EventApproval {
 				// The person allows it; meanwhile another program took the port.
 				progs.set([]peercred.Program{{PID: 2, Exe: "/tmp/evil", Dir: "/tmp"}}, nil)
-				e.Answer(ev.Request.ID, core.AllowOnce)
+				e.Answer(ev.Request.ID, vocab.AllowOnce)
 			}
 		}
 	}()
-	_, err = agent.Act(context.Background(), core.ActRequest{Tab: tab, Ref: ref, Snapshot: s.ID, Act: core.Act{Kind: "click"}})
-	if codeOf(err) != core.CodeProgramChanged {
-		t.Fatalf("click allowed before the swap: %v, want %s", err, core.CodeProgramChanged)
+	_, err = agent.Act(context.Background(), core.ActRequest{Tab: tab, Ref: ref, Snapshot: s.ID, Act: vocab.Act{Kind: "click"}})
+	if codeOf(err) != vocab.CodeProgramChanged {
+		t.Fatalf("click allowed before the swap: %v, want %s", err, vocab.CodeProgramChanged)
 	}
 	if n := len(e.Exec.Fired()); n != 0 {
 		t.Fatalf("%d inputs fired", n)
@@ -202,11 +203,11 @@ func TestALoopbackShareIsRefusedWhenNoProgramCanBeNamed(t *testing.T) {
 		{nil, errors.New("permission denied"), "could not tell which program listens on 127.0.0.1:5173"},
 	} {
 		progs.set(c.ps, c.err)
-		err := e.SetShare(tab, core.ReadOnly)
-		if codeOf(err) != core.CodeProgramUnknown || !strings.Contains(err.Error(), c.want) {
-			t.Errorf("share with %+v, %v: %v; want %s saying %q", c.ps, c.err, err, core.CodeProgramUnknown, c.want)
+		err := e.SetShare(tab, vocab.ReadOnly)
+		if codeOf(err) != vocab.CodeProgramUnknown || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("share with %+v, %v: %v; want %s saying %q", c.ps, c.err, err, vocab.CodeProgramUnknown, c.want)
 		}
-		if e.Share(tab) != core.None {
+		if e.Share(tab) != vocab.None {
 			t.Fatalf("shared at %v", e.Share(tab))
 		}
 	}
@@ -214,7 +215,7 @@ func TestALoopbackShareIsRefusedWhenNoProgramCanBeNamed(t *testing.T) {
 	progs.set(nil, peercred.ErrUnsupported)
 	events, stop := e.Subscribe(64)
 	defer stop()
-	if err := e.SetShare(tab, core.ReadOnly); err != nil {
+	if err := e.SetShare(tab, vocab.ReadOnly); err != nil {
 		t.Fatal(err)
 	}
 	if ev := shareEvent(t, events); !strings.Contains(ev.Detail, "not pinned to a program: Reins cannot tell on this system which program listens on 127.0.0.1:5173") {
@@ -230,7 +231,7 @@ func findRows(t *testing.T, e *coretest.Engine, detail string) int {
 	}
 	n := 0
 	for _, r := range rows {
-		if r.Detail == detail && r.Code == core.CodeProgramChanged {
+		if r.Detail == detail && r.Code == vocab.CodeProgramChanged {
 			n++
 		}
 	}
@@ -306,7 +307,7 @@ func TestALoopbackTabWhoseProgramIsSwapped(t *testing.T) {
 		testenv.Need(t, false, "naming the program on a port (Linux only)")
 	}
 	e := coretest.New(t, coretest.Options{})
-	agent := e.Connect(core.Agent{Name: "Test agent", PID: 4121, Exe: "/usr/bin/claude"})
+	agent := e.Connect(vocab.Agent{Name: "Test agent", PID: 4121, Exe: "/usr/bin/claude"})
 	ctx := context.Background()
 	dirA, dirB := t.TempDir(), t.TempDir()
 	dirA, _ = filepath.EvalSymlinks(dirA)
@@ -332,7 +333,7 @@ func TestALoopbackTabWhoseProgramIsSwapped(t *testing.T) {
 		id := 10 + i
 		e.Browser.Open(id, loopbackPage(url))
 		tab := e.WaitTab(t, url)
-		if err := e.SetShare(tab, core.ReadOnly); err != nil {
+		if err := e.SetShare(tab, vocab.ReadOnly); err != nil {
 			t.Fatalf("try %d: share: %v", i, err)
 		}
 		if _, err := agent.Snapshot(ctx, tab); err != nil {
@@ -353,7 +354,7 @@ func TestALoopbackTabWhoseProgramIsSwapped(t *testing.T) {
 		}
 		_, stop = listener(t, swapExe, fmt.Sprintf("127.0.0.1:%d", port), swapDir)
 		_, err := agent.Snapshot(ctx, tab)
-		if codeOf(err) != core.CodeProgramChanged || e.Share(tab) != core.None {
+		if codeOf(err) != vocab.CodeProgramChanged || e.Share(tab) != vocab.None {
 			swappedThrough++
 			t.Errorf("try %d: read after the swap: %v (share %v)", i, err, e.Share(tab))
 		} else if want := fmt.Sprintf("(was %s in %s; now %s in %s)", exe, dirA, swapExe, swapDir); !strings.Contains(err.Error(), want) {
@@ -375,11 +376,11 @@ func TestALoopbackTabWhoseProgramIsSwapped(t *testing.T) {
 		url := fmt.Sprintf("http://localhost:%d/", port)
 		e.Browser.Open(100+i, loopbackPage(url))
 		tab := e.WaitTab(t, url)
-		if err := e.SetShare(tab, core.ReadOnly); err != nil {
+		if err := e.SetShare(tab, vocab.ReadOnly); err != nil {
 			t.Fatalf("beside %d: share: %v", i, err)
 		}
 		_, stop6 := listener(t, exe, fmt.Sprintf("[::1]:%d", port), dirB)
-		if _, err := agent.Snapshot(ctx, tab); codeOf(err) != core.CodeProgramChanged {
+		if _, err := agent.Snapshot(ctx, tab); codeOf(err) != vocab.CodeProgramChanged {
 			besideThrough++
 			t.Errorf("beside %d: read with another program on [::1]: %v", i, err)
 		}

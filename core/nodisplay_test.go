@@ -18,6 +18,7 @@ import (
 	"github.com/reins-app/reins/core/coretest"
 	"github.com/reins-app/reins/executor"
 	"github.com/reins-app/reins/extension"
+	"github.com/reins-app/reins/vocab"
 )
 
 const noDisplayReason = "Reins can read and share tabs but cannot click or type; start it inside an X11 session to act"
@@ -112,10 +113,10 @@ func TestWithoutADisplayReadsWorkAndInputIsRefused(t *testing.T) {
 		}
 		return tab != ""
 	})
-	if err := rt.SetShare(tab, core.Control); err != nil {
+	if err := rt.SetShare(tab, vocab.Control); err != nil {
 		t.Fatal(err)
 	}
-	if err := rt.SetShare(core.DesktopKey, core.Control); err != nil {
+	if err := rt.SetShare(vocab.DesktopKey, vocab.Control); err != nil {
 		t.Fatal(err)
 	}
 	events, stop := rt.Subscribe(256)
@@ -127,11 +128,11 @@ func TestWithoutADisplayReadsWorkAndInputIsRefused(t *testing.T) {
 				mu.Lock()
 				asked = append(asked, string(ev.Request.Act.Kind))
 				mu.Unlock()
-				rt.Answer(ev.Request.ID, core.AllowOnce)
+				rt.Answer(ev.Request.ID, vocab.AllowOnce)
 			}
 		}
 	}()
-	agent := rt.Connect(core.Agent{Name: "Test agent", PID: 4121, Exe: "/usr/bin/claude"})
+	agent := rt.Connect(vocab.Agent{Name: "Test agent", PID: 4121, Exe: "/usr/bin/claude"})
 
 	snap, err := agent.Snapshot(ctx, tab)
 	if err != nil {
@@ -140,7 +141,7 @@ func TestWithoutADisplayReadsWorkAndInputIsRefused(t *testing.T) {
 	if _, err := agent.Screenshot(ctx, tab); err != nil {
 		t.Fatalf("a screenshot without a display: %v", err)
 	}
-	if _, err := agent.Act(ctx, core.ActRequest{Tab: tab, Act: core.Act{Kind: core.ActNavigate, URL: shopURL + "?page=2"}}); err != nil {
+	if _, err := agent.Act(ctx, core.ActRequest{Tab: tab, Act: vocab.Act{Kind: vocab.Navigate, URL: shopURL + "?page=2"}}); err != nil {
 		t.Fatalf("navigating, which the browser does itself, without a display: %v", err)
 	}
 	snap, err = agent.Snapshot(ctx, tab)
@@ -160,13 +161,13 @@ func TestWithoutADisplayReadsWorkAndInputIsRefused(t *testing.T) {
 		}
 		t.Logf("%s: %v", what, err)
 	}
-	_, err = agent.Act(ctx, core.ActRequest{Tab: tab, Ref: ref, Act: core.Act{Kind: core.ActClick}})
+	_, err = agent.Act(ctx, core.ActRequest{Tab: tab, Ref: ref, Act: vocab.Act{Kind: vocab.Click}})
 	refusedWithReason("a click", err)
-	_, err = agent.Act(ctx, core.ActRequest{Tab: tab, Ref: search, Act: core.Act{Kind: "type", Text: "shoes"}})
+	_, err = agent.Act(ctx, core.ActRequest{Tab: tab, Ref: search, Act: vocab.Act{Kind: "type", Text: "shoes"}})
 	refusedWithReason("typing", err)
-	_, err = agent.Act(ctx, core.ActRequest{Tab: tab, Act: core.Act{Kind: "key", Keys: "Enter"}})
+	_, err = agent.Act(ctx, core.ActRequest{Tab: tab, Act: vocab.Act{Kind: "key", Keys: "Enter"}})
 	refusedWithReason("a key press", err)
-	_, err = agent.DesktopAct(ctx, core.DesktopActRequest{Act: core.Act{Kind: core.ActClick}, X: 10, Y: 10})
+	_, err = agent.DesktopAct(ctx, core.DesktopActRequest{Act: vocab.Act{Kind: vocab.Click}, X: 10, Y: 10})
 	refusedWithReason("a desktop click", err)
 	if _, err := agent.Desktop(ctx); err == nil || !strings.Contains(err.Error(), "no X display") {
 		t.Fatalf("observing the desktop without a display: %v", err)
@@ -178,7 +179,7 @@ func TestWithoutADisplayReadsWorkAndInputIsRefused(t *testing.T) {
 	}
 	refused := map[string]int{}
 	for _, r := range rows {
-		if r.Outcome == core.OutcomeRefused && r.Code == core.CodeNoDisplay && strings.Contains(r.Detail, noDisplayReason) {
+		if r.Outcome == vocab.OutcomeRefused && r.Code == vocab.CodeNoDisplay && strings.Contains(r.Detail, noDisplayReason) {
 			refused[r.ActKind]++
 		}
 	}
@@ -189,7 +190,7 @@ func TestWithoutADisplayReadsWorkAndInputIsRefused(t *testing.T) {
 	}
 	mu.Lock()
 	for _, kind := range asked {
-		if kind != string(core.ActNavigate) {
+		if kind != string(vocab.Navigate) {
 			t.Errorf("the person was asked about a %s that could not happen without a display", kind)
 		}
 	}

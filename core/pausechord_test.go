@@ -10,11 +10,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/reins-app/reins/approvals"
 	"github.com/reins-app/reins/audit"
 	"github.com/reins-app/reins/core"
 	"github.com/reins-app/reins/executor"
 	"github.com/reins-app/reins/internal/xvfb"
+	"github.com/reins-app/reins/vocab"
 )
 
 func TestThePauseChordCanBeChangedAndIsTakenBeforeTheOldOneGoes(t *testing.T) {
@@ -39,7 +39,7 @@ func TestThePauseChordCanBeChangedAndIsTakenBeforeTheOldOneGoes(t *testing.T) {
 	pauses := func(chord string) bool {
 		t.Helper()
 		rt.Pause(false)
-		tk := audit.TestOnlyTicket(approvals.Act{Kind: approvals.Key, Keys: chord}, audit.Plan{Scale: 1})
+		tk := audit.TestOnlyTicket(vocab.Act{Kind: vocab.Key, Keys: chord}, audit.Plan{Scale: 1})
 		if err := keys.Fire(ctx, tk); err != nil {
 			t.Fatalf("pressing %s: %v", chord, err)
 		}
@@ -89,7 +89,7 @@ func TestThePauseChordCanBeChangedAndIsTakenBeforeTheOldOneGoes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(rows) < 3 || rows[0].Outcome != core.OutcomeFailed || !strings.Contains(rows[0].Detail, "F12") {
+	if len(rows) < 3 || rows[0].Outcome != vocab.OutcomeFailed || !strings.Contains(rows[0].Detail, "F12") {
 		t.Fatalf("the failed change is not the newest settings row: %+v", rows)
 	}
 

@@ -12,6 +12,7 @@ import (
 	"github.com/reins-app/reins/approvals"
 	"github.com/reins-app/reins/audit"
 	"github.com/reins-app/reins/grounding"
+	"github.com/reins-app/reins/vocab"
 )
 
 // Snapshot modes an agent may ask for; grounding says which it renders.
@@ -26,7 +27,7 @@ const (
 // refused with agent_not_allowed until the person has allowed it.
 func (s *Session) ListTabs(ctx context.Context) ([]TabInfo, error) {
 	if err := s.admitted(ctx); err != nil {
-		return nil, s.refuse(ctx, audit.Entry{Agent: s.agent, Act: approvals.Act{Kind: approvals.Read}, Target: approvals.Target{Name: "tab list"}}, err)
+		return nil, s.refuse(ctx, audit.Entry{Agent: s.agent, Act: vocab.Act{Kind: vocab.Read}, Target: vocab.Target{Name: "tab list"}}, err)
 	}
 	return s.Tabs(ctx), nil
 }
@@ -36,14 +37,14 @@ func (s *Session) ListTabs(ctx context.Context) ([]TabInfo, error) {
 // it may read. It names no tab the agent may not read.
 func (s *Session) CurrentTab(ctx context.Context) (string, error) {
 	if err := s.admitted(ctx); err != nil {
-		return "", s.refuse(ctx, audit.Entry{Agent: s.agent, Act: approvals.Act{Kind: approvals.Read}, Target: approvals.Target{Name: "tab list"}}, err)
+		return "", s.refuse(ctx, audit.Entry{Agent: s.agent, Act: vocab.Act{Kind: vocab.Read}, Target: vocab.Target{Name: "tab list"}}, err)
 	}
 	e := s.e
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	var readable, active, focused []string
 	for id, t := range e.tabs {
-		if t.gone || e.grants.Get(id).Level < approvals.ReadOnly {
+		if t.gone || e.grants.Get(id).Level < vocab.ReadOnly {
 			continue
 		}
 		readable = append(readable, id)
@@ -58,13 +59,13 @@ func (s *Session) CurrentTab(ctx context.Context) (string, error) {
 	case len(readable) == 1:
 		return readable[0], nil
 	case len(readable) == 0:
-		return "", &Error{Code: CodeGrantRequired, Message: "no tab is open to agents yet; ask the person to give you a tab from the Reins menu", Err: approvals.ErrNotShared}
+		return "", &vocab.Error{Code: vocab.CodeGrantRequired, Message: "no tab is open to agents yet; ask the person to give you a tab from the Reins menu", Err: approvals.ErrNotShared}
 	case len(focused) == 1:
 		return focused[0], nil
 	case len(active) == 1:
 		return active[0], nil
 	}
-	return "", errorf(CodeBadRequest, "several tabs are open to you; name one by its id (list them with browser_tabs)")
+	return "", errorf(vocab.CodeBadRequest, "several tabs are open to you; name one by its id (list them with browser_tabs)")
 }
 
 // ReadOptions says how an agent wants a tab read.
@@ -90,12 +91,12 @@ type ReadResult struct {
 // asked. The snapshot becomes the session's latest, whatever part of it is
 // shown.
 func (s *Session) Read(ctx context.Context, o ReadOptions) (*ReadResult, error) {
-	en := audit.Entry{Agent: s.agent, Act: approvals.Act{Kind: approvals.Read}, Target: approvals.Target{Tab: o.Tab, Ref: o.Root}}
+	en := audit.Entry{Agent: s.agent, Act: vocab.Act{Kind: vocab.Read}, Target: vocab.Target{Tab: o.Tab, Ref: o.Root}}
 	res, err := s.read(ctx, o, &en)
 	if err != nil {
 		return nil, s.refuse(ctx, en, err)
 	}
-	en.Outcome, en.Detail = OutcomeRead, "snapshot "+res.ID
+	en.Outcome, en.Detail = vocab.OutcomeRead, "snapshot "+res.ID
 	s.e.record(ctx, en)
 	return res, nil
 }
@@ -123,7 +124,7 @@ func (s *Session) read(ctx context.Context, o ReadOptions, en *audit.Entry) (*Re
 		if errors.Is(err, grounding.ErrStaleRef) {
 			return nil, err
 		}
-		return nil, errorf(CodeBadRequest, "%v", err)
+		return nil, errorf(vocab.CodeBadRequest, "%v", err)
 	}
 	res.Text, res.Truncated, res.Hint = r.Text, r.Truncated, r.Hint
 	return res, nil
@@ -146,12 +147,12 @@ type FindResult struct {
 // Find takes a fresh snapshot and returns its lines whose text contains query
 // (any case) and, when role is set, whose role is role.
 func (s *Session) Find(ctx context.Context, tab, query, role string) (*FindResult, error) {
-	en := audit.Entry{Agent: s.agent, Act: approvals.Act{Kind: approvals.Read}, Target: approvals.Target{Tab: tab, Name: "find " + query}}
+	en := audit.Entry{Agent: s.agent, Act: vocab.Act{Kind: vocab.Read}, Target: vocab.Target{Tab: tab, Name: "find " + query}}
 	snap, _, err := s.snapshot(ctx, tab, &en)
 	if err != nil {
 		return nil, s.refuse(ctx, en, err)
 	}
-	en.Outcome, en.Detail = OutcomeRead, "snapshot "+snap.ID
+	en.Outcome, en.Detail = vocab.OutcomeRead, "snapshot "+snap.ID
 	s.e.record(ctx, en)
 	return &FindResult{ID: snap.ID, Tab: tab, Lines: snap.Find(query, role)}, nil
 }
@@ -175,12 +176,12 @@ func (s *Session) ScreenshotOf(ctx context.Context, tab, ref, snapshot string) (
 	if ref == "" {
 		return s.Screenshot(ctx, tab)
 	}
-	en := audit.Entry{Agent: s.agent, Act: approvals.Act{Kind: approvals.Read}, Target: approvals.Target{Tab: tab, Ref: ref, Name: "screenshot"}}
+	en := audit.Entry{Agent: s.agent, Act: vocab.Act{Kind: vocab.Read}, Target: vocab.Target{Tab: tab, Ref: ref, Name: "screenshot"}}
 	pic, err := s.cropped(ctx, tab, ref, snapshot, &en)
 	if err != nil {
 		return nil, s.refuse(ctx, en, err)
 	}
-	en.Outcome = OutcomeRead
+	en.Outcome = vocab.OutcomeRead
 	s.e.record(ctx, en)
 	return pic, nil
 }
@@ -205,7 +206,7 @@ func (s *Session) cropped(ctx context.Context, tab, ref, snapshot string, en *au
 	}
 	img, err := png.Decode(bytes.NewReader(full))
 	if err != nil {
-		return nil, errorf(CodeFailed, "the browser's picture could not be read: %v", err)
+		return nil, errorf(vocab.CodeFailed, "the browser's picture could not be read: %v", err)
 	}
 	px := r.Window.DPR
 	if px <= 0 {
@@ -214,7 +215,7 @@ func (s *Session) cropped(ctx context.Context, tab, ref, snapshot string, en *au
 	b := r.TopBox
 	box := image.Rect(int(math.Floor(b.X*px)), int(math.Floor(b.Y*px)), int(math.Ceil((b.X+b.W)*px)), int(math.Ceil((b.Y+b.H)*px))).Intersect(img.Bounds())
 	if box.Empty() {
-		return nil, errorf(CodeNotVisible, "%s is not in the visible part of the tab; scroll it into view first", ref)
+		return nil, errorf(vocab.CodeNotVisible, "%s is not in the visible part of the tab; scroll it into view first", ref)
 	}
 	sub, ok := img.(interface {
 		SubImage(image.Rectangle) image.Image
@@ -224,7 +225,7 @@ func (s *Session) cropped(ctx context.Context, tab, ref, snapshot string, en *au
 	}
 	var out bytes.Buffer
 	if err := png.Encode(&out, sub.SubImage(box)); err != nil {
-		return nil, errorf(CodeFailed, "%v", err)
+		return nil, errorf(vocab.CodeFailed, "%v", err)
 	}
 	return out.Bytes(), nil
 }

@@ -13,33 +13,34 @@ import (
 	"github.com/reins-app/reins/audit"
 	"github.com/reins-app/reins/bridge/protocol"
 	"github.com/reins-app/reins/grounding"
+	"github.com/reins-app/reins/vocab"
 )
 
 // Session is one agent's connection. Everything it does is labelled with the
 // agent's declared name and its real process.
 type Session struct {
 	e       *Engine
-	agent   approvals.Agent
+	agent   vocab.Agent
 	gated   bool        // opened by Admit: the person must have allowed the agent
 	closed  atomic.Bool // Close ran
 	refused atomic.Bool // the person denied the agent during this session
 }
 
 // Connect opens a session for an agent.
-func (e *Engine) Connect(a approvals.Agent) *Session {
+func (e *Engine) Connect(a vocab.Agent) *Session {
 	a.Session = e.newID("s")
 	return &Session{e: e, agent: a}
 }
 
 // Agent is who the session speaks for.
-func (s *Session) Agent() approvals.Agent { return s.agent }
+func (s *Session) Agent() vocab.Agent { return s.agent }
 
 // Tabs lists open tabs as an agent may see them: titles and addresses only
 // for tabs the person shared.
 func (s *Session) Tabs(ctx context.Context) []TabInfo {
 	all := s.e.Tabs()
 	for i := range all {
-		if all[i].Level == approvals.None {
+		if all[i].Level == vocab.None {
 			all[i].Title, all[i].URL, all[i].Origin = "", "", ""
 		}
 	}
@@ -62,22 +63,22 @@ func (e *Engine) lookup(tab string) (*tabState, protocol.Tab, error) {
 	defer e.mu.Unlock()
 	t := e.tabs[tab]
 	if t == nil || t.gone {
-		return nil, protocol.Tab{}, errorf(CodeNoTab, "there is no open tab %q; list tabs first", tab)
+		return nil, protocol.Tab{}, errorf(vocab.CodeNoTab, "there is no open tab %q; list tabs first", tab)
 	}
 	if !e.connected[t.chrome.profile] {
-		return nil, protocol.Tab{}, errorf(CodeDisconnected, "the Chrome extension for tab %s is not connected; try again when it reconnects", tab)
+		return nil, protocol.Tab{}, errorf(vocab.CodeDisconnected, "the Chrome extension for tab %s is not connected; try again when it reconnects", tab)
 	}
 	return t, t.info, nil
 }
 
 // Snapshot reads a shared tab.
 func (s *Session) Snapshot(ctx context.Context, tab string) (*SnapshotResult, error) {
-	en := audit.Entry{Agent: s.agent, Act: approvals.Act{Kind: approvals.Read}, Target: approvals.Target{Tab: tab}}
+	en := audit.Entry{Agent: s.agent, Act: vocab.Act{Kind: vocab.Read}, Target: vocab.Target{Tab: tab}}
 	snap, _, err := s.snapshot(ctx, tab, &en)
 	if err != nil {
 		return nil, s.refuse(ctx, en, err)
 	}
-	en.Outcome = OutcomeRead
+	en.Outcome = vocab.OutcomeRead
 	en.Detail = "snapshot " + snap.ID
 	s.e.record(ctx, en)
 	return &SnapshotResult{ID: snap.ID, Tab: tab, URL: snap.URL, Title: snap.Title, Text: snap.Text}, nil
@@ -94,7 +95,7 @@ func (s *Session) snapshot(ctx context.Context, tab string, en *audit.Entry) (sn
 		return nil, nil, err
 	}
 	en.Target.TabTitle, en.Target.Origin = info.Title, approvals.Origin(info.URL)
-	if err := s.e.checkGrant(tab, approvals.Origin(info.URL), approvals.ReadOnly); err != nil {
+	if err := s.e.checkGrant(tab, approvals.Origin(info.URL), vocab.ReadOnly); err != nil {
 		en.Target.TabTitle = "" // an unshared tab's title is not the agent's to learn, nor the log's
 		return nil, nil, err
 	}
@@ -112,11 +113,11 @@ func (s *Session) snapshot(ctx context.Context, tab string, en *audit.Entry) (sn
 		}
 	}
 	if err != nil {
-		return nil, nil, errorf(CodeFailed, "%v", err)
+		return nil, nil, errorf(vocab.CodeFailed, "%v", err)
 	}
 	// The snapshot's own origin is what the agent read: check it too, since
 	// the tab may have moved on between the tab list and the read.
-	if err := s.e.grants.Check(tab, snap.Origin, approvals.ReadOnly); err != nil {
+	if err := s.e.grants.Check(tab, snap.Origin, vocab.ReadOnly); err != nil {
 		return nil, nil, err
 	}
 	s.e.mu.Lock()
@@ -140,12 +141,12 @@ func (s *Session) snapshot(ctx context.Context, tab string, en *audit.Entry) (sn
 // it needs the tab shared at Read or more, and it must be the visible tab of
 // its window, since Reins never brings a tab forward to look at it.
 func (s *Session) Screenshot(ctx context.Context, tab string) ([]byte, error) {
-	en := audit.Entry{Agent: s.agent, Act: approvals.Act{Kind: approvals.Read}, Target: approvals.Target{Tab: tab, Name: "screenshot"}}
+	en := audit.Entry{Agent: s.agent, Act: vocab.Act{Kind: vocab.Read}, Target: vocab.Target{Tab: tab, Name: "screenshot"}}
 	png, err := s.screenshot(ctx, tab, &en)
 	if err != nil {
 		return nil, s.refuse(ctx, en, err)
 	}
-	en.Outcome = OutcomeRead
+	en.Outcome = vocab.OutcomeRead
 	s.e.record(ctx, en)
 	return png, nil
 }
@@ -159,12 +160,12 @@ func (s *Session) screenshot(ctx context.Context, tab string, en *audit.Entry) (
 		return nil, err
 	}
 	en.Target.TabTitle, en.Target.Origin = info.Title, approvals.Origin(info.URL)
-	if err := s.e.checkGrant(tab, approvals.Origin(info.URL), approvals.ReadOnly); err != nil {
+	if err := s.e.checkGrant(tab, approvals.Origin(info.URL), vocab.ReadOnly); err != nil {
 		en.Target.TabTitle = ""
 		return nil, err
 	}
 	if !info.Active {
-		return nil, errorf(CodeNotVisible, "tab %s is not the visible tab of its window; a screenshot shows only what is on screen", tab)
+		return nil, errorf(vocab.CodeNotVisible, "tab %s is not the visible tab of its window; a screenshot shows only what is on screen", tab)
 	}
 	var c protocol.CaptureResult
 	if err := s.e.opts.Browser.Call(ctx, t.chrome.profile, protocol.MethodCapture, protocol.CaptureParams{Tab: t.chrome.id}, &c); err != nil {
@@ -172,7 +173,7 @@ func (s *Session) screenshot(ctx context.Context, tab string, en *audit.Entry) (
 	}
 	png, ok := decodeDataURL(c.DataURL)
 	if !ok {
-		return nil, errorf(CodeFailed, "the browser returned no picture")
+		return nil, errorf(vocab.CodeFailed, "the browser returned no picture")
 	}
 	return png, nil
 }
@@ -195,7 +196,7 @@ type ActRequest struct {
 	Tab      string
 	Ref      string // the element; empty for key presses and tab-level acts
 	Snapshot string // optional: the snapshot the ref came from; default the session's latest
-	Act      approvals.Act
+	Act      vocab.Act
 	Element  string // optional: the agent's own words for the target, kept in the audit row
 }
 
@@ -208,7 +209,7 @@ type ActResult struct {
 
 // Act runs one act through grant, grounding, approval, audit and executor.
 func (s *Session) Act(ctx context.Context, r ActRequest) (*ActResult, error) {
-	en := audit.Entry{Agent: s.agent, Act: r.Act, Target: approvals.Target{Tab: r.Tab, Ref: r.Ref, Claim: r.Element}}
+	en := audit.Entry{Agent: s.agent, Act: r.Act, Target: vocab.Target{Tab: r.Tab, Ref: r.Ref, Claim: r.Element}}
 	res, err := s.act(ctx, r, &en)
 	if err != nil {
 		return nil, s.refuse(ctx, en, err)
@@ -219,13 +220,13 @@ func (s *Session) Act(ctx context.Context, r ActRequest) (*ActResult, error) {
 func (s *Session) act(ctx context.Context, r ActRequest, en *audit.Entry) (*ActResult, error) {
 	e := s.e
 	switch r.Act.Kind {
-	case approvals.Click, approvals.DoubleClick, approvals.RightClick, approvals.Hover, approvals.Type, approvals.Scroll:
+	case vocab.Click, vocab.DoubleClick, vocab.RightClick, vocab.Hover, vocab.Type, vocab.Scroll:
 		if r.Ref == "" {
-			return nil, errorf(CodeBadRequest, "%s needs a ref from a snapshot", r.Act.Kind)
+			return nil, errorf(vocab.CodeBadRequest, "%s needs a ref from a snapshot", r.Act.Kind)
 		}
-	case approvals.Key, approvals.Navigate, approvals.Back, approvals.Forward, approvals.Activate:
+	case vocab.Key, vocab.Navigate, vocab.Back, vocab.Forward, vocab.Activate:
 	default:
-		return nil, errorf(CodeBadRequest, "unknown act %q", r.Act.Kind)
+		return nil, errorf(vocab.CodeBadRequest, "unknown act %q", r.Act.Kind)
 	}
 	if err := possible(en); err != nil {
 		return nil, err
@@ -234,7 +235,7 @@ func (s *Session) act(ctx context.Context, r ActRequest, en *audit.Entry) (*ActR
 		return nil, err
 	}
 	if e.Paused() {
-		return nil, errorf(CodePaused, "the person has paused all agents; wait and try again later")
+		return nil, errorf(vocab.CodePaused, "the person has paused all agents; wait and try again later")
 	}
 	t, info, err := e.lookup(r.Tab)
 	if err != nil {
@@ -242,7 +243,7 @@ func (s *Session) act(ctx context.Context, r ActRequest, en *audit.Entry) (*ActR
 	}
 	origin := approvals.Origin(info.URL)
 	en.Target.TabTitle, en.Target.Origin = info.Title, origin
-	if err := e.checkGrant(r.Tab, origin, approvals.Control); err != nil {
+	if err := e.checkGrant(r.Tab, origin, vocab.Control); err != nil {
 		en.Target.TabTitle = ""
 		return nil, err
 	}
@@ -254,15 +255,15 @@ func (s *Session) act(ctx context.Context, r ActRequest, en *audit.Entry) (*ActR
 		return nil, err
 	}
 	if r.Act.Kind.IsInput() && !info.Active {
-		return nil, errorf(CodeNotVisible, "tab %s is not the visible tab of its window; bring it to the front first", r.Tab)
+		return nil, errorf(vocab.CodeNotVisible, "tab %s is not the visible tab of its window; bring it to the front first", r.Tab)
 	}
 	// Keys go wherever the keyboard focus is: only into the tab's own window.
-	if r.Act.Kind == approvals.Key && !info.Focused {
-		return nil, errorf(CodeNotVisible, "tab %s's window does not have the keyboard focus, so the keys could land elsewhere; bring the tab to the front first", r.Tab)
+	if r.Act.Kind == vocab.Key && !info.Focused {
+		return nil, errorf(vocab.CodeNotVisible, "tab %s's window does not have the keyboard focus, so the keys could land elsewhere; bring the tab to the front first", r.Tab)
 	}
-	if r.Act.Kind == approvals.Navigate {
+	if r.Act.Kind == vocab.Navigate {
 		if approvals.Origin(r.Act.URL) == "" {
-			return nil, errorf(CodeBadRequest, "only http and https addresses can be opened")
+			return nil, errorf(vocab.CodeBadRequest, "only http and https addresses can be opened")
 		}
 	}
 
@@ -292,7 +293,7 @@ func (s *Session) act(ctx context.Context, r ActRequest, en *audit.Entry) (*ActR
 		}
 	}
 
-	req := approvals.Request{ID: e.newID("a"), Agent: s.agent, Act: r.Act, Target: en.Target}
+	req := vocab.Request{ID: e.newID("a"), Agent: s.agent, Act: r.Act, Target: en.Target}
 	if info.Active && !e.broker.Covered(req) {
 		req.Picture, req.Box, req.Sketch = e.picture(ctx, t, first, snap, el)
 	}
@@ -302,7 +303,7 @@ func (s *Session) act(ctx context.Context, r ActRequest, en *audit.Entry) (*ActR
 		if err != nil {
 			return audit.Plan{}, err
 		}
-		if err := e.checkGrant(r.Tab, approvals.Origin(info.URL), approvals.Control); err != nil {
+		if err := e.checkGrant(r.Tab, approvals.Origin(info.URL), vocab.Control); err != nil {
 			return audit.Plan{}, err
 		}
 		if r.Ref == "" {
@@ -322,7 +323,7 @@ func (s *Session) act(ctx context.Context, r ActRequest, en *audit.Entry) (*ActR
 		return audit.Plan{X: pt.X, Y: pt.Y, Scale: pt.Scale, Frame: el.FrameOrigin}, nil
 	}
 	f.perform = func(ctx context.Context, ticket audit.Ticket) error { return e.perform(ctx, t, ticket) }
-	f.again = func(ctx context.Context, req *approvals.Request) {
+	f.again = func(ctx context.Context, req *vocab.Request) {
 		req.Picture, req.Box, req.Sketch = nil, nil, nil
 		if r.Ref == "" || !info.Active {
 			return
@@ -362,16 +363,16 @@ const tabWait = 500 * time.Millisecond
 // focus. Checked before the person was asked, it is checked again now,
 // since the person may have gone elsewhere meanwhile; after tabWait it
 // refuses.
-func (e *Engine) awaitInFront(ctx context.Context, tab string, kind approvals.ActKind) (info protocol.Tab, err error) {
+func (e *Engine) awaitInFront(ctx context.Context, tab string, kind vocab.ActKind) (info protocol.Tab, err error) {
 	pollUntil(ctx, tabWait, func() bool {
 		if _, info, err = e.lookup(tab); err != nil {
 			return true
 		}
 		switch {
 		case kind.IsInput() && !info.Active:
-			err = errorf(CodeNotVisible, "tab %s is no longer the visible tab of its window, so nothing was fired; bring it to the front and try again", tab)
-		case kind == approvals.Key && !info.Focused:
-			err = errorf(CodeNotVisible, "tab %s's window no longer has the keyboard focus, so the keys could land elsewhere; nothing was fired", tab)
+			err = errorf(vocab.CodeNotVisible, "tab %s is no longer the visible tab of its window, so nothing was fired; bring it to the front and try again", tab)
+		case kind == vocab.Key && !info.Focused:
+			err = errorf(vocab.CodeNotVisible, "tab %s's window no longer has the keyboard focus, so the keys could land elsewhere; nothing was fired", tab)
 		}
 		return err == nil
 	})
@@ -386,11 +387,11 @@ func (e *Engine) awaitInFront(ctx context.Context, tab string, kind approvals.Ac
 func (e *Engine) perform(ctx context.Context, t *tabState, ticket audit.Ticket) error {
 	act := ticket.Act()
 	switch act.Kind {
-	case approvals.Navigate:
+	case vocab.Navigate:
 		return e.opts.Browser.Call(ctx, t.chrome.profile, protocol.MethodNavigate, protocol.NavigateParams{Tab: t.chrome.id, URL: act.URL}, nil)
-	case approvals.Back, approvals.Forward:
+	case vocab.Back, vocab.Forward:
 		return e.opts.Browser.Call(ctx, t.chrome.profile, protocol.MethodNavigate, protocol.NavigateParams{Tab: t.chrome.id, Direction: string(act.Kind)}, nil)
-	case approvals.Activate:
+	case vocab.Activate:
 		return e.opts.Browser.Call(ctx, t.chrome.profile, protocol.MethodActivate, protocol.ActivateParams{Tab: t.chrome.id}, nil)
 	}
 	return e.opts.Executor.Fire(ctx, ticket)
@@ -403,7 +404,7 @@ func (e *Engine) perform(ctx context.Context, t *tabState, ticket audit.Ticket) 
 // with the target's box in the sketch's CSS pixels; el is the target as
 // snap has it. Without either the person still decides from the words; a
 // failed capture is not a reason to refuse.
-func (e *Engine) picture(ctx context.Context, t *tabState, target *protocol.ResolveResult, snap *grounding.Snapshot, el grounding.Element) ([]byte, *approvals.Box, *approvals.Sketch) {
+func (e *Engine) picture(ctx context.Context, t *tabState, target *protocol.ResolveResult, snap *grounding.Snapshot, el grounding.Element) ([]byte, *vocab.Box, *vocab.Sketch) {
 	cctx, cancel := context.WithTimeout(ctx, 2*time.Second)
 	defer cancel()
 	var c protocol.CaptureResult
@@ -424,13 +425,13 @@ func (e *Engine) picture(ctx context.Context, t *tabState, target *protocol.Reso
 		if sk == nil {
 			return nil, nil, nil
 		}
-		return nil, &approvals.Box{X: b.X, Y: b.Y, W: b.W, H: b.H}, sk
+		return nil, &vocab.Box{X: b.X, Y: b.Y, W: b.W, H: b.H}, sk
 	}
 	px := target.Window.DPR
 	if px <= 0 {
 		px = 1
 	}
-	return png, &approvals.Box{X: b.X * px, Y: b.Y * px, W: b.W * px, H: b.H * px}, nil
+	return png, &vocab.Box{X: b.X * px, Y: b.Y * px, W: b.W * px, H: b.H * px}, nil
 }
 
 func decodeDataURL(u string) ([]byte, bool) {

@@ -17,11 +17,11 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/reins-app/reins/approvals"
 	"github.com/reins-app/reins/audit"
 	"github.com/reins-app/reins/executor"
 	"github.com/reins-app/reins/internal/atomicfile"
 	"github.com/reins-app/reins/internal/autostart"
+	"github.com/reins-app/reins/vocab"
 )
 
 // EventSettings says the person changed a setting; Event.Detail says which,
@@ -29,7 +29,7 @@ import (
 const EventSettings EventKind = "settings"
 
 // ActSettings is the act kind of the audit row a settings change writes.
-const ActSettings ActKind = approvals.Settings
+const ActSettings vocab.ActKind = vocab.Settings
 
 // SettingsFile is where the person's settings are saved, in the data folder.
 const SettingsFile = "settings.json"
@@ -471,15 +471,15 @@ func (e *Engine) changeSetting(change func(s *Settings) (string, error), effect 
 		return err
 	}
 	row := audit.Entry{
-		Agent: approvals.Agent{Name: "person"}, Act: approvals.Act{Kind: ActSettings},
-		Outcome: OutcomeDone, Detail: detail,
+		Agent: vocab.Agent{Name: "person"}, Act: vocab.Act{Kind: ActSettings},
+		Outcome: vocab.OutcomeDone, Detail: detail,
 	}
 	if _, err := e.opts.Audit.Record(context.Background(), row); err != nil {
 		return fmt.Errorf("the setting was not changed, because the audit log could not record the change: %w", err)
 	}
 	if effect != nil {
 		if err := effect(); err != nil {
-			row.Outcome, row.Detail = OutcomeFailed, err.Error()
+			row.Outcome, row.Detail = vocab.OutcomeFailed, err.Error()
 			if _, rerr := e.opts.Audit.Record(context.Background(), row); rerr != nil {
 				e.opts.Logf("audit: %v", rerr)
 			}

@@ -21,6 +21,7 @@ import (
 	"github.com/reins-app/reins/core/coretest"
 	"github.com/reins-app/reins/executor"
 	"github.com/reins-app/reins/internal/autostart"
+	"github.com/reins-app/reins/vocab"
 )
 
 // installedExe is the program the tests register at login: the test binary
@@ -150,7 +151,7 @@ func TestEachSettingsChangeIsAuditedAndPublished(t *testing.T) {
 	}
 	for i, w := range want {
 		r := rows[len(rows)-1-i] // newest first
-		if r.Detail != w || r.AgentName != "person" || r.ActKind != "settings" || r.Outcome != core.OutcomeDone {
+		if r.Detail != w || r.AgentName != "person" || r.ActKind != "settings" || r.Outcome != vocab.OutcomeDone {
 			t.Errorf("row %d: %s (detail %q), want %q", i, core.FormatAuditRow(r), r.Detail, w)
 		}
 	}
@@ -205,13 +206,13 @@ func TestSettersRefuseValuesOutOfBounds(t *testing.T) {
 // denied after the new time, not the old one.
 func TestNewApprovalTimeoutAppliesToTheNextAct(t *testing.T) {
 	f := newFixture(t, time.Minute)
-	f.SetShare(f.tab, core.Control)
+	f.SetShare(f.tab, vocab.Control)
 	if err := f.SetApprovalTimeout(5 * time.Second); err != nil {
 		t.Fatal(err)
 	}
 	ref, _ := f.snapRef("Place order")
 	start := time.Now()
-	if err := f.click(ref); codeOf(err) != core.CodeTimeout {
+	if err := f.click(ref); codeOf(err) != vocab.CodeTimeout {
 		t.Fatalf("got %v, want a timeout", err)
 	}
 	if took := time.Since(start); took < 4*time.Second || took > 20*time.Second {
@@ -253,10 +254,10 @@ func TestShorterRememberForEndsAnEarlierAllow(t *testing.T) {
 	if tab == "" {
 		t.Fatal("no tab")
 	}
-	if err := e.SetShare(tab, core.Control); err != nil {
+	if err := e.SetShare(tab, vocab.Control); err != nil {
 		t.Fatal(err)
 	}
-	agent := e.Connect(core.Agent{Name: "Test agent", PID: 4121, Exe: "/usr/bin/claude"})
+	agent := e.Connect(vocab.Agent{Name: "Test agent", PID: 4121, Exe: "/usr/bin/claude"})
 	allowed := make(chan struct{})
 	events, stop := e.Subscribe(64)
 	go func() {
@@ -264,7 +265,7 @@ func TestShorterRememberForEndsAnEarlierAllow(t *testing.T) {
 		for ev := range events {
 			if ev.Kind == core.EventApproval && first {
 				first = false
-				e.Answer(ev.Request.ID, core.AllowTab)
+				e.Answer(ev.Request.ID, vocab.AllowTab)
 				close(allowed)
 			}
 		}
@@ -276,7 +277,7 @@ func TestShorterRememberForEndsAnEarlierAllow(t *testing.T) {
 	}
 	ref := regexp.MustCompile(`"Place order"[^\n]*\[ref=(e\d+)\]`).FindStringSubmatch(snap.Text)[1]
 	click := func() error {
-		_, err := agent.Act(ctx, core.ActRequest{Tab: tab, Ref: ref, Act: core.Act{Kind: "click"}})
+		_, err := agent.Act(ctx, core.ActRequest{Tab: tab, Ref: ref, Act: vocab.Act{Kind: "click"}})
 		return err
 	}
 	if err := click(); err != nil {
@@ -295,7 +296,7 @@ func TestShorterRememberForEndsAnEarlierAllow(t *testing.T) {
 	mu.Lock()
 	now = now.Add(2 * time.Minute)
 	mu.Unlock()
-	if err := click(); codeOf(err) != core.CodeTimeout {
+	if err := click(); codeOf(err) != vocab.CodeTimeout {
 		t.Fatalf("two minutes on, under a one-minute memory, the click should be asked (and time out): %v", err)
 	}
 	if n := len(ex.Fired()); n != 2 {
@@ -485,7 +486,7 @@ func TestDenyListAdditionsAreAuditedInOrderAndPublished(t *testing.T) {
 		t.Fatalf("want %d settings rows, got %d", len(want), len(rows))
 	}
 	for i, w := range want {
-		if r := rows[i]; r.Detail != w || r.AgentName != "person" || r.Outcome != core.OutcomeDone {
+		if r := rows[i]; r.Detail != w || r.AgentName != "person" || r.Outcome != vocab.OutcomeDone {
 			t.Errorf("row %d: %s, want %q", i, core.FormatAuditRow(r), w)
 		}
 	}
@@ -558,8 +559,8 @@ func TestDenyListRefusesWhatItCannotTake(t *testing.T) {
 // once it is removed.
 func TestAnAddedApplicationInFrontStopsAnApprovedAct(t *testing.T) {
 	f := newFixture(t, 2*time.Second)
-	f.SetShare(f.tab, core.Control)
-	stop := f.AnswerAll(core.AllowOnce)
+	f.SetShare(f.tab, vocab.Control)
+	stop := f.AnswerAll(vocab.AllowOnce)
 	defer stop()
 	f.Exec.SetFrontmost(executor.App{Name: "Signal", Class: "signal.Signal", Exe: "/opt/Signal/signal-desktop", PID: 900})
 	ref, _ := f.snapRef("Place order")
@@ -571,7 +572,7 @@ func TestAnAddedApplicationInFrontStopsAnApprovedAct(t *testing.T) {
 	}
 	ref, _ = f.snapRef("Place order")
 	err := f.click(ref)
-	if codeOf(err) != core.CodeDenyListed || !strings.Contains(err.Error(), "signal-desktop") {
+	if codeOf(err) != vocab.CodeDenyListed || !strings.Contains(err.Error(), "signal-desktop") {
 		t.Fatalf("with Signal added and in front: got %v, want a deny-listed refusal naming it", err)
 	}
 	if n := len(f.Exec.Fired()); n != 1 {
@@ -682,8 +683,8 @@ func TestStartAtLoginThatCannotBeRegisteredChangesNothing(t *testing.T) {
 		t.Fatal("the setting changed although the entry could not be written")
 	}
 	rows := settingsRows(t, rt.AuditRows)
-	if len(rows) != 2 || rows[0].Outcome != core.OutcomeDone || rows[0].Detail != "start at login off → on" ||
-		rows[1].Outcome != core.OutcomeFailed || !strings.Contains(rows[1].Detail, "still off") {
+	if len(rows) != 2 || rows[0].Outcome != vocab.OutcomeDone || rows[0].Detail != "start at login off → on" ||
+		rows[1].Outcome != vocab.OutcomeFailed || !strings.Contains(rows[1].Detail, "still off") {
 		t.Fatalf("want the change's row then its failure, got %d rows: %+v", len(rows), rows)
 	}
 	if _, err := os.Stat(filepath.Join(data, core.SettingsFile)); !errors.Is(err, os.ErrNotExist) {
@@ -721,7 +722,7 @@ func TestStartAtLoginRefusesAProgramThatWillBeGoneByTheNextLogin(t *testing.T) {
 		t.Fatalf("an entry was written for a temporary build: %v", err)
 	}
 	rows := settingsRows(t, rt.AuditRows)
-	if len(rows) != 2 || rows[1].Outcome != core.OutcomeFailed || !strings.Contains(rows[1].Detail, "go run") {
+	if len(rows) != 2 || rows[1].Outcome != vocab.OutcomeFailed || !strings.Contains(rows[1].Detail, "go run") {
 		t.Fatalf("want the change's row then its failure, got %+v", rows)
 	}
 }

@@ -4,9 +4,9 @@ import (
 	"cmp"
 	"slices"
 
-	"github.com/reins-app/reins/approvals"
 	"github.com/reins-app/reins/bridge/protocol"
 	"github.com/reins-app/reins/grounding"
+	"github.com/reins-app/reins/vocab"
 )
 
 // maxSketchBoxes bounds a sketch: past a few hundred boxes a picture this
@@ -21,7 +21,7 @@ const maxSketchBoxes = 300
 // shows only through its frames' content boxes, and one in a frame the
 // snapshot could not place is left out. It is nil when the viewport has no
 // size.
-func sketchOf(snap *grounding.Snapshot, vp protocol.Viewport, target grounding.Element, moved protocol.Point) *approvals.Sketch {
+func sketchOf(snap *grounding.Snapshot, vp protocol.Viewport, target grounding.Element, moved protocol.Point) *vocab.Sketch {
 	w, h := vp.Width, vp.Height
 	if w <= 0 || h <= 0 {
 		w, h = vp.ClientWidth, vp.ClientHeight
@@ -29,7 +29,7 @@ func sketchOf(snap *grounding.Snapshot, vp protocol.Viewport, target grounding.E
 	if w <= 0 || h <= 0 {
 		return nil
 	}
-	sk := &approvals.Sketch{W: w, H: h}
+	sk := &vocab.Sketch{W: w, H: h}
 	if snap == nil {
 		return sk
 	}
@@ -50,9 +50,9 @@ func sketchOf(snap *grounding.Snapshot, vp protocol.Viewport, target grounding.E
 		if b = b.Intersect(view); b.W <= 0 || b.H <= 0 {
 			continue
 		}
-		sk.Boxes = append(sk.Boxes, approvals.SketchBox{X: b.X, Y: b.Y, W: b.W, H: b.H, Role: el.Role})
+		sk.Boxes = append(sk.Boxes, vocab.SketchBox{X: b.X, Y: b.Y, W: b.W, H: b.H, Role: el.Role})
 	}
-	slices.SortFunc(sk.Boxes, func(a, b approvals.SketchBox) int {
+	slices.SortFunc(sk.Boxes, func(a, b vocab.SketchBox) int {
 		return cmp.Or(cmp.Compare(a.Y, b.Y), cmp.Compare(a.X, b.X), cmp.Compare(a.W, b.W), cmp.Compare(a.H, b.H))
 	})
 	if len(sk.Boxes) > maxSketchBoxes {

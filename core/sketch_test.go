@@ -6,17 +6,16 @@ import (
 	"testing"
 	"time"
 
-	"github.com/reins-app/reins/approvals"
 	"github.com/reins-app/reins/bridge/protocol"
-	"github.com/reins-app/reins/core"
 	"github.com/reins-app/reins/core/coretest"
+	"github.com/reins-app/reins/vocab"
 )
 
 func TestWithoutAPictureTheRequestCarriesASketchOfThePage(t *testing.T) {
 	f := newFixture(t, 2*time.Second)
-	f.SetShare(f.tab, core.Control)
+	f.SetShare(f.tab, vocab.Control)
 	ref, _ := f.snapRef("Place order")
-	seen := f.answerWith(func(core.Request) core.Decision { return core.AllowOnce })
+	seen := f.answerWith(func(vocab.Request) vocab.Decision { return vocab.AllowOnce })
 
 	if err := f.click(ref); err != nil {
 		t.Fatal(err)
@@ -116,8 +115,8 @@ func TestTheSketchDrawsTheTargetsFrame(t *testing.T) {
 			coretest.Button(3, "Edge", 380, 20),  // across its right edge
 		}}}
 	e.Browser.Open(3, coretest.Page{URL: shopURL, Title: "Checkout", Frames: []protocol.FrameReport{top, pay}})
-	f := &fixture{Engine: e, t: t, tab: e.WaitTab(t, shopURL), agent: e.Connect(core.Agent{Name: "Test agent", PID: 4121, Exe: "/usr/bin/claude"})}
-	f.SetShare(f.tab, core.Control)
+	f := &fixture{Engine: e, t: t, tab: e.WaitTab(t, shopURL), agent: e.Connect(vocab.Agent{Name: "Test agent", PID: 4121, Exe: "/usr/bin/claude"})}
+	f.SetShare(f.tab, vocab.Control)
 	s, err := f.agent.Snapshot(context.Background(), f.tab)
 	if err != nil {
 		t.Fatal(err)
@@ -126,8 +125,8 @@ func TestTheSketchDrawsTheTargetsFrame(t *testing.T) {
 	if m == nil {
 		t.Fatalf("no Pay button in a frame:\n%s", s.Text)
 	}
-	seen := f.answerWith(func(core.Request) core.Decision { return core.AllowOnce })
-	click := func() core.Request {
+	seen := f.answerWith(func(vocab.Request) vocab.Decision { return vocab.AllowOnce })
+	click := func() vocab.Request {
 		t.Helper()
 		if err := f.click(m[1]); err != nil {
 			t.Fatal(err)
@@ -139,7 +138,7 @@ func TestTheSketchDrawsTheTargetsFrame(t *testing.T) {
 		}
 		return r
 	}
-	want := func(r core.Request, role string, b protocol.Rect) {
+	want := func(r vocab.Request, role string, b protocol.Rect) {
 		t.Helper()
 		for _, got := range r.Sketch.Boxes {
 			if got.Role == role && got.X == b.X && got.Y == b.Y && got.W == b.W && got.H == b.H {
@@ -161,7 +160,7 @@ func TestTheSketchDrawsTheTargetsFrame(t *testing.T) {
 	})
 	e.Browser.FailCapture(true)
 	r := click()
-	if *r.Box != (approvals.Box{X: 60, Y: 360, W: 100, H: 30}) {
+	if *r.Box != (vocab.Box{X: 60, Y: 360, W: 100, H: 30}) {
 		t.Errorf("target box %+v, want Pay's place on the page now", *r.Box)
 	}
 	want(r, "button", protocol.Rect{X: 100, Y: 90, W: 100, H: 30}) // Top

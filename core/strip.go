@@ -8,10 +8,10 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/reins-app/reins/approvals"
 	"github.com/reins-app/reins/bridge"
 	"github.com/reins-app/reins/bridge/protocol"
 	"github.com/reins-app/reins/internal/plain"
+	"github.com/reins-app/reins/vocab"
 )
 
 // StripLink is what the strip in Chrome needs of the bridge: pushing events
@@ -98,7 +98,7 @@ func (e *Engine) serveStrip(ctx context.Context, profile, method string, params 
 		}
 		// The person's own path, as the tray takes it: audited, and the
 		// tab's remembered allows and plans end with it.
-		if err := e.SetShare(id, approvals.None); err != nil {
+		if err := e.SetShare(id, vocab.None); err != nil {
 			return nil, &protocol.Error{Code: protocol.CodeNoTab, Message: err.Error()}
 		}
 		return struct{}{}, nil
@@ -258,7 +258,7 @@ func (s *strip) table(profile string) protocol.Shares {
 		}
 		g := e.grants.Get(id)
 		line := protocol.TabShare{Tab: ts.chrome.id, Level: wireLevel(g.Level)}
-		if g.Level > approvals.None {
+		if g.Level > vocab.None {
 			line.Origin = g.Origin
 		}
 		t.Tabs = append(t.Tabs, line)
@@ -267,11 +267,11 @@ func (s *strip) table(profile string) protocol.Shares {
 	return t
 }
 
-func wireLevel(l approvals.Level) string {
+func wireLevel(l vocab.Level) string {
 	switch l {
-	case approvals.ReadOnly:
+	case vocab.ReadOnly:
 		return protocol.LevelRead
-	case approvals.Control:
+	case vocab.Control:
 		return protocol.LevelControl
 	}
 	return protocol.LevelNone
@@ -350,24 +350,24 @@ func (s *strip) notify(ctx context.Context, profile, method string, params any) 
 // words quote of the error's detail is rendered for a person.
 func OutcomeWords(a Activity) (words string, refused bool) {
 	switch a.Outcome {
-	case OutcomeDone:
+	case vocab.OutcomeDone:
 		return "done", false
-	case OutcomeRead:
+	case vocab.OutcomeRead:
 		return "read", false
-	case OutcomeDenied:
-		if a.Code == CodeAgentNotAllowed {
+	case vocab.OutcomeDenied:
+		if a.Code == vocab.CodeAgentNotAllowed {
 			return "not allowed by you", false
 		}
 		return "denied by you", false
-	case OutcomeTimeout:
+	case vocab.OutcomeTimeout:
 		return "timed out — no answer", false
-	case OutcomeFailed:
+	case vocab.OutcomeFailed:
 		if d := plain.Text(firstClause(a.Detail), plain.DetailMax); d != "" {
 			return "failed: " + d, false
 		}
 		return "failed", false
-	case OutcomeRefused:
-		if a.Code == CodePersonActive {
+	case vocab.OutcomeRefused:
+		if a.Code == vocab.CodePersonActive {
 			return "held — you were using the mouse or keyboard", true
 		}
 		return "refused — " + refusalWords(a), true
@@ -377,7 +377,7 @@ func OutcomeWords(a Activity) (words string, refused bool) {
 
 func refusalWords(a Activity) string {
 	switch a.Code {
-	case CodeGrantRequired:
+	case vocab.CodeGrantRequired:
 		if strings.Contains(a.Detail, "desktop") {
 			return "desktop not shared"
 		}
@@ -385,13 +385,13 @@ func refusalWords(a Activity) string {
 			return "tab left the site it was shared on"
 		}
 		return "tab not shared"
-	case CodeControlRequired:
+	case vocab.CodeControlRequired:
 		return "read only"
-	case CodeStaleRef:
+	case vocab.CodeStaleRef:
 		return "page changed, new snapshot needed"
-	case CodeChanged:
+	case vocab.CodeChanged:
 		return "the element changed since the snapshot"
-	case CodeDenyListed:
+	case vocab.CodeDenyListed:
 		app := "a protected app"
 		if _, rest, ok := strings.Cut(a.Detail, "(deny list: "); ok {
 			if name, _, ok := strings.Cut(rest, ")"); ok && plain.Text(name, plain.NameMax) != "" {
@@ -402,25 +402,25 @@ func refusalWords(a Activity) string {
 			return app + " is under the pointer"
 		}
 		return app + " is in front"
-	case CodeObscured:
+	case vocab.CodeObscured:
 		return "something covers the target"
-	case CodeNotVisible:
+	case vocab.CodeNotVisible:
 		return "the target is not visible"
-	case CodeDisabled:
+	case vocab.CodeDisabled:
 		return "the control is disabled"
-	case CodeDisconnected:
+	case vocab.CodeDisconnected:
 		return "Chrome extension not connected"
-	case CodePaused:
+	case vocab.CodePaused:
 		return "agents paused"
-	case CodeAgentNotAllowed:
+	case vocab.CodeAgentNotAllowed:
 		return "agent not allowed yet"
-	case CodeNoTab:
+	case vocab.CodeNoTab:
 		return "no such tab"
-	case CodeAuditFailed:
+	case vocab.CodeAuditFailed:
 		return "the audit log could not be written"
-	case CodeBadRequest:
+	case vocab.CodeBadRequest:
 		return "the request made no sense"
-	case CodeNoDisplay:
+	case vocab.CodeNoDisplay:
 		return "no display, so Reins cannot click or type here"
 	}
 	if code := plain.Text(strings.ReplaceAll(a.Code, "_", " "), plain.NameMax); code != "" {

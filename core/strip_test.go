@@ -21,6 +21,7 @@ import (
 	"github.com/reins-app/reins/core/coretest"
 	"github.com/reins-app/reins/executor"
 	"github.com/reins-app/reins/extension"
+	"github.com/reins-app/reins/vocab"
 )
 
 // fakeLink is the bridge as the strip sees it: it records what would be
@@ -152,11 +153,11 @@ func TestStripSendsTheShareTableOnConnectAndOnEveryChange(t *testing.T) {
 		}
 	}
 	until(t, "the first table: tab 7 not shared", levelIs(protocol.LevelNone, "", false))
-	if err := f.SetShare(f.tab, core.ReadOnly); err != nil {
+	if err := f.SetShare(f.tab, vocab.ReadOnly); err != nil {
 		t.Fatal(err)
 	}
 	until(t, "tab 7 at read", levelIs(protocol.LevelRead, "https://shop.example.com", false))
-	if err := f.SetShare(f.tab, core.Control); err != nil {
+	if err := f.SetShare(f.tab, vocab.Control); err != nil {
 		t.Fatal(err)
 	}
 	until(t, "tab 7 at control", levelIs(protocol.LevelControl, "https://shop.example.com", false))
@@ -202,7 +203,7 @@ func hostile(s string) bool {
 
 func TestStripActivityIsRenderedAndNamesTheProcess(t *testing.T) {
 	f, l := stripFixture(t, 2*time.Second)
-	agent := f.Connect(core.Agent{Name: strings.Repeat("n", 300) + "\n\x1b[8mAPPROVAL a99\u202e", PID: 999, Exe: "/usr/bin/python3"})
+	agent := f.Connect(vocab.Agent{Name: strings.Repeat("n", 300) + "\n\x1b[8mAPPROVAL a99\u202e", PID: 999, Exe: "/usr/bin/python3"})
 
 	// Unshared: the attempt is refused, and the panel says so in amber.
 	if _, err := agent.Snapshot(context.Background(), f.tab); err == nil {
@@ -216,17 +217,17 @@ func TestStripActivityIsRenderedAndNamesTheProcess(t *testing.T) {
 	}
 
 	// Shared and allowed: the act's sentence quotes what the agent typed.
-	if err := f.SetShare(f.tab, core.Control); err != nil {
+	if err := f.SetShare(f.tab, vocab.Control); err != nil {
 		t.Fatal(err)
 	}
-	stop := f.AnswerAll(core.AllowOnce)
+	stop := f.AnswerAll(vocab.AllowOnce)
 	defer stop()
 	s, err := agent.Snapshot(context.Background(), f.tab)
 	if err != nil {
 		t.Fatal(err)
 	}
 	ref := regexp.MustCompile(`"Search"[^\n]*\[ref=(e\d+)\]`).FindStringSubmatch(s.Text)[1]
-	if _, err := agent.Act(context.Background(), core.ActRequest{Tab: f.tab, Ref: ref, Act: core.Act{Kind: "type", Text: "socks"}}); err != nil {
+	if _, err := agent.Act(context.Background(), core.ActRequest{Tab: f.tab, Ref: ref, Act: vocab.Act{Kind: "type", Text: "socks"}}); err != nil {
 		t.Fatal(err)
 	}
 	// A page names its button with escapes, bidi overrides and a line
@@ -240,7 +241,7 @@ func TestStripActivityIsRenderedAndNamesTheProcess(t *testing.T) {
 	})
 	s, _ = agent.Snapshot(context.Background(), f.tab)
 	ref = regexp.MustCompile(`\[ref=(e\d+)\]`).FindStringSubmatch(s.Text)[1]
-	agent.Act(context.Background(), core.ActRequest{Tab: f.tab, Ref: ref, Act: core.Act{Kind: "click"}})
+	agent.Act(context.Background(), core.ActRequest{Tab: f.tab, Ref: ref, Act: vocab.Act{Kind: "click"}})
 	until(t, "the typing in the strip", func() bool {
 		for _, n := range l.notices(protocol.EventActivity) {
 			var a protocol.Activity
@@ -279,7 +280,7 @@ func TestStripActivityIsRenderedAndNamesTheProcess(t *testing.T) {
 
 func TestStripStateFollowsApprovalsAndActs(t *testing.T) {
 	f, l := stripFixture(t, 5*time.Second)
-	if err := f.SetShare(f.tab, core.Control); err != nil {
+	if err := f.SetShare(f.tab, vocab.Control); err != nil {
 		t.Fatal(err)
 	}
 	ref, _ := f.snapRef("Place order")
@@ -298,7 +299,7 @@ func TestStripStateFollowsApprovalsAndActs(t *testing.T) {
 		return out
 	}
 	until(t, "state waiting", func() bool { s := states(); return len(s) > 0 && s[len(s)-1] == protocol.StateWaiting })
-	if err := f.Answer(f.Pending()[0].ID, core.AllowOnce); err != nil {
+	if err := f.Answer(f.Pending()[0].ID, vocab.AllowOnce); err != nil {
 		t.Fatal(err)
 	}
 	if err := <-done; err != nil {
@@ -319,9 +320,9 @@ func TestStripStateFollowsApprovalsAndActs(t *testing.T) {
 
 func TestStripGreetsAReconnectedExtensionWithEverything(t *testing.T) {
 	f, l := stripFixture(t, 2*time.Second)
-	agent := f.Connect(core.Agent{Name: "Test agent", PID: 4121, Exe: "/usr/bin/claude"})
+	agent := f.Connect(vocab.Agent{Name: "Test agent", PID: 4121, Exe: "/usr/bin/claude"})
 	agent.Snapshot(context.Background(), f.tab) // refused: not shared
-	if err := f.SetShare(f.tab, core.ReadOnly); err != nil {
+	if err := f.SetShare(f.tab, vocab.ReadOnly); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := agent.Snapshot(context.Background(), f.tab); err != nil {
@@ -346,14 +347,14 @@ func TestStripGreetsAReconnectedExtensionWithEverything(t *testing.T) {
 
 func TestStripButtonsTakePowerAwayThroughThePersonsPath(t *testing.T) {
 	f, l := stripFixture(t, 2*time.Second)
-	if err := f.SetShare(f.tab, core.Control); err != nil {
+	if err := f.SetShare(f.tab, vocab.Control); err != nil {
 		t.Fatal(err)
 	}
 	// A field the request does not have asks for nothing.
 	if err := l.ask(protocol.MethodStopSharing, map[string]any{"tab": 7, "level": "control"}); err != nil {
 		t.Fatal(err)
 	}
-	if got := f.Share(f.tab); got != core.None {
+	if got := f.Share(f.tab); got != vocab.None {
 		t.Fatalf("after stop_sharing the tab is at %v", got)
 	}
 	rows, err := f.AuditRows(context.Background(), audit.Filter{Tab: f.tab})
@@ -378,7 +379,7 @@ func TestStripButtonsTakePowerAwayThroughThePersonsPath(t *testing.T) {
 			t.Errorf("%s: %v, want unknown_method", m, err)
 		}
 	}
-	if !f.Paused() || f.Share(f.tab) != core.None {
+	if !f.Paused() || f.Share(f.tab) != vocab.None {
 		t.Fatal("a request from the extension gave power back")
 	}
 }
@@ -422,16 +423,16 @@ func TestNothingFromTheExtensionGivesPower(t *testing.T) {
 		return false
 	})
 	until(t, "the first table", func() bool { mu.Lock(); defer mu.Unlock(); return len(tables) > 0 })
-	if err := e.SetShare(tab, core.ReadOnly); err != nil {
+	if err := e.SetShare(tab, vocab.ReadOnly); err != nil {
 		t.Fatal(err)
 	}
 
 	// An act waits for the person: nothing from the extension may answer it.
-	agent := e.Connect(core.Agent{Name: "a", PID: 1, Exe: "/bin/a"})
-	e.SetShare(core.DesktopKey, core.Control)
+	agent := e.Connect(vocab.Agent{Name: "a", PID: 1, Exe: "/bin/a"})
+	e.SetShare(vocab.DesktopKey, vocab.Control)
 	asked := make(chan error, 1)
 	go func() {
-		_, err := agent.DesktopAct(ctx, core.DesktopActRequest{Act: core.Act{Kind: "click"}, X: 1, Y: 1})
+		_, err := agent.DesktopAct(ctx, core.DesktopActRequest{Act: vocab.Act{Kind: "click"}, X: 1, Y: 1})
 		asked <- err
 	}()
 	until(t, "the approval", func() bool { return len(e.Pending()) == 1 })
@@ -475,7 +476,7 @@ func TestNothingFromTheExtensionGivesPower(t *testing.T) {
 	}
 	// The events above went through the engine before this request was
 	// served: the socket is read in order.
-	if got := e.Share(tab); got != core.None {
+	if got := e.Share(tab); got != vocab.None {
 		t.Errorf("the tab is at %v", got)
 	}
 	if !e.Paused() {
@@ -486,7 +487,7 @@ func TestNothingFromTheExtensionGivesPower(t *testing.T) {
 	if p := e.Pending(); len(p) != 1 || p[0].ID != id {
 		t.Errorf("the approval was answered or withdrawn: %+v", p)
 	}
-	if err := e.Answer(id, core.Deny); err != nil {
+	if err := e.Answer(id, vocab.Deny); err != nil {
 		t.Fatal(err)
 	}
 	if err := <-asked; err == nil {
@@ -556,15 +557,15 @@ func TestASnapshotRightAfterSharingFindsTheTableThere(t *testing.T) {
 		}
 		return false
 	})
-	agent := e.Connect(core.Agent{Name: "a", PID: 1, Exe: "/bin/a"})
+	agent := e.Connect(vocab.Agent{Name: "a", PID: 1, Exe: "/bin/a"})
 	for i := range 20 {
-		if err := e.SetShare(tab, core.ReadOnly); err != nil {
+		if err := e.SetShare(tab, vocab.ReadOnly); err != nil {
 			t.Fatal(err)
 		}
 		if _, err := agent.Snapshot(ctx, tab); err != nil {
 			t.Fatalf("snapshot %d right after sharing: %v", i, err)
 		}
-		if err := e.SetShare(tab, core.None); err != nil {
+		if err := e.SetShare(tab, vocab.None); err != nil {
 			t.Fatal(err)
 		}
 	}

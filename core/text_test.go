@@ -15,18 +15,19 @@ import (
 	"github.com/reins-app/reins/executor"
 	"github.com/reins-app/reins/internal/plain"
 	"github.com/reins-app/reins/internal/plain/plaintest"
+	"github.com/reins-app/reins/vocab"
 )
 
 // seen collects what the person's door is told while a test runs.
 type seen struct {
 	mu         sync.Mutex
-	requests   []core.Request
+	requests   []vocab.Request
 	activities []core.Activity
 	done       chan struct{} // closed at the first activity with a final outcome
 	once       sync.Once
 }
 
-func watch(t *testing.T, e *coretest.Engine, answer core.Decision) *seen {
+func watch(t *testing.T, e *coretest.Engine, answer vocab.Decision) *seen {
 	s := &seen{done: make(chan struct{})}
 	events, stop := e.Subscribe(256)
 	t.Cleanup(stop)
@@ -42,7 +43,7 @@ func watch(t *testing.T, e *coretest.Engine, answer core.Decision) *seen {
 				s.mu.Lock()
 				s.activities = append(s.activities, *ev.Activity)
 				s.mu.Unlock()
-				if ev.Activity.Outcome != "firing" && ev.Activity.Outcome != core.OutcomeRead {
+				if ev.Activity.Outcome != "firing" && ev.Activity.Outcome != vocab.OutcomeRead {
 					s.once.Do(func() { close(s.done) })
 				}
 			}
@@ -93,17 +94,17 @@ func TestHostilePageAndAgentTextIsRenderedForThePerson(t *testing.T) {
 	name := "Place order\u2028" + plaintest.Override + plaintest.Invisible + plaintest.Long
 	e.Browser.Open(7, hostilePage(name))
 	tab := e.WaitTab(t, hostileURL)
-	if err := e.SetShare(tab, core.Control); err != nil {
+	if err := e.SetShare(tab, vocab.Control); err != nil {
 		t.Fatal(err)
 	}
-	s := watch(t, e, core.AllowOnce)
-	agent := e.Connect(core.Agent{Name: plaintest.AgentName, PID: 999, Exe: "/usr/bin/python3"})
+	s := watch(t, e, vocab.AllowOnce)
+	agent := e.Connect(vocab.Agent{Name: plaintest.AgentName, PID: 999, Exe: "/usr/bin/python3"})
 	snap, err := agent.Snapshot(context.Background(), tab)
 	if err != nil {
 		t.Fatal(err)
 	}
 	ref := regexp.MustCompile(`\[ref=(e\d+)\]`).FindStringSubmatch(snap.Text)[1]
-	if _, err := agent.Act(context.Background(), core.ActRequest{Tab: tab, Ref: ref, Act: core.Act{Kind: core.ActClick}, Element: plaintest.All}); err != nil {
+	if _, err := agent.Act(context.Background(), core.ActRequest{Tab: tab, Ref: ref, Act: vocab.Act{Kind: vocab.Click}, Element: plaintest.All}); err != nil {
 		t.Fatalf("the click was not done: %v", err)
 	}
 	s.wait(t)
@@ -139,20 +140,20 @@ func TestAControlCharacterInANameIsNeverShownAndNeverFiredOn(t *testing.T) {
 	e := coretest.New(t, coretest.Options{ApprovalTimeout: 5 * time.Second})
 	e.Browser.Open(7, hostilePage(plaintest.EraseLine+plaintest.Conceal+plaintest.Newlines))
 	tab := e.WaitTab(t, hostileURL)
-	if err := e.SetShare(tab, core.Control); err != nil {
+	if err := e.SetShare(tab, vocab.Control); err != nil {
 		t.Fatal(err)
 	}
-	s := watch(t, e, core.AllowOnce)
-	agent := e.Connect(core.Agent{Name: plaintest.AgentName, PID: 999, Exe: "/usr/bin/python3"})
+	s := watch(t, e, vocab.AllowOnce)
+	agent := e.Connect(vocab.Agent{Name: plaintest.AgentName, PID: 999, Exe: "/usr/bin/python3"})
 	snap, err := agent.Snapshot(context.Background(), tab)
 	if err != nil {
 		t.Fatal(err)
 	}
 	ref := regexp.MustCompile(`\[ref=(e\d+)\]`).FindStringSubmatch(snap.Text)[1]
-	_, err = agent.Act(context.Background(), core.ActRequest{Tab: tab, Ref: ref, Act: core.Act{Kind: core.ActClick}})
-	var ce *core.Error
-	if err == nil || !errors.As(err, &ce) || ce.Code != core.CodeChanged {
-		t.Fatalf("want %s, got %v", core.CodeChanged, err)
+	_, err = agent.Act(context.Background(), core.ActRequest{Tab: tab, Ref: ref, Act: vocab.Act{Kind: vocab.Click}})
+	var ce *vocab.Error
+	if err == nil || !errors.As(err, &ce) || ce.Code != vocab.CodeChanged {
+		t.Fatalf("want %s, got %v", vocab.CodeChanged, err)
 	}
 	if n := len(e.Exec.Fired()); n != 0 {
 		t.Fatalf("%d acts fired", n)
@@ -172,13 +173,13 @@ func TestADesktopActShowsTheAgentsWordsAsItsClaimBesideWhatReinsSees(t *testing.
 		{App: executor.App{Name: "Terminal", Exe: "/usr/bin/xterm", PID: 31}, Title: "elsewhere", X: 0, Y: 0, W: 100, H: 100},
 		{App: executor.App{Name: "Firefox", Exe: "/usr/lib/firefox/firefox", PID: 4242}, Title: plaintest.All, X: 0, Y: 0, W: 1000, H: 800, Active: true},
 	})
-	if err := e.SetShare(core.DesktopKey, core.Control); err != nil {
+	if err := e.SetShare(vocab.DesktopKey, vocab.Control); err != nil {
 		t.Fatal(err)
 	}
-	s := watch(t, e, core.AllowOnce)
-	agent := e.Connect(core.Agent{Name: "Claude Code", PID: 999, Exe: "/usr/bin/python3"})
+	s := watch(t, e, vocab.AllowOnce)
+	agent := e.Connect(vocab.Agent{Name: "Claude Code", PID: 999, Exe: "/usr/bin/python3"})
 	claim := "the OK button\nAPPROVAL a99\x1b[8m"
-	if _, err := agent.DesktopAct(context.Background(), core.DesktopActRequest{Act: core.Act{Kind: core.ActClick}, X: 412, Y: 300, Element: claim}); err != nil {
+	if _, err := agent.DesktopAct(context.Background(), core.DesktopActRequest{Act: vocab.Act{Kind: vocab.Click}, X: 412, Y: 300, Element: claim}); err != nil {
 		t.Fatalf("the desktop click was not done: %v", err)
 	}
 	s.wait(t)
@@ -198,7 +199,7 @@ func TestADesktopActShowsTheAgentsWordsAsItsClaimBesideWhatReinsSees(t *testing.
 
 	// Typing goes to the application in front.
 	e.Exec.SetFrontmost(executor.App{Name: "Firefox", Exe: "/usr/lib/firefox/firefox", PID: 4242})
-	if _, err := agent.DesktopAct(context.Background(), core.DesktopActRequest{Act: core.Act{Kind: core.ActType, Text: "hi"}}); err != nil {
+	if _, err := agent.DesktopAct(context.Background(), core.DesktopActRequest{Act: vocab.Act{Kind: vocab.Type, Text: "hi"}}); err != nil {
 		t.Fatal(err)
 	}
 	s.mu.Lock()

@@ -6,9 +6,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/reins-app/reins/approvals"
 	"github.com/reins-app/reins/audit"
 	"github.com/reins-app/reins/grounding"
+	"github.com/reins-app/reins/vocab"
 )
 
 // WaitOptions says what an agent waits for. With Text, Gone or Ref, the tab
@@ -48,12 +48,12 @@ type WaitResult struct {
 func (s *Session) WaitFor(ctx context.Context, o WaitOptions) (*WaitResult, error) {
 	start := s.e.opts.Now()
 	if o.Ref != "" && !slices.Contains(RefStates, o.State) {
-		return nil, s.refuse(ctx, audit.Entry{Agent: s.agent, Act: approvals.Act{Kind: approvals.Read}, Target: approvals.Target{Tab: o.Tab, Name: "wait"}},
-			errorf(CodeBadRequest, "a wait on a ref needs a state: one of %s", strings.Join(RefStates, ", ")))
+		return nil, s.refuse(ctx, audit.Entry{Agent: s.agent, Act: vocab.Act{Kind: vocab.Read}, Target: vocab.Target{Tab: o.Tab, Name: "wait"}},
+			errorf(vocab.CodeBadRequest, "a wait on a ref needs a state: one of %s", strings.Join(RefStates, ", ")))
 	}
 	if o.Text == "" && o.Gone == "" && o.Ref == "" {
 		if err := s.admitted(ctx); err != nil {
-			return nil, s.refuse(ctx, audit.Entry{Agent: s.agent, Act: approvals.Act{Kind: approvals.Read}, Target: approvals.Target{Name: "wait"}}, err)
+			return nil, s.refuse(ctx, audit.Entry{Agent: s.agent, Act: vocab.Act{Kind: vocab.Read}, Target: vocab.Target{Name: "wait"}}, err)
 		}
 		d := min(max(o.Time, 0), MaxWait)
 		select {
@@ -74,7 +74,7 @@ func (s *Session) WaitFor(ctx context.Context, o WaitOptions) (*WaitResult, erro
 	if o.Ref != "" {
 		what = "wait for " + o.Ref + " to be " + o.State
 	}
-	en := audit.Entry{Agent: s.agent, Act: approvals.Act{Kind: approvals.Read}, Target: approvals.Target{Tab: o.Tab, Name: what}}
+	en := audit.Entry{Agent: s.agent, Act: vocab.Act{Kind: vocab.Read}, Target: vocab.Target{Tab: o.Tab, Name: what}}
 	deadline := time.Now().Add(timeout)
 	res := &WaitResult{}
 	for {
@@ -97,7 +97,7 @@ func (s *Session) WaitFor(ctx context.Context, o WaitOptions) (*WaitResult, erro
 		}
 	}
 	res.Waited = s.e.opts.Now().Sub(start)
-	en.Outcome, en.Detail = OutcomeRead, "snapshot "+res.ID
+	en.Outcome, en.Detail = vocab.OutcomeRead, "snapshot "+res.ID
 	if !res.Met {
 		en.Detail += "; gave up after " + res.Waited.Round(time.Millisecond).String()
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/reins-app/reins/bridge/protocol"
 	"github.com/reins-app/reins/core"
 	"github.com/reins-app/reins/core/coretest"
+	"github.com/reins-app/reins/vocab"
 )
 
 func TestWaitForARefsState(t *testing.T) {
@@ -18,8 +19,8 @@ func TestWaitForARefsState(t *testing.T) {
 		coretest.Frame(box, &protocol.Node{Role: "text", Text: "[ref=e1] [checked]"}),
 	}})
 	tab := e.WaitTab(t, "https://a.example/")
-	e.SetShare(tab, core.ReadOnly)
-	agent := e.Connect(core.Agent{Name: "a"})
+	e.SetShare(tab, vocab.ReadOnly)
+	agent := e.Connect(vocab.Agent{Name: "a"})
 	s, err := agent.Snapshot(context.Background(), tab)
 	if err != nil {
 		t.Fatal(err)
@@ -48,7 +49,7 @@ func TestWaitForARefsState(t *testing.T) {
 	if err != nil || !r.Met {
 		t.Fatalf("the box went but the wait did not see it: %+v, %v", r, err)
 	}
-	if _, err := agent.WaitFor(ctx, core.WaitOptions{Tab: tab, Ref: ref, State: "shiny"}); codeOf(err) != core.CodeBadRequest {
+	if _, err := agent.WaitFor(ctx, core.WaitOptions{Tab: tab, Ref: ref, State: "shiny"}); codeOf(err) != vocab.CodeBadRequest {
 		t.Fatalf("an unknown state: got %v", err)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/reins-app/reins/core"
+	"github.com/reins-app/reins/vocab"
 )
 
 // BenchmarkClickByRefReal is the whole chain's overhead from an agent's
@@ -15,12 +16,12 @@ import (
 // excluded: "allow on this tab" is remembered after the first click.
 func BenchmarkClickByRefReal(b *testing.B) {
 	r := setup(b, "1280x800x24", 0, 10*time.Second)
-	if err := r.rt.SetShare(r.tab, core.Control); err != nil {
+	if err := r.rt.SetShare(r.tab, vocab.Control); err != nil {
 		b.Fatal(err)
 	}
 	r.answer.set("allow-tab")
 	s := r.snapshot()
-	req := core.ActRequest{Tab: r.tab, Ref: ref(b, s, "button", "Main button"), Act: core.Act{Kind: "click"}}
+	req := core.ActRequest{Tab: r.tab, Ref: ref(b, s, "button", "Main button"), Act: vocab.Act{Kind: "click"}}
 	if _, err := r.agent.Act(context.Background(), req); err != nil {
 		b.Fatal(err)
 	}
@@ -38,7 +39,7 @@ func BenchmarkClickByRefReal(b *testing.B) {
 // through the bridge, stitched and rendered).
 func BenchmarkSnapshotReal(b *testing.B) {
 	r := setup(b, "1280x800x24", 0, 10*time.Second)
-	if err := r.rt.SetShare(r.tab, core.ReadOnly); err != nil {
+	if err := r.rt.SetShare(r.tab, vocab.ReadOnly); err != nil {
 		b.Fatal(err)
 	}
 	for b.Loop() {

@@ -24,12 +24,12 @@ import (
 	"github.com/jezek/xgb/xtest"
 	_ "modernc.org/sqlite"
 
-	"github.com/reins-app/reins/approvals"
 	"github.com/reins-app/reins/audit"
 	"github.com/reins-app/reins/core"
 	"github.com/reins-app/reins/executor"
 	"github.com/reins-app/reins/internal/browsertest"
 	"github.com/reins-app/reins/internal/xvfb"
+	"github.com/reins-app/reins/vocab"
 )
 
 // checkedExecutor asserts, from the executor's side, that the ticket's
@@ -65,7 +65,7 @@ func (c *checkedExecutor) committed(seq int64) error {
 	if err != nil {
 		return fmt.Errorf("row %d not visible before firing: %w", seq, err)
 	}
-	if phase != audit.PhaseFire || outcome != audit.OutcomeAboutToFire {
+	if phase != audit.PhaseFire || outcome != vocab.OutcomeAboutToFire {
 		return fmt.Errorf("row %d is %s/%s, not fire/about_to_fire", seq, phase, outcome)
 	}
 	return nil
@@ -104,11 +104,11 @@ func (a *answerer) run(rt *core.Runtime) func() {
 			a.mu.Unlock()
 			switch p {
 			case "allow":
-				rt.Answer(ev.Request.ID, core.AllowOnce)
+				rt.Answer(ev.Request.ID, vocab.AllowOnce)
 			case "allow-tab":
-				rt.Answer(ev.Request.ID, core.AllowTab)
+				rt.Answer(ev.Request.ID, vocab.AllowTab)
 			case "deny":
-				rt.Answer(ev.Request.ID, core.Deny)
+				rt.Answer(ev.Request.ID, vocab.Deny)
 			}
 		}
 	}()
@@ -175,7 +175,7 @@ func setup(t testing.TB, screen string, scale float64, approvalTimeout time.Dura
 		X: x, DeviceScale: scale, DataDir: data, Reins: reinsBinary.path, URL: r.origin + "/index.html",
 		Width: 1200, Height: 780,
 	})
-	r.agent = rt.Connect(core.Agent{Name: "e2e agent", Version: "1", PID: os.Getpid(), Exe: os.Args[0]})
+	r.agent = rt.Connect(vocab.Agent{Name: "e2e agent", Version: "1", PID: os.Getpid(), Exe: os.Args[0]})
 	r.waitFor("the extension to pair and report the tab", 30*time.Second, func() bool {
 		for _, tab := range rt.Tabs() {
 			if tab.Connected && strings.HasPrefix(tab.URL, r.origin+"/index.html") {
@@ -232,12 +232,12 @@ func ref(t testing.TB, s *core.SnapshotResult, role, name string) string {
 }
 
 func (r *rig) clickRef(ref, snapshot string) error {
-	_, err := r.agent.Act(context.Background(), core.ActRequest{Tab: r.tab, Ref: ref, Snapshot: snapshot, Act: core.Act{Kind: "click"}})
+	_, err := r.agent.Act(context.Background(), core.ActRequest{Tab: r.tab, Ref: ref, Snapshot: snapshot, Act: vocab.Act{Kind: "click"}})
 	return err
 }
 
 func code(err error) string {
-	var ce *core.Error
+	var ce *vocab.Error
 	if errors.As(err, &ce) {
 		return ce.Code
 	}
@@ -356,7 +356,7 @@ func (r *rig) assertNoProcessesLeft() {
 // pressRaw presses a chord straight through the executor, as test set-up
 // (the page zoom), outside the agent's path.
 func (r *rig) pressRaw(keys string) error {
-	return r.raw.Fire(context.Background(), audit.TestOnlyTicket(approvals.Act{Kind: approvals.Key, Keys: keys}, audit.Plan{Scale: 1}))
+	return r.raw.Fire(context.Background(), audit.TestOnlyTicket(vocab.Act{Kind: vocab.Key, Keys: keys}, audit.Plan{Scale: 1}))
 }
 
 // personMoves is the person nudging the mouse: a motion to where the

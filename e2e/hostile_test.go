@@ -29,6 +29,7 @@ import (
 	"github.com/reins-app/reins/internal/testenv"
 	"github.com/reins-app/reins/internal/xvfb"
 	"github.com/reins-app/reins/mcp"
+	"github.com/reins-app/reins/vocab"
 )
 
 // hostilePage writes every trick into what a person will read: its button's
@@ -101,7 +102,7 @@ func TestHostileTextNeverReachesThePerson(t *testing.T) {
 	if _, err := witness.Wait(wctx, "loaded", func(m map[string]any) bool { return m["page"] == "hostile" }); err != nil {
 		t.Fatal(err)
 	}
-	if err := rt.SetShare(tab, core.Control); err != nil {
+	if err := rt.SetShare(tab, vocab.Control); err != nil {
 		t.Fatal(err)
 	}
 
@@ -131,11 +132,11 @@ func TestHostileTextNeverReachesThePerson(t *testing.T) {
 	snapshot := make(chan string, 1)
 	go func() { snapshot <- mcpCallNoFatal(cs, "browser_snapshot", nil) }()
 	connect := person.request(t)
-	if connect.Act.Kind != core.ActConnect || connect.Agent.Name != plaintest.AgentName {
+	if connect.Act.Kind != vocab.Connect || connect.Agent.Name != plaintest.AgentName {
 		t.Fatalf("the first request is %s from %q, want a first connection from the hostile agent", connect.Act.Kind, connect.Agent.Name)
 	}
 	checkPopupTexts(t, rt, connect, process)
-	if err := rt.Answer(connect.ID, core.AllowOnce); err != nil {
+	if err := rt.Answer(connect.ID, vocab.AllowOnce); err != nil {
 		t.Fatal(err)
 	}
 	snap := <-snapshot
@@ -149,7 +150,7 @@ func TestHostileTextNeverReachesThePerson(t *testing.T) {
 		clicked <- mcpCallNoFatal(cs, "browser_click", map[string]any{"ref": m[1], "element": plaintest.Newlines + plaintest.Conceal})
 	}()
 	req := person.request(t)
-	if req.Act.Kind != core.ActClick || !strings.Contains(req.Target.Name, "Delete account") {
+	if req.Act.Kind != vocab.Click || !strings.Contains(req.Target.Name, "Delete account") {
 		t.Fatalf("the second request is %s on %q, want the click on the hostile button", req.Act.Kind, req.Target.Name)
 	}
 	// Chrome and the extension tame the page's text before Reins sees it
@@ -160,7 +161,7 @@ func TestHostileTextNeverReachesThePerson(t *testing.T) {
 	}
 	checkPopupTexts(t, rt, req, process)
 	term.Wait(t, regexp.QuoteMeta("\nAPPROVAL "+req.ID+"  "+process+" · “"), 30*time.Second)
-	if err := rt.Answer(req.ID, core.AllowOnce); err != nil {
+	if err := rt.Answer(req.ID, vocab.AllowOnce); err != nil {
 		t.Fatal(err)
 	}
 	if out := <-clicked; !strings.Contains(out, "Done: Click") {
@@ -169,7 +170,7 @@ func TestHostileTextNeverReachesThePerson(t *testing.T) {
 	if _, err := witness.Wait(wctx, "click", func(m map[string]any) bool { return m["id"] == "hostile" && m["trusted"] == true }); err != nil {
 		t.Fatal(err)
 	}
-	final := person.activity(t, func(a core.Activity) bool { return a.Kind == string(core.ActClick) && a.Outcome == core.OutcomeDone })
+	final := person.activity(t, func(a core.Activity) bool { return a.Kind == string(vocab.Click) && a.Outcome == vocab.OutcomeDone })
 	t.Logf("the strip says: %s  %s  — %s", final.Agent, final.Act, final.Outcome)
 
 	// The strip.
@@ -234,7 +235,7 @@ func TestHostileTextNeverReachesThePerson(t *testing.T) {
 
 // checkPopupTexts builds the approval popup from the request core made, as
 // the app shows it, and checks every text it draws.
-func checkPopupTexts(t *testing.T, rt *core.Runtime, r core.Request, process string) {
+func checkPopupTexts(t *testing.T, rt *core.Runtime, r vocab.Request, process string) {
 	t.Helper()
 	a := test.NewTempApp(t)
 	a.Settings().SetTheme(ui.NewTheme())
@@ -270,20 +271,20 @@ func drawnTexts(markup string) []string {
 // the runtime, after the popup was read.
 type noAnswer struct{}
 
-func (noAnswer) Answer(string, core.Decision) error { return nil }
+func (noAnswer) Answer(string, vocab.Decision) error { return nil }
 
 // person is the person's door as the test sees it: core's events as they
 // arrive.
 type person struct {
 	mu       sync.Mutex
-	reqs     chan core.Request
+	reqs     chan vocab.Request
 	acts     []core.Activity
 	changed  chan struct{} // a tab or an activity arrived
 	tabsSeen bool
 }
 
 func watchPerson(events <-chan core.Event) *person {
-	p := &person{reqs: make(chan core.Request, 16), changed: make(chan struct{}, 1)}
+	p := &person{reqs: make(chan vocab.Request, 16), changed: make(chan struct{}, 1)}
 	go func() {
 		for ev := range events {
 			switch ev.Kind {
@@ -306,14 +307,14 @@ func watchPerson(events <-chan core.Event) *person {
 	return p
 }
 
-func (p *person) request(t *testing.T) core.Request {
+func (p *person) request(t *testing.T) vocab.Request {
 	t.Helper()
 	select {
 	case r := <-p.reqs:
 		return r
 	case <-time.After(60 * time.Second):
 		t.Fatal("no approval request came")
-		return core.Request{}
+		return vocab.Request{}
 	}
 }
 

@@ -15,6 +15,7 @@ import (
 
 	"github.com/reins-app/reins/core"
 	"github.com/reins-app/reins/mcp"
+	"github.com/reins-app/reins/vocab"
 )
 
 // TestAgentThroughReinsMCP drives the real page the way an agent does: an
@@ -31,7 +32,7 @@ func TestAgentThroughReinsMCP(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer door.Close()
-	if err := r.rt.SetShare(r.tab, core.Control); err != nil {
+	if err := r.rt.SetShare(r.tab, vocab.Control); err != nil {
 		t.Fatal(err)
 	}
 
@@ -100,7 +101,7 @@ func TestAgentThroughReinsMCP(t *testing.T) {
 	r.browser.Stop()
 	t0 = time.Now()
 	text, isErr := mcpCallRaw(t, cs, "browser_snapshot", map[string]any{"tab": r.tab})
-	if !isErr || !strings.HasPrefix(text, core.CodeDisconnected+": ") {
+	if !isErr || !strings.HasPrefix(text, vocab.CodeDisconnected+": ") {
 		t.Fatalf("after Chromium quit: want extension_disconnected, got %q", text)
 	}
 	t.Logf("extension_disconnected after Chromium quit: %v", time.Since(t0))

@@ -14,6 +14,7 @@ import (
 
 	"github.com/reins-app/reins/core"
 	"github.com/reins-app/reins/extension"
+	"github.com/reins-app/reins/vocab"
 )
 
 // TestChain runs the chain at device scale 1, page zoom 1 and then 1.5.
@@ -68,7 +69,7 @@ func TestChain(t *testing.T) {
 
 	t.Run("unshared and read-only tabs", func(t *testing.T) {
 		_, err := r.agent.Snapshot(ctx, r.tab)
-		if code(err) != core.CodeGrantRequired {
+		if code(err) != vocab.CodeGrantRequired {
 			t.Fatalf("snapshot of an unshared tab: want grant_required, got %v", err)
 		}
 		for _, tab := range r.agent.Tabs(ctx) {
@@ -76,23 +77,23 @@ func TestChain(t *testing.T) {
 				t.Fatalf("an unshared tab's title or address was shown to the agent: %+v", tab)
 			}
 		}
-		if err := r.rt.SetShare(r.tab, core.ReadOnly); err != nil {
+		if err := r.rt.SetShare(r.tab, vocab.ReadOnly); err != nil {
 			t.Fatal(err)
 		}
 		s := r.snapshot()
 		main := ref(t, s, "button", "Main button")
-		if err := r.clickRef(main, ""); code(err) != core.CodeControlRequired {
+		if err := r.clickRef(main, ""); code(err) != vocab.CodeControlRequired {
 			t.Fatalf("click on a read-only tab: want control_required, got %v", err)
 		}
 		settle()
 		if n := len(r.clicks("main")); n != 0 {
 			t.Fatalf("a refused click reached the page %d times", n)
 		}
-		rows := r.auditRows(core.AuditFilter{Tab: r.tab, Outcome: core.OutcomeRefused})
+		rows := r.auditRows(core.AuditFilter{Tab: r.tab, Outcome: vocab.OutcomeRefused})
 		if len(rows) < 2 {
 			t.Fatalf("refusals were not logged: %d rows", len(rows))
 		}
-		if err := r.rt.SetShare(r.tab, core.Control); err != nil {
+		if err := r.rt.SetShare(r.tab, vocab.Control); err != nil {
 			t.Fatal(err)
 		}
 	})
@@ -107,7 +108,7 @@ func TestChain(t *testing.T) {
 			switch {
 			case row.Phase == "fire":
 				fire++
-			case row.Phase == "outcome" && row.Outcome == core.OutcomeDone:
+			case row.Phase == "outcome" && row.Outcome == vocab.OutcomeDone:
 				done++
 			}
 			if row.AgentName != "e2e agent" || row.AgentPID != os.Getpid() {
@@ -121,7 +122,7 @@ func TestChain(t *testing.T) {
 
 	t.Run("typing", func(t *testing.T) {
 		s := r.snapshot()
-		_, err := r.agent.Act(ctx, core.ActRequest{Tab: r.tab, Ref: ref(t, s, "textbox", "Search"), Act: core.Act{Kind: "type", Text: "hello, Reins!", Submit: true}})
+		_, err := r.agent.Act(ctx, core.ActRequest{Tab: r.tab, Ref: ref(t, s, "textbox", "Search"), Act: vocab.Act{Kind: "type", Text: "hello, Reins!", Submit: true}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -130,7 +131,7 @@ func TestChain(t *testing.T) {
 		})
 		r.wait(ctx, "enter", func(m map[string]any) bool { return m["id"] == "field" })
 		secret := "hunter2-Secret"
-		_, err = r.agent.Act(ctx, core.ActRequest{Tab: r.tab, Ref: ref(t, s, "textbox", "Password"), Act: core.Act{Kind: "type", Text: secret}})
+		_, err = r.agent.Act(ctx, core.ActRequest{Tab: r.tab, Ref: ref(t, s, "textbox", "Password"), Act: vocab.Act{Kind: "type", Text: secret}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -151,16 +152,16 @@ func TestChain(t *testing.T) {
 		fired := r.exec.fired.Load()
 
 		r.answer.set("deny")
-		if err := r.clickRef(main, ""); code(err) != core.CodeDenied {
+		if err := r.clickRef(main, ""); code(err) != vocab.CodeDenied {
 			t.Fatalf("want denied_by_user, got %v", err)
 		}
 		r.answer.set("silent")
-		if err := r.clickRef(main, ""); code(err) != core.CodeTimeout {
+		if err := r.clickRef(main, ""); code(err) != vocab.CodeTimeout {
 			t.Fatalf("want approval_timeout, got %v", err)
 		}
 		r.answer.set("allow")
 		r.rt.Pause(true)
-		if err := r.clickRef(main, ""); code(err) != core.CodePaused {
+		if err := r.clickRef(main, ""); code(err) != vocab.CodePaused {
 			t.Fatalf("want paused, got %v", err)
 		}
 		r.rt.Pause(false)
@@ -168,12 +169,12 @@ func TestChain(t *testing.T) {
 		if n := len(r.clicks("main")); n != before || r.exec.fired.Load() != fired {
 			t.Fatalf("a denied, timed-out or paused act fired (%d clicks, %d fires)", n-before, r.exec.fired.Load()-fired)
 		}
-		for _, o := range []string{core.OutcomeDenied, core.OutcomeTimeout} {
+		for _, o := range []string{vocab.OutcomeDenied, vocab.OutcomeTimeout} {
 			if len(r.auditRows(core.AuditFilter{Tab: r.tab, Outcome: o})) == 0 {
 				t.Errorf("no %s row in the audit log", o)
 			}
 		}
-		if rows := r.auditRows(core.AuditFilter{Tab: r.tab, Outcome: core.OutcomeRefused}); rows[0].Code != core.CodePaused {
+		if rows := r.auditRows(core.AuditFilter{Tab: r.tab, Outcome: vocab.OutcomeRefused}); rows[0].Code != vocab.CodePaused {
 			t.Errorf("the paused refusal is not the newest refused row: %+v", rows[0])
 		}
 	})
@@ -192,14 +193,14 @@ func TestChain(t *testing.T) {
 		r.waitFor("the URL to return to /index.html", 5*time.Second, func() bool { return strings.HasSuffix(r.tabURL(), "/index.html") })
 		time.Sleep(200 * time.Millisecond)
 		before := len(r.clicks("main"))
-		if err := r.clickRef(oldMain, s1.ID); code(err) != core.CodeStaleRef {
+		if err := r.clickRef(oldMain, s1.ID); code(err) != vocab.CodeStaleRef {
 			t.Fatalf("old ref with its snapshot after A→B→A: want stale_ref, got %v", err)
 		}
 		s3 := r.snapshot()
 		if newMain := ref(t, s3, "button", "Main button"); newMain == oldMain {
 			t.Fatalf("the main button kept ref %s across navigations", oldMain)
 		}
-		if err := r.clickRef(oldMain, ""); code(err) != core.CodeStaleRef {
+		if err := r.clickRef(oldMain, ""); code(err) != vocab.CodeStaleRef {
 			t.Fatalf("old ref against the latest snapshot: want stale_ref, got %v", err)
 		}
 		settle()
@@ -216,7 +217,7 @@ func TestChain(t *testing.T) {
 		}
 		r.wait(ctx, "loaded", func(m map[string]any) bool { return m["page"] == "next" })
 		r.waitFor("the tab to report the next page", 5*time.Second, func() bool { return strings.HasSuffix(r.tabURL(), "/next.html") })
-		if err := r.clickRef(oldMain, s.ID); code(err) != core.CodeStaleRef {
+		if err := r.clickRef(oldMain, s.ID); code(err) != vocab.CodeStaleRef {
 			t.Fatalf("want stale_ref after a full navigation, got %v", err)
 		}
 		settle()
@@ -232,7 +233,7 @@ func TestChain(t *testing.T) {
 		}
 		r.wait(ctx, "click", func(m map[string]any) bool { return m["frame"] == "next" && m["trusted"] == true })
 		// Back to the test page for what follows.
-		if _, err := r.agent.Act(ctx, core.ActRequest{Tab: r.tab, Act: core.Act{Kind: "back"}}); err != nil {
+		if _, err := r.agent.Act(ctx, core.ActRequest{Tab: r.tab, Act: vocab.Act{Kind: "back"}}); err != nil {
 			t.Fatal(err)
 		}
 		r.wait(ctx, "loaded", func(m map[string]any) bool { return m["page"] == "main" && r.tabIsMain() })
@@ -259,7 +260,7 @@ func TestChain(t *testing.T) {
 		text := strings.Repeat("abcdefghij", 15)
 		errc := make(chan error, 1)
 		go func() {
-			_, err := r.agent.Act(ctx, core.ActRequest{Tab: r.tab, Ref: field, Act: core.Act{Kind: "type", Text: text, Clear: true}})
+			_, err := r.agent.Act(ctx, core.ActRequest{Tab: r.tab, Ref: field, Act: vocab.Act{Kind: "type", Text: text, Clear: true}})
 			errc <- err
 		}()
 		r.wait(ctx, "input", func(m map[string]any) bool {
@@ -268,8 +269,8 @@ func TestChain(t *testing.T) {
 		})
 		r.rt.Pause(true)
 		defer r.rt.Pause(false)
-		if err := <-errc; code(err) != core.CodePaused {
-			t.Fatalf("typing when the person paused: %v, want %s", err, core.CodePaused)
+		if err := <-errc; code(err) != vocab.CodePaused {
+			t.Fatalf("typing when the person paused: %v, want %s", err, vocab.CodePaused)
 		}
 		settle()
 		typed := ""
@@ -284,7 +285,7 @@ func TestChain(t *testing.T) {
 		if held := keysDown(t, r.display); len(held) != 0 {
 			t.Fatalf("keycodes %v are still down after the pause", held)
 		}
-		if rows := r.auditRows(core.AuditFilter{Tab: r.tab, Act: "type"}); len(rows) == 0 || rows[0].Code != core.CodePaused {
+		if rows := r.auditRows(core.AuditFilter{Tab: r.tab, Act: "type"}); len(rows) == 0 || rows[0].Code != vocab.CodePaused {
 			t.Fatalf("the newest typing row is %+v, want its outcome paused", rows[:min(len(rows), 1)])
 		}
 		r.assertFiredChecked()
@@ -331,8 +332,8 @@ func TestChain(t *testing.T) {
 		done = r.personKeepsMoving(3 * time.Second)
 		err := r.clickRef(main, "")
 		done()
-		if code(err) != core.CodeDenied {
-			t.Fatalf("a held act the person then denied: %v, want %s", err, core.CodeDenied)
+		if code(err) != vocab.CodeDenied {
+			t.Fatalf("a held act the person then denied: %v, want %s", err, vocab.CodeDenied)
 		}
 		settle()
 		if n := len(r.clicks("main")); n != before+3 {
@@ -341,7 +342,7 @@ func TestChain(t *testing.T) {
 		r.waitFor("the fourth click's request asked again as held", 5*time.Second, func() bool { return held() == 2 })
 		n := 0
 		for _, row := range r.auditRows(core.AuditFilter{Tab: r.tab}) {
-			if row.Code == core.CodePersonActive {
+			if row.Code == vocab.CodePersonActive {
 				n++
 			}
 		}
@@ -356,7 +357,7 @@ func TestChain(t *testing.T) {
 func TestChainDeviceScale2(t *testing.T) {
 	r := setup(t, "2560x1600x24", 2, 10*time.Second)
 	r.assertNoProcessesLeft()
-	if err := r.rt.SetShare(r.tab, core.Control); err != nil {
+	if err := r.rt.SetShare(r.tab, vocab.Control); err != nil {
 		t.Fatal(err)
 	}
 	r.clickAllFour()

@@ -25,6 +25,7 @@ import (
 	"github.com/reins-app/reins/internal/chromium"
 	"github.com/reins-app/reins/internal/xvfb"
 	"github.com/reins-app/reins/mcp"
+	"github.com/reins-app/reins/vocab"
 )
 
 // The strip's page: a button whose label and the page's title carry what a
@@ -230,20 +231,20 @@ func TestStripInChrome(t *testing.T) {
 		if text, _ := r.badge(); text != "" {
 			t.Fatalf("an unshared tab's badge reads %q", text)
 		}
-		if err := rt.SetShare(r.tab, core.ReadOnly); err != nil {
+		if err := rt.SetShare(r.tab, vocab.ReadOnly); err != nil {
 			t.Fatal(err)
 		}
 		t0 := time.Now()
 		r.waitBadge(wait(5*time.Second), "R")
 		t.Logf("share → badge R: %v", time.Since(t0))
-		if err := rt.SetShare(r.tab, core.Control); err != nil {
+		if err := rt.SetShare(r.tab, vocab.Control); err != nil {
 			t.Fatal(err)
 		}
 		level := r.waitBadge(wait(5*time.Second), "C")
 
 		// An approval waits: a dot in the accent colour, and back after.
 		r.answer.set("silent")
-		agent := rt.Connect(core.Agent{Name: "e2e agent", Version: "1", PID: os.Getpid(), Exe: os.Args[0]})
+		agent := rt.Connect(vocab.Agent{Name: "e2e agent", Version: "1", PID: os.Getpid(), Exe: os.Args[0]})
 		s, err := agent.Snapshot(ctx, r.tab)
 		if err != nil {
 			t.Fatal(err)
@@ -251,7 +252,7 @@ func TestStripInChrome(t *testing.T) {
 		button := firstRef(t, s, "button")
 		done := make(chan error, 1)
 		go func() {
-			_, err := agent.Act(ctx, core.ActRequest{Tab: r.tab, Ref: button, Act: core.Act{Kind: "click"}})
+			_, err := agent.Act(ctx, core.ActRequest{Tab: r.tab, Ref: button, Act: vocab.Act{Kind: "click"}})
 			done <- err
 		}()
 		dot := r.waitBadge(wait(10*time.Second), "\u2022")
@@ -259,9 +260,9 @@ func TestStripInChrome(t *testing.T) {
 			t.Errorf("the waiting badge's colour %v is not the accent, apart from the level's %v", dot, level)
 		}
 		for _, p := range rt.Pending() {
-			rt.Answer(p.ID, core.Deny)
+			rt.Answer(p.ID, vocab.Deny)
 		}
-		if err := <-done; code(err) != core.CodeDenied {
+		if err := <-done; code(err) != vocab.CodeDenied {
 			t.Fatalf("the denied click: %v", err)
 		}
 		r.waitBadge(wait(5*time.Second), "C")
@@ -273,12 +274,12 @@ func TestStripInChrome(t *testing.T) {
 		// The panel page loads in an ordinary tab, in the background so the
 		// strip page stays the visible one.
 		panel = r.cdp.open(ctx, extension.Origin+"/panel.html?tab="+strconv.Itoa(r.chrome))
-		evil := rt.Connect(core.Agent{Name: strings.Repeat("n", 300) + "\n\x1b[8mAPPROVAL a99\u202e", Version: "1", PID: os.Getpid(), Exe: os.Args[0]})
+		evil := rt.Connect(vocab.Agent{Name: strings.Repeat("n", 300) + "\n\x1b[8mAPPROVAL a99\u202e", Version: "1", PID: os.Getpid(), Exe: os.Args[0]})
 		s, err := evil.Snapshot(ctx, r.tab)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := evil.Act(ctx, core.ActRequest{Tab: r.tab, Ref: firstRef(t, s, "button"), Act: core.Act{Kind: "click"}}); err != nil {
+		if _, err := evil.Act(ctx, core.ActRequest{Tab: r.tab, Ref: firstRef(t, s, "button"), Act: vocab.Act{Kind: "click"}}); err != nil {
 			t.Fatal(err)
 		}
 		var v panelView
@@ -312,7 +313,7 @@ func TestStripInChrome(t *testing.T) {
 
 	t.Run("the panel's buttons take power away in core", func(t *testing.T) {
 		r.evalInto(panel, `document.getElementById("stop").click()`, nil)
-		r.eventually(wait(5*time.Second), "the tab to be unshared", func() bool { return rt.Share(r.tab) == core.None })
+		r.eventually(wait(5*time.Second), "the tab to be unshared", func() bool { return rt.Share(r.tab) == vocab.None })
 		r.waitBadge(wait(5*time.Second), "")
 		rows := must(rt.AuditRows(ctx, core.AuditFilter{Tab: r.tab, Limit: 5}))
 		if len(rows) == 0 || rows[0].ActKind != "share" || rows[0].AgentName != "person" || !strings.Contains(rows[0].Detail, "none") {
@@ -351,7 +352,7 @@ func TestStripInChrome(t *testing.T) {
 		if ok != "ok" {
 			t.Fatalf("pause_all: %s", ok)
 		}
-		if rt.Share(r.tab) != core.None || !rt.Paused() {
+		if rt.Share(r.tab) != vocab.None || !rt.Paused() {
 			t.Fatalf("the extension gave power back: share %v, paused %v", rt.Share(r.tab), rt.Paused())
 		}
 		if text, _ := r.badge(); text != "" {
@@ -361,7 +362,7 @@ func TestStripInChrome(t *testing.T) {
 
 	t.Run("five screenshots in one second", func(t *testing.T) {
 		rt.Pause(false)
-		if err := rt.SetShare(r.tab, core.ReadOnly); err != nil {
+		if err := rt.SetShare(r.tab, vocab.ReadOnly); err != nil {
 			t.Fatal(err)
 		}
 		r.waitBadge(wait(5*time.Second), "R")

@@ -26,6 +26,7 @@ import (
 	"github.com/reins-app/reins/internal/browsertest"
 	"github.com/reins-app/reins/internal/testenv"
 	"github.com/reins-app/reins/internal/xvfb"
+	"github.com/reins-app/reins/vocab"
 )
 
 // TestTrayApprovalClickedOnThePopup runs the real tray app — the reins
@@ -176,15 +177,15 @@ func TestTrayApprovalClickedOnThePopup(t *testing.T) {
 		switch {
 		case r.AgentName == "person" && r.ActKind == "share" && strings.HasPrefix(r.Detail, "shared at control; pinned to "):
 			shared++
-		case r.AgentName == "tray e2e agent" && r.ActKind == "connect" && r.Outcome == core.OutcomeDone && r.Decision == "allowed once":
+		case r.AgentName == "tray e2e agent" && r.ActKind == "connect" && r.Outcome == vocab.OutcomeDone && r.Decision == "allowed once":
 			admitted++
 		case r.AgentName == "tray e2e agent" && r.ActKind == "click" && r.Phase == audit.PhaseFire:
 			fire++
 			fireSeq = r.Seq
-			if r.Outcome != audit.OutcomeAboutToFire || r.Decision != "allowed once" || r.TargetName != "Main button" {
+			if r.Outcome != vocab.OutcomeAboutToFire || r.Decision != "allowed once" || r.TargetName != "Main button" {
 				t.Errorf("the fire row: %s", core.FormatAuditRow(r))
 			}
-		case r.AgentName == "tray e2e agent" && r.ActKind == "click" && r.Outcome == core.OutcomeDone:
+		case r.AgentName == "tray e2e agent" && r.ActKind == "click" && r.Outcome == vocab.OutcomeDone:
 			done++
 			if r.RefSeq == 0 {
 				t.Errorf("the outcome row does not name its fire row: %s", core.FormatAuditRow(r))
@@ -195,7 +196,7 @@ func TestTrayApprovalClickedOnThePopup(t *testing.T) {
 		t.Fatalf("want one share, one admission, one fire row and one outcome; got %d, %d, %d, %d", shared, admitted, fire, done)
 	}
 	for _, r := range rows {
-		if r.ActKind == "click" && r.Outcome == core.OutcomeDone && r.RefSeq != fireSeq {
+		if r.ActKind == "click" && r.Outcome == vocab.OutcomeDone && r.RefSeq != fireSeq {
 			t.Errorf("the outcome row names #%d, want the fire row #%d", r.RefSeq, fireSeq)
 		}
 	}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/reins-app/reins/approvals"
 	"github.com/reins-app/reins/audit"
+	"github.com/reins-app/reins/vocab"
 )
 
 // rect is an area of the screen in DIP.
@@ -39,7 +40,7 @@ type rig interface {
 	PersonMoves(t *testing.T)
 }
 
-func ticket(r rig, act approvals.Act, x, y float64) audit.Ticket {
+func ticket(r rig, act vocab.Act, x, y float64) audit.Ticket {
 	return audit.TestOnlyTicket(act, audit.Plan{X: x, Y: y, Scale: r.Scale()})
 }
 
@@ -73,8 +74,8 @@ func runContract(t *testing.T, newRig func(t *testing.T) rig) {
 		r.Front(t, "Witness")
 		r.Fired(t)
 		x, y := witnessArea.center()
-		for _, k := range []approvals.ActKind{approvals.Navigate, approvals.Back, approvals.Read, "warp"} {
-			err := r.Executor().Fire(ctx, ticket(r, approvals.Act{Kind: k}, x, y))
+		for _, k := range []vocab.ActKind{vocab.Navigate, vocab.Back, vocab.Read, "warp"} {
+			err := r.Executor().Fire(ctx, ticket(r, vocab.Act{Kind: k}, x, y))
 			if !errors.Is(err, ErrUnsupported) {
 				t.Errorf("Fire(%s) = %v, want ErrUnsupported", k, err)
 			}
@@ -90,11 +91,11 @@ func runContract(t *testing.T, newRig func(t *testing.T) rig) {
 		r.Front(t, "Witness")
 		r.Fired(t)
 		x, y := witnessArea.center()
-		for _, act := range []approvals.Act{
-			{Kind: approvals.Key, Keys: "Control+Banana"},
-			{Kind: approvals.Key, Keys: "Hyper+K"},
-			{Kind: approvals.Key, Keys: ""},
-			{Kind: approvals.Type, Text: "ring the bell \a"},
+		for _, act := range []vocab.Act{
+			{Kind: vocab.Key, Keys: "Control+Banana"},
+			{Kind: vocab.Key, Keys: "Hyper+K"},
+			{Kind: vocab.Key, Keys: ""},
+			{Kind: vocab.Type, Text: "ring the bell \a"},
 		} {
 			err := r.Executor().Fire(ctx, ticket(r, act, x, y))
 			if !errors.Is(err, ErrUnknownKey) {
@@ -112,7 +113,7 @@ func runContract(t *testing.T, newRig func(t *testing.T) rig) {
 		r.Front(t, "Witness")
 		r.Fired(t)
 		for _, p := range [][2]float64{{math.NaN(), 10}, {10, math.Inf(1)}} {
-			err := r.Executor().Fire(ctx, ticket(r, approvals.Act{Kind: approvals.Click}, p[0], p[1]))
+			err := r.Executor().Fire(ctx, ticket(r, vocab.Act{Kind: vocab.Click}, p[0], p[1]))
 			if !errors.Is(err, ErrOffScreen) {
 				t.Errorf("click at %v = %v, want ErrOffScreen", p, err)
 			}
@@ -143,7 +144,7 @@ func runContract(t *testing.T, newRig func(t *testing.T) rig) {
 			if OnScreen(screens, p[0], p[1]) {
 				t.Errorf("OnScreen(%v) past every screen's edge", p)
 			}
-			err := r.Executor().Fire(ctx, ticket(r, approvals.Act{Kind: approvals.Click}, p[0], p[1]))
+			err := r.Executor().Fire(ctx, ticket(r, vocab.Act{Kind: vocab.Click}, p[0], p[1]))
 			if !errors.Is(err, ErrOffScreen) {
 				t.Errorf("click at %v, off every screen of %+v = %v, want ErrOffScreen", p, screens, err)
 			}
@@ -160,11 +161,11 @@ func runContract(t *testing.T, newRig func(t *testing.T) rig) {
 		r.Front(t, "KeePassXC")
 		r.Fired(t)
 		x, y := witnessArea.center()
-		for _, act := range []approvals.Act{
-			{Kind: approvals.Click},
-			{Kind: approvals.Key, Keys: "Control+A"},
-			{Kind: approvals.Type, Text: "hunter2"},
-			{Kind: approvals.Scroll, DY: 1},
+		for _, act := range []vocab.Act{
+			{Kind: vocab.Click},
+			{Kind: vocab.Key, Keys: "Control+A"},
+			{Kind: vocab.Type, Text: "hunter2"},
+			{Kind: vocab.Scroll, DY: 1},
 		} {
 			err := r.Executor().Fire(ctx, ticket(r, act, x, y))
 			if !errors.Is(err, ErrDenyListed) || !strings.Contains(err.Error(), "KeePassXC") {
@@ -183,11 +184,11 @@ func runContract(t *testing.T, newRig func(t *testing.T) rig) {
 		r.Front(t, "Witness")
 		r.Fired(t)
 		x, y := keepassArea.center()
-		for _, act := range []approvals.Act{
-			{Kind: approvals.Click},
-			{Kind: approvals.DoubleClick},
-			{Kind: approvals.Hover},
-			{Kind: approvals.Type, Text: "hunter2"},
+		for _, act := range []vocab.Act{
+			{Kind: vocab.Click},
+			{Kind: vocab.DoubleClick},
+			{Kind: vocab.Hover},
+			{Kind: vocab.Type, Text: "hunter2"},
 		} {
 			err := r.Executor().Fire(ctx, ticket(r, act, x, y))
 			if !errors.Is(err, ErrDenyListed) || !strings.Contains(err.Error(), "under the pointer") {
@@ -207,7 +208,7 @@ func runContract(t *testing.T, newRig func(t *testing.T) rig) {
 		r.Fired(t)
 		x, y := witnessArea.center()
 		x2, y2 := keepassArea.center()
-		tk := audit.TestOnlyTicket(approvals.Act{Kind: approvals.Drag}, audit.Plan{X: x, Y: y, X2: x2, Y2: y2, Scale: r.Scale()})
+		tk := audit.TestOnlyTicket(vocab.Act{Kind: vocab.Drag}, audit.Plan{X: x, Y: y, X2: x2, Y2: y2, Scale: r.Scale()})
 		if err := r.Executor().Fire(ctx, tk); !errors.Is(err, ErrDenyListed) {
 			t.Errorf("Fire(drag onto KeePassXC) = %v, want ErrDenyListed", err)
 		}
@@ -223,7 +224,7 @@ func runContract(t *testing.T, newRig func(t *testing.T) rig) {
 		r.Front(t, "Witness")
 		r.Fired(t)
 		x, y := witnessArea.center()
-		if err := r.Executor().Fire(ctx, ticket(r, approvals.Act{Kind: approvals.Click}, x, y)); err != nil {
+		if err := r.Executor().Fire(ctx, ticket(r, vocab.Act{Kind: vocab.Click}, x, y)); err != nil {
 			t.Fatalf("Fire(click) = %v", err)
 		}
 		if n := r.Fired(t); n == 0 {
@@ -239,7 +240,7 @@ func runContract(t *testing.T, newRig func(t *testing.T) rig) {
 		ended, cancel := context.WithCancel(ctx)
 		cancel()
 		x, y := witnessArea.center()
-		if err := r.Executor().Fire(ended, ticket(r, approvals.Act{Kind: approvals.Click}, x, y)); !errors.Is(err, context.Canceled) {
+		if err := r.Executor().Fire(ended, ticket(r, vocab.Act{Kind: vocab.Click}, x, y)); !errors.Is(err, context.Canceled) {
 			t.Errorf("Fire with an ended context = %v, want context.Canceled", err)
 		}
 		if n := r.Fired(t); n != 0 {
@@ -254,14 +255,14 @@ func runContract(t *testing.T, newRig func(t *testing.T) rig) {
 		r.Fired(t)
 		x, y := witnessArea.center()
 		r.Executor().SetDenyList(append(DefaultDenyList(), Rule{Label: "Signal", Names: []string{"signal"}}))
-		if err := r.Executor().Fire(ctx, ticket(r, approvals.Act{Kind: approvals.Click}, x, y)); !errors.Is(err, ErrDenyListed) || !strings.Contains(err.Error(), "Signal") {
+		if err := r.Executor().Fire(ctx, ticket(r, vocab.Act{Kind: vocab.Click}, x, y)); !errors.Is(err, ErrDenyListed) || !strings.Contains(err.Error(), "Signal") {
 			t.Errorf("Fire(click on Signal, deny-listed) = %v, want ErrDenyListed naming Signal", err)
 		}
 		if n := r.Fired(t); n != 0 {
 			t.Errorf("%d events fired", n)
 		}
 		r.Executor().SetDenyList(nil)
-		if err := r.Executor().Fire(ctx, ticket(r, approvals.Act{Kind: approvals.Click}, x, y)); err != nil {
+		if err := r.Executor().Fire(ctx, ticket(r, vocab.Act{Kind: vocab.Click}, x, y)); err != nil {
 			t.Errorf("Fire(click on Signal, back to the default list) = %v", err)
 		}
 		if n := r.Fired(t); n == 0 {
@@ -344,10 +345,10 @@ func approvedTickets(t *testing.T, scale, x, y float64) func(quiet time.Time) au
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { log.Close() })
-	b := approvals.NewBroker(approvals.BrokerOptions{Answerer: answerFunc(func(context.Context, approvals.Request) (approvals.Decision, error) {
-		return approvals.AllowOnce, nil
+	b := approvals.NewBroker(approvals.BrokerOptions{Answerer: answerFunc(func(context.Context, vocab.Request) (vocab.Decision, error) {
+		return vocab.AllowOnce, nil
 	})})
-	req := approvals.Request{ID: "r", Agent: approvals.Agent{Name: "test", Session: "s"}, Act: approvals.Act{Kind: approvals.Click}, Target: approvals.Target{Tab: "1"}}
+	req := vocab.Request{ID: "r", Agent: vocab.Agent{Name: "test", Session: "s"}, Act: vocab.Act{Kind: vocab.Click}, Target: vocab.Target{Tab: "1"}}
 	return func(quiet time.Time) audit.Ticket {
 		t.Helper()
 		a, err := b.Decide(ctx, req)
@@ -362,9 +363,9 @@ func approvedTickets(t *testing.T, scale, x, y float64) func(quiet time.Time) au
 	}
 }
 
-type answerFunc func(context.Context, approvals.Request) (approvals.Decision, error)
+type answerFunc func(context.Context, vocab.Request) (vocab.Decision, error)
 
-func (f answerFunc) Answer(ctx context.Context, r approvals.Request) (approvals.Decision, error) {
+func (f answerFunc) Answer(ctx context.Context, r vocab.Request) (vocab.Decision, error) {
 	return f(ctx, r)
 }
 

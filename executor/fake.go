@@ -7,8 +7,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/reins-app/reins/approvals"
 	"github.com/reins-app/reins/audit"
+	"github.com/reins-app/reins/vocab"
 )
 
 // Fake is an [Executor] that fires nothing and records every act it would
@@ -51,7 +51,7 @@ var _ Executor = (*Fake)(nil)
 // Fired is one act a [Fake] performed.
 type Fired struct {
 	Seq  int64 // the ticket's audit row
-	Act  approvals.Act
+	Act  vocab.Act
 	Plan audit.Plan
 }
 

@@ -6,8 +6,8 @@ import (
 	"math"
 	"time"
 
-	"github.com/reins-app/reins/approvals"
 	"github.com/reins-app/reins/audit"
+	"github.com/reins-app/reins/vocab"
 )
 
 // point is a place on screen in DIP.
@@ -16,7 +16,7 @@ type point struct{ X, Y float64 }
 // checked is a ticket that passed every check that needs no screen: what
 // every executor fires from.
 type checked struct {
-	act    approvals.Act
+	act    vocab.Act
 	plan   audit.Plan
 	chord  chord   // Key
 	points []point // where the pointer goes, in order; none for Key
@@ -35,17 +35,17 @@ func check(t audit.Ticket) (checked, error) {
 	c := checked{act: t.Act(), plan: t.Plan()}
 	here := point{c.plan.X, c.plan.Y}
 	switch c.act.Kind {
-	case approvals.Click, approvals.DoubleClick, approvals.RightClick, approvals.Hover, approvals.Scroll:
+	case vocab.Click, vocab.DoubleClick, vocab.RightClick, vocab.Hover, vocab.Scroll:
 		c.points = []point{here}
-	case approvals.Drag:
+	case vocab.Drag:
 		c.points = []point{here, {c.plan.X2, c.plan.Y2}}
-	case approvals.Key:
+	case vocab.Key:
 		ch, err := parseChord(c.act.Keys)
 		if err != nil {
 			return checked{}, err
 		}
 		c.chord = ch
-	case approvals.Type:
+	case vocab.Type:
 		if err := typeable(c.act.Text); err != nil {
 			return checked{}, err
 		}
@@ -165,7 +165,7 @@ func quietFrom(t audit.Ticket) time.Time {
 // returnsPointer reports whether the pointer goes back where the person had
 // it once the act is done: after everything but Hover, whose whole point is
 // to leave it there.
-func returnsPointer(k approvals.ActKind) bool { return k != approvals.Hover }
+func returnsPointer(k vocab.ActKind) bool { return k != vocab.Hover }
 
 // Timings chosen so that pages see every event as its own: a press and its
 // release in one frame can be merged or missed by apps that poll state.

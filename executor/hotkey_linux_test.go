@@ -5,8 +5,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/reins-app/reins/approvals"
 	"github.com/reins-app/reins/audit"
+	"github.com/reins-app/reins/vocab"
 )
 
 func TestPauseChordIsHeardAcrossTheDesktop(t *testing.T) {
@@ -33,7 +33,7 @@ func TestPauseChordIsHeardAcrossTheDesktop(t *testing.T) {
 	}
 	press := func(keys string) {
 		t.Helper()
-		if err := x.Fire(ctx, audit.TestOnlyTicket(approvals.Act{Kind: approvals.Key, Keys: keys}, audit.Plan{Scale: 1})); err != nil {
+		if err := x.Fire(ctx, audit.TestOnlyTicket(vocab.Act{Kind: vocab.Key, Keys: keys}, audit.Plan{Scale: 1})); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -9,8 +9,8 @@ import (
 
 	"github.com/ebitengine/purego/objc"
 
-	"github.com/reins-app/reins/approvals"
 	"github.com/reins-app/reins/audit"
+	"github.com/reins-app/reins/vocab"
 )
 
 // MacOptions configures [NewMac].
@@ -139,21 +139,21 @@ func (m *Mac) Fire(ctx context.Context, t audit.Ticket) error {
 
 func (m *Mac) perform(in *macInput, c checked, pts []cgPoint, keys *macKeys) error {
 	switch c.act.Kind {
-	case approvals.Hover:
+	case vocab.Hover:
 		return in.move(pts[0])
-	case approvals.Click:
+	case vocab.Click:
 		return in.click(pts[0], false, 1)
-	case approvals.DoubleClick:
+	case vocab.DoubleClick:
 		return in.click(pts[0], false, 2)
-	case approvals.RightClick:
+	case vocab.RightClick:
 		return in.click(pts[0], true, 1)
-	case approvals.Scroll:
+	case vocab.Scroll:
 		return in.scroll(pts[0], c.act.DX, c.act.DY)
-	case approvals.Drag:
+	case vocab.Drag:
 		return in.drag(pts[0], pts[1])
-	case approvals.Key:
+	case vocab.Key:
 		return in.stroke(keys.chord)
-	case approvals.Type:
+	case vocab.Type:
 		if len(pts) > 0 {
 			if err := in.click(pts[0], false, 1); err != nil {
 				return err
@@ -230,9 +230,9 @@ func planMacKeys(c checked) (*macKeys, error) {
 	k := &macKeys{}
 	var err error
 	switch c.act.Kind {
-	case approvals.Key:
+	case vocab.Key:
 		k.chord, err = macChord(c.chord, false)
-	case approvals.Type:
+	case vocab.Type:
 		for _, ch := range c.clear {
 			st, err := macChord(ch, false)
 			if err != nil {

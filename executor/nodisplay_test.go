@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/reins-app/reins/approvals"
 	"github.com/reins-app/reins/audit"
+	"github.com/reins-app/reins/vocab"
 )
 
 func TestNoDisplayRefusesInputSayingWhyAndWhatToDo(t *testing.T) {
@@ -16,9 +16,9 @@ func TestNoDisplayRefusesInputSayingWhyAndWhatToDo(t *testing.T) {
 	n := NewNoDisplay(why)
 	ctx := context.Background()
 	const want = "no X display (DISPLAY is not set): Reins can read and share tabs but cannot click or type; start it inside an X11 session to act"
-	for _, act := range []approvals.Act{
-		{Kind: approvals.Click}, {Kind: approvals.DoubleClick}, {Kind: approvals.RightClick}, {Kind: approvals.Hover},
-		{Kind: approvals.Scroll}, {Kind: approvals.Drag}, {Kind: approvals.Type, Text: "hi"}, {Kind: approvals.Key, Keys: "Enter"},
+	for _, act := range []vocab.Act{
+		{Kind: vocab.Click}, {Kind: vocab.DoubleClick}, {Kind: vocab.RightClick}, {Kind: vocab.Hover},
+		{Kind: vocab.Scroll}, {Kind: vocab.Drag}, {Kind: vocab.Type, Text: "hi"}, {Kind: vocab.Key, Keys: "Enter"},
 	} {
 		err := n.Fire(ctx, audit.TestOnlyTicket(act, audit.Plan{X: 10, Y: 20, Scale: 1}))
 		if !errors.Is(err, ErrNoDisplay) || !errors.Is(err, why) || err.Error() != want {
@@ -28,7 +28,7 @@ func TestNoDisplayRefusesInputSayingWhyAndWhatToDo(t *testing.T) {
 	if err := n.Fire(ctx, audit.Ticket{}); !errors.Is(err, ErrInvalid) {
 		t.Errorf("an invalid ticket: %v, want ErrInvalid as from every executor", err)
 	}
-	if err := n.Fire(ctx, audit.TestOnlyTicket(approvals.Act{Kind: approvals.Navigate, URL: "https://example.com"}, audit.Plan{})); !errors.Is(err, ErrUnsupported) {
+	if err := n.Fire(ctx, audit.TestOnlyTicket(vocab.Act{Kind: vocab.Navigate, URL: "https://example.com"}, audit.Plan{})); !errors.Is(err, ErrUnsupported) {
 		t.Errorf("an act that is not input: %v, want ErrUnsupported", err)
 	}
 	if _, err := n.Frontmost(ctx); !errors.Is(err, ErrNoDisplay) {

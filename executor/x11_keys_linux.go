@@ -7,8 +7,7 @@ import (
 
 	"github.com/jezek/xgb"
 	"github.com/jezek/xgb/xproto"
-
-	"github.com/reins-app/reins/approvals"
+	"github.com/reins-app/reins/vocab"
 )
 
 // Keysyms of keys that type no character.
@@ -209,11 +208,11 @@ func (x *X11) planKeys(c checked, capsLock bool) (*x11Keys, error) {
 	}
 	p := &x11Planner{km: km, spares: km.spares(), keys: &x11Keys{per: km.per}}
 	switch c.act.Kind {
-	case approvals.Key:
+	case vocab.Key:
 		if p.keys.chord, err = p.stroke(c.chord, false); err != nil {
 			return nil, err
 		}
-	case approvals.Type:
+	case vocab.Type:
 		for _, ch := range c.clear {
 			st, err := p.stroke(ch, false)
 			if err != nil {

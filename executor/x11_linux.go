@@ -15,8 +15,8 @@ import (
 	"github.com/jezek/xgb/xproto"
 	"github.com/jezek/xgb/xtest"
 
-	"github.com/reins-app/reins/approvals"
 	"github.com/reins-app/reins/audit"
+	"github.com/reins-app/reins/vocab"
 )
 
 func init() {
@@ -242,7 +242,7 @@ func (x *X11) Fire(ctx context.Context, t audit.Ticket) error {
 	}
 
 	var keys *x11Keys
-	if c.act.Kind == approvals.Key || c.act.Kind == approvals.Type {
+	if c.act.Kind == vocab.Key || c.act.Kind == vocab.Type {
 		if keys, err = x.planKeys(c, ptr.Mask&xproto.ModMaskLock != 0); err != nil {
 			return err
 		}
@@ -289,21 +289,21 @@ func (x *X11) Fire(ctx context.Context, t audit.Ticket) error {
 
 func (x *X11) perform(in *x11Input, c checked, px []pixel, keys *x11Keys) error {
 	switch c.act.Kind {
-	case approvals.Hover:
+	case vocab.Hover:
 		return in.move(px[0])
-	case approvals.Click:
+	case vocab.Click:
 		return in.click(px[0], buttonLeft, 1)
-	case approvals.DoubleClick:
+	case vocab.DoubleClick:
 		return in.click(px[0], buttonLeft, 2)
-	case approvals.RightClick:
+	case vocab.RightClick:
 		return in.click(px[0], buttonRight, 1)
-	case approvals.Scroll:
+	case vocab.Scroll:
 		return in.scroll(px[0], c.act.DX, c.act.DY)
-	case approvals.Drag:
+	case vocab.Drag:
 		return in.drag(px[0], px[1])
-	case approvals.Key:
+	case vocab.Key:
 		return in.chord(keys.chord)
-	case approvals.Type:
+	case vocab.Type:
 		if len(px) > 0 {
 			if err := in.click(px[0], buttonLeft, 1); err != nil {
 				return err

@@ -13,8 +13,8 @@ import (
 	"github.com/jezek/xgb/xproto"
 	"github.com/jezek/xgb/xtest"
 
-	"github.com/reins-app/reins/approvals"
 	"github.com/reins-app/reins/audit"
+	"github.com/reins-app/reins/vocab"
 )
 
 func TestX11Contract(t *testing.T) {
@@ -28,7 +28,7 @@ func TestX11Contract(t *testing.T) {
 
 // fire fires act at (x, y) DIP with the rig's scale and returns what the
 // witness saw.
-func (r *x11Rig) fire(t *testing.T, act approvals.Act, x, y float64) ([]xev, error) {
+func (r *x11Rig) fire(t *testing.T, act vocab.Act, x, y float64) ([]xev, error) {
 	t.Helper()
 	err := r.ex.Fire(context.Background(), audit.TestOnlyTicket(act, audit.Plan{X: x, Y: y, Scale: r.d.scale}))
 	return r.w.take(), err
@@ -62,7 +62,7 @@ func TestX11ClickLandsOnTheExactDevicePixel(t *testing.T) {
 			// The window starts at device pixel (100, 80) whatever the scale.
 			win := r.w.app("Witness", 100, 80, 800, 600)
 			r.w.take()
-			evs, err := r.fire(t, approvals.Act{Kind: approvals.Click}, tc.x, tc.y)
+			evs, err := r.fire(t, vocab.Act{Kind: vocab.Click}, tc.x, tc.y)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -84,19 +84,19 @@ func TestX11ClickLandsOnTheExactDevicePixel(t *testing.T) {
 func TestX11Clicks(t *testing.T) {
 	d := startDisplay(t, 1)
 	for _, tc := range []struct {
-		kind    approvals.ActKind
+		kind    vocab.ActKind
 		buttons []byte
 	}{
-		{approvals.Click, []byte{1}},
-		{approvals.RightClick, []byte{3}},
-		{approvals.DoubleClick, []byte{1, 1}},
+		{vocab.Click, []byte{1}},
+		{vocab.RightClick, []byte{3}},
+		{vocab.DoubleClick, []byte{1, 1}},
 	} {
 		t.Run(string(tc.kind), func(t *testing.T) {
 			r := newX11Rig(t, d)
 			r.w.app("Witness", 100, 100, 300, 200)
 			r.w.warp(7, 9)
 			r.w.take()
-			evs, err := r.fire(t, approvals.Act{Kind: tc.kind}, 200, 150)
+			evs, err := r.fire(t, vocab.Act{Kind: tc.kind}, 200, 150)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -124,7 +124,7 @@ func TestX11HoverLeavesThePointerThere(t *testing.T) {
 	r := newX11Rig(t, startDisplay(t, 1))
 	r.w.app("Witness", 100, 100, 300, 200)
 	r.w.take()
-	evs, err := r.fire(t, approvals.Act{Kind: approvals.Hover}, 250, 160)
+	evs, err := r.fire(t, vocab.Act{Kind: vocab.Hover}, 250, 160)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -146,7 +146,7 @@ func TestX11TypeSpellsTheText(t *testing.T) {
 	r.w.take()
 
 	const text = "Hello, World! 1+1=2 ü"
-	evs, err := r.fire(t, approvals.Act{Kind: approvals.Type, Text: text}, 200, 150)
+	evs, err := r.fire(t, vocab.Act{Kind: vocab.Type, Text: text}, 200, 150)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -185,7 +185,7 @@ func TestX11TypeWithCapsLockOn(t *testing.T) {
 	capsLock()
 	defer capsLock()
 	r.w.take()
-	evs, err := r.fire(t, approvals.Act{Kind: approvals.Type, Text: "Hello World"}, 200, 150)
+	evs, err := r.fire(t, vocab.Act{Kind: vocab.Type, Text: "Hello World"}, 200, 150)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -203,7 +203,7 @@ func TestX11TypeClearsAndSubmits(t *testing.T) {
 	r := newX11Rig(t, startDisplay(t, 1))
 	r.w.app("Witness", 100, 100, 300, 200)
 	r.w.take()
-	evs, err := r.fire(t, approvals.Act{Kind: approvals.Type, Text: "a\tb\r\nc", Clear: true, Submit: true}, 200, 150)
+	evs, err := r.fire(t, vocab.Act{Kind: vocab.Type, Text: "a\tb\r\nc", Clear: true, Submit: true}, 200, 150)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -217,7 +217,7 @@ func TestX11TypeAtTheOriginTypesWithoutClicking(t *testing.T) {
 	r.w.app("Witness", 100, 100, 300, 200)
 	r.w.warp(200, 150) // focus follows the pointer without a window manager
 	r.w.take()
-	evs, err := r.fire(t, approvals.Act{Kind: approvals.Type, Text: "ok"}, 0, 0)
+	evs, err := r.fire(t, vocab.Act{Kind: vocab.Type, Text: "ok"}, 0, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -244,7 +244,7 @@ func TestX11TypeManyMissingCharactersBorrowsKeycodesInRounds(t *testing.T) {
 	}
 	text := b.String()
 	r.w.take()
-	evs, err := r.fire(t, approvals.Act{Kind: approvals.Type, Text: text}, 200, 150)
+	evs, err := r.fire(t, vocab.Act{Kind: vocab.Type, Text: text}, 200, 150)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -282,7 +282,7 @@ func TestX11Chords(t *testing.T) {
 		{"ü", "ü"},
 	} {
 		r.w.take()
-		evs, err := r.fire(t, approvals.Act{Kind: approvals.Key, Keys: tc.keys}, 0, 0)
+		evs, err := r.fire(t, vocab.Act{Kind: vocab.Key, Keys: tc.keys}, 0, 0)
 		if err != nil {
 			t.Errorf("%s: %v", tc.keys, err)
 			continue
@@ -304,7 +304,7 @@ func TestX11ChordModifiersArriveOnTheKey(t *testing.T) {
 	r.w.app("Witness", 100, 100, 300, 200)
 	r.w.warp(200, 150)
 	r.w.take()
-	evs, err := r.fire(t, approvals.Act{Kind: approvals.Key, Keys: "Control+Shift+K"}, 0, 0)
+	evs, err := r.fire(t, vocab.Act{Kind: vocab.Key, Keys: "Control+Shift+K"}, 0, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -337,7 +337,7 @@ func TestX11Scroll(t *testing.T) {
 			r := newX11Rig(t, d)
 			r.w.app("Witness", 100, 100, 300, 200)
 			r.w.take()
-			evs, err := r.fire(t, approvals.Act{Kind: approvals.Scroll, DX: tc.dx, DY: tc.dy}, 200, 150)
+			evs, err := r.fire(t, vocab.Act{Kind: vocab.Scroll, DX: tc.dx, DY: tc.dy}, 200, 150)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -360,7 +360,7 @@ func TestX11Drag(t *testing.T) {
 	r.w.app("Witness", 100, 100, 1000, 600)
 	r.w.warp(3, 4)
 	r.w.take()
-	tk := audit.TestOnlyTicket(approvals.Act{Kind: approvals.Drag}, audit.Plan{X: 100, Y: 100, X2: 300.2, Y2: 250, Scale: 2})
+	tk := audit.TestOnlyTicket(vocab.Act{Kind: vocab.Drag}, audit.Plan{X: 100, Y: 100, X2: 300.2, Y2: 250, Scale: 2})
 	if err := r.ex.Fire(context.Background(), tk); err != nil {
 		t.Fatal(err)
 	}
@@ -395,7 +395,7 @@ func TestX11OffScreenFiresNothing(t *testing.T) {
 	r := newX11Rig(t, startDisplay(t, 2))
 	r.w.take()
 	for _, p := range [][2]float64{{1280, 10}, {10, 799.8}, {-0.3, 5}} {
-		_, err := r.fire(t, approvals.Act{Kind: approvals.Click}, p[0], p[1])
+		_, err := r.fire(t, vocab.Act{Kind: vocab.Click}, p[0], p[1])
 		if !errors.Is(err, ErrOffScreen) {
 			t.Errorf("click at %v = %v, want ErrOffScreen", p, err)
 		}
@@ -428,7 +428,7 @@ func TestX11FrontmostFollowsInputFocusWithoutAWindowManager(t *testing.T) {
 	}
 	r.w.warp(2, 2)
 	r.Fired(t)
-	_, err := r.fire(t, approvals.Act{Kind: approvals.Click}, 200, 150)
+	_, err := r.fire(t, vocab.Act{Kind: vocab.Click}, 200, 150)
 	if !errors.Is(err, ErrDenyListed) {
 		t.Errorf("click while KeePassXC has focus = %v, want ErrDenyListed", err)
 	}
@@ -521,7 +521,7 @@ func TestX11TypingStopsWhenADenyListedAppComesToTheFront(t *testing.T) {
 		})
 	})
 	text := strings.Repeat("secret ", 10)
-	evs, err := r.fire(t, approvals.Act{Kind: approvals.Type, Text: text}, 200, 150)
+	evs, err := r.fire(t, vocab.Act{Kind: vocab.Type, Text: text}, 200, 150)
 	if !errors.Is(err, ErrDenyListed) || !strings.Contains(err.Error(), "typing stopped") {
 		t.Fatalf("Fire = %v, want ErrDenyListed saying typing stopped", err)
 	}
@@ -548,7 +548,7 @@ func TestX11CancelLeavesNothingHeldAndRestoresTheKeyboard(t *testing.T) {
 			cancel()
 		}
 	})
-	tk := audit.TestOnlyTicket(approvals.Act{Kind: approvals.Type, Text: "Straße ÄÖÜ ß and much more text"}, audit.Plan{X: 200, Y: 150, Scale: 1})
+	tk := audit.TestOnlyTicket(vocab.Act{Kind: vocab.Type, Text: "Straße ÄÖÜ ß and much more text"}, audit.Plan{X: 200, Y: 150, Scale: 1})
 	err = r.ex.Fire(ctx, tk)
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("Fire = %v, want context.Canceled", err)
@@ -576,7 +576,7 @@ func TestX11CloseStopsAnActInFlightWithNothingHeld(t *testing.T) {
 	r.w.setOnKey(func(xev) {
 		once.Do(func() { go func() { closed <- r.ex.Close() }() })
 	})
-	_, err := r.fire(t, approvals.Act{Kind: approvals.Type, Text: strings.Repeat("Ünïcödé ", 10)}, 200, 150)
+	_, err := r.fire(t, vocab.Act{Kind: vocab.Type, Text: strings.Repeat("Ünïcödé ", 10)}, 200, 150)
 	if !errors.Is(err, errClosed) {
 		t.Errorf("Fire when closed half-way = %v, want errClosed", err)
 	}
@@ -617,7 +617,7 @@ func TestX11CloseEndsTheExecutor(t *testing.T) {
 	if err := ex.Close(); err != nil {
 		t.Fatalf("second Close: %v", err)
 	}
-	tk := audit.TestOnlyTicket(approvals.Act{Kind: approvals.Click}, audit.Plan{X: 1, Y: 1})
+	tk := audit.TestOnlyTicket(vocab.Act{Kind: vocab.Click}, audit.Plan{X: 1, Y: 1})
 	if err := ex.Fire(context.Background(), tk); err == nil {
 		t.Error("Fire after Close succeeded")
 	}

@@ -24,6 +24,7 @@ import (
 	"github.com/reins-app/reins/core"
 	"github.com/reins-app/reins/internal/atomicfile"
 	"github.com/reins-app/reins/internal/peercred"
+	"github.com/reins-app/reins/vocab"
 )
 
 // Files of the agents' door in Reins' data folder, all owner-only.
@@ -174,7 +175,7 @@ func (d *Door) serveConn(c *net.UnixConn) {
 		if err != nil {
 			why = "the agents' socket could not tell who connected: " + err.Error()
 		}
-		d.opts.Engine.RefuseConnection(core.Agent{Name: "process of user " + strconv.Itoa(cred.UID), PID: cred.PID}, why)
+		d.opts.Engine.RefuseConnection(vocab.Agent{Name: "process of user " + strconv.Itoa(cred.UID), PID: cred.PID}, why)
 		writeLine(c, welcome{Error: why})
 		return
 	}

@@ -19,6 +19,7 @@ import (
 	"github.com/reins-app/reins/core"
 	"github.com/reins-app/reins/internal/browsertest"
 	"github.com/reins-app/reins/internal/testenv"
+	"github.com/reins-app/reins/vocab"
 )
 
 var reinsBin struct {
@@ -75,7 +76,7 @@ func TestSocketIsOwnerOnly(t *testing.T) {
 func TestStdioThroughTheReinsBinary(t *testing.T) {
 	r := newRig(t)
 	_, dir := startDoor(t, r)
-	r.e.SetShare(r.tab, core.Control)
+	r.e.SetShare(r.tab, vocab.Control)
 	cmd := exec.Command(reins(t), "mcp")
 	cmd.Env = append(os.Environ(), "REINS_DATA_DIR="+dir)
 	var stderr bytes.Buffer
@@ -169,8 +170,8 @@ func TestAnotherUsersProcessIsRefused(t *testing.T) {
 	for _, a := range r.e.Agents() {
 		t.Fatalf("another user's process became an agent: %+v", a)
 	}
-	rows, _ := r.log.Rows(context.Background(), core.AuditFilter{Outcome: core.OutcomeRefused})
-	if len(rows) != 1 || rows[0].ActKind != string(core.ActConnect) || !strings.Contains(rows[0].AgentName, "65534") {
+	rows, _ := r.log.Rows(context.Background(), core.AuditFilter{Outcome: vocab.OutcomeRefused})
+	if len(rows) != 1 || rows[0].ActKind != string(vocab.Connect) || !strings.Contains(rows[0].AgentName, "65534") {
 		t.Fatalf("the refusal is not in the log: %+v", rows)
 	}
 }
@@ -225,7 +226,7 @@ func TestHTTPDoor(t *testing.T) {
 		}
 	}
 
-	r.e.SetShare(r.tab, core.ReadOnly)
+	r.e.SetShare(r.tab, vocab.ReadOnly)
 	c := sdk.NewClient(&sdk.Implementation{Name: "http agent", Version: "3"}, nil)
 	cs, err := c.Connect(context.Background(), &sdk.StreamableClientTransport{
 		Endpoint:   url,

@@ -23,6 +23,7 @@ import (
 	"github.com/reins-app/reins/bridge/protocol"
 	"github.com/reins-app/reins/core"
 	"github.com/reins-app/reins/executor"
+	"github.com/reins-app/reins/vocab"
 )
 
 const pageURL = "https://shop.example.com/cart"
@@ -130,8 +131,8 @@ type rig struct {
 	log    *audit.Log
 	tab    string
 	mu     sync.Mutex
-	answer core.Decision // guarded by mu
-	asked  []string      // guarded by mu: the act kinds the person was asked about
+	answer vocab.Decision // guarded by mu
+	asked  []string       // guarded by mu: the act kinds the person was asked about
 }
 
 func newRig(t *testing.T) *rig {
@@ -140,9 +141,9 @@ func newRig(t *testing.T) *rig {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := &rig{t: t, b: newFakeBrowser(), exec: &executor.Fake{}, log: log, answer: core.AllowOnce}
+	r := &rig{t: t, b: newFakeBrowser(), exec: &executor.Fake{}, log: log, answer: vocab.AllowOnce}
 	r.exec.BeforeFire = func(tk audit.Ticket) error {
-		if tk.Act().Kind == core.ActClick {
+		if tk.Act().Kind == vocab.Click {
 			r.b.placed.Store(true)
 		}
 		return nil
@@ -189,9 +190,9 @@ func newRig(t *testing.T) *rig {
 }
 
 // silent makes the person stop answering.
-const silent core.Decision = -1
+const silent vocab.Decision = -1
 
-func (r *rig) setAnswer(d core.Decision) {
+func (r *rig) setAnswer(d vocab.Decision) {
 	r.mu.Lock()
 	r.answer = d
 	r.mu.Unlock()

@@ -16,6 +16,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/reins-app/reins/core"
+	"github.com/reins-app/reins/vocab"
 )
 
 // Version is the server version reported to clients.
@@ -88,7 +89,7 @@ func (h *handler) session(ss *sdk.ServerSession, extra *sdk.RequestExtra) *core.
 	if v, ok := h.sessions.Load(ss); ok {
 		return v.(*core.Session)
 	}
-	a := core.Agent{Name: "unnamed client"}
+	a := vocab.Agent{Name: "unnamed client"}
 	if p := ss.InitializeParams(); p != nil && p.ClientInfo != nil {
 		if p.ClientInfo.Name != "" {
 			a.Name = p.ClientInfo.Name

@@ -13,6 +13,7 @@ import (
 
 	"github.com/reins-app/reins/core"
 	"github.com/reins-app/reins/executor"
+	"github.com/reins-app/reins/vocab"
 )
 
 var claude = Process{PID: 4242, Exe: "/usr/local/bin/claude"}
@@ -55,11 +56,11 @@ func TestNoToolApprovesGrantsOrPauses(t *testing.T) {
 
 func TestFirstConnectionIsAskedOnceAndLabelledWithTheProcess(t *testing.T) {
 	r := newRig(t)
-	r.setAnswer(core.Deny)
+	r.setAnswer(vocab.Deny)
 	events, stop := r.e.Subscribe(64)
 	defer stop()
 	cs := r.client("Claude Code", claude)
-	text := refused(t, cs, "browser_tabs", nil, core.CodeAgentNotAllowed)
+	text := refused(t, cs, "browser_tabs", nil, vocab.CodeAgentNotAllowed)
 	agentsEvents := 0
 	for len(events) > 0 {
 		if ev := <-events; ev.Kind == core.EventAgents {
@@ -74,7 +75,7 @@ func TestFirstConnectionIsAskedOnceAndLabelledWithTheProcess(t *testing.T) {
 		t.Errorf("the refusal does not name the agent's process, then its name: %q", text)
 	}
 	// Denied: the rest of this session is refused without asking again.
-	refused(t, cs, "browser_snapshot", nil, core.CodeAgentNotAllowed)
+	refused(t, cs, "browser_snapshot", nil, vocab.CodeAgentNotAllowed)
 	if n := r.askedAbout("connect"); n != 1 {
 		t.Fatalf("the person was asked %d times, want once", n)
 	}
@@ -104,9 +105,9 @@ func TestFirstConnectionIsAskedOnceAndLabelledWithTheProcess(t *testing.T) {
 	if err := r.e.ForgetAgent(agents[0].Key); err != nil {
 		t.Fatal(err)
 	}
-	r.setAnswer(core.Deny)
-	refused(t, cs2, "browser_tabs", nil, core.CodeAgentNotAllowed)
-	rows, err := r.log.Rows(context.Background(), core.AuditFilter{Act: string(core.ActConnect)})
+	r.setAnswer(vocab.Deny)
+	refused(t, cs2, "browser_tabs", nil, vocab.CodeAgentNotAllowed)
+	rows, err := r.log.Rows(context.Background(), core.AuditFilter{Act: string(vocab.Connect)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -118,17 +119,17 @@ func TestFirstConnectionIsAskedOnceAndLabelledWithTheProcess(t *testing.T) {
 func TestSnapshotClickTypeAndKeyThroughMCP(t *testing.T) {
 	r := newRig(t)
 	cs := r.client("Claude Code", claude)
-	refused(t, cs, "browser_snapshot", nil, core.CodeGrantRequired)
+	refused(t, cs, "browser_snapshot", nil, vocab.CodeGrantRequired)
 	tabs := mustCall(t, cs, "browser_tabs", nil)
 	if strings.Contains(tabs, "Cart") {
 		t.Fatalf("the title of a tab the agent may not read was listed: %q", tabs)
 	}
-	r.e.SetShare(r.tab, core.ReadOnly)
+	r.e.SetShare(r.tab, vocab.ReadOnly)
 	snap := mustCall(t, cs, "browser_snapshot", nil)
 	ref := refOf(t, snap, "button", "Place order")
-	refused(t, cs, "browser_click", map[string]any{"ref": ref}, core.CodeControlRequired)
+	refused(t, cs, "browser_click", map[string]any{"ref": ref}, vocab.CodeControlRequired)
 
-	r.e.SetShare(r.tab, core.Control)
+	r.e.SetShare(r.tab, vocab.Control)
 	out := mustCall(t, cs, "browser_click", map[string]any{"ref": ref, "element": "the order button"})
 	if !strings.Contains(out, "Done: Click “Place order”") || !strings.Contains(out, "Changes on the page") || !strings.Contains(out, "Order placed") {
 		t.Fatalf("the click's result does not say what fired and what changed:\n%s", out)
@@ -144,10 +145,10 @@ func TestSnapshotClickTypeAndKeyThroughMCP(t *testing.T) {
 	if len(fired) != 6 {
 		t.Fatalf("fired %d acts, want 6: %+v", len(fired), fired)
 	}
-	if a := fired[1].Act; a.Kind != core.ActType || a.Text != "socks" || !a.Submit || !a.Clear {
+	if a := fired[1].Act; a.Kind != vocab.Type || a.Text != "socks" || !a.Submit || !a.Clear {
 		t.Fatalf("type fired as %+v", a)
 	}
-	if a := fired[2].Act; a.Kind != core.ActKey || a.Keys != "Control+Shift+K" {
+	if a := fired[2].Act; a.Kind != vocab.Key || a.Keys != "Control+Shift+K" {
 		t.Fatalf("key fired as %+v", a)
 	}
 	// Every row carries the client's name and process.
@@ -168,23 +169,23 @@ func TestSnapshotClickTypeAndKeyThroughMCP(t *testing.T) {
 func TestRefusalsCarryStableCodes(t *testing.T) {
 	r := newRig(t)
 	cs := r.client("Codex", claude)
-	r.e.SetShare(r.tab, core.Control)
-	refused(t, cs, "browser_click", map[string]any{"ref": "e1"}, core.CodeStaleRef)
+	r.e.SetShare(r.tab, vocab.Control)
+	refused(t, cs, "browser_click", map[string]any{"ref": "e1"}, vocab.CodeStaleRef)
 	snap := mustCall(t, cs, "browser_snapshot", map[string]any{"max_chars": 40})
 	if !strings.Contains(snap, "cut at") {
 		t.Fatalf("a budget did not cut the snapshot:\n%s", snap)
 	}
 	ref := refOf(t, mustCall(t, cs, "browser_snapshot", nil), "button", "Place order")
-	refused(t, cs, "browser_click", map[string]any{"ref": ref, "snapshot": "s9.99"}, core.CodeStaleRef)
-	refused(t, cs, "browser_snapshot", map[string]any{"tab": "99"}, core.CodeNoTab)
-	refused(t, cs, "browser_click", map[string]any{"ref": ref, "button": "middle"}, core.CodeBadRequest)
-	refused(t, cs, "browser_navigate", map[string]any{"url": "file:///etc/passwd"}, core.CodeBadRequest)
+	refused(t, cs, "browser_click", map[string]any{"ref": ref, "snapshot": "s9.99"}, vocab.CodeStaleRef)
+	refused(t, cs, "browser_snapshot", map[string]any{"tab": "99"}, vocab.CodeNoTab)
+	refused(t, cs, "browser_click", map[string]any{"ref": ref, "button": "middle"}, vocab.CodeBadRequest)
+	refused(t, cs, "browser_navigate", map[string]any{"url": "file:///etc/passwd"}, vocab.CodeBadRequest)
 
-	r.setAnswer(core.Deny)
-	refused(t, cs, "browser_click", map[string]any{"ref": ref}, core.CodeDenied)
-	r.setAnswer(core.AllowOnce)
+	r.setAnswer(vocab.Deny)
+	refused(t, cs, "browser_click", map[string]any{"ref": ref}, vocab.CodeDenied)
+	r.setAnswer(vocab.AllowOnce)
 	r.e.Pause(true)
-	refused(t, cs, "browser_click", map[string]any{"ref": ref}, core.CodePaused)
+	refused(t, cs, "browser_click", map[string]any{"ref": ref}, vocab.CodePaused)
 	r.e.Pause(false)
 	if len(r.exec.Fired()) != 0 {
 		t.Fatal("something fired")
@@ -226,15 +227,15 @@ func TestRefusalsCarryStableCodes(t *testing.T) {
 func TestDesktopToolsNeedTheDesktopAndRespectTheDenyList(t *testing.T) {
 	r := newRig(t)
 	cs := r.client("Cursor", claude)
-	refused(t, cs, "desktop_observe", nil, core.CodeGrantRequired)
+	refused(t, cs, "desktop_observe", nil, vocab.CodeGrantRequired)
 	r.exec.SetWindows([]executor.Window{{App: executor.App{Name: "Terminal", Exe: "/usr/bin/xterm"}, Title: "shell", X: 0, Y: 0, W: 500, H: 400, Active: true}})
-	r.e.SetShare(core.DesktopKey, core.ReadOnly)
+	r.e.SetShare(vocab.DesktopKey, vocab.ReadOnly)
 	view := mustCall(t, cs, "desktop_observe", nil)
 	if !strings.Contains(view, `"shell" — Terminal at 0,0 size 500×400`) {
 		t.Fatalf("observe: %s", view)
 	}
-	refused(t, cs, "desktop_click", map[string]any{"x": 10, "y": 10}, core.CodeControlRequired)
-	r.e.SetShare(core.DesktopKey, core.Control)
+	refused(t, cs, "desktop_click", map[string]any{"x": 10, "y": 10}, vocab.CodeControlRequired)
+	r.e.SetShare(vocab.DesktopKey, vocab.Control)
 	mustCall(t, cs, "desktop_click", map[string]any{"x": 10, "y": 20, "element": "the shell"})
 	mustCall(t, cs, "desktop_type", map[string]any{"text": "ls", "submit": true})
 	mustCall(t, cs, "desktop_press_key", map[string]any{"key": "Control+C"})
@@ -243,7 +244,7 @@ func TestDesktopToolsNeedTheDesktopAndRespectTheDenyList(t *testing.T) {
 		t.Fatalf("fired %+v", fired)
 	}
 	r.exec.SetWindows([]executor.Window{{App: executor.App{Name: "KeePassXC", Exe: "/usr/bin/keepassxc", Class: "keepassxc.KeePassXC"}, Title: "vault", X: 0, Y: 0, W: 500, H: 400}})
-	refused(t, cs, "desktop_click", map[string]any{"x": 10, "y": 20}, core.CodeDenyListed)
+	refused(t, cs, "desktop_click", map[string]any{"x": 10, "y": 20}, vocab.CodeDenyListed)
 	if len(r.exec.Fired()) != 3 {
 		t.Fatal("a click landed on a deny-listed application")
 	}
@@ -264,7 +265,7 @@ func TestDesktopToolsNeedTheDesktopAndRespectTheDenyList(t *testing.T) {
 // and its own diffs, and sees the act's effect exactly once.
 func TestEightClientsGetTheirOwnAnswers(t *testing.T) {
 	r := newRig(t)
-	r.e.SetShare(r.tab, core.Control)
+	r.e.SetShare(r.tab, vocab.Control)
 	const n = 8
 	clients := make([]*sdk.ClientSession, n)
 	for i := range clients {
@@ -330,7 +331,7 @@ func TestEightClientsGetTheirOwnAnswers(t *testing.T) {
 // in flight; the agent gets extension_disconnected promptly, not a hang.
 func TestExtensionDroppedMidRequest(t *testing.T) {
 	r := newRig(t)
-	r.e.SetShare(r.tab, core.ReadOnly)
+	r.e.SetShare(r.tab, vocab.ReadOnly)
 	cs := r.client("Claude Code", claude)
 	mustCall(t, cs, "browser_tabs", nil)
 	r.b.stall.Store(true)
@@ -349,7 +350,7 @@ func TestExtensionDroppedMidRequest(t *testing.T) {
 	r.b.push("bridge.disconnected", nil)
 	select {
 	case text := <-done:
-		if !strings.HasPrefix(text, core.CodeDisconnected+": ") {
+		if !strings.HasPrefix(text, vocab.CodeDisconnected+": ") {
 			t.Fatalf("want extension_disconnected, got %q", text)
 		}
 		t.Logf("answered %v after the drop", time.Since(start))
@@ -357,5 +358,5 @@ func TestExtensionDroppedMidRequest(t *testing.T) {
 		t.Fatal("the call hung after the extension dropped")
 	}
 	// And while it is gone, calls are refused at once.
-	refused(t, cs, "browser_snapshot", map[string]any{"tab": r.tab}, core.CodeDisconnected)
+	refused(t, cs, "browser_snapshot", map[string]any{"tab": r.tab}, vocab.CodeDisconnected)
 }

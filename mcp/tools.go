@@ -11,6 +11,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/reins-app/reins/core"
+	"github.com/reins-app/reins/vocab"
 )
 
 // Inputs of the tools. A field without omitempty is required.
@@ -167,40 +168,40 @@ func (h *handler) addTools(s *sdk.Server) {
 	sdk.AddTool(s, &sdk.Tool{Name: "browser_click", Annotations: acting("Click"),
 		Description: "Click an element by its ref, with real mouse input. The person is asked first; the result lists what changed on the page."},
 		func(ctx context.Context, req *sdk.CallToolRequest, in clickIn) (*sdk.CallToolResult, any, error) {
-			kind := core.ActClick
+			kind := vocab.Click
 			switch {
 			case in.Button == "right":
-				kind = core.ActRightClick
+				kind = vocab.RightClick
 			case in.Button != "" && in.Button != "left":
 				return refusal(badRequest("button %q is not available; use left or right", in.Button)), nil, nil
 			case in.Double:
-				kind = core.ActDoubleClick
+				kind = vocab.DoubleClick
 			}
-			return h.act(ctx, req, in.targetIn, core.Act{Kind: kind}), nil, nil
+			return h.act(ctx, req, in.targetIn, vocab.Act{Kind: kind}), nil, nil
 		})
 
 	sdk.AddTool(s, &sdk.Tool{Name: "browser_type", Annotations: acting("Type"),
 		Description: fmt.Sprintf("Click a field by its ref and type text into it with real keystrokes; optionally clear it first and press Enter after. At most %d characters per call (longer text is refused with text_too_long: split it). The person is asked first.", core.MaxTypedText)},
 		func(ctx context.Context, req *sdk.CallToolRequest, in typeIn) (*sdk.CallToolResult, any, error) {
-			return h.act(ctx, req, in.targetIn, core.Act{Kind: core.ActType, Text: in.Text, Submit: in.Submit, Clear: in.Clear}), nil, nil
+			return h.act(ctx, req, in.targetIn, vocab.Act{Kind: vocab.Type, Text: in.Text, Submit: in.Submit, Clear: in.Clear}), nil, nil
 		})
 
 	sdk.AddTool(s, &sdk.Tool{Name: "browser_press_key", Annotations: acting("Press a key"),
 		Description: "Press a key or chord in the tab in front, e.g. Enter, Escape, Control+Shift+K, Meta+A. The person is asked first."},
 		func(ctx context.Context, req *sdk.CallToolRequest, in keyIn) (*sdk.CallToolResult, any, error) {
-			return h.act(ctx, req, targetIn{tabIn: in.tabIn}, core.Act{Kind: core.ActKey, Keys: in.Key}), nil, nil
+			return h.act(ctx, req, targetIn{tabIn: in.tabIn}, vocab.Act{Kind: vocab.Key, Keys: in.Key}), nil, nil
 		})
 
 	sdk.AddTool(s, &sdk.Tool{Name: "browser_hover", Annotations: acting("Hover"),
 		Description: "Move the mouse over an element by its ref. The person is asked first."},
 		func(ctx context.Context, req *sdk.CallToolRequest, in targetIn) (*sdk.CallToolResult, any, error) {
-			return h.act(ctx, req, in, core.Act{Kind: core.ActHover}), nil, nil
+			return h.act(ctx, req, in, vocab.Act{Kind: vocab.Hover}), nil, nil
 		})
 
 	sdk.AddTool(s, &sdk.Tool{Name: "browser_select_option", Annotations: acting("Pick an option"),
 		Description: "Pick an option of a drop-down (a select element) by its visible text: Reins clicks the drop-down, types the option's text and presses Enter, as a person would with the keyboard. It relies on the browser's type-to-find, so the text should be the start of the option's label."},
 		func(ctx context.Context, req *sdk.CallToolRequest, in selectIn) (*sdk.CallToolResult, any, error) {
-			return h.act(ctx, req, in.targetIn, core.Act{Kind: core.ActType, Text: in.Option, Submit: true}), nil, nil
+			return h.act(ctx, req, in.targetIn, vocab.Act{Kind: vocab.Type, Text: in.Option, Submit: true}), nil, nil
 		})
 
 	sdk.AddTool(s, &sdk.Tool{Name: "browser_scroll", Annotations: acting("Scroll"),
@@ -209,7 +210,7 @@ func (h *handler) addTools(s *sdk.Server) {
 			if in.DX == 0 && in.DY == 0 {
 				in.DY = 3
 			}
-			return h.act(ctx, req, in.targetIn, core.Act{Kind: core.ActScroll, DX: in.DX, DY: in.DY}), nil, nil
+			return h.act(ctx, req, in.targetIn, vocab.Act{Kind: vocab.Scroll, DX: in.DX, DY: in.DY}), nil, nil
 		})
 
 	sdk.AddTool(s, &sdk.Tool{Name: "browser_wait_for", Annotations: readOnly("Wait"),
@@ -234,14 +235,14 @@ func (h *handler) addTools(s *sdk.Server) {
 	sdk.AddTool(s, &sdk.Tool{Name: "browser_navigate", Annotations: acting("Open an address"),
 		Description: "Open an http(s) address in a tab, or go back or forward in its history. The person is asked first; your access to the tab lasts only while it stays on the site it was given on."},
 		func(ctx context.Context, req *sdk.CallToolRequest, in navigateIn) (*sdk.CallToolResult, any, error) {
-			act := core.Act{Kind: core.ActNavigate, URL: in.URL}
+			act := vocab.Act{Kind: vocab.Navigate, URL: in.URL}
 			switch {
 			case in.URL != "" && in.Direction != "":
 				return refusal(badRequest("give either url or direction, not both")), nil, nil
 			case in.Direction == "back":
-				act = core.Act{Kind: core.ActBack}
+				act = vocab.Act{Kind: vocab.Back}
 			case in.Direction == "forward":
-				act = core.Act{Kind: core.ActForward}
+				act = vocab.Act{Kind: vocab.Forward}
 			case in.Direction != "":
 				return refusal(badRequest("direction %q is not back or forward", in.Direction)), nil, nil
 			case in.URL == "":
@@ -278,28 +279,28 @@ func (h *handler) addTools(s *sdk.Server) {
 	sdk.AddTool(s, &sdk.Tool{Name: "desktop_click", Annotations: acting("Click on the desktop"),
 		Description: "Click at a point on screen with real mouse input. Needs control of the desktop; the person is asked about each click, and some applications (password managers, system settings) are never clicked. A point on no screen is refused with off_screen before anyone is asked."},
 		func(ctx context.Context, req *sdk.CallToolRequest, in desktopClickIn) (*sdk.CallToolResult, any, error) {
-			kind := core.ActClick
+			kind := vocab.Click
 			switch {
 			case in.Button == "right":
-				kind = core.ActRightClick
+				kind = vocab.RightClick
 			case in.Button != "" && in.Button != "left":
 				return refusal(badRequest("button %q is not available; use left or right", in.Button)), nil, nil
 			case in.Double:
-				kind = core.ActDoubleClick
+				kind = vocab.DoubleClick
 			}
-			return h.desktopAct(ctx, req, core.DesktopActRequest{Act: core.Act{Kind: kind}, X: in.X, Y: in.Y, Element: in.Element}), nil, nil
+			return h.desktopAct(ctx, req, core.DesktopActRequest{Act: vocab.Act{Kind: kind}, X: in.X, Y: in.Y, Element: in.Element}), nil, nil
 		})
 
 	sdk.AddTool(s, &sdk.Tool{Name: "desktop_type", Annotations: acting("Type on the desktop"),
 		Description: fmt.Sprintf("Type text into whatever has keyboard focus, with real keystrokes; at most %d characters per call (longer text is refused with text_too_long: split it). Needs control of the desktop; the person is asked first.", core.MaxTypedText)},
 		func(ctx context.Context, req *sdk.CallToolRequest, in desktopTypeIn) (*sdk.CallToolResult, any, error) {
-			return h.desktopAct(ctx, req, core.DesktopActRequest{Act: core.Act{Kind: core.ActType, Text: in.Text, Submit: in.Submit}}), nil, nil
+			return h.desktopAct(ctx, req, core.DesktopActRequest{Act: vocab.Act{Kind: vocab.Type, Text: in.Text, Submit: in.Submit}}), nil, nil
 		})
 
 	sdk.AddTool(s, &sdk.Tool{Name: "desktop_press_key", Annotations: acting("Press a key on the desktop"),
 		Description: "Press a key or chord in whatever has keyboard focus. Needs control of the desktop; the person is asked first."},
 		func(ctx context.Context, req *sdk.CallToolRequest, in desktopKeyIn) (*sdk.CallToolResult, any, error) {
-			return h.desktopAct(ctx, req, core.DesktopActRequest{Act: core.Act{Kind: core.ActKey, Keys: in.Key}}), nil, nil
+			return h.desktopAct(ctx, req, core.DesktopActRequest{Act: vocab.Act{Kind: vocab.Key, Keys: in.Key}}), nil, nil
 		})
 }
 
@@ -312,7 +313,7 @@ func (h *handler) tab(ctx context.Context, s *core.Session, in tabIn) (string, e
 }
 
 // act runs one act on a tab and reports what fired and what changed.
-func (h *handler) act(ctx context.Context, req *sdk.CallToolRequest, in targetIn, act core.Act) *sdk.CallToolResult {
+func (h *handler) act(ctx context.Context, req *sdk.CallToolRequest, in targetIn, act vocab.Act) *sdk.CallToolResult {
 	s := h.session(req.Session, req.Extra)
 	tab, err := h.tab(ctx, s, in.tabIn)
 	if err != nil {
@@ -326,7 +327,7 @@ func (h *handler) act(ctx context.Context, req *sdk.CallToolRequest, in targetIn
 	fmt.Fprintf(&b, "Done: %s (audit row %d).\n", r.Done, r.Audit)
 	settle := h.opts.Settle
 	switch act.Kind {
-	case core.ActNavigate, core.ActBack, core.ActForward:
+	case vocab.Navigate, vocab.Back, vocab.Forward:
 		settle *= 3 // a new document takes longer than a click's effect
 	}
 	ch, err := s.Changes(ctx, tab, settle)
@@ -360,21 +361,21 @@ func textResult(s string) *sdk.CallToolResult {
 
 // refusal is a tool error: the stable code first, then what to do next.
 func refusal(err error) *sdk.CallToolResult {
-	var ce *core.Error
+	var ce *vocab.Error
 	text := ""
 	switch {
 	case errors.As(err, &ce):
 		text = ce.Code + ": " + ce.Message
 	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
-		text = core.CodeFailed + ": the call was cancelled before it finished; nothing more will happen for it"
+		text = vocab.CodeFailed + ": the call was cancelled before it finished; nothing more will happen for it"
 	default:
-		text = core.CodeFailed + ": " + err.Error()
+		text = vocab.CodeFailed + ": " + err.Error()
 	}
 	return &sdk.CallToolResult{IsError: true, Content: []sdk.Content{&sdk.TextContent{Text: text}}}
 }
 
 func badRequest(format string, args ...any) error {
-	return &core.Error{Code: core.CodeBadRequest, Message: fmt.Sprintf(format, args...)}
+	return &vocab.Error{Code: vocab.CodeBadRequest, Message: fmt.Sprintf(format, args...)}
 }
 
 func formatTabs(tabs []core.TabInfo) string {

@@ -16,6 +16,7 @@ import (
 	"github.com/reins-app/reins/internal/plain"
 	"github.com/reins-app/reins/internal/plain/plaintest"
 	"github.com/reins-app/reins/internal/testenv"
+	"github.com/reins-app/reins/vocab"
 )
 
 // What `reins serve` prints, read from a real terminal, holds no byte that
@@ -35,7 +36,7 @@ func TestTheTerminalShowsHostileTextTamed(t *testing.T) {
 	}})
 	tab := e.WaitTab(t, url)
 	e.Exec.SetWindows([]executor.Window{{App: executor.App{Name: "Firefox\x1b[8m", Exe: "/usr/lib/firefox/firefox", PID: 4242}, Title: plaintest.All, W: 1000, H: 800, Active: true}})
-	if err := e.SetShare(core.DesktopKey, core.Control); err != nil {
+	if err := e.SetShare(vocab.DesktopKey, vocab.Control); err != nil {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
@@ -50,7 +51,7 @@ func TestTheTerminalShowsHostileTextTamed(t *testing.T) {
 	type_("share " + tab + " control")
 	out.Wait(t, "Tab "+tab+" is now shared: control", 10*time.Second)
 
-	agent := e.Connect(core.Agent{Name: plaintest.AgentName, PID: 999, Exe: "/usr/bin/python3"})
+	agent := e.Connect(vocab.Agent{Name: plaintest.AgentName, PID: 999, Exe: "/usr/bin/python3"})
 	snap, err := agent.Snapshot(ctx, tab)
 	if err != nil {
 		t.Fatal(err)
@@ -58,15 +59,15 @@ func TestTheTerminalShowsHostileTextTamed(t *testing.T) {
 	refs := regexp.MustCompile(`\[ref=(e\d+)\]`).FindAllStringSubmatch(snap.Text, -1)
 	acts := []func() error{
 		func() error {
-			_, err := agent.Act(ctx, core.ActRequest{Tab: tab, Ref: refs[0][1], Act: core.Act{Kind: core.ActClick}, Element: plaintest.Newlines})
+			_, err := agent.Act(ctx, core.ActRequest{Tab: tab, Ref: refs[0][1], Act: vocab.Act{Kind: vocab.Click}, Element: plaintest.Newlines})
 			return err
 		},
 		func() error {
-			_, err := agent.Act(ctx, core.ActRequest{Tab: tab, Ref: refs[1][1], Act: core.Act{Kind: core.ActType, Text: plaintest.Newlines + " " + plaintest.Long}})
+			_, err := agent.Act(ctx, core.ActRequest{Tab: tab, Ref: refs[1][1], Act: vocab.Act{Kind: vocab.Type, Text: plaintest.Newlines + " " + plaintest.Long}})
 			return err
 		},
 		func() error {
-			_, err := agent.DesktopAct(ctx, core.DesktopActRequest{Act: core.Act{Kind: core.ActClick}, X: 412, Y: 300, Element: plaintest.Newlines + plaintest.Conceal})
+			_, err := agent.DesktopAct(ctx, core.DesktopActRequest{Act: vocab.Act{Kind: vocab.Click}, X: 412, Y: 300, Element: plaintest.Newlines + plaintest.Conceal})
 			return err
 		},
 	}
@@ -83,7 +84,7 @@ func TestTheTerminalShowsHostileTextTamed(t *testing.T) {
 	}
 	// A name with control characters is refused as changed; its refusal is
 	// printed too.
-	if _, err := agent.Act(ctx, core.ActRequest{Tab: tab, Ref: refs[2][1], Act: core.Act{Kind: core.ActClick}}); err == nil {
+	if _, err := agent.Act(ctx, core.ActRequest{Tab: tab, Ref: refs[2][1], Act: vocab.Act{Kind: vocab.Click}}); err == nil {
 		t.Fatal("a click on a name that is not what was kept fired")
 	}
 	out.Wait(t, `— refused`, 10*time.Second)

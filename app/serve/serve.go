@@ -21,15 +21,16 @@ import (
 
 	"github.com/reins-app/reins/core"
 	"github.com/reins-app/reins/internal/plain"
+	"github.com/reins-app/reins/vocab"
 )
 
 // Core is what the terminal needs of Reins; *core.Runtime has it.
 type Core interface {
 	Subscribe(buf int) (<-chan core.Event, func())
 	Tabs() []core.TabInfo
-	SetShare(tab string, level core.Level) error
-	Pending() []core.Request
-	Answer(id string, d core.Decision) error
+	SetShare(tab string, level vocab.Level) error
+	Pending() []vocab.Request
+	Answer(id string, d vocab.Decision) error
 	Pause(on bool)
 	AuditRows(ctx context.Context, f core.AuditFilter) ([]core.AuditRow, error)
 	Agents() []core.AgentInfo
@@ -112,13 +113,13 @@ func (t *Terminal) event(ev core.Event) {
 		a := ev.Activity
 		line := fmt.Sprintf("%s  tab %s  %s  %s  — %s", a.Time.Format("15:04:05"), orDash(plain.Text(ev.Tab, plain.NameMax)),
 			plain.Text(a.Agent, 0), plain.Text(a.Act, 0), plain.Text(a.Outcome, plain.NameMax))
-		if d := plain.Text(a.Detail, plain.DetailMax); d != "" && a.Outcome != core.OutcomeDone && a.Outcome != core.OutcomeRead {
+		if d := plain.Text(a.Detail, plain.DetailMax); d != "" && a.Outcome != vocab.OutcomeDone && a.Outcome != vocab.OutcomeRead {
 			line += ": " + d
 		}
 		t.printf("%s\n", line)
 	case core.EventApproval:
 		r := ev.Request
-		if r.Act.Kind == core.ActConnect {
+		if r.Act.Kind == vocab.Connect {
 			t.printf("\nAPPROVAL %s  %s asks to connect to Reins for the first time.\n  Answer with: allow %s | deny %s   (no answer = deny)\n",
 				r.ID, r.Agent.Label(), r.ID, r.ID)
 			return
@@ -139,7 +140,7 @@ func (t *Terminal) event(ev core.Event) {
 // whereLine is "role · origin · “title”" for a tab's target, or "window
 // “title” · desktop" for a desktop act: the page's and the application's
 // words rendered, the role quoted unless it is a plain token.
-func whereLine(t core.Target) string {
+func whereLine(t vocab.Target) string {
 	if t.Desktop {
 		w := "desktop"
 		if t.Window != "" {
@@ -160,7 +161,7 @@ func whereLine(t core.Target) string {
 
 // claimNote is the line with the agent's own words for the target, marked
 // as the agent's; "" when it gave none.
-func claimNote(t core.Target) string {
+func claimNote(t vocab.Target) string {
 	if c := plain.Claim(t.Claim); c != "" {
 		return "    " + c + " (Reins has not checked this)\n"
 	}
@@ -170,7 +171,7 @@ func claimNote(t core.Target) string {
 // heldNote is the line that marks a request asked again because its act was
 // held back, so it does not read as the agent asking twice; "" for a first
 // request.
-func heldNote(r *core.Request) string {
+func heldNote(r *vocab.Request) string {
 	if r.Held == 0 {
 		return ""
 	}
@@ -225,13 +226,13 @@ func (t *Terminal) command(f []string) (quit bool) {
 	case "share", "desktop":
 		args := f[1:]
 		if f[0] == "desktop" {
-			args = append([]string{core.DesktopKey}, args...)
+			args = append([]string{vocab.DesktopKey}, args...)
 		}
 		if len(args) != 2 {
 			t.printf("usage: share TAB none|read|control\n")
 			return false
 		}
-		level, err := core.ParseLevel(args[1])
+		level, err := vocab.ParseLevel(args[1])
 		if err == nil {
 			err = e.SetShare(args[0], level)
 		}
@@ -239,12 +240,12 @@ func (t *Terminal) command(f []string) (quit bool) {
 			t.printf("%s\n", plain.Text(err.Error(), plain.DetailMax))
 		}
 	case "allow", "allow-tab", "deny":
-		d := core.Deny
+		d := vocab.Deny
 		switch f[0] {
 		case "allow":
-			d = core.AllowOnce
+			d = vocab.AllowOnce
 		case "allow-tab":
-			d = core.AllowTab
+			d = vocab.AllowTab
 		}
 		id := ""
 		if len(f) > 1 {

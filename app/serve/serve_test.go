@@ -13,6 +13,7 @@ import (
 	"github.com/reins-app/reins/bridge/protocol"
 	"github.com/reins-app/reins/core"
 	"github.com/reins-app/reins/core/coretest"
+	"github.com/reins-app/reins/vocab"
 )
 
 // syncBuffer is the terminal's screen, read while it is written.
@@ -61,7 +62,7 @@ func TestTheTerminalSharesAndAnswers(t *testing.T) {
 	io.WriteString(typed, "share "+tab+" control\n")
 	out.waitFor(t, "Tab "+tab+" is now shared: control")
 
-	agent := e.Connect(core.Agent{Name: "Claude Code", PID: 4121, Exe: "claude"})
+	agent := e.Connect(vocab.Agent{Name: "Claude Code", PID: 4121, Exe: "claude"})
 	snap, err := agent.Snapshot(ctx, tab)
 	if err != nil {
 		t.Fatal(err)
@@ -69,7 +70,7 @@ func TestTheTerminalSharesAndAnswers(t *testing.T) {
 	ref := regexp.MustCompile(`\[ref=(e\d+)\]`).FindStringSubmatch(snap.Text)[1]
 	acted := make(chan error, 1)
 	go func() {
-		_, err := agent.Act(ctx, core.ActRequest{Tab: tab, Ref: ref, Act: core.Act{Kind: "click"}})
+		_, err := agent.Act(ctx, core.ActRequest{Tab: tab, Ref: ref, Act: vocab.Act{Kind: "click"}})
 		acted <- err
 	}()
 	m := out.waitFor(t, `APPROVAL (a\d+)\s+claude \(pid 4121\) · “Claude Code” asks:\n\s+Click “Place order”`)
@@ -84,12 +85,12 @@ func TestTheTerminalSharesAndAnswers(t *testing.T) {
 
 	// A deny from the terminal stops the next one.
 	go func() {
-		_, err := agent.Act(ctx, core.ActRequest{Tab: tab, Ref: ref, Act: core.Act{Kind: "click"}})
+		_, err := agent.Act(ctx, core.ActRequest{Tab: tab, Ref: ref, Act: vocab.Act{Kind: "click"}})
 		acted <- err
 	}()
 	out.waitFor(t, `(?s)APPROVAL a\d+.*APPROVAL (a\d+)`)
 	io.WriteString(typed, "deny\n")
-	if err := <-acted; err == nil || !strings.Contains(err.Error(), core.CodeDenied) {
+	if err := <-acted; err == nil || !strings.Contains(err.Error(), vocab.CodeDenied) {
 		t.Fatalf("want denied_by_user, got %v", err)
 	}
 	if len(e.Exec.Fired()) != 1 {
@@ -114,7 +115,7 @@ func TestTheTerminalSaysWhyAHeldActIsAskedAgain(t *testing.T) {
 		coretest.Frame(coretest.Button(1, "Place order", 10, 10)),
 	}})
 	tab := e.WaitTab(t, "https://shop.example.com/")
-	if err := e.SetShare(tab, core.Control); err != nil {
+	if err := e.SetShare(tab, vocab.Control); err != nil {
 		t.Fatal(err)
 	}
 	in, typed := io.Pipe()
@@ -124,7 +125,7 @@ func TestTheTerminalSaysWhyAHeldActIsAskedAgain(t *testing.T) {
 	go (&Terminal{Engine: e, In: in, Out: out}).Run(ctx)
 	out.waitFor(t, `Type "help"`)
 
-	agent := e.Connect(core.Agent{Name: "Claude Code", PID: 4121, Exe: "claude"})
+	agent := e.Connect(vocab.Agent{Name: "Claude Code", PID: 4121, Exe: "claude"})
 	snap, err := agent.Snapshot(ctx, tab)
 	if err != nil {
 		t.Fatal(err)
@@ -132,7 +133,7 @@ func TestTheTerminalSaysWhyAHeldActIsAskedAgain(t *testing.T) {
 	ref := regexp.MustCompile(`\[ref=(e\d+)\]`).FindStringSubmatch(snap.Text)[1]
 	acted := make(chan error, 1)
 	go func() {
-		_, err := agent.Act(ctx, core.ActRequest{Tab: tab, Ref: ref, Act: core.Act{Kind: "click"}})
+		_, err := agent.Act(ctx, core.ActRequest{Tab: tab, Ref: ref, Act: vocab.Act{Kind: "click"}})
 		acted <- err
 	}()
 	first := out.waitFor(t, `APPROVAL (a\d+)[^\n]*\n(?:[^\n]*\n)*?  Answer with`)

@@ -13,6 +13,7 @@ import (
 
 	"github.com/reins-app/reins/core"
 	"github.com/reins-app/reins/internal/plain"
+	"github.com/reins-app/reins/vocab"
 )
 
 // Mark is how an activity line stands out.
@@ -42,7 +43,7 @@ func OutcomeWords(a core.Activity) (string, Mark) {
 	switch {
 	case refused:
 		return words, MarkRefused
-	case a.Outcome == core.OutcomeFailed:
+	case a.Outcome == vocab.OutcomeFailed:
 		return words, MarkFailed
 	}
 	return words, MarkNone

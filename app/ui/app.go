@@ -11,6 +11,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"github.com/reins-app/reins/core"
+	"github.com/reins-app/reins/vocab"
 )
 
 // Options configures [Start].
@@ -210,7 +211,7 @@ func (u *UI) handle(ev core.Event) {
 func (u *UI) TrayItems() []Item {
 	e := u.opts.Engine
 	return BuildTray(ReadTrayState(e), TrayActions{
-		SetShare: func(tab string, l core.Level) {
+		SetShare: func(tab string, l vocab.Level) {
 			if err := e.SetShare(tab, l); err != nil {
 				u.opts.Logf("sharing %s: %v", tab, err)
 			}

@@ -9,6 +9,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"github.com/reins-app/reins/core"
+	"github.com/reins-app/reins/vocab"
 )
 
 func TestStartFollowsTheEngine(t *testing.T) {
@@ -45,12 +46,12 @@ func TestStartFollowsTheEngine(t *testing.T) {
 	clock.Advance(ArmDelay)
 	test.Tap(u.Popup().button("once"))
 	waitFor(t, func() bool { return u.Popup().Len() == 0 })
-	if got := e.Answers(); len(got) != 1 || got[0] != (Answered{"a1", core.AllowOnce}) {
+	if got := e.Answers(); len(got) != 1 || got[0] != (Answered{"a1", vocab.AllowOnce}) {
 		t.Fatalf("answers = %v", got)
 	}
 	// Sharing from the menu reaches the engine.
 	find(under(find(u.TrayItems(), "Tabs").Children, "Shop (shop.example.com)"), "Control").Do()
-	if e.Share("1") != core.Control {
+	if e.Share("1") != vocab.Control {
 		t.Fatal("choosing Control in the menu did not share the tab")
 	}
 	find(u.TrayItems(), "Pause all agents").Do()
@@ -145,7 +146,7 @@ func TestAllowHidesThePopupWindowForARest(t *testing.T) {
 	if !w.visible || u.Popup().Current() == nil || u.Popup().Current().ID != "a2" {
 		t.Fatalf("after the rest: window shown %v, request %v; want a2 shown", w.visible, u.Popup().Current())
 	}
-	if got := e.Answers(); len(got) != 1 || got[0] != (Answered{"a1", core.AllowOnce}) {
+	if got := e.Answers(); len(got) != 1 || got[0] != (Answered{"a1", vocab.AllowOnce}) {
 		t.Fatalf("answers = %v", got)
 	}
 }
@@ -174,7 +175,7 @@ func TestClosingThePopupDeniesAllAndHidesLikeAnAnswer(t *testing.T) {
 		t.Fatal("the popup window has no close intercept")
 	}
 	w.intercept()
-	if got := e.Answers(); len(got) != 2 || got[0] != (Answered{"a1", core.Deny}) || got[1] != (Answered{"a2", core.Deny}) {
+	if got := e.Answers(); len(got) != 2 || got[0] != (Answered{"a1", vocab.Deny}) || got[1] != (Answered{"a2", vocab.Deny}) {
 		t.Fatalf("answers = %v, want both denied", got)
 	}
 	if w.visible || w.hides != 1 || u.popupUp {

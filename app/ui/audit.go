@@ -15,6 +15,7 @@ import (
 
 	"github.com/reins-app/reins/core"
 	"github.com/reins-app/reins/internal/plain"
+	"github.com/reins-app/reins/vocab"
 )
 
 // auditLimit is how many rows the viewer loads at once.
@@ -29,7 +30,7 @@ const anyChoice = "Any"
 
 var (
 	actChoices     = []string{anyChoice, "click", "double_click", "right_click", "hover", "type", "key", "scroll", "drag", "navigate", "back", "forward", "activate", "read", "connect", "share"}
-	outcomeChoices = []string{anyChoice, core.OutcomeDone, core.OutcomeRead, core.OutcomeRefused, core.OutcomeDenied, core.OutcomeTimeout, core.OutcomeFailed, "about_to_fire"}
+	outcomeChoices = []string{anyChoice, vocab.OutcomeDone, vocab.OutcomeRead, vocab.OutcomeRefused, vocab.OutcomeDenied, vocab.OutcomeTimeout, vocab.OutcomeFailed, "about_to_fire"}
 )
 
 // AuditViewerOptions configures [NewAuditViewer].
@@ -217,7 +218,7 @@ func (v *AuditViewer) cell(id widget.TableCellID, rt *widget.RichText) {
 	case 0:
 		setRich(rt, seg{text: r.Time.Local().Format("Jan 2 15:04:05"), size: theme.SizeNameCaptionText, color: colorSecondary})
 	case 1:
-		setRich(rt, whoSegsSmall(core.Agent{Name: r.AgentName, PID: r.AgentPID, Exe: r.AgentExe, Session: r.AgentSession})...)
+		setRich(rt, whoSegsSmall(vocab.Agent{Name: r.AgentName, PID: r.AgentPID, Exe: r.AgentExe, Session: r.AgentSession})...)
 	case 2:
 		where := plain.Text(displayOrigin(r.Origin), plain.URLMax)
 		if r.Desktop {
@@ -247,7 +248,7 @@ func (v *AuditViewer) cell(id widget.TableCellID, rt *widget.RichText) {
 
 // whoSegsSmall is an agent in the table: the process first, then its
 // declared name, secondary.
-func whoSegsSmall(a core.Agent) []seg {
+func whoSegsSmall(a vocab.Agent) []seg {
 	segs := whoSegs(a)
 	for i := range segs {
 		segs[i].size, segs[i].bold = theme.SizeNameCaptionText, false

@@ -10,15 +10,16 @@ import (
 	"time"
 
 	"github.com/reins-app/reins/core"
+	"github.com/reins-app/reins/vocab"
 )
 
 // FakeEngine is an in-memory [Engine] for tests and screenshots: it records
 // answers and share changes and publishes events as the real engine would.
 type FakeEngine struct {
 	mu           sync.Mutex
-	tabs         []core.TabInfo // guarded by mu
-	desktop      core.Level     // guarded by mu
-	pending      []core.Request // guarded by mu
+	tabs         []core.TabInfo  // guarded by mu
+	desktop      vocab.Level     // guarded by mu
+	pending      []vocab.Request // guarded by mu
 	agents       []core.AgentInfo
 	paused       bool
 	connected    bool
@@ -35,7 +36,7 @@ type FakeEngine struct {
 // Answered is one decision the fake engine received.
 type Answered struct {
 	ID       string
-	Decision core.Decision
+	Decision vocab.Decision
 }
 
 var _ Engine = (*FakeEngine)(nil)
@@ -95,9 +96,9 @@ func (f *FakeEngine) Tabs() []core.TabInfo {
 	return append([]core.TabInfo(nil), f.tabs...)
 }
 
-func (f *FakeEngine) SetShare(tab string, level core.Level) error {
+func (f *FakeEngine) SetShare(tab string, level vocab.Level) error {
 	f.mu.Lock()
-	found := tab == core.DesktopKey
+	found := tab == vocab.DesktopKey
 	if found {
 		f.desktop = level
 	}
@@ -114,10 +115,10 @@ func (f *FakeEngine) SetShare(tab string, level core.Level) error {
 	return nil
 }
 
-func (f *FakeEngine) Share(tab string) core.Level {
+func (f *FakeEngine) Share(tab string) vocab.Level {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	if tab == core.DesktopKey {
+	if tab == vocab.DesktopKey {
 		return f.desktop
 	}
 	for _, t := range f.tabs {
@@ -125,11 +126,11 @@ func (f *FakeEngine) Share(tab string) core.Level {
 			return t.Level
 		}
 	}
-	return core.None
+	return vocab.None
 }
 
 // Ask puts a request in the queue, as an agent's act would.
-func (f *FakeEngine) Ask(r core.Request) {
+func (f *FakeEngine) Ask(r vocab.Request) {
 	f.mu.Lock()
 	f.pending = append(f.pending, r)
 	f.mu.Unlock()
@@ -138,9 +139,9 @@ func (f *FakeEngine) Ask(r core.Request) {
 
 // End withdraws a pending request with a decision, as the broker does when
 // the person answers or the time runs out.
-func (f *FakeEngine) End(id string, d core.Decision) {
+func (f *FakeEngine) End(id string, d vocab.Decision) {
 	f.mu.Lock()
-	var req *core.Request
+	var req *vocab.Request
 	for i := range f.pending {
 		if f.pending[i].ID == id {
 			r := f.pending[i]
@@ -155,13 +156,13 @@ func (f *FakeEngine) End(id string, d core.Decision) {
 	}
 }
 
-func (f *FakeEngine) Pending() []core.Request {
+func (f *FakeEngine) Pending() []vocab.Request {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	return append([]core.Request(nil), f.pending...)
+	return append([]vocab.Request(nil), f.pending...)
 }
 
-func (f *FakeEngine) Answer(id string, d core.Decision) error {
+func (f *FakeEngine) Answer(id string, d vocab.Decision) error {
 	f.mu.Lock()
 	ok := false
 	for _, r := range f.pending {

@@ -14,16 +14,17 @@ import (
 	"github.com/reins-app/reins/core"
 	"github.com/reins-app/reins/internal/plain"
 	"github.com/reins-app/reins/internal/plain/plaintest"
+	"github.com/reins-app/reins/vocab"
 )
 
 // hostileAgent is an agent whose declared name is meant to push its real
 // process out of the header and hide it on a terminal.
-var hostileAgent = core.Agent{Name: plaintest.AgentName, PID: 999, Exe: "/usr/bin/python3", Session: "s1"}
+var hostileAgent = vocab.Agent{Name: plaintest.AgentName, PID: 999, Exe: "/usr/bin/python3", Session: "s1"}
 
 // hostileClick is a click on a page that wrote every trick into its
 // element's role and name and its title, from an agent that did the same
 // to its name.
-func hostileClick(id string) core.Request {
+func hostileClick(id string) vocab.Request {
 	r := click(id, true)
 	r.Agent = hostileAgent
 	r.Target.Role = "button\x1b[2K" + plaintest.Long
@@ -96,7 +97,7 @@ func TestThePopupShowsHostileTextTamedAndTheProcessFirst(t *testing.T) {
 }
 
 func TestThePopupShowsAHostileFirstConnection(t *testing.T) {
-	req := core.Request{ID: "c1", Agent: hostileAgent, Act: core.Act{Kind: core.ActConnect}, Asked: t0}
+	req := vocab.Request{ID: "c1", Agent: hostileAgent, Act: vocab.Act{Kind: vocab.Connect}, Asked: t0}
 	r := newPopupRig(t, req)
 	checkPopup(t, r, "python3 (pid 999)")
 	if got := r.p.sentence.String(); !strings.HasPrefix(got, "Let “Claude Code Claude Code Claude Code") || !strings.Contains(got, "…” use Reins?") {
@@ -111,7 +112,7 @@ func TestThePopupShowsAHostileFirstConnection(t *testing.T) {
 func TestThePopupShowsAHostileNavigation(t *testing.T) {
 	req := click("n1", false)
 	req.Agent = hostileAgent
-	req.Act = core.Act{Kind: core.ActNavigate, URL: "https://evil.example/\u202e\x1b[2K\r\n" + plaintest.Long}
+	req.Act = vocab.Act{Kind: vocab.Navigate, URL: "https://evil.example/\u202e\x1b[2K\r\n" + plaintest.Long}
 	r := newPopupRig(t, req)
 	checkPopup(t, r, "python3 (pid 999)")
 	if got := r.p.sentence.String(); !strings.HasPrefix(got, "Open evil.example/[2K WWW") || !strings.Contains(got, "…") {
@@ -120,8 +121,8 @@ func TestThePopupShowsAHostileNavigation(t *testing.T) {
 }
 
 func TestThePopupShowsTheAgentsClaimAsTheAgents(t *testing.T) {
-	req := core.Request{ID: "d1", Agent: hostileAgent, Act: core.Act{Kind: core.ActClick}, Asked: t0,
-		Target: core.Target{Desktop: true, Name: "the point 412, 300", App: "firefox (pid 4242)", Window: plaintest.All, Claim: "the OK button\nAPPROVAL a99\x1b[8m"}}
+	req := vocab.Request{ID: "d1", Agent: hostileAgent, Act: vocab.Act{Kind: vocab.Click}, Asked: t0,
+		Target: vocab.Target{Desktop: true, Name: "the point 412, 300", App: "firefox (pid 4242)", Window: plaintest.All, Claim: "the OK button\nAPPROVAL a99\x1b[8m"}}
 	r := newPopupRig(t, req)
 	checkPopup(t, r, "python3 (pid 999)")
 	got := r.p.sentence.String()
@@ -170,9 +171,9 @@ func TestTheStripShowsHostileActivityTamed(t *testing.T) {
 	w.Resize(fyne.NewSize(480, 400))
 	s.SetTabs([]core.TabInfo{{ID: "1", Title: plaintest.All, Origin: "https://shop.example.com"}})
 	raw := core.Activity{Time: t0, Agent: "python3 (pid 999) · " + plaintest.AgentName, Act: "Click " + plaintest.All, Kind: "click\x1b",
-		Outcome: core.OutcomeFailed, Code: "x\x1b[8m", Detail: plaintest.Conceal + plaintest.Long}
+		Outcome: vocab.OutcomeFailed, Code: "x\x1b[8m", Detail: plaintest.Conceal + plaintest.Long}
 	s.Add("1", raw)
-	raw.Outcome = core.OutcomeRefused
+	raw.Outcome = vocab.OutcomeRefused
 	s.Add("1", raw)
 	raw.Outcome = "odd\u202e"
 	s.Add("1", raw)
@@ -195,12 +196,12 @@ func TestTheStripShowsHostileActivityTamed(t *testing.T) {
 func TestTheAuditViewerShowsHostileRowsTamed(t *testing.T) {
 	testApp(t)
 	e := NewFakeEngine()
-	act, _ := json.Marshal(core.Act{Kind: core.ActType, Text: plaintest.All})
-	nav, _ := json.Marshal(core.Act{Kind: core.ActNavigate, URL: "https://x.example/\u202e" + plaintest.Long})
-	key, _ := json.Marshal(core.Act{Kind: core.ActKey, Keys: "Control+A\x1b[2K\r\n"})
+	act, _ := json.Marshal(vocab.Act{Kind: vocab.Type, Text: plaintest.All})
+	nav, _ := json.Marshal(vocab.Act{Kind: vocab.Navigate, URL: "https://x.example/\u202e" + plaintest.Long})
+	key, _ := json.Marshal(vocab.Act{Kind: vocab.Key, Keys: "Control+A\x1b[2K\r\n"})
 	base := core.AuditRow{Time: t0, AgentName: plaintest.AgentName, AgentPID: 999, AgentExe: "/usr/bin/python3", AgentSession: "s1",
 		Origin: "https://shop.example.com\u202e", FrameOrigin: "https://f.example\x1b", TargetRole: "button\x1b[2K", TargetName: plaintest.All,
-		Outcome: core.OutcomeFailed, Detail: plaintest.Newlines, Decision: "allowed\x1b[8m"}
+		Outcome: vocab.OutcomeFailed, Detail: plaintest.Newlines, Decision: "allowed\x1b[8m"}
 	var rows []core.AuditRow
 	for i, kind := range []string{"click", "type", "navigate", "key", "share", "about_to_fire"} {
 		r := base

@@ -8,9 +8,8 @@ import (
 	"image/png"
 	"math"
 
+	"github.com/reins-app/reins/vocab"
 	"golang.org/x/image/draw"
-
-	"github.com/reins-app/reins/core"
 )
 
 // pictureW×pictureH is the picture's size in the popup, in points; it is
@@ -37,7 +36,7 @@ func requestBox(x, y, w, h float64) *box {
 // capture it draws the sketch (the viewport as the snapshot's boxes) with
 // the target's place in it. It returns nil when there is neither a capture
 // nor a sketch.
-func renderPicture(pngBytes []byte, b *box, sk *core.Sketch) image.Image {
+func renderPicture(pngBytes []byte, b *box, sk *vocab.Sketch) image.Image {
 	out := image.NewRGBA(image.Rect(0, 0, pictureW*pixScale, pictureH*pixScale))
 	var src image.Image
 	captured := false
@@ -188,7 +187,7 @@ const sketchScale = 2
 // controls a little stronger than the rest), and the target's place filled.
 // Its pixels are sketchScale per CSS pixel; b is in CSS pixels and is
 // scaled with it.
-func drawSketch(sk *core.Sketch, b *box) image.Image {
+func drawSketch(sk *vocab.Sketch, b *box) image.Image {
 	w, h := int(math.Ceil(sk.W*sketchScale)), int(math.Ceil(sk.H*sketchScale))
 	img := image.NewRGBA(image.Rect(0, 0, max(w, 1), max(h, 1)))
 	stddraw.Draw(img, img.Bounds(), image.NewUniform(color.NRGBA{R: 0xfb, G: 0xfb, B: 0xfc, A: 0xff}), image.Point{}, stddraw.Src)

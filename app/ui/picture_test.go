@@ -6,12 +6,12 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/reins-app/reins/core"
+	"github.com/reins-app/reins/vocab"
 )
 
 // shopSketch is a 1000×600 page with a search field, a link and a button.
-func shopSketch() *core.Sketch {
-	return &core.Sketch{W: 1000, H: 600, Boxes: []core.SketchBox{
+func shopSketch() *vocab.Sketch {
+	return &vocab.Sketch{W: 1000, H: 600, Boxes: []vocab.SketchBox{
 		{X: 40, Y: 40, W: 600, H: 36, Role: "searchbox"},
 		{X: 40, Y: 120, W: 120, H: 20, Role: "link"},
 		{X: 420, Y: 300, W: 160, H: 44, Role: "button"},

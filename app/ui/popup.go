@@ -15,8 +15,8 @@ import (
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
-	"github.com/reins-app/reins/core"
 	"github.com/reins-app/reins/internal/plain"
+	"github.com/reins-app/reins/vocab"
 )
 
 // PopupSize is the approval popup's size in points (UI.md).
@@ -41,7 +41,7 @@ const tickEvery = 250 * time.Millisecond
 
 // Answerer takes the person's decision on a pending act; core's engine is one.
 type Answerer interface {
-	Answer(id string, d core.Decision) error
+	Answer(id string, d vocab.Decision) error
 }
 
 // PopupOptions configures [NewPopup].
@@ -67,8 +67,8 @@ type PopupOptions struct {
 // Its methods run on fyne's goroutine.
 type Popup struct {
 	opts     PopupOptions
-	queue    []*core.Request // oldest first
-	shown    string          // id of the request on screen
+	queue    []*vocab.Request // oldest first
+	shown    string           // id of the request on screen
 	armed    bool
 	stopArm  func() bool
 	stopTick func() bool
@@ -112,10 +112,10 @@ func NewPopup(opts PopupOptions) *Popup {
 	p.pictureArea = p.picture
 	p.explainArea = p.explain
 
-	p.deny = widget.NewButton("Deny", func() { p.decide(core.Deny) })
+	p.deny = widget.NewButton("Deny", func() { p.decide(vocab.Deny) })
 	p.deny.Importance = widget.HighImportance
-	p.once = widget.NewButton("Allow once", func() { p.decide(core.AllowOnce) })
-	p.tab = widget.NewButton(allowForLabel(opts.RememberFor), func() { p.decide(core.AllowTab) })
+	p.once = widget.NewButton("Allow once", func() { p.decide(vocab.AllowOnce) })
+	p.tab = widget.NewButton(allowForLabel(opts.RememberFor), func() { p.decide(vocab.AllowTab) })
 	p.bar = newCountdown()
 
 	// The mark sits by the header's first line, however many it wraps to.
@@ -154,7 +154,7 @@ func (p *Popup) Len() int { return len(p.queue) }
 
 // Current is the request on screen, or nil: none waits, or the popup rests
 // after an Allow.
-func (p *Popup) Current() *core.Request {
+func (p *Popup) Current() *vocab.Request {
 	if len(p.queue) == 0 || p.resting {
 		return nil
 	}
@@ -169,7 +169,7 @@ func (p *Popup) Resting() bool { return p.resting }
 func (p *Popup) Armed() bool { return p.armed }
 
 // Sync replaces the queue with what the engine says is pending, oldest first.
-func (p *Popup) Sync(pending []core.Request) {
+func (p *Popup) Sync(pending []vocab.Request) {
 	p.queue = p.queue[:0]
 	for i := range pending {
 		p.queue = append(p.queue, p.stamp(&pending[i]))
@@ -178,7 +178,7 @@ func (p *Popup) Sync(pending []core.Request) {
 }
 
 // Add queues a request the engine reports as waiting.
-func (p *Popup) Add(r *core.Request) {
+func (p *Popup) Add(r *vocab.Request) {
 	for _, q := range p.queue {
 		if q.ID == r.ID {
 			return
@@ -191,7 +191,7 @@ func (p *Popup) Add(r *core.Request) {
 // stamp gives a request that does not say when it was asked the time it
 // arrived, so that its countdown runs from then and not from when it is
 // first shown, which a rest may put off.
-func (p *Popup) stamp(r *core.Request) *core.Request {
+func (p *Popup) stamp(r *vocab.Request) *vocab.Request {
 	if r.Asked.IsZero() {
 		r.Asked = p.opts.Clock.Now()
 	}
@@ -220,7 +220,7 @@ func (p *Popup) drop(id string) bool {
 // a no, like silence.
 func (p *Popup) DenyAll() {
 	for _, r := range p.queue {
-		if err := p.opts.Engine.Answer(r.ID, core.Deny); err != nil {
+		if err := p.opts.Engine.Answer(r.ID, vocab.Deny); err != nil {
 			p.opts.Logf("answering %s: %v", r.ID, err)
 		}
 	}
@@ -232,7 +232,7 @@ func (p *Popup) DenyAll() {
 func (p *Popup) TypedKey(ev *fyne.KeyEvent) {
 	switch ev.Name {
 	case fyne.KeyEscape, fyne.KeyReturn, fyne.KeyEnter:
-		p.decide(core.Deny)
+		p.decide(vocab.Deny)
 	}
 }
 
@@ -249,22 +249,22 @@ func (p *Popup) button(name string) *widget.Button {
 	return nil
 }
 
-func (p *Popup) decide(d core.Decision) {
+func (p *Popup) decide(d vocab.Decision) {
 	r := p.Current()
 	if r == nil {
 		return
 	}
-	if d != core.Deny && !p.armed {
+	if d != vocab.Deny && !p.armed {
 		return // a stray click before the popup could be read
 	}
-	if d == core.AllowTab && !r.Rememberable {
+	if d == vocab.AllowTab && !r.Rememberable {
 		return
 	}
 	if err := p.opts.Engine.Answer(r.ID, d); err != nil {
 		p.opts.Logf("answering %s: %v", r.ID, err)
 	}
 	p.drop(r.ID)
-	if d != core.Deny && r.Act.Kind.IsInput() {
+	if d != vocab.Deny && r.Act.Kind.IsInput() {
 		p.rest(r.ID)
 	}
 	p.render()
@@ -368,7 +368,7 @@ func (p *Popup) updateButtons() {
 	} else {
 		p.tab.Hide()
 	}
-	if r != nil && r.Act.Kind == core.ActConnect {
+	if r != nil && r.Act.Kind == vocab.Connect {
 		p.once.SetText("Allow")
 	} else {
 		p.once.SetText("Allow once")
@@ -401,7 +401,7 @@ func (p *Popup) tick() {
 
 // remainingFor is how long the person has left to answer r, out of how long
 // they were given.
-func (p *Popup) remainingFor(r *core.Request) (left, total time.Duration) {
+func (p *Popup) remainingFor(r *vocab.Request) (left, total time.Duration) {
 	now := p.opts.Clock.Now()
 	if r.Asked.IsZero() {
 		r.Asked = now
@@ -417,7 +417,7 @@ func (p *Popup) remainingFor(r *core.Request) (left, total time.Duration) {
 }
 
 // fill writes a request into the popup's widgets.
-func (p *Popup) fill(r *core.Request) {
+func (p *Popup) fill(r *vocab.Request) {
 	setRich(p.who, whoSegs(r.Agent)...)
 	// A header too long for its line wraps rather than being cut: the
 	// process it starts with is what the person checks. One that fits stays
@@ -432,13 +432,13 @@ func (p *Popup) fill(r *core.Request) {
 	small := func(s string) []seg { return []seg{{text: s, color: colorSecondary, size: theme.SizeNameCaptionText}} }
 	var lines [][]seg
 	switch {
-	case r.Act.Kind == core.ActConnect:
+	case r.Act.Kind == vocab.Connect:
 		name := "this program"
 		if n := plain.Text(r.Agent.Name, plain.AgentMax); n != "" {
 			name = plain.Quote(n, 0)
 		}
 		lines = [][]seg{{{text: "Let " + name + " use Reins?", size: sizeAct, bold: true}}, small("First connection from this program")}
-	case r.Act.Kind == core.ActNavigate:
+	case r.Act.Kind == vocab.Navigate:
 		// Cleaned first, so that no control or bidi character keeps the
 		// origin from being told apart and emphasised.
 		origin, rest := splitURL(plain.Text(r.Act.URL, 0))
@@ -456,7 +456,7 @@ func (p *Popup) fill(r *core.Request) {
 	setPara(p.sentence, lines...)
 
 	var img image.Image
-	if r.Act.Kind != core.ActConnect {
+	if r.Act.Kind != vocab.Connect {
 		var b *box
 		if r.Box != nil {
 			b = requestBox(r.Box.X, r.Box.Y, r.Box.W, r.Box.H)
@@ -503,14 +503,14 @@ func (p *Popup) fill(r *core.Request) {
 	}
 }
 
-func explainSegs(r *core.Request) []seg {
+func explainSegs(r *vocab.Request) []seg {
 	small := func(s string) seg { return seg{text: s, color: colorSecondary} }
 	switch r.Act.Kind {
-	case core.ActConnect:
+	case vocab.Connect:
 		return []seg{small("This program has not used Reins before. If you allow it, it may ask you for acts until Reins quits; each act on a tab still waits for your answer here.")}
-	case core.ActKey, core.ActType:
+	case vocab.Key, vocab.Type:
 		return []seg{small("The keys go to the focused field of the tab shown above; there is no picture of it.")}
-	case core.ActNavigate:
+	case vocab.Navigate:
 		return []seg{small("The tab leaves the page it shows now. A tab shared on one site is unshared when it arrives on another.")}
 	}
 	return []seg{small("There is no picture of the target for this act.")}
@@ -519,7 +519,7 @@ func explainSegs(r *core.Request) []seg {
 // whoSegs is the popup's header for an agent: the real process first, in
 // full and emphasised, then the name the agent gave itself, quoted and cut
 // to a few words.
-func whoSegs(a core.Agent) []seg {
+func whoSegs(a vocab.Agent) []seg {
 	if a.PID == 0 {
 		return []seg{{text: a.Label(), bold: true}}
 	}
@@ -534,7 +534,7 @@ func whoSegs(a core.Agent) []seg {
 // a desktop act, "window “title” · Desktop", the window as Reins sees it
 // under the point. Page text in it is rendered: a role that is not a plain
 // token and the title are quoted.
-func targetLine(r *core.Request) string {
+func targetLine(r *vocab.Request) string {
 	t := r.Target
 	var parts []string
 	if role := plain.Role(t.Role); role != "" {

@@ -7,15 +7,14 @@ import (
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/test"
-
-	"github.com/reins-app/reins/core"
+	"github.com/reins-app/reins/vocab"
 )
 
 var t0 = time.Date(2025, 11, 29, 14, 0, 0, 0, time.UTC)
 
-func click(id string, rememberable bool) core.Request {
-	r := core.Request{ID: id, Agent: core.Agent{Name: "Claude Code", PID: 4121, Exe: "/usr/bin/claude"},
-		Act: core.Act{Kind: core.ActClick}, Asked: t0, Rememberable: rememberable}
+func click(id string, rememberable bool) vocab.Request {
+	r := vocab.Request{ID: id, Agent: vocab.Agent{Name: "Claude Code", PID: 4121, Exe: "/usr/bin/claude"},
+		Act: vocab.Act{Kind: vocab.Click}, Asked: t0, Rememberable: rememberable}
 	r.Target.Tab, r.Target.Origin, r.Target.TabTitle, r.Target.Role, r.Target.Name = "1", "https://shop.example.com", "Cart — Shop", "button", "Place order"
 	SetBox(&r, 10, 10, 80, 20)
 	return r
@@ -30,7 +29,7 @@ type popupRig struct {
 	hidden int // OnHide calls
 }
 
-func newPopupRig(t *testing.T, reqs ...core.Request) *popupRig {
+func newPopupRig(t *testing.T, reqs ...vocab.Request) *popupRig {
 	t.Helper()
 	testApp(t)
 	r := &popupRig{eng: NewFakeEngine(), clock: NewFakeClock(t0)}
@@ -61,8 +60,8 @@ func (r *popupRig) answers(t *testing.T, want ...Answered) {
 func TestEachButtonDeliversItsDecision(t *testing.T) {
 	for _, tc := range []struct {
 		button string
-		want   core.Decision
-	}{{"deny", core.Deny}, {"once", core.AllowOnce}, {"tab", core.AllowTab}} {
+		want   vocab.Decision
+	}{{"deny", vocab.Deny}, {"once", vocab.AllowOnce}, {"tab", vocab.AllowTab}} {
 		t.Run(tc.button, func(t *testing.T) {
 			r := newPopupRig(t, click("a1", true))
 			r.clock.Advance(ArmDelay)
@@ -90,13 +89,13 @@ func TestAllowIsInertBeforeItArms(t *testing.T) {
 		t.Fatal("Allow is still inert after the arming delay")
 	}
 	test.Tap(r.p.button("once"))
-	r.answers(t, Answered{"a1", core.AllowOnce})
+	r.answers(t, Answered{"a1", vocab.AllowOnce})
 }
 
 func TestDenyWorksAtOnce(t *testing.T) {
 	r := newPopupRig(t, click("a1", true))
 	test.Tap(r.p.button("deny"))
-	r.answers(t, Answered{"a1", core.Deny})
+	r.answers(t, Answered{"a1", vocab.Deny})
 }
 
 func TestEscapeAndReturnDeny(t *testing.T) {
@@ -105,7 +104,7 @@ func TestEscapeAndReturnDeny(t *testing.T) {
 			r := newPopupRig(t, click("a1", true))
 			r.clock.Advance(ArmDelay)
 			r.w.Canvas().OnTypedKey()(&fyne.KeyEvent{Name: key})
-			r.answers(t, Answered{"a1", core.Deny})
+			r.answers(t, Answered{"a1", vocab.Deny})
 		})
 	}
 }
@@ -116,7 +115,7 @@ func TestAllowOnTabIsAbsentWhenNotRememberable(t *testing.T) {
 	if r.p.button("tab").Visible() {
 		t.Fatal(`"Allow 10 min" shows for an act that may not be remembered`)
 	}
-	r.p.decide(core.AllowTab) // even if something pressed it
+	r.p.decide(vocab.AllowTab) // even if something pressed it
 	r.answers(t)
 }
 
@@ -141,7 +140,7 @@ func TestQueueAdvancesOldestFirstAndReArms(t *testing.T) {
 		t.Fatal("the next request's Allow is armed at once; a double click would approve it")
 	}
 	// The broker ends a2 (timeout): it leaves, and a3 shows without a counter.
-	r.eng.End("a2", core.Deny)
+	r.eng.End("a2", vocab.Deny)
 	r.p.End("a2")
 	if got := r.p.Current().ID; got != "a3" {
 		t.Fatalf("after a2 ended the popup shows %s, want a3", got)
@@ -149,7 +148,7 @@ func TestQueueAdvancesOldestFirstAndReArms(t *testing.T) {
 	if got := richText(r.p.counter); got != "" {
 		t.Fatalf("counter = %q with one request left", got)
 	}
-	r.answers(t, Answered{"a1", core.AllowOnce})
+	r.answers(t, Answered{"a1", vocab.AllowOnce})
 }
 
 func TestTimeoutLeavesTheDecisionToTheBroker(t *testing.T) {
@@ -159,7 +158,7 @@ func TestTimeoutLeavesTheDecisionToTheBroker(t *testing.T) {
 	if got := richText(r.p.remaining); got != "Denied automatically in 0:00" {
 		t.Fatalf("countdown = %q", got)
 	}
-	r.eng.End("a1", core.Deny)
+	r.eng.End("a1", vocab.Deny)
 	r.p.End("a1")
 	if r.p.Len() != 0 || r.hidden == 0 {
 		t.Fatal("the popup did not close when the broker ended the request")
@@ -168,7 +167,7 @@ func TestTimeoutLeavesTheDecisionToTheBroker(t *testing.T) {
 
 func TestSecretTextIsNeverShown(t *testing.T) {
 	req := click("a1", false)
-	req.Act = core.Act{Kind: core.ActType, Text: "hunter2-secret", Secret: true}
+	req.Act = vocab.Act{Kind: vocab.Type, Text: "hunter2-secret", Secret: true}
 	req.Target.Role, req.Target.Name = "textbox", "Password"
 	r := newPopupRig(t, req)
 	got := richText(r.p.sentence)

@@ -6,8 +6,7 @@ import (
 	"time"
 
 	"fyne.io/fyne/v2/test"
-
-	"github.com/reins-app/reins/core"
+	"github.com/reins-app/reins/vocab"
 )
 
 // The popup rests, hidden, after an Allow: Reins is on its own deny list, so
@@ -25,7 +24,7 @@ func (r *popupRig) showing(t *testing.T, id string) {
 	}
 }
 
-func payNow(id string) core.Request {
+func payNow(id string) vocab.Request {
 	r := click(id, true)
 	r.Target.Name = "Pay now"
 	return r
@@ -34,11 +33,11 @@ func payNow(id string) core.Request {
 func TestAllowHidesThePopupForARestBeforeTheNext(t *testing.T) {
 	for _, tc := range []struct {
 		name, button string
-		first        core.Request
-		want         core.Decision
+		first        vocab.Request
+		want         vocab.Decision
 	}{
-		{"allow once", "once", click("a1", true), core.AllowOnce},
-		{"allow on this tab", "tab", click("a1", true), core.AllowTab},
+		{"allow once", "once", click("a1", true), vocab.AllowOnce},
+		{"allow on this tab", "tab", click("a1", true), vocab.AllowTab},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			r := newPopupRig(t, tc.first, payNow("a2"))
@@ -80,19 +79,19 @@ func TestAllowOnTheNextRequestArmsOnlyAfterItShows(t *testing.T) {
 	test.Tap(r.p.button("tab"))
 	r.clock.Advance(ArmDelay - time.Millisecond)
 	test.Tap(r.p.button("once"))
-	r.answers(t, Answered{"a1", core.AllowOnce})
+	r.answers(t, Answered{"a1", vocab.AllowOnce})
 	if r.p.Armed() || !r.p.button("once").Disabled() {
 		t.Fatal("Allow is enabled before a2 has been on screen for the arming delay")
 	}
 	r.clock.Advance(time.Millisecond)
 	test.Tap(r.p.button("once"))
-	r.answers(t, Answered{"a1", core.AllowOnce}, Answered{"a2", core.AllowOnce})
+	r.answers(t, Answered{"a1", vocab.AllowOnce}, Answered{"a2", vocab.AllowOnce})
 }
 
 func TestDenyShowsTheNextAtOnce(t *testing.T) {
 	r := newPopupRig(t, click("a1", true), payNow("a2"))
 	test.Tap(r.p.button("deny"))
-	r.answers(t, Answered{"a1", core.Deny})
+	r.answers(t, Answered{"a1", vocab.Deny})
 	r.showing(t, "a2")
 	if r.p.Resting() || r.hidden != 0 || r.shown != 2 {
 		t.Fatalf("after Deny: resting %v, OnHide %d, OnShow %d; want a2 shown at once", r.p.Resting(), r.hidden, r.shown)
@@ -106,7 +105,7 @@ func TestARequestThatEndsDuringTheRestIsNotShown(t *testing.T) {
 	r := newPopupRig(t, click("a1", true), click("a2", true), payNow("a3"))
 	r.clock.Advance(ArmDelay)
 	test.Tap(r.p.button("once"))
-	r.eng.End("a2", core.Deny) // timed out meanwhile
+	r.eng.End("a2", vocab.Deny) // timed out meanwhile
 	r.p.End("a2")
 	r.clock.Advance(AllowRest)
 	r.showing(t, "a3")
@@ -122,7 +121,7 @@ func TestARestWithNothingLeftShowsNothing(t *testing.T) {
 	r := newPopupRig(t, click("a1", true), click("a2", true))
 	r.clock.Advance(ArmDelay)
 	test.Tap(r.p.button("once"))
-	r.eng.End("a2", core.Deny) // withdrawn meanwhile
+	r.eng.End("a2", vocab.Deny) // withdrawn meanwhile
 	r.p.End("a2")
 	r.clock.Advance(AllowRest)
 	r.showing(t, "")
@@ -211,11 +210,11 @@ func TestTheRestEndsWhenTheAllowedActIsOver(t *testing.T) {
 
 func TestAllowingAConnectionNeedsNoRest(t *testing.T) {
 	connect := click("c1", false)
-	connect.Act = core.Act{Kind: core.ActConnect}
+	connect.Act = vocab.Act{Kind: vocab.Connect}
 	r := newPopupRig(t, connect, payNow("a2"))
 	r.clock.Advance(ArmDelay)
 	test.Tap(r.p.button("once"))
-	r.answers(t, Answered{"c1", core.AllowOnce})
+	r.answers(t, Answered{"c1", vocab.AllowOnce})
 	if r.p.Resting() {
 		t.Fatal("resting after allowing a connection, which fires nothing")
 	}

@@ -7,12 +7,13 @@ import (
 
 	"github.com/reins-app/reins/core"
 	"github.com/reins-app/reins/internal/plain"
+	"github.com/reins-app/reins/vocab"
 )
 
 // TrayState is what the tray menu shows, read from the engine.
 type TrayState struct {
 	Tabs      []core.TabInfo
-	Desktop   core.Level
+	Desktop   vocab.Level
 	Agents    []core.AgentInfo
 	Pending   int
 	Paused    bool
@@ -22,14 +23,14 @@ type TrayState struct {
 // ReadTrayState reads the tray's state from the engine.
 func ReadTrayState(e Engine) TrayState {
 	return TrayState{
-		Tabs: e.Tabs(), Desktop: e.Share(core.DesktopKey), Agents: e.Agents(),
+		Tabs: e.Tabs(), Desktop: e.Share(vocab.DesktopKey), Agents: e.Agents(),
 		Pending: len(e.Pending()), Paused: e.Paused(), Connected: e.Connected(),
 	}
 }
 
 // TrayActions are what the menu's items do.
 type TrayActions struct {
-	SetShare     func(tab string, level core.Level)
+	SetShare     func(tab string, level vocab.Level)
 	AllowAgent   func(key string)
 	ForgetAgent  func(key string)
 	Install      func() // the extension is not connected: first run
@@ -92,13 +93,13 @@ func connectedAgents(as []core.AgentInfo) int {
 }
 
 var levels = []struct {
-	level core.Level
+	level vocab.Level
 	label string
-}{{core.None, "Not shared"}, {core.ReadOnly, "Read"}, {core.Control, "Control"}}
+}{{vocab.None, "Not shared"}, {vocab.ReadOnly, "Read"}, {vocab.Control, "Control"}}
 
 // levelItems are the None / Read / Control choices for one tab (or the
 // desktop), the current one checked.
-func levelItems(key string, cur core.Level, a TrayActions) []Item {
+func levelItems(key string, cur vocab.Level, a TrayActions) []Item {
 	out := make([]Item, 0, len(levels))
 	for _, l := range levels {
 		l := l
@@ -182,7 +183,7 @@ func BuildTray(s TrayState, a TrayActions) []Item {
 	}
 	items = append(items,
 		Item{Label: "Tabs", Children: tabs},
-		Item{Label: "Desktop", Children: levelItems(core.DesktopKey, s.Desktop, a)},
+		Item{Label: "Desktop", Children: levelItems(vocab.DesktopKey, s.Desktop, a)},
 		Item{Label: "Agents", Children: agentItems(s.Agents, a)},
 		Item{Separator: true},
 	)

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/reins-app/reins/core"
+	"github.com/reins-app/reins/vocab"
 )
 
 func find(items []Item, label string) *Item {
@@ -44,11 +45,11 @@ func checked(items []Item) []string {
 
 func TestTrayReflectsShareLevels(t *testing.T) {
 	var shared []string
-	s := TrayState{Connected: true, Desktop: core.ReadOnly, Tabs: []core.TabInfo{
-		{ID: "1", Title: "Cart — Shop", Origin: "https://shop.example.com", Level: core.Control},
-		{ID: "2", Title: "Inbox", Origin: "https://mail.example.com", Level: core.None},
+	s := TrayState{Connected: true, Desktop: vocab.ReadOnly, Tabs: []core.TabInfo{
+		{ID: "1", Title: "Cart — Shop", Origin: "https://shop.example.com", Level: vocab.Control},
+		{ID: "2", Title: "Inbox", Origin: "https://mail.example.com", Level: vocab.None},
 	}}
-	items := BuildTray(s, TrayActions{SetShare: func(tab string, l core.Level) { shared = append(shared, tab+"="+l.String()) }})
+	items := BuildTray(s, TrayActions{SetShare: func(tab string, l vocab.Level) { shared = append(shared, tab+"="+l.String()) }})
 	tabs := find(items, "Tabs")
 	shop := under(tabs.Children, "Cart — Shop (shop.example.com)")
 	mail := under(tabs.Children, "Inbox (mail.example.com)")
@@ -69,7 +70,7 @@ func TestTrayReflectsShareLevels(t *testing.T) {
 	}
 	find(mail, "Read").Do()
 	find(find(items, "Desktop").Children, "Control").Do()
-	if len(shared) != 2 || shared[0] != "2="+core.ReadOnly.String() || shared[1] != core.DesktopKey+"="+core.Control.String() {
+	if len(shared) != 2 || shared[0] != "2="+vocab.ReadOnly.String() || shared[1] != vocab.DesktopKey+"="+vocab.Control.String() {
 		t.Fatalf("SetShare calls = %v", shared)
 	}
 }

@@ -13,16 +13,17 @@ import (
 	"time"
 
 	"github.com/reins-app/reins/core"
+	"github.com/reins-app/reins/vocab"
 )
 
 // Engine is what the windows need of the core; *core.Runtime is one.
 type Engine interface {
 	Subscribe(buf int) (<-chan core.Event, func())
 	Tabs() []core.TabInfo
-	SetShare(tab string, level core.Level) error
-	Share(tab string) core.Level
-	Pending() []core.Request
-	Answer(id string, d core.Decision) error
+	SetShare(tab string, level vocab.Level) error
+	Share(tab string) vocab.Level
+	Pending() []vocab.Request
+	Answer(id string, d vocab.Decision) error
 	Pause(on bool)
 	Paused() bool
 	Connected() bool
@@ -71,7 +72,7 @@ type Settings struct {
 func newOf[T any](p **T) { *p = new(T) }
 
 // SetBox gives r a target box, in its picture's pixels.
-func SetBox(r *core.Request, x, y, w, h float64) {
+func SetBox(r *vocab.Request, x, y, w, h float64) {
 	newOf(&r.Box)
 	r.Box.X, r.Box.Y, r.Box.W, r.Box.H = x, y, w, h
 }

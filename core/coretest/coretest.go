@@ -19,6 +19,7 @@ import (
 	"github.com/reins-app/reins/bridge/protocol"
 	"github.com/reins-app/reins/core"
 	"github.com/reins-app/reins/executor"
+	"github.com/reins-app/reins/vocab"
 )
 
 // Profile is the fake browser's profile id.
@@ -461,7 +462,7 @@ func (e *Engine) WaitTab(t testing.TB, url string) string {
 }
 
 // AnswerAll answers every approval with d until the returned stop is called.
-func (e *Engine) AnswerAll(d core.Decision) (stop func()) {
+func (e *Engine) AnswerAll(d vocab.Decision) (stop func()) {
 	events, unsubscribe := e.Subscribe(64)
 	go func() {
 		for ev := range events {

@@ -24,6 +24,7 @@ import (
 	"github.com/reins-app/reins/internal/chromium"
 	"github.com/reins-app/reins/internal/plain"
 	"github.com/reins-app/reins/internal/xvfb"
+	"github.com/reins-app/reins/vocab"
 )
 
 //go:embed demo.html
@@ -89,11 +90,11 @@ func runDemo(args []string) error {
 		return err
 	}
 	step("The extension paired; the person shares tab " + tab + " at Control")
-	if err := rt.SetShare(tab, core.Control); err != nil {
+	if err := rt.SetShare(tab, vocab.Control); err != nil {
 		return err
 	}
 
-	agent := rt.Connect(core.Agent{Name: "Demo agent", Version: "1.0", PID: os.Getpid(), Exe: exe})
+	agent := rt.Connect(vocab.Agent{Name: "Demo agent", Version: "1.0", PID: os.Getpid(), Exe: exe})
 	step("The agent takes a snapshot")
 	snap, err := agent.Snapshot(ctx, tab)
 	if err != nil {
@@ -103,12 +104,12 @@ func runDemo(args []string) error {
 
 	add := refOf(snap.Text, "button", "Add to cart")
 	step("The agent clicks “Add to cart” by its ref " + add)
-	if _, err := agent.Act(ctx, core.ActRequest{Tab: tab, Ref: add, Act: core.Act{Kind: "click"}}); err != nil {
+	if _, err := agent.Act(ctx, core.ActRequest{Tab: tab, Ref: add, Act: vocab.Act{Kind: "click"}}); err != nil {
 		return err
 	}
 	search := refOf(snap.Text, "textbox", "Search")
 	step("The agent types into “Search” by its ref " + search)
-	if _, err := agent.Act(ctx, core.ActRequest{Tab: tab, Ref: search, Act: core.Act{Kind: "type", Text: "reins for horses"}}); err != nil {
+	if _, err := agent.Act(ctx, core.ActRequest{Tab: tab, Ref: search, Act: vocab.Act{Kind: "type", Text: "reins for horses"}}); err != nil {
 		return err
 	}
 	// The page updates its cart in its own time: read again until it shows
@@ -166,7 +167,7 @@ func scriptedAnswerer(rt *core.Runtime) func() {
 			case core.EventApproval:
 				r := ev.Request
 				fmt.Printf("   approval %s: %s asks to %s on %s — allowed by the demo's scripted answerer\n", r.ID, r.Agent.Label(), r.Sentence(), plain.Text(r.Target.Origin, plain.URLMax))
-				rt.Answer(r.ID, core.AllowOnce)
+				rt.Answer(r.ID, vocab.AllowOnce)
 			case core.EventActivity:
 				a := ev.Activity
 				fmt.Printf("   activity: %s — %s\n", a.Act, a.Outcome)

@@ -21,6 +21,7 @@ import (
 
 	"github.com/reins-app/reins/app/ui"
 	"github.com/reins-app/reins/core"
+	"github.com/reins-app/reins/vocab"
 )
 
 type testOnlyHooks struct {
@@ -48,7 +49,7 @@ func (h testOnlyHooks) shareFirst(ctx context.Context, rt *core.Runtime, prefix 
 	for ctx.Err() == nil {
 		for _, t := range rt.Tabs() {
 			if t.Connected && strings.HasPrefix(t.URL, prefix) {
-				if err := rt.SetShare(t.ID, core.Control); err != nil {
+				if err := rt.SetShare(t.ID, vocab.Control); err != nil {
 					fmt.Fprintf(os.Stderr, "reinstest: share %s: %v\n", t.ID, err)
 					continue
 				}

@@ -23,6 +23,7 @@ import (
 
 	"github.com/reins-app/reins/app/ui"
 	"github.com/reins-app/reins/core"
+	"github.com/reins-app/reins/vocab"
 )
 
 //go:embed testdata/shop.png
@@ -115,12 +116,12 @@ func newScene(clock *ui.FakeClock, now time.Time) *scene {
 	return &scene{clock: clock, now: now, eng: ui.NewFakeEngine()}
 }
 
-func claude() core.Agent {
-	return core.Agent{Name: "Claude Code", Version: "2.0.14", PID: 4121, Exe: "/usr/local/bin/claude", Session: "s1"}
+func claude() vocab.Agent {
+	return vocab.Agent{Name: "Claude Code", Version: "2.0.14", PID: 4121, Exe: "/usr/local/bin/claude", Session: "s1"}
 }
 
-func (s *scene) placeOrder(id string) core.Request {
-	r := core.Request{ID: id, Agent: claude(), Act: core.Act{Kind: core.ActClick}, Picture: shopPNG, Asked: s.now.Add(-6 * time.Second), Rememberable: true}
+func (s *scene) placeOrder(id string) vocab.Request {
+	r := vocab.Request{ID: id, Agent: claude(), Act: vocab.Act{Kind: vocab.Click}, Picture: shopPNG, Asked: s.now.Add(-6 * time.Second), Rememberable: true}
 	r.Target.Tab, r.Target.TabTitle, r.Target.Origin = "3", "Cart — Shop", "https://shop.example.com"
 	r.Target.Role, r.Target.Name, r.Target.Ref = "button", "Place order", "e41"
 	ui.SetBox(&r, boxX, boxY, boxW, boxH)
@@ -131,9 +132,9 @@ func (s *scene) windows() []shot {
 	var out []shot
 	e := s.eng
 	e.SetTabs(
-		core.TabInfo{ID: "3", Title: "Cart — Shop", URL: "https://shop.example.com/cart", Origin: "https://shop.example.com", Level: core.Control, Connected: true, Active: true},
-		core.TabInfo{ID: "4", Title: "Inbox (2) — Mail", URL: "https://mail.example.com/", Origin: "https://mail.example.com", Level: core.None, Connected: true},
-		core.TabInfo{ID: "7", Title: "Quarterly report — Docs", URL: "https://docs.example.com/d/91", Origin: "https://docs.example.com", Level: core.ReadOnly, Connected: true},
+		core.TabInfo{ID: "3", Title: "Cart — Shop", URL: "https://shop.example.com/cart", Origin: "https://shop.example.com", Level: vocab.Control, Connected: true, Active: true},
+		core.TabInfo{ID: "4", Title: "Inbox (2) — Mail", URL: "https://mail.example.com/", Origin: "https://mail.example.com", Level: vocab.None, Connected: true},
+		core.TabInfo{ID: "7", Title: "Quarterly report — Docs", URL: "https://docs.example.com/d/91", Origin: "https://docs.example.com", Level: vocab.ReadOnly, Connected: true},
 	)
 	e.SetAgents(
 		core.AgentInfo{Key: "Claude Code · /usr/local/bin/claude", Name: "Claude Code", PID: 4121, Exe: "/usr/local/bin/claude", Allowed: true, Sessions: 1},
@@ -142,7 +143,7 @@ func (s *scene) windows() []shot {
 
 	// The approval popup, with three acts waiting.
 	p := ui.NewPopup(ui.PopupOptions{Engine: e, Clock: s.clock, Timeout: 30 * time.Second})
-	for _, r := range []core.Request{s.placeOrder("a1"), s.placeOrder("a2"), s.placeOrder("a3")} {
+	for _, r := range []vocab.Request{s.placeOrder("a1"), s.placeOrder("a2"), s.placeOrder("a3")} {
 		e.Ask(r)
 	}
 	p.Sync(e.Pending())
@@ -150,12 +151,12 @@ func (s *scene) windows() []shot {
 	out = append(out, shot{"approval-popup", p.Content(), ui.PopupSize})
 
 	// A password, typed: the text is never shown, and nothing is remembered.
-	pw := core.Request{ID: "b1", Agent: claude(), Act: core.Act{Kind: core.ActType, Text: "correct horse battery", Secret: true}, Asked: s.now.Add(-3 * time.Second)}
+	pw := vocab.Request{ID: "b1", Agent: claude(), Act: vocab.Act{Kind: vocab.Type, Text: "correct horse battery", Secret: true}, Asked: s.now.Add(-3 * time.Second)}
 	pw.Target.Tab, pw.Target.TabTitle, pw.Target.Origin, pw.Target.FrameOrigin = "3", "Checkout — Shop", "https://shop.example.com", "https://pay.example-payments.com"
 	pw.Target.Role, pw.Target.Name = "textbox", "Card security code"
 	ui.SetBox(&pw, 520, 300, 180, 36)
 	// Chrome gave no picture: the popup draws the page from the snapshot's boxes.
-	pw.Sketch = &core.Sketch{W: 1200, H: 700, Boxes: []core.SketchBox{
+	pw.Sketch = &vocab.Sketch{W: 1200, H: 700, Boxes: []vocab.SketchBox{
 		{X: 60, Y: 24, W: 140, H: 28, Role: "link"}, {X: 880, Y: 24, W: 120, H: 28, Role: "link"}, {X: 1020, Y: 24, W: 120, H: 28, Role: "button"},
 		{X: 120, Y: 120, W: 380, H: 36, Role: "textbox"}, {X: 520, Y: 120, W: 380, H: 36, Role: "textbox"},
 		{X: 120, Y: 210, W: 780, H: 36, Role: "textbox"}, {X: 120, Y: 300, W: 380, H: 36, Role: "textbox"},
@@ -168,35 +169,35 @@ func (s *scene) windows() []shot {
 	out = append(out, shot{"approval-popup-secret-in-frame", p2.Content(), ui.PopupSize})
 
 	// A new agent's first connection.
-	cn := core.Request{ID: "c1", Agent: core.Agent{Name: "Codex", PID: 5230, Exe: "/opt/homebrew/bin/codex"}, Act: core.Act{Kind: core.ActConnect}, Asked: s.now.Add(-2 * time.Second)}
+	cn := vocab.Request{ID: "c1", Agent: vocab.Agent{Name: "Codex", PID: 5230, Exe: "/opt/homebrew/bin/codex"}, Act: vocab.Act{Kind: vocab.Connect}, Asked: s.now.Add(-2 * time.Second)}
 	p3 := ui.NewPopup(ui.PopupOptions{Engine: e, Clock: s.clock, Timeout: 30 * time.Second})
 	p3.Add(&cn)
 	s.clock.Advance(ui.ArmDelay)
 	out = append(out, shot{"approval-popup-new-agent", p3.Content(), ui.PopupSize})
 
 	// The tray menu, with the Tabs submenu and one tab's share levels open.
-	items := ui.BuildTray(ui.TrayState{Tabs: e.Tabs(), Desktop: core.None, Agents: e.Agents(), Pending: 2, Connected: true}, ui.TrayActions{})
+	items := ui.BuildTray(ui.TrayState{Tabs: e.Tabs(), Desktop: vocab.None, Agents: e.Agents(), Pending: 2, Connected: true}, ui.TrayActions{})
 	out = append(out, shot{"tray-menu", ui.MenuPreview(items, []int{3, 0}, ui.IconWaiting), fyne.Size{}})
 
 	// The activity strip of the shop tab.
 	strip := ui.NewActivityStrip()
 	strip.SetTabs(e.Tabs())
-	who := core.Agent{Name: "Claude Code", PID: 4121, Exe: "claude"}.Label()
+	who := vocab.Agent{Name: "Claude Code", PID: 4121, Exe: "claude"}.Label()
 	add := func(ago time.Duration, act, outcome, code, detail string) {
 		strip.Add("3", core.Activity{Time: s.now.Add(-ago), Agent: who, Act: act, Outcome: outcome, Code: code, Detail: detail})
 	}
-	add(9*time.Minute, "Read", core.OutcomeRefused, core.CodeGrantRequired, "")
+	add(9*time.Minute, "Read", vocab.OutcomeRefused, vocab.CodeGrantRequired, "")
 	for i := 0; i < 12; i++ {
-		add(8*time.Minute-time.Duration(i)*time.Second, "Read", core.OutcomeRefused, core.CodeGrantRequired, "")
+		add(8*time.Minute-time.Duration(i)*time.Second, "Read", vocab.OutcomeRefused, vocab.CodeGrantRequired, "")
 	}
-	add(6*time.Minute, "Read", core.OutcomeRead, "", "")
-	add(5*time.Minute, "Click “Checkout”", core.OutcomeRefused, core.CodeControlRequired, "")
-	add(4*time.Minute, "Click “Checkout”", core.OutcomeDone, "", "")
-	add(3*time.Minute, "Type “Ada Lovelace” into “Name on card”", core.OutcomeDone, "", "")
-	add(150*time.Second, "Click “Apply coupon”", core.OutcomeRefused, core.CodeStaleRef, "")
-	add(2*time.Minute, "Click “Remove”", core.OutcomeDenied, core.CodeDenied, "")
-	add(90*time.Second, "Press Meta+Q", core.OutcomeRefused, core.CodeDenyListed, "a deny-listed application is in the way: 1Password is in front (deny list: 1Password); nothing was fired")
-	add(30*time.Second, "Click “Place order”", core.OutcomeTimeout, core.CodeTimeout, "")
+	add(6*time.Minute, "Read", vocab.OutcomeRead, "", "")
+	add(5*time.Minute, "Click “Checkout”", vocab.OutcomeRefused, vocab.CodeControlRequired, "")
+	add(4*time.Minute, "Click “Checkout”", vocab.OutcomeDone, "", "")
+	add(3*time.Minute, "Type “Ada Lovelace” into “Name on card”", vocab.OutcomeDone, "", "")
+	add(150*time.Second, "Click “Apply coupon”", vocab.OutcomeRefused, vocab.CodeStaleRef, "")
+	add(2*time.Minute, "Click “Remove”", vocab.OutcomeDenied, vocab.CodeDenied, "")
+	add(90*time.Second, "Press Meta+Q", vocab.OutcomeRefused, vocab.CodeDenyListed, "a deny-listed application is in the way: 1Password is in front (deny list: 1Password); nothing was fired")
+	add(30*time.Second, "Click “Place order”", vocab.OutcomeTimeout, vocab.CodeTimeout, "")
 	out = append(out, shot{"activity-strip", strip.Content(), fyne.NewSize(460, 720)})
 
 	// The audit viewer.

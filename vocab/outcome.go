@@ -1,0 +1,68 @@
+package vocab
+
+import "fmt"
+
+// Outcome words: the short word each audit row and each line of the
+// activity strip ends with.
+const (
+	OutcomeDone        = "done"
+	OutcomeRead        = "read"
+	OutcomeRefused     = "refused"
+	OutcomeDenied      = "denied"
+	OutcomeTimeout     = "timeout"
+	OutcomeFailed      = "failed"
+	OutcomeAboutToFire = "about_to_fire" // an act's row before it fires; written only by the audit's Commit
+)
+
+// Stable codes of refusals and failures, as agents and the activity strip
+// see them.
+const (
+	CodeGrantRequired   = "grant_required"
+	CodeControlRequired = "control_required"
+	CodeStaleRef        = "stale_ref"
+	CodeChanged         = "changed"
+	CodeDenied          = "denied_by_user"
+	CodeTimeout         = "approval_timeout"
+	CodeDenyListed      = "deny_listed_app"
+	CodeObscured        = "obscured"
+	CodeNotVisible      = "not_visible"
+	CodeDisabled        = "disabled"
+	CodeDisconnected    = "extension_disconnected"
+	CodePaused          = "paused"
+	CodePersonActive    = "person_active"
+	CodeAgentNotAllowed = "agent_not_allowed"
+	CodeNoTab           = "no_tab"
+	CodeAuditFailed     = "audit_failed"
+	CodeBadRequest      = "bad_request"
+	CodeNoDisplay       = "no_display"
+	CodeOffScreen       = "off_screen"
+	CodeUnknownKey      = "unknown_key"
+	CodeTextTooLong     = "text_too_long"
+	// CodeAnchorUnreachable: the remote audit receiver the person marked
+	// required does not answer, so acts are refused; reads go on.
+	CodeAnchorUnreachable = "audit_anchor_unreachable"
+	// CodeProgramChanged: the tab was shared on a loopback address and
+	// another program now listens there, so its share ended.
+	CodeProgramChanged = "program_changed"
+	// CodeProgramUnknown: Reins could not tell which program listens on a
+	// loopback tab's address, so it would not share the tab, or read or
+	// act on it.
+	CodeProgramUnknown = "program_unknown"
+	CodeFailed         = "failed"
+)
+
+// Error is a refusal or failure with a stable code and a sentence saying what
+// to do next.
+type Error struct {
+	Code    string
+	Message string
+	Err     error // the cause, if any
+}
+
+func (e *Error) Error() string { return e.Code + ": " + e.Message }
+func (e *Error) Unwrap() error { return e.Err }
+
+// Errorf makes an [Error] with code and a message.
+func Errorf(code, format string, args ...any) *Error {
+	return &Error{Code: code, Message: fmt.Sprintf(format, args...)}
+}

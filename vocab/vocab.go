@@ -1,0 +1,177 @@
+// Package vocab holds the words every layer of Reins speaks: who asks (an
+// [Agent]), what they ask for (an [Act] of some [ActKind] on a [Target]),
+// how it is put to the person (a [Request]), how far a tab is shared (a
+// [Level]), the person's answer (a [Decision]), and how an attempt ended
+// (an outcome word, and an [Error] with a stable code).
+//
+// It is a leaf: it imports nothing of Reins but the text renderer, so the
+// stages, core and both doors can share it.
+package vocab
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/reins-app/reins/internal/plain"
+)
+
+// Agent identifies who asks: the self-declared client name beside the real
+// process behind the connection.
+type Agent struct {
+	Name    string `json:"name"`              // self-declared, e.g. "Claude Code"
+	Version string `json:"version,omitempty"` // self-declared
+	PID     int    `json:"pid,omitempty"`     // the connecting process
+	Exe     string `json:"exe,omitempty"`     // its executable
+	Session string `json:"session"`           // Reins' id for this connection
+}
+
+// Label is how the agent is shown to a person: the real process first and
+// whole, then the name it declared, quoted and cut short when long, so that
+// no name can hide or push out the process ("python3 (pid 999) · “Claude
+// Code”"). Rows the person's own changes wrote show as "you".
+func (a Agent) Label() string {
+	if a.IsPerson() {
+		return "you"
+	}
+	return plain.Who(a.Exe, a.PID, a.Name)
+}
+
+// IsPerson reports whether a stands for the person at Reins' own controls
+// (a share or a setting they changed), not for an agent: every agent has a
+// session, and the person's rows have none.
+func (a Agent) IsPerson() bool {
+	return a.Name == PersonName && a.Session == "" && a.PID == 0 && a.Exe == ""
+}
+
+// PersonName is the agent name of the rows the person's own changes write.
+const PersonName = "person"
+
+// Target is what an act lands on, as the person should see it.
+type Target struct {
+	Tab         string `json:"tab,omitempty"` // Reins' tab id
+	TabTitle    string `json:"tabTitle,omitempty"`
+	Origin      string `json:"origin,omitempty"`      // the tab's origin
+	FrameOrigin string `json:"frameOrigin,omitempty"` // set only when the target's frame has another origin
+	Ref         string `json:"ref,omitempty"`
+	Role        string `json:"role,omitempty"`
+	Name        string `json:"name,omitempty"`
+	Desktop     bool   `json:"desktop,omitempty"` // a desktop act, not in a tab
+	// Desktop acts: what Reins itself sees where the act lands, and apart
+	// from it, what the agent says is there.
+	App    string `json:"app,omitempty"`    // the application under the point, or in front for typing and keys
+	Window string `json:"window,omitempty"` // the title of the window under the point, as that application set it
+	Claim  string `json:"claim,omitempty"`  // the agent's own words for the target; Reins has not checked them
+}
+
+// Request is one act waiting for a person.
+type Request struct {
+	ID      string `json:"id"`
+	Agent   Agent  `json:"agent"`
+	Act     Act    `json:"act"`
+	Target  Target `json:"target"`
+	Picture []byte `json:"-"`             // PNG of the tab's visible area; may be nil
+	Box     *Box   `json:"box,omitempty"` // the target within Picture, in its pixels, or within Sketch
+	// Sketch is the tab's viewport drawn from the agent's snapshot, when no
+	// Picture could be taken; nil otherwise.
+	Sketch *Sketch   `json:"sketch,omitempty"`
+	Asked  time.Time `json:"asked"`
+	// Deadline is when silence becomes a deny; the broker sets it.
+	Deadline time.Time `json:"deadline"`
+	// Held counts the times this act was approved and then held back,
+	// because the person was using the mouse or keyboard when it was about
+	// to fire. A held act is always put to the person: a remembered
+	// "allow on this tab" does not cover it.
+	Held int `json:"held,omitempty"`
+	// Remember reports whether "allow on this tab for a while" may be offered:
+	// never for secret fields or for navigation to another origin.
+	Rememberable bool `json:"rememberable"`
+}
+
+// Box is a rectangle in a picture's pixels.
+type Box struct {
+	X, Y, W, H float64
+}
+
+// Sketch is a tab's viewport as the boxes of a snapshot's elements, in CSS
+// pixels: what the person sees of the page when Chrome gives no picture.
+type Sketch struct {
+	W, H  float64     // the viewport
+	Boxes []SketchBox // in the viewport, top to bottom
+}
+
+// SketchBox is one element of a Sketch.
+type SketchBox struct {
+	X, Y, W, H float64
+	Role       string
+}
+
+// Sentence is the act as the person reads it.
+func (r Request) Sentence() string { return SentenceOf(r.Act, r.Target) }
+
+// SentenceOf is an act on a target as the person reads it; a desktop act
+// says where it lands as Reins sees it.
+func SentenceOf(a Act, t Target) string {
+	if t.Desktop {
+		return a.desktopSentence(t)
+	}
+	return a.Sentence(t.Name)
+}
+
+// Decision is the person's answer.
+type Decision int
+
+const (
+	Deny      Decision = iota // the default, and what silence means
+	AllowOnce                 //
+	AllowTab                  // allow this kind of act on this tab for a while
+	// Remembered is how an act a remembered AllowTab covered was approved;
+	// only the approvals broker gives it, never a person.
+	Remembered
+)
+
+func (d Decision) String() string {
+	switch d {
+	case AllowOnce:
+		return "allowed once"
+	case AllowTab:
+		return "allowed on this tab"
+	case Remembered:
+		return "allowed (remembered)"
+	}
+	return "denied"
+}
+
+// Level is how far a tab (or the desktop) is shared.
+type Level int
+
+const (
+	None     Level = iota // nothing may be read or done
+	ReadOnly              // snapshots and screenshots, no acts
+	Control               // acts, each approved by the person
+)
+
+func (l Level) String() string {
+	switch l {
+	case ReadOnly:
+		return "read"
+	case Control:
+		return "control"
+	}
+	return "none"
+}
+
+// ParseLevel reads "none", "read" or "control".
+func ParseLevel(s string) (Level, error) {
+	switch s {
+	case "none", "not shared", "off":
+		return None, nil
+	case "read", "readonly", "read-only":
+		return ReadOnly, nil
+	case "control":
+		return Control, nil
+	}
+	return None, fmt.Errorf("unknown share level %q: use none, read or control", s)
+}
+
+// DesktopKey is the grant key of the desktop tools.
+const DesktopKey = "desktop"
