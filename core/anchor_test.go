@@ -15,6 +15,7 @@ import (
 	"github.com/reins-app/reins/core"
 	"github.com/reins-app/reins/core/coretest"
 	"github.com/reins-app/reins/executor"
+	"github.com/reins-app/reins/settings"
 	"github.com/reins-app/reins/vocab"
 )
 
@@ -76,8 +77,8 @@ func TestARequiredAnchorThatDoesNotAnswerRefusesActsNotReads(t *testing.T) {
 func TestStartSendsRowsToTheAnchorInTheSettings(t *testing.T) {
 	rs := audittest.Start(t, 0)
 	dir := t.TempDir()
-	settings := `{"auditAnchor": {"remote": "` + rs.Addr() + `", "required": true}}`
-	if err := os.WriteFile(filepath.Join(dir, core.SettingsFile), []byte(settings), 0o600); err != nil {
+	saved := `{"auditAnchor": {"remote": "` + rs.Addr() + `", "required": true}}`
+	if err := os.WriteFile(filepath.Join(dir, settings.FileName), []byte(saved), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	rt, err := core.Start(context.Background(), core.StartOptions{DataDir: dir, Executor: &executor.Fake{}, SystemLog: rs.Socket, Logf: t.Logf})
@@ -94,7 +95,7 @@ func TestStartSendsRowsToTheAnchorInTheSettings(t *testing.T) {
 	path, _ := filepath.Abs(filepath.Join(dir, "audit.db"))
 	audittest.WaitLines(t, rs.LocalLog, path, 1)
 	audittest.WaitLines(t, rs.RemoteLog, path, 1)
-	b, _ := os.ReadFile(filepath.Join(dir, core.SettingsFile))
+	b, _ := os.ReadFile(filepath.Join(dir, settings.FileName))
 	if !strings.Contains(string(b), rs.Addr()) {
 		t.Fatalf("saving another setting lost the anchor:\n%s", b)
 	}

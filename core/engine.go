@@ -21,6 +21,7 @@ import (
 	"github.com/reins-app/reins/bridge/protocol"
 	"github.com/reins-app/reins/executor"
 	"github.com/reins-app/reins/grounding"
+	"github.com/reins-app/reins/settings"
 	"github.com/reins-app/reins/vocab"
 )
 
@@ -45,11 +46,14 @@ type Options struct {
 	// the mouse and keyboard alone before it is held and asked about again;
 	// default 2 s.
 	PersonWait time.Duration // optional
-	// SettingsFile is where the person's setting changes are saved; empty
-	// keeps them for this run only. Start sets it in the data folder.
-	SettingsFile string // optional
+	// Settings keeps the person's setting changes; nil keeps them for this
+	// run only. Start gives settings.json in the data folder.
+	Settings settings.Store // optional
+	// Login is the desktop's login items, where "start at login" takes
+	// effect; nil records the choice without touching them.
+	Login settings.Login // optional
 
-	saved Settings // set by Start: what was saved, for the settings the engine does not run on
+	saved settings.Settings // set by Start: what was saved, for the settings the engine does not run on
 }
 
 // Engine is the core.

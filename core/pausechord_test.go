@@ -14,6 +14,7 @@ import (
 	"github.com/reins-app/reins/core"
 	"github.com/reins-app/reins/executor"
 	"github.com/reins-app/reins/internal/xvfb"
+	"github.com/reins-app/reins/settings"
 	"github.com/reins-app/reins/vocab"
 )
 
@@ -60,7 +61,7 @@ func TestThePauseChordCanBeChangedAndIsTakenBeforeTheOldOneGoes(t *testing.T) {
 	if got := rt.Settings().PauseChord; got != "Control+Alt+Meta+Escape" {
 		t.Fatalf("the chord is saved as %q", got)
 	}
-	if b, err := os.ReadFile(filepath.Join(dir, core.SettingsFile)); err != nil || !strings.Contains(string(b), `"pauseChord": "Control+Alt+Meta+Escape"`) {
+	if b, err := os.ReadFile(filepath.Join(dir, settings.FileName)); err != nil || !strings.Contains(string(b), `"pauseChord": "Control+Alt+Meta+Escape"`) {
 		t.Fatalf("the chord is not saved for the next start: %s, %v", b, err)
 	}
 	if pauses("Control+Alt+Meta+P") {
@@ -85,7 +86,7 @@ func TestThePauseChordCanBeChangedAndIsTakenBeforeTheOldOneGoes(t *testing.T) {
 	if !pauses("Control+Alt+Meta+Escape") {
 		t.Fatal("the old chord was let go although the new one could not be taken")
 	}
-	rows, err := rt.AuditRows(ctx, core.AuditFilter{Act: string(core.ActSettings)})
+	rows, err := rt.AuditRows(ctx, core.AuditFilter{Act: string(vocab.Settings)})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -18,6 +18,7 @@ import (
 	"github.com/reins-app/reins/extension"
 	"github.com/reins-app/reins/internal/folderlock"
 	"github.com/reins-app/reins/internal/paths"
+	"github.com/reins-app/reins/settings"
 )
 
 // StartOptions configures [Start].
@@ -38,6 +39,9 @@ type StartOptions struct {
 	// seq and hash; "" the platform's (/dev/log, /var/run/syslog), "off"
 	// none. Tests give their own.
 	SystemLog string // optional
+	// Program is the program "start at login" registers; default this one.
+	// Tests give an installed one: a test binary's build folder goes away.
+	Program string // optional
 }
 
 // Runtime is a started Reins: the engine and what it runs on.
@@ -94,8 +98,8 @@ func start(ctx context.Context, opts StartOptions, dir string) (*Runtime, error)
 	if err != nil {
 		return nil, err
 	}
-	settingsPath := filepath.Join(dir, SettingsFile)
-	saved, problems := loadSettings(settingsPath)
+	store := settings.File{Path: filepath.Join(dir, settings.FileName)}
+	saved, problems := store.Load()
 	for _, p := range problems {
 		logf(opts.Logf, "settings: %s", p)
 	}
@@ -143,7 +147,7 @@ func start(ctx context.Context, opts StartOptions, dir string) (*Runtime, error)
 	}
 	e := New(Options{
 		Browser: br, Audit: log, Executor: ex, ApprovalTimeout: timeout, RememberFor: saved.RememberFor, Logf: opts.Logf,
-		SettingsFile: settingsPath, saved: saved,
+		Settings: store, Login: settings.Desktop{Executable: opts.Program}, saved: saved,
 	})
 	rctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	r := &Runtime{Engine: e, DataDir: dir, display: opts.Display, bridge: br, log: log, exec: ex, cancel: cancel, done: make(chan struct{})}
@@ -197,10 +201,6 @@ func (r *Runtime) PauseChordTaken() bool {
 
 // DefaultPauseChord is the pause chord until the person chooses another.
 const DefaultPauseChord = executor.PauseChord
-
-// CanonicalPauseChord checks that s can be the pause chord and returns it in
-// the one spelling settings use.
-func CanonicalPauseChord(s string) (string, error) { return executor.CanonicalHotkey(s) }
 
 // hotkeyWait is how long taking a chord may take before it counts as
 // failed; longer than the macOS executor's own wait for the main thread, so

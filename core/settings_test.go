@@ -21,6 +21,7 @@ import (
 	"github.com/reins-app/reins/core/coretest"
 	"github.com/reins-app/reins/executor"
 	"github.com/reins-app/reins/internal/autostart"
+	"github.com/reins-app/reins/settings"
 	"github.com/reins-app/reins/vocab"
 )
 
@@ -33,7 +34,6 @@ const installedExe = "/opt/Reins Apps/reins"
 // Reins's entry goes. Turning start at login on registers installedExe.
 func loginItems(t *testing.T) string {
 	t.Helper()
-	core.SetTestOnlyExecutable(t, installedExe)
 	dir := t.TempDir()
 	t.Setenv("HOME", dir)
 	t.Setenv("XDG_CONFIG_HOME", filepath.Join(dir, "config"))
@@ -190,7 +190,7 @@ func TestSettersRefuseValuesOutOfBounds(t *testing.T) {
 		{e.SetBridgePort(80), "between 1024 and 65535, or 0 to pick a free one, not 80"},
 		{e.SetBridgePort(70000), "not 70000"},
 	} {
-		if !errors.Is(c.err, core.ErrInvalidSetting) || !strings.Contains(c.err.Error(), c.says) {
+		if !errors.Is(c.err, settings.ErrInvalid) || !strings.Contains(c.err.Error(), c.says) {
 			t.Errorf("got %v, want an invalid-setting error saying %q", c.err, c.says)
 		}
 	}
@@ -319,7 +319,7 @@ func TestSettingsAreSavedAndLoadedAtStart(t *testing.T) {
 	var ex *executor.Fake
 	start := func() *core.Runtime {
 		ex = &executor.Fake{}
-		rt, err := core.Start(context.Background(), core.StartOptions{DataDir: dir, Executor: ex, Logf: t.Logf})
+		rt, err := core.Start(context.Background(), core.StartOptions{Program: installedExe, DataDir: dir, Executor: ex, Logf: t.Logf})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -337,7 +337,7 @@ func TestSettingsAreSavedAndLoadedAtStart(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	path := filepath.Join(dir, core.SettingsFile)
+	path := filepath.Join(dir, settings.FileName)
 	fi, err := os.Stat(path)
 	if err != nil {
 		t.Fatal(err)
@@ -391,11 +391,11 @@ func TestADamagedSettingsFileDoesNotStopReins(t *testing.T) {
 		t.Fatal(err)
 	}
 	dir := t.TempDir()
-	long := strings.Repeat("x", core.MaxDeniedName+1)
-	os.WriteFile(filepath.Join(dir, core.SettingsFile), []byte(`{"approvalTimeoutSeconds": 3600, "startAtLogin": true,
+	long := strings.Repeat("x", settings.MaxDeniedName+1)
+	os.WriteFile(filepath.Join(dir, settings.FileName), []byte(`{"approvalTimeoutSeconds": 3600, "startAtLogin": true,
 		"denyAdded": ["Signal", "", "bell\u0007", "SIGNAL", "`+long+`", " Bank "]}`), 0o600)
 	var n notes
-	rt, err := core.Start(context.Background(), core.StartOptions{DataDir: dir, Executor: &executor.Fake{}, Logf: n.logf})
+	rt, err := core.Start(context.Background(), core.StartOptions{Program: installedExe, DataDir: dir, Executor: &executor.Fake{}, Logf: n.logf})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -409,12 +409,12 @@ func TestADamagedSettingsFileDoesNotStopReins(t *testing.T) {
 	n.has(t, `deny list entry "SIGNAL" is there twice`)
 	n.has(t, "dropped: an application name can be at most 128 characters, not 129")
 	var saved map[string]any
-	b, _ := os.ReadFile(filepath.Join(dir, core.SettingsFile))
+	b, _ := os.ReadFile(filepath.Join(dir, settings.FileName))
 	json.Unmarshal(b, &saved)
 	if saved["approvalTimeoutSeconds"] != float64(3600) {
 		t.Fatal("loading rewrote the file")
 	}
-	if _, err := os.Stat(filepath.Join(dir, core.SettingsFile+".bad")); !errors.Is(err, os.ErrNotExist) {
+	if _, err := os.Stat(filepath.Join(dir, settings.FileName+".bad")); !errors.Is(err, os.ErrNotExist) {
 		t.Fatalf("a readable file was set aside: %v", err)
 	}
 }
@@ -424,7 +424,7 @@ func TestADamagedSettingsFileDoesNotStopReins(t *testing.T) {
 func TestASettingsFileThatCannotBeReadIsKeptAsBad(t *testing.T) {
 	loginItems(t)
 	dir := t.TempDir()
-	path := filepath.Join(dir, core.SettingsFile)
+	path := filepath.Join(dir, settings.FileName)
 	garbage := []byte(`{"denyAdded": ["Signal", "Bank"], "approvalTimeoutSeconds": 45,,}`)
 	if err := os.WriteFile(path, garbage, 0o600); err != nil {
 		t.Fatal(err)
@@ -434,7 +434,7 @@ func TestASettingsFileThatCannotBeReadIsKeptAsBad(t *testing.T) {
 		t.Fatal(err)
 	}
 	var n notes
-	rt, err := core.Start(context.Background(), core.StartOptions{DataDir: dir, Executor: &executor.Fake{}, Logf: n.logf})
+	rt, err := core.Start(context.Background(), core.StartOptions{Program: installedExe, DataDir: dir, Executor: &executor.Fake{}, Logf: n.logf})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -523,7 +523,7 @@ func TestDenyListRefusesWhatItCannotTake(t *testing.T) {
 		{e.AddDenied(" \t "), "type the application's name"},
 		{e.AddDenied("Sig\nnal"), "control character (U+000A)"},
 		{e.AddDenied("Sig\u202enal"), "invisible or control character (U+202E)"},
-		{e.AddDenied(strings.Repeat("é", core.MaxDeniedName+1)), "at most 128 characters, not 129"},
+		{e.AddDenied(strings.Repeat("é", settings.MaxDeniedName+1)), "at most 128 characters, not 129"},
 		{e.AddDenied("\xffbad"), "not valid text"},
 		{e.AddDenied("SIGNAL"), "“Signal” is already on your list"},
 		{e.AddDenied(" signal "), "“Signal” is already on your list"},
@@ -532,11 +532,11 @@ func TestDenyListRefusesWhatItCannotTake(t *testing.T) {
 		{e.RemoveDenied("1Password"), "1Password is built in, and the built-in entries cannot be removed"},
 		{e.RemoveDenied("Telegram"), "“Telegram” is not on your list"},
 	} {
-		if !errors.Is(c.err, core.ErrInvalidSetting) || !strings.Contains(c.err.Error(), c.says) {
+		if !errors.Is(c.err, settings.ErrInvalid) || !strings.Contains(c.err.Error(), c.says) {
 			t.Errorf("got %v, want an invalid-setting error saying %q", c.err, c.says)
 		}
 	}
-	if e.AddDenied(strings.Repeat("é", core.MaxDeniedName)) != nil {
+	if e.AddDenied(strings.Repeat("é", settings.MaxDeniedName)) != nil {
 		t.Error("a name of exactly the longest length was refused")
 	}
 	rows := settingsRows(t, e.Log.Rows)
@@ -619,7 +619,7 @@ func TestOpenAppsOffersWhatTheDenyListDoesNotCover(t *testing.T) {
 func TestStartAtLoginAddsAndRemovesTheLoginEntry(t *testing.T) {
 	entry := loginItems(t)
 	exe := installedExe
-	rt, err := core.Start(context.Background(), core.StartOptions{DataDir: t.TempDir(), Executor: &executor.Fake{}, Logf: t.Logf})
+	rt, err := core.Start(context.Background(), core.StartOptions{Program: installedExe, DataDir: t.TempDir(), Executor: &executor.Fake{}, Logf: t.Logf})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -665,9 +665,8 @@ func TestStartAtLoginThatCannotBeRegisteredChangesNothing(t *testing.T) {
 	}
 	t.Setenv("HOME", blocker)
 	t.Setenv("XDG_CONFIG_HOME", blocker)
-	core.SetTestOnlyExecutable(t, installedExe)
 	data := t.TempDir()
-	rt, err := core.Start(context.Background(), core.StartOptions{DataDir: data, Executor: &executor.Fake{}, Logf: t.Logf})
+	rt, err := core.Start(context.Background(), core.StartOptions{Program: installedExe, DataDir: data, Executor: &executor.Fake{}, Logf: t.Logf})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -687,7 +686,7 @@ func TestStartAtLoginThatCannotBeRegisteredChangesNothing(t *testing.T) {
 		rows[1].Outcome != vocab.OutcomeFailed || !strings.Contains(rows[1].Detail, "still off") {
 		t.Fatalf("want the change's row then its failure, got %d rows: %+v", len(rows), rows)
 	}
-	if _, err := os.Stat(filepath.Join(data, core.SettingsFile)); !errors.Is(err, os.ErrNotExist) {
+	if _, err := os.Stat(filepath.Join(data, settings.FileName)); !errors.Is(err, os.ErrNotExist) {
 		t.Fatalf("the settings were saved: %v", err)
 	}
 	select {
@@ -704,8 +703,7 @@ func TestStartAtLoginThatCannotBeRegisteredChangesNothing(t *testing.T) {
 // run instead.
 func TestStartAtLoginRefusesAProgramThatWillBeGoneByTheNextLogin(t *testing.T) {
 	entry := loginItems(t)
-	core.SetTestOnlyExecutable(t, filepath.Join(os.TempDir(), "go-build2719203", "b001", "exe", "reins"))
-	rt, err := core.Start(context.Background(), core.StartOptions{DataDir: t.TempDir(), Executor: &executor.Fake{}, Logf: t.Logf})
+	rt, err := core.Start(context.Background(), core.StartOptions{Program: filepath.Join(os.TempDir(), "go-build2719203", "b001", "exe", "reins"), DataDir: t.TempDir(), Executor: &executor.Fake{}, Logf: t.Logf})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -732,9 +730,9 @@ func TestStartAtLoginRefusesAProgramThatWillBeGoneByTheNextLogin(t *testing.T) {
 func TestStartShowsTheLoginItemsAsTheyAre(t *testing.T) {
 	entry := loginItems(t)
 	dir := t.TempDir()
-	os.WriteFile(filepath.Join(dir, core.SettingsFile), []byte(`{"startAtLogin": true}`), 0o600)
+	os.WriteFile(filepath.Join(dir, settings.FileName), []byte(`{"startAtLogin": true}`), 0o600)
 	var n notes
-	rt, err := core.Start(context.Background(), core.StartOptions{DataDir: dir, Executor: &executor.Fake{}, Logf: n.logf})
+	rt, err := core.Start(context.Background(), core.StartOptions{Program: installedExe, DataDir: dir, Executor: &executor.Fake{}, Logf: n.logf})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -747,11 +745,11 @@ func TestStartShowsTheLoginItemsAsTheyAre(t *testing.T) {
 	n.has(t, "start at login was on, but its entry", entry, "is gone")
 	rt.Close()
 
-	os.WriteFile(filepath.Join(dir, core.SettingsFile), []byte(`{}`), 0o600)
+	os.WriteFile(filepath.Join(dir, settings.FileName), []byte(`{}`), 0o600)
 	if err := autostart.Enable("/opt/reins/reins"); err != nil {
 		t.Fatal(err)
 	}
-	rt, err = core.Start(context.Background(), core.StartOptions{DataDir: dir, Executor: &executor.Fake{}, Logf: n.logf})
+	rt, err = core.Start(context.Background(), core.StartOptions{Program: installedExe, DataDir: dir, Executor: &executor.Fake{}, Logf: n.logf})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -784,9 +782,9 @@ func TestTheAuditAnchorSettingIsChecked(t *testing.T) {
 		{`{"remote": "logs.example.org:6514", "required": "true"}`, "", true, "names an audit anchor", "acts are refused until the file is mended"},
 	} {
 		dir := t.TempDir()
-		os.WriteFile(filepath.Join(dir, core.SettingsFile), []byte(`{"auditAnchor": `+c.json+`}`), 0o600)
+		os.WriteFile(filepath.Join(dir, settings.FileName), []byte(`{"auditAnchor": `+c.json+`}`), 0o600)
 		var n notes
-		rt, err := core.Start(context.Background(), core.StartOptions{DataDir: dir, Executor: &executor.Fake{}, SystemLog: "off", Logf: n.logf})
+		rt, err := core.Start(context.Background(), core.StartOptions{Program: installedExe, DataDir: dir, Executor: &executor.Fake{}, SystemLog: "off", Logf: n.logf})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -799,12 +797,12 @@ func TestTheAuditAnchorSettingIsChecked(t *testing.T) {
 		rt.Close()
 	}
 	for _, ok := range []string{"", "127.0.0.1:514", "logs.example.org:6514", "[::1]:1"} {
-		if err := core.CheckAuditRemote(ok); err != nil {
+		if err := settings.CheckAuditRemote(ok); err != nil {
 			t.Errorf("CheckAuditRemote(%q) = %v", ok, err)
 		}
 	}
 	for _, bad := range []string{"host", "host:", "host:0", "host:x", "a/b:514", "tcp://host:514"} {
-		if err := core.CheckAuditRemote(bad); !errors.Is(err, core.ErrInvalidSetting) {
+		if err := settings.CheckAuditRemote(bad); !errors.Is(err, settings.ErrInvalid) {
 			t.Errorf("CheckAuditRemote(%q) = %v, want ErrInvalidSetting", bad, err)
 		}
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/reins-app/reins/internal/folderlock"
 	"github.com/reins-app/reins/internal/paths"
 	"github.com/reins-app/reins/internal/trayhost"
+	"github.com/reins-app/reins/settings"
 )
 
 // WriteExtension writes the Chrome extension folder into dir.
@@ -55,7 +56,7 @@ func Doctor() []Check {
 	out = append(out, Check{What: "data folder " + dir, OK: err == nil, Fix: "set REINS_DATA_DIR"})
 	if err == nil {
 		out = append(out, runningCheck(folderlock.Holding(dir)))
-		saved, _ := loadSettings(filepath.Join(dir, SettingsFile))
+		saved, _ := settings.File{Path: filepath.Join(dir, settings.FileName)}.Load()
 		out = append(out, anchorChecks(context.Background(), audit.AnchorOptions{Remote: saved.AuditRemote, RemoteRequired: saved.AuditRemoteRequired})...)
 	}
 	hosts, _ := NativeHostDirs()

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/reins-app/reins/core"
+	"github.com/reins-app/reins/settings"
 	"github.com/reins-app/reins/vocab"
 )
 
@@ -26,11 +27,11 @@ type FakeEngine struct {
 	rows         []core.AuditRow
 	answers      []Answered
 	subs         []chan core.Event
-	settings     core.Settings // guarded by mu
-	changes      []string      // guarded by mu: the settings changes made, as audited
-	failSettings error         // guarded by mu
-	chordLost    bool          // guarded by mu: the pause chord is not held
-	openApps     []string      // guarded by mu
+	settings     settings.Settings // guarded by mu
+	changes      []string          // guarded by mu: the settings changes made, as audited
+	failSettings error             // guarded by mu
+	chordLost    bool              // guarded by mu: the pause chord is not held
+	openApps     []string          // guarded by mu
 }
 
 // Answered is one decision the fake engine received.
@@ -43,7 +44,7 @@ var _ Engine = (*FakeEngine)(nil)
 
 // NewFakeEngine makes an empty fake engine with the extension connected.
 func NewFakeEngine() *FakeEngine {
-	return &FakeEngine{connected: true, settings: core.Settings{
+	return &FakeEngine{connected: true, settings: settings.Settings{
 		ApprovalTimeout: 30 * time.Second, RememberFor: 10 * time.Minute,
 		DenyList:   []string{"Reins", "1Password", "Bitwarden", "Keychain Access", "System Settings"},
 		PauseChord: "Control+Alt+Meta+P",
@@ -290,13 +291,13 @@ func (f *FakeEngine) VerifyAudit(context.Context) (int, error) {
 
 // SetSettings replaces the settings without a change of the person's, as
 // the engine has them at start.
-func (f *FakeEngine) SetSettings(s core.Settings) {
+func (f *FakeEngine) SetSettings(s settings.Settings) {
 	f.mu.Lock()
 	f.settings = s
 	f.mu.Unlock()
 }
 
-func (f *FakeEngine) Settings() core.Settings {
+func (f *FakeEngine) Settings() settings.Settings {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	s := f.settings
@@ -321,10 +322,10 @@ func (f *FakeEngine) FailSettings(err error) {
 }
 
 func (f *FakeEngine) SetApprovalTimeout(d time.Duration) error {
-	if d < core.MinApprovalTimeout || d > core.MaxApprovalTimeout {
-		return fmt.Errorf("%w: the time to answer must be between 5 seconds and 5 minutes", core.ErrInvalidSetting)
+	if d < settings.MinApprovalTimeout || d > settings.MaxApprovalTimeout {
+		return fmt.Errorf("%w: the time to answer must be between 5 seconds and 5 minutes", settings.ErrInvalid)
 	}
-	return f.change(func(s *core.Settings) string {
+	return f.change(func(s *settings.Settings) string {
 		old := s.ApprovalTimeout
 		s.ApprovalTimeout = d
 		return fmt.Sprintf("approval timeout %v → %v", old, d)
@@ -332,10 +333,10 @@ func (f *FakeEngine) SetApprovalTimeout(d time.Duration) error {
 }
 
 func (f *FakeEngine) SetRememberFor(d time.Duration) error {
-	if d < core.MinRememberFor || d > core.MaxRememberFor {
-		return fmt.Errorf("%w: “allow on this tab” must last between 1 minute and 1 hour", core.ErrInvalidSetting)
+	if d < settings.MinRememberFor || d > settings.MaxRememberFor {
+		return fmt.Errorf("%w: “allow on this tab” must last between 1 minute and 1 hour", settings.ErrInvalid)
 	}
-	return f.change(func(s *core.Settings) string {
+	return f.change(func(s *settings.Settings) string {
 		old := s.RememberFor
 		s.RememberFor = d
 		return fmt.Sprintf("allow on this tab %v → %v", old, d)
@@ -344,9 +345,9 @@ func (f *FakeEngine) SetRememberFor(d time.Duration) error {
 
 func (f *FakeEngine) SetBridgePort(port int) error {
 	if port != 0 && (port < 1024 || port > 65535) {
-		return fmt.Errorf("%w: the port must be between 1024 and 65535, or 0 to pick a free one, not %d", core.ErrInvalidSetting, port)
+		return fmt.Errorf("%w: the port must be between 1024 and 65535, or 0 to pick a free one, not %d", settings.ErrInvalid, port)
 	}
-	return f.change(func(s *core.Settings) string {
+	return f.change(func(s *settings.Settings) string {
 		old := s.BridgePort
 		s.BridgePort = port
 		return fmt.Sprintf("bridge port %d → %d", old, port)
@@ -354,7 +355,7 @@ func (f *FakeEngine) SetBridgePort(port int) error {
 }
 
 func (f *FakeEngine) SetStartAtLogin(on bool) error {
-	return f.change(func(s *core.Settings) string {
+	return f.change(func(s *settings.Settings) string {
 		old := s.StartAtLogin
 		s.StartAtLogin = on
 		return fmt.Sprintf("start at login %v → %v", old, on)
@@ -377,11 +378,11 @@ func (f *FakeEngine) SetPauseChordTaken(taken bool) {
 
 // SetPauseChord takes any chord the engine would: in its one spelling.
 func (f *FakeEngine) SetPauseChord(chord string) error {
-	c, err := core.CanonicalPauseChord(chord)
+	c, err := settings.CanonicalPauseChord(chord)
 	if err != nil {
-		return fmt.Errorf("%w: %v", core.ErrInvalidSetting, err)
+		return fmt.Errorf("%w: %v", settings.ErrInvalid, err)
 	}
-	return f.change(func(s *core.Settings) string {
+	return f.change(func(s *settings.Settings) string {
 		old := s.PauseChord
 		s.PauseChord = c
 		return fmt.Sprintf("pause chord %s → %s", old, c)
@@ -393,17 +394,17 @@ func (f *FakeEngine) SetPauseChord(chord string) error {
 func (f *FakeEngine) AddDenied(name string) error {
 	name = strings.TrimSpace(name)
 	if name == "" {
-		return fmt.Errorf("%w: type the application's name", core.ErrInvalidSetting)
+		return fmt.Errorf("%w: type the application's name", settings.ErrInvalid)
 	}
 	f.mu.Lock()
 	for _, have := range append(slices.Clone(f.settings.DenyList), f.settings.DenyAdded...) {
 		if strings.EqualFold(have, name) {
 			f.mu.Unlock()
-			return fmt.Errorf("%w: “%s” is already on the list", core.ErrInvalidSetting, have)
+			return fmt.Errorf("%w: “%s” is already on the list", settings.ErrInvalid, have)
 		}
 	}
 	f.mu.Unlock()
-	return f.change(func(s *core.Settings) string {
+	return f.change(func(s *settings.Settings) string {
 		s.DenyAdded = append(slices.Clip(s.DenyAdded), name)
 		return fmt.Sprintf("deny list + %q", name)
 	})
@@ -417,9 +418,9 @@ func (f *FakeEngine) RemoveDenied(name string) error {
 	found := slices.ContainsFunc(f.settings.DenyAdded, is)
 	f.mu.Unlock()
 	if !found {
-		return fmt.Errorf("%w: “%s” is not on your list", core.ErrInvalidSetting, name)
+		return fmt.Errorf("%w: “%s” is not on your list", settings.ErrInvalid, name)
 	}
-	return f.change(func(s *core.Settings) string {
+	return f.change(func(s *settings.Settings) string {
 		s.DenyAdded = slices.DeleteFunc(slices.Clone(s.DenyAdded), is)
 		return fmt.Sprintf("deny list − %q", name)
 	})
@@ -446,7 +447,7 @@ func (f *FakeEngine) OpenApps(context.Context) ([]string, error) {
 	return out, nil
 }
 
-func (f *FakeEngine) change(apply func(s *core.Settings) string) error {
+func (f *FakeEngine) change(apply func(s *settings.Settings) string) error {
 	f.mu.Lock()
 	if f.failSettings != nil {
 		err := f.failSettings

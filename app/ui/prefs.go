@@ -16,6 +16,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"github.com/reins-app/reins/core"
+	"github.com/reins-app/reins/settings"
 )
 
 // The choices the preferences offer; the engine accepts any value within
@@ -255,7 +256,7 @@ func (p *Preferences) savePort() {
 func (p *Preferences) report(err error, done string) {
 	if err != nil {
 		msg := err.Error()
-		msg = strings.TrimPrefix(msg, core.ErrInvalidSetting.Error()+": ")
+		msg = strings.TrimPrefix(msg, settings.ErrInvalid.Error()+": ")
 		if msg != "" {
 			msg = strings.ToUpper(msg[:1]) + msg[1:]
 		}

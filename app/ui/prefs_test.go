@@ -10,8 +10,7 @@ import (
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/test"
 	"fyne.io/fyne/v2/widget"
-
-	"github.com/reins-app/reins/core"
+	"github.com/reins-app/reins/settings"
 )
 
 func newPrefsRig(t *testing.T) (*FakeEngine, *Preferences) {
@@ -39,7 +38,7 @@ func TestPreferencesShowTheEnginesSettings(t *testing.T) {
 		t.Fatalf("port note: %q", p.portNote.String())
 	}
 	// A value saved outside the offered choices is shown, not lost.
-	e.SetSettings(core.Settings{ApprovalTimeout: 25 * time.Second, RememberFor: 20 * time.Minute, BridgePort: 48211, StartAtLogin: true})
+	e.SetSettings(settings.Settings{ApprovalTimeout: 25 * time.Second, RememberFor: 20 * time.Minute, BridgePort: 48211, StartAtLogin: true})
 	p.Refresh()
 	if p.timeout.Selected != "25 seconds" || p.remember.Selected != "20 minutes" || !p.login.Checked || p.port.Text != "48211" {
 		t.Fatalf("after refresh: timeout %q, remember %q, login %v, port %q", p.timeout.Selected, p.remember.Selected, p.login.Checked, p.port.Text)

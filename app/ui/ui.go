@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/reins-app/reins/core"
+	"github.com/reins-app/reins/settings"
 	"github.com/reins-app/reins/vocab"
 )
 
@@ -34,7 +35,7 @@ type Engine interface {
 
 	// The person's settings; each setter validates, writes an audit row and
 	// publishes core.EventSettings.
-	Settings() core.Settings
+	Settings() settings.Settings
 	SetApprovalTimeout(d time.Duration) error
 	SetRememberFor(d time.Duration) error
 	SetBridgePort(port int) error
@@ -58,7 +59,7 @@ type Verifier interface {
 }
 
 // Settings are the facts about this Reins the windows show beside the
-// engine's settings ([core.Settings]), which the preferences window edits.
+// engine's settings ([settings.Settings]), which the preferences window edits.
 type Settings struct {
 	BridgePort   int  // the extension's port on 127.0.0.1 in use now
 	GlobalKeys   bool // a pause chord can be taken across this desktop (X11, macOS)

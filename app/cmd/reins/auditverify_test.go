@@ -16,6 +16,7 @@ import (
 	"github.com/reins-app/reins/audit/audittest"
 	"github.com/reins-app/reins/core"
 	"github.com/reins-app/reins/executor"
+	"github.com/reins-app/reins/settings"
 )
 
 // TestAuditVerifyAgainstTheAnchor runs `reins audit -verify -anchor` on a
@@ -33,7 +34,7 @@ func TestAuditVerifyAgainstTheAnchor(t *testing.T) {
 		}
 	}
 	os.MkdirAll(dir, 0o700)
-	os.WriteFile(filepath.Join(dir, core.SettingsFile), []byte(`{"auditAnchor": {"remote": "`+rs.Addr()+`"}}`), 0o600)
+	os.WriteFile(filepath.Join(dir, settings.FileName), []byte(`{"auditAnchor": {"remote": "`+rs.Addr()+`"}}`), 0o600)
 	rt, err := core.Start(context.Background(), core.StartOptions{DataDir: dir, Executor: &executor.Fake{}, SystemLog: rs.Socket, Logf: t.Logf})
 	if err != nil {
 		t.Fatal(err)

@@ -43,19 +43,19 @@ func runTray(args []string) error {
 	a := app.NewWithID("app.reins.Reins")
 	a.SetIcon(ui.TrayIcon(ui.IconConnected))
 	exe, _ := os.Executable()
-	settings := ui.Settings{
+	facts := ui.Settings{
 		BridgePort: rt.Port(), DataDir: rt.DataDir, Executable: exe, ExtensionDir: filepath.Join(rt.DataDir, "extension"),
 	}
 	// The pause chord is taken by startReins; a failure is logged there.
-	settings.GlobalKeys = runtime.GOOS == "linux" || runtime.GOOS == "darwin"
+	facts.GlobalKeys = runtime.GOOS == "linux" || runtime.GOOS == "darwin"
 	canTray, host := trayHost(ctx, logf)
 	// The tray's icon and menu go to fyne before it runs: it starts the
 	// tray only if a menu is set by then.
 	u := ui.New(ui.Options{
-		App: a, Engine: rt, Settings: settings, Tray: canTray, TrayHost: host,
+		App: a, Engine: rt, Settings: facts, Tray: canTray, TrayHost: host,
 		AfterTrayIcon: afterTrayIcon,
 		FirstRun: ui.FirstRunOptions{
-			RevealExtension: func() (string, error) { return revealExtension(settings.ExtensionDir) },
+			RevealExtension: func() (string, error) { return revealExtension(facts.ExtensionDir) },
 			OpenURL:         openURL,
 		},
 		Logf: logf,

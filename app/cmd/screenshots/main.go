@@ -23,6 +23,7 @@ import (
 
 	"github.com/reins-app/reins/app/ui"
 	"github.com/reins-app/reins/core"
+	"github.com/reins-app/reins/settings"
 	"github.com/reins-app/reins/vocab"
 )
 
@@ -207,22 +208,22 @@ func (s *scene) windows() []shot {
 	out = append(out, shot{"audit-viewer", av.Content(), fyne.NewSize(1080, 600)})
 
 	// Preferences and first run.
-	settings := ui.Settings{
+	facts := ui.Settings{
 		BridgePort: 48211, GlobalKeys: true,
 		DataDir: "~/Library/Application Support/Reins", Executable: "/Applications/Reins.app/Contents/MacOS/reins",
 	}
 	prefsEngine := ui.NewFakeEngine()
-	prefsEngine.SetSettings(core.Settings{
+	prefsEngine.SetSettings(settings.Settings{
 		ApprovalTimeout: 30 * time.Second, RememberFor: 10 * time.Minute,
 		DenyList:  []string{"Reins", "1Password", "Keychain Access", "Passwords", "System Settings", "Authentication dialog", "Bitwarden", "KeePassXC", "Dashlane", "LastPass"},
 		DenyAdded: []string{"Signal", "com.example.BankApp"},
 	})
 	prefsEngine.SetOpenApps("Google Chrome", "Mail", "Slack", "Terminal")
-	prefs := ui.NewPreferences(prefsEngine, settings).Content()
+	prefs := ui.NewPreferences(prefsEngine, facts).Content()
 	out = append(out, shot{"preferences", prefs, fyne.NewSize(580, prefs.MinSize().Height)})
 	fresh := ui.NewFakeEngine()
 	fresh.SetConnected(true)
-	fr := ui.NewFirstRun(ui.FirstRunOptions{Settings: settings, Engine: fresh, GOOS: "darwin", Accessibility: func() bool { return false }})
+	fr := ui.NewFirstRun(ui.FirstRunOptions{Settings: facts, Engine: fresh, GOOS: "darwin", Accessibility: func() bool { return false }})
 	out = append(out, shot{"first-run", fr.Content(), fyne.NewSize(580, 740)})
 	return out
 }
