@@ -1,6 +1,8 @@
 package audit
 
 import (
+	"testing"
+
 	"github.com/reins-app/reins/approvals"
 	"github.com/reins-app/reins/vocab"
 )
@@ -8,8 +10,14 @@ import (
 // TestOnlyTicket returns a valid ticket for act at p that no audit row stands
 // behind (its seq is -1, and [Log.Finish] refuses it). It exists for other
 // packages' unit tests of the executor; the product never calls it, and
-// nothing may call it outside tests and test-helper packages.
+// nothing may call it outside tests and test-helper packages. Outside a
+// test binary it panics, so a ticket with no row behind it can never fire
+// real input in a release; internal/deptest checks that the release binary
+// does not even contain it.
 func TestOnlyTicket(act vocab.Act, p Plan) Ticket {
+	if !testing.Testing() {
+		panic("audit.TestOnlyTicket called outside a test")
+	}
 	return Ticket{
 		seq:      -1,
 		approved: approvals.TestOnlyApproved(vocab.Request{Act: act}),

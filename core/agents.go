@@ -9,30 +9,9 @@ import (
 
 	"github.com/reins-app/reins/approvals"
 	"github.com/reins-app/reins/audit"
+	"github.com/reins-app/reins/persondoor"
 	"github.com/reins-app/reins/vocab"
 )
-
-// EventAgents says the list of agents changed: one connected or left, or the
-// person allowed or forgot one. The door re-reads [Engine.Agents].
-const EventAgents EventKind = "agents"
-
-// AgentInfo is an agent as the person's door lists it: who it says it is
-// beside the process really behind its connection.
-type AgentInfo struct {
-	Key      string `json:"key"`     // what AllowAgent and ForgetAgent take
-	Name     string `json:"name"`    // self-declared
-	Version  string `json:"version"` // self-declared
-	PID      int    `json:"pid"`     // the process that connected most recently
-	Exe      string `json:"exe"`
-	Allowed  bool   `json:"allowed"`  // the person allowed it, for the life of this Reins
-	Asking   bool   `json:"asking"`   // its first-connection request waits for the person
-	Sessions int    `json:"sessions"` // connections open now
-}
-
-// AgentKey is the key under which an agent is allowed: its declared name and
-// its executable. A new program calling itself "Claude Code" is a new agent,
-// and so is a known program under a new name.
-func AgentKey(a vocab.Agent) string { return a.Name + " · " + a.Exe }
 
 // agentBook holds every agent seen since Reins started.
 type agentBook struct {
@@ -51,10 +30,13 @@ type agentEntry struct {
 // connectAsk is one first-connection request in the person's queue. done is
 // closed when it is answered, withdrawn or timed out; allowed is set before.
 type connectAsk struct {
-	id      string
-	done    chan struct{}
-	allowed bool // set before done is closed
-	denied  bool // likewise: the person said no, rather than nothing
+	id   string
+	done chan struct{}
+	// withdraw takes the question back from the person's queue, for an
+	// agent allowed before the question reached it.
+	withdraw context.CancelFunc
+	allowed  bool // set before done is closed
+	denied   bool // likewise: the person said no, rather than nothing
 }
 
 func (e *Engine) agentBook() *agentBook {
@@ -63,15 +45,15 @@ func (e *Engine) agentBook() *agentBook {
 }
 
 // Admit opens a session for an agent arriving through one of the agents'
-// doors. Unlike [Engine.Connect], the session's every call is refused with
+// doors. The session's every call is refused with
 // agent_not_allowed until the person has allowed the agent once; its first
 // call puts that question in the person's queue. Close the session when the
 // agent's connection ends.
 func (e *Engine) Admit(a vocab.Agent) *Session {
-	s := e.Connect(a)
+	s := e.session(a)
 	s.gated = true
 	b := e.agentBook()
-	key := AgentKey(s.agent)
+	key := persondoor.AgentKey(s.agent)
 	b.mu.Lock()
 	en := b.agents[key]
 	if en == nil {
@@ -83,7 +65,7 @@ func (e *Engine) Admit(a vocab.Agent) *Session {
 	b.mu.Unlock()
 	// The person is asked as the agent arrives, not when it first acts.
 	s.ask()
-	e.publish(Event{Kind: EventAgents})
+	e.publish(persondoor.Event{Kind: persondoor.EventAgents})
 	return s
 }
 
@@ -105,21 +87,21 @@ func (s *Session) Close() {
 	}
 	b := s.e.agentBook()
 	b.mu.Lock()
-	if en := b.agents[AgentKey(s.agent)]; en != nil && en.sessions > 0 {
+	if en := b.agents[persondoor.AgentKey(s.agent)]; en != nil && en.sessions > 0 {
 		en.sessions--
 	}
 	b.mu.Unlock()
-	s.e.publish(Event{Kind: EventAgents})
+	s.e.publish(persondoor.Event{Kind: persondoor.EventAgents})
 }
 
 // Agents lists the agents seen since Reins started, by name.
-func (e *Engine) Agents() []AgentInfo {
+func (e *Engine) Agents() []persondoor.AgentInfo {
 	b := e.agentBook()
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	out := make([]AgentInfo, 0, len(b.agents))
+	out := make([]persondoor.AgentInfo, 0, len(b.agents))
 	for key, en := range b.agents {
-		out = append(out, AgentInfo{
+		out = append(out, persondoor.AgentInfo{
 			Key: key, Name: en.last.Name, Version: en.last.Version, PID: en.last.PID, Exe: en.last.Exe,
 			Allowed: en.allowed, Asking: en.ask != nil, Sessions: en.sessions,
 		})
@@ -156,8 +138,10 @@ func (e *Engine) setAgentAllowed(key string, allowed bool) error {
 		delete(b.agents, key)
 	}
 	b.mu.Unlock()
-	if ask != nil && allowed {
-		e.Answer(ask.id, vocab.AllowOnce)
+	if ask != nil && allowed && e.Answer(ask.id, vocab.AllowOnce) != nil {
+		// The question is not in the queue yet: take it back, or it would
+		// wait there, answered already, until it timed out.
+		ask.withdraw()
 	}
 	if changed {
 		detail := "forgot the agent; it will be asked about again"
@@ -169,7 +153,7 @@ func (e *Engine) setAgentAllowed(key string, allowed bool) error {
 			Target: vocab.Target{Name: who.Label()}, Outcome: vocab.OutcomeDone, Detail: detail,
 		})
 	}
-	e.publish(Event{Kind: EventAgents})
+	e.publish(persondoor.Event{Kind: persondoor.EventAgents})
 	return nil
 }
 
@@ -191,7 +175,7 @@ func (s *Session) admitted(ctx context.Context) error {
 	}
 	e := s.e
 	b := e.agentBook()
-	key := AgentKey(s.agent)
+	key := persondoor.AgentKey(s.agent)
 	select {
 	case <-ask.done:
 	case <-ctx.Done():
@@ -217,7 +201,7 @@ func (s *Session) admitted(ctx context.Context) error {
 func (s *Session) ask() *connectAsk {
 	e := s.e
 	b := e.agentBook()
-	key := AgentKey(s.agent)
+	key := persondoor.AgentKey(s.agent)
 	b.mu.Lock()
 	en := b.agents[key]
 	if en == nil { // forgotten while connected: known again
@@ -231,24 +215,26 @@ func (s *Session) ask() *connectAsk {
 	ask := en.ask
 	started := ask == nil
 	if started {
-		ask = &connectAsk{id: e.newID("c"), done: make(chan struct{})}
+		ctx, withdraw := context.WithCancel(context.Background())
+		ask = &connectAsk{id: e.newID("c"), done: make(chan struct{}), withdraw: withdraw}
 		en.ask = ask
-		go e.askConnect(key, ask, s.agent)
+		go e.askConnect(ctx, key, ask, s.agent)
 	}
 	b.mu.Unlock()
 	if started {
-		e.publish(Event{Kind: EventAgents})
+		e.publish(persondoor.Event{Kind: persondoor.EventAgents})
 	}
 	return ask
 }
 
 // askConnect puts a first-connection request before the person and records
 // the answer.
-func (e *Engine) askConnect(key string, ask *connectAsk, a vocab.Agent) {
+func (e *Engine) askConnect(ctx context.Context, key string, ask *connectAsk, a vocab.Agent) {
 	// The broker asks through the person's queue with its timeout, and
-	// ends the question when Reins shuts down. The leave it returns is never
+	// ends the question when Reins shuts down or ctx is cancelled (the
+	// person allowed the agent first). The leave it returns is never
 	// committed: a connection is not an act.
-	ctx := context.Background()
+	defer ask.withdraw()
 	req := vocab.Request{ID: ask.id, Agent: a, Act: vocab.Act{Kind: vocab.Connect}, Asked: e.opts.Now()}
 	approved, err := e.broker.Decide(ctx, req)
 	allowed := err == nil
@@ -257,6 +243,9 @@ func (e *Engine) askConnect(key string, ask *connectAsk, a vocab.Agent) {
 	b := e.agentBook()
 	b.mu.Lock()
 	en := b.agents[key]
+	if !allowed && ctx.Err() != nil && en != nil && en.allowed {
+		allowed, d, err = true, vocab.AllowOnce, nil // withdrawn: the person allowed it in the list of agents
+	}
 	if en != nil {
 		if allowed {
 			en.allowed = true
@@ -283,5 +272,5 @@ func (e *Engine) askConnect(key string, ask *connectAsk, a vocab.Agent) {
 		en2.Outcome, en2.Code, en2.Detail, en2.Decision = vocab.OutcomeTimeout, vocab.CodeAgentNotAllowed, "no one answered, so the agent was not allowed", ""
 	}
 	e.record(ctx, en2)
-	e.publish(Event{Kind: EventAgents})
+	e.publish(persondoor.Event{Kind: persondoor.EventAgents})
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/reins-app/reins/core"
 	"github.com/reins-app/reins/core/coretest"
 	"github.com/reins-app/reins/executor"
+	"github.com/reins-app/reins/persondoor"
 	"github.com/reins-app/reins/settings"
 	"github.com/reins-app/reins/vocab"
 )
@@ -42,7 +43,7 @@ func TestARequiredAnchorThatDoesNotAnswerRefusesActsNotReads(t *testing.T) {
 	defer unsubscribe()
 	go func() {
 		for ev := range events {
-			if ev.Kind == core.EventApproval {
+			if ev.Kind == persondoor.EventApproval {
 				asked.Add(1)
 				f.Answer(ev.Request.ID, vocab.AllowOnce)
 			}
@@ -58,7 +59,7 @@ func TestARequiredAnchorThatDoesNotAnswerRefusesActsNotReads(t *testing.T) {
 	if n := len(f.Exec.Fired()); n != 0 {
 		t.Fatalf("%d of %d acts fired", n, tries)
 	}
-	refused := f.rows(core.AuditFilter{Act: "click"})
+	refused := f.rows(persondoor.AuditFilter{Act: "click"})
 	if len(refused) != tries {
 		t.Fatalf("%d click rows, want %d refusals", len(refused), tries)
 	}
@@ -67,7 +68,7 @@ func TestARequiredAnchorThatDoesNotAnswerRefusesActsNotReads(t *testing.T) {
 			t.Fatalf("row %+v; want a refusal with %s", r, vocab.CodeAnchorUnreachable)
 		}
 	}
-	if reads := f.rows(core.AuditFilter{Outcome: vocab.OutcomeRead}); len(reads) != 1 {
+	if reads := f.rows(persondoor.AuditFilter{Outcome: vocab.OutcomeRead}); len(reads) != 1 {
 		t.Fatalf("%d read rows, want the snapshot's", len(reads))
 	}
 	t.Logf("%d tries, %d fired, %d asked; %s", tries, len(f.Exec.Fired()), asked.Load(), refused[0].Detail)

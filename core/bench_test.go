@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/reins-app/reins/core"
+	"github.com/reins-app/reins/agentdoor"
 	"github.com/reins-app/reins/core/coretest"
 	"github.com/reins-app/reins/vocab"
 )
@@ -32,7 +32,7 @@ func BenchmarkClickByRef(b *testing.B) {
 		b.Fatal(err)
 	}
 	ref := regexp.MustCompile(`"Place order" \[ref=(e\d+)\]`).FindStringSubmatch(s.Text)[1]
-	req := core.ActRequest{Tab: tab, Ref: ref, Act: vocab.Act{Kind: "click"}}
+	req := agentdoor.ActRequest{Tab: tab, Ref: ref, Act: vocab.Act{Kind: "click"}}
 	if _, err := agent.Act(context.Background(), req); err != nil {
 		b.Fatal(err)
 	}

@@ -4,28 +4,16 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/reins-app/reins/agentdoor"
 	"github.com/reins-app/reins/audit"
 	"github.com/reins-app/reins/executor"
 	"github.com/reins-app/reins/internal/plain"
 	"github.com/reins-app/reins/vocab"
 )
 
-// Desktop-level names front ends need.
-type (
-	DesktopApp    = executor.App
-	DesktopWindow = executor.Window
-)
-
-// DesktopView is what an agent may see of the desktop: the application in
-// front and the top-level windows, front to back where known.
-type DesktopView struct {
-	Frontmost DesktopApp      `json:"frontmost"`
-	Windows   []DesktopWindow `json:"windows"`
-}
-
 // Desktop reads the desktop. It needs the desktop given to agents at Read or
 // more (DesktopKey), and is audited as a read.
-func (s *Session) Desktop(ctx context.Context) (*DesktopView, error) {
+func (s *Session) Desktop(ctx context.Context) (*agentdoor.DesktopView, error) {
 	en := audit.Entry{Agent: s.agent, Act: vocab.Act{Kind: vocab.Read}, Target: vocab.Target{Desktop: true, Name: "desktop"}}
 	v, err := s.desktop(ctx)
 	if err != nil {
@@ -36,7 +24,7 @@ func (s *Session) Desktop(ctx context.Context) (*DesktopView, error) {
 	return v, nil
 }
 
-func (s *Session) desktop(ctx context.Context) (*DesktopView, error) {
+func (s *Session) desktop(ctx context.Context) (*agentdoor.DesktopView, error) {
 	if err := s.admitted(ctx); err != nil {
 		return nil, err
 	}
@@ -51,25 +39,24 @@ func (s *Session) desktop(ctx context.Context) (*DesktopView, error) {
 	if err != nil {
 		return nil, errorf(vocab.CodeFailed, "the windows cannot be listed: %v", err)
 	}
-	return &DesktopView{Frontmost: front, Windows: ws}, nil
+	v := &agentdoor.DesktopView{Frontmost: appView(front)}
+	if ws != nil {
+		v.Windows = make([]agentdoor.Window, 0, len(ws))
+	}
+	for _, w := range ws {
+		v.Windows = append(v.Windows, agentdoor.Window{App: appView(w.App), Title: w.Title, X: w.X, Y: w.Y, W: w.W, H: w.H, Active: w.Active})
+	}
+	return v, nil
 }
 
-// DesktopActRequest is real input outside any tab: a click at a point on
-// screen (in points, as DesktopView reports windows), text typed into
-// whatever has focus, or a key chord.
-type DesktopActRequest struct {
-	Act  vocab.Act // Click, DoubleClick, RightClick, Type or Key
-	X, Y float64   // Click kinds: where, in points
-	// Element is the agent's own words for what is there, optional. The
-	// person sees them as the agent's claim, beside what Reins itself sees
-	// there: the point, and the application and window under it.
-	Element string
+func appView(a executor.App) agentdoor.App {
+	return agentdoor.App{Name: a.Name, Exe: a.Exe, PID: a.PID, Class: a.Class, ID: a.ID}
 }
 
 // DesktopAct runs a desktop act through the desktop grant (Control), the
 // person's approval, the committed audit row and the executor, which refuses
 // deny-listed applications in front or under the point right before firing.
-func (s *Session) DesktopAct(ctx context.Context, r DesktopActRequest) (*ActResult, error) {
+func (s *Session) DesktopAct(ctx context.Context, r agentdoor.DesktopActRequest) (*agentdoor.ActResult, error) {
 	en := audit.Entry{Agent: s.agent, Act: r.Act, Target: vocab.Target{Desktop: true, Claim: r.Element}}
 	res, err := s.desktopAct(ctx, r, &en)
 	if err != nil {
@@ -78,7 +65,7 @@ func (s *Session) DesktopAct(ctx context.Context, r DesktopActRequest) (*ActResu
 	return res, nil
 }
 
-func (s *Session) desktopAct(ctx context.Context, r DesktopActRequest, en *audit.Entry) (*ActResult, error) {
+func (s *Session) desktopAct(ctx context.Context, r agentdoor.DesktopActRequest, en *audit.Entry) (*agentdoor.ActResult, error) {
 	e := s.e
 	plan := audit.Plan{Scale: 1}
 	point := false // the act lands at (r.X, r.Y), not wherever the focus is
@@ -135,7 +122,7 @@ func (s *Session) desktopAct(ctx context.Context, r DesktopActRequest, en *audit
 // the title of its window there. It is asked before the person is, so it
 // shows the desktop as the agent found it; the executor checks the deny
 // list again right before firing. What cannot be read is said as such.
-func (e *Engine) seenAt(ctx context.Context, r DesktopActRequest) (app, window string) {
+func (e *Engine) seenAt(ctx context.Context, r agentdoor.DesktopActRequest) (app, window string) {
 	x := e.opts.Executor
 	point := r.Act.Kind != vocab.Type && r.Act.Kind != vocab.Key
 	var a executor.App

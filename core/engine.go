@@ -21,6 +21,7 @@ import (
 	"github.com/reins-app/reins/bridge/protocol"
 	"github.com/reins-app/reins/executor"
 	"github.com/reins-app/reins/grounding"
+	"github.com/reins-app/reins/persondoor"
 	"github.com/reins-app/reins/settings"
 	"github.com/reins-app/reins/vocab"
 )
@@ -157,13 +158,13 @@ func (e *Engine) handle(ctx context.Context, m bridge.Event) {
 		e.mu.Lock()
 		e.connected[m.Profile] = true
 		e.mu.Unlock()
-		e.publish(Event{Kind: EventConnection, Connected: true, Profile: m.Profile})
+		e.publish(persondoor.Event{Kind: persondoor.EventConnection, Connected: true, Profile: m.Profile})
 		go e.refreshTabs(ctx, m.Profile)
 	case bridge.EventDisconnected:
 		e.mu.Lock()
 		delete(e.connected, m.Profile)
 		e.mu.Unlock()
-		e.publish(Event{Kind: EventConnection, Connected: false, Profile: m.Profile})
+		e.publish(persondoor.Event{Kind: persondoor.EventConnection, Connected: false, Profile: m.Profile})
 	case protocol.EventTabs:
 		var r protocol.TabsResult
 		if json.Unmarshal(m.Params, &r) == nil {
@@ -193,7 +194,7 @@ func (e *Engine) handle(ctx context.Context, m bridge.Event) {
 				t.cal = nil
 			}
 			e.mu.Unlock()
-			e.publish(Event{Kind: EventZoom, Tab: e.tabID(m.Profile, z.Tab), Zoom: z.Zoom})
+			e.publish(persondoor.Event{Kind: persondoor.EventZoom, Tab: e.tabID(m.Profile, z.Tab), Zoom: z.Zoom})
 		}
 	}
 }
@@ -256,9 +257,9 @@ func (e *Engine) updateTabs(profile string, tabs []protocol.Tab) {
 	e.mu.Unlock()
 	for _, id := range revoked {
 		e.broker.ForgetTab(id)
-		e.publish(Event{Kind: EventShare, Tab: id, Level: vocab.None, Detail: "the tab left the site it was shared on"})
+		e.publish(persondoor.Event{Kind: persondoor.EventShare, Tab: id, Level: vocab.None, Detail: "the tab left the site it was shared on"})
 	}
-	e.publish(Event{Kind: EventTabs})
+	e.publish(persondoor.Event{Kind: persondoor.EventTabs})
 }
 
 func (e *Engine) navigated(profile string, n protocol.Navigated) {
@@ -278,35 +279,21 @@ func (e *Engine) navigated(profile string, n protocol.Navigated) {
 	e.mu.Unlock()
 	if revoked {
 		e.broker.ForgetTab(id)
-		e.publish(Event{Kind: EventShare, Tab: id, Level: vocab.None, Detail: "the tab left the site it was shared on"})
+		e.publish(persondoor.Event{Kind: persondoor.EventShare, Tab: id, Level: vocab.None, Detail: "the tab left the site it was shared on"})
 	}
 }
 
-// TabInfo is a tab as listed to the person or an agent.
-type TabInfo struct {
-	ID        string      `json:"id"`
-	Title     string      `json:"title,omitempty"` // only for shared tabs when listed to agents
-	URL       string      `json:"url,omitempty"`   // likewise
-	Origin    string      `json:"origin,omitempty"`
-	Active    bool        `json:"active"`
-	Focused   bool        `json:"focused"` // its window has the keyboard focus
-	Level     vocab.Level `json:"-"`
-	Share     string      `json:"share"`
-	SharedAt  string      `json:"sharedOrigin,omitempty"`
-	Connected bool        `json:"connected"`
-}
-
 // Tabs lists open tabs with their share levels, for the person.
-func (e *Engine) Tabs() []TabInfo {
+func (e *Engine) Tabs() []vocab.TabInfo {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	out := make([]TabInfo, 0, len(e.tabs))
+	out := make([]vocab.TabInfo, 0, len(e.tabs))
 	for id, t := range e.tabs {
 		if t.gone {
 			continue
 		}
 		g := e.grants.Get(id)
-		out = append(out, TabInfo{
+		out = append(out, vocab.TabInfo{
 			ID: id, Title: t.info.Title, URL: t.info.URL, Origin: approvals.Origin(t.info.URL), Active: t.info.Active, Focused: t.info.Focused,
 			Level: g.Level, Share: g.Level.String(), SharedAt: g.Origin, Connected: e.connected[t.chrome.profile],
 		})
@@ -374,7 +361,7 @@ func (e *Engine) SetShare(tab string, level vocab.Level) error {
 		Target:  vocab.Target{Tab: tab, TabTitle: title, Origin: origin},
 		Outcome: vocab.OutcomeDone, Detail: detail,
 	})
-	e.publish(Event{Kind: EventShare, Tab: tab, Level: level, Detail: note})
+	e.publish(persondoor.Event{Kind: persondoor.EventShare, Tab: tab, Level: level, Detail: note})
 	return nil
 }
 
@@ -412,7 +399,7 @@ func (e *Engine) Pause(on bool) {
 		e.pauseMu.Unlock()
 	}
 	if changed {
-		e.publish(Event{Kind: EventPause, Paused: on})
+		e.publish(persondoor.Event{Kind: persondoor.EventPause, Paused: on})
 	}
 }
 
@@ -458,5 +445,5 @@ func (e *Engine) record(ctx context.Context, en audit.Entry) {
 	if _, err := e.opts.Audit.Record(context.WithoutCancel(ctx), en); err != nil {
 		e.opts.Logf("audit: %v", err)
 	}
-	e.publish(Event{Kind: EventActivity, Tab: en.Target.Tab, Activity: activityOf(en, e.opts.Now())})
+	e.publish(persondoor.Event{Kind: persondoor.EventActivity, Tab: en.Target.Tab, Activity: activityOf(en, e.opts.Now())})
 }

@@ -11,11 +11,13 @@ import (
 
 	_ "modernc.org/sqlite"
 
+	"github.com/reins-app/reins/agentdoor"
 	"github.com/reins-app/reins/audit"
 	"github.com/reins-app/reins/bridge/protocol"
 	"github.com/reins-app/reins/core"
 	"github.com/reins-app/reins/core/coretest"
 	"github.com/reins-app/reins/executor"
+	"github.com/reins-app/reins/persondoor"
 	"github.com/reins-app/reins/vocab"
 )
 
@@ -57,7 +59,7 @@ func (f *fixture) snapRef(name string) (string, string) {
 }
 
 func (f *fixture) click(ref string) error {
-	_, err := f.agent.Act(context.Background(), core.ActRequest{Tab: f.tab, Ref: ref, Act: vocab.Act{Kind: "click"}})
+	_, err := f.agent.Act(context.Background(), agentdoor.ActRequest{Tab: f.tab, Ref: ref, Act: vocab.Act{Kind: "click"}})
 	return err
 }
 
@@ -69,7 +71,7 @@ func codeOf(err error) string {
 	return ""
 }
 
-func (f *fixture) rows(filter core.AuditFilter) []core.AuditRow {
+func (f *fixture) rows(filter persondoor.AuditFilter) []persondoor.AuditRow {
 	rows, err := f.Log.Rows(context.Background(), filter)
 	if err != nil {
 		f.t.Fatal(err)
@@ -88,7 +90,7 @@ func TestUnsharedTabIsNotReadAndTheRefusalIsLogged(t *testing.T) {
 			t.Fatal("an unshared tab was asked for its tree")
 		}
 	}
-	rows := f.rows(core.AuditFilter{Outcome: vocab.OutcomeRefused})
+	rows := f.rows(persondoor.AuditFilter{Outcome: vocab.OutcomeRefused})
 	if len(rows) != 1 || rows[0].Code != vocab.CodeGrantRequired || rows[0].TabTitle != "" {
 		t.Fatalf("want one refusal row without the tab's title, got %+v", rows)
 	}
@@ -131,7 +133,7 @@ func TestApprovedClickIsCommittedBeforeItFires(t *testing.T) {
 	if p := fired[0].Plan; p.X != 150 || p.Y != 302 || p.Scale != 1 {
 		t.Fatalf("plan %+v, want (150, 302) at scale 1", p)
 	}
-	rows := f.rows(core.AuditFilter{Act: "click"})
+	rows := f.rows(persondoor.AuditFilter{Act: "click"})
 	if len(rows) != 2 || rows[0].Phase != audit.PhaseOutcome || rows[0].Outcome != vocab.OutcomeDone || rows[1].Phase != audit.PhaseFire {
 		t.Fatalf("want fire then done, got %+v", rows)
 	}
@@ -155,7 +157,7 @@ func TestDeniedAndTimedOutActsFireNothing(t *testing.T) {
 	if len(f.Exec.Fired()) != 0 {
 		t.Fatal("a denied act fired")
 	}
-	if len(f.rows(core.AuditFilter{Outcome: vocab.OutcomeDenied})) != 1 || len(f.rows(core.AuditFilter{Outcome: vocab.OutcomeTimeout})) != 1 {
+	if len(f.rows(persondoor.AuditFilter{Outcome: vocab.OutcomeDenied})) != 1 || len(f.rows(persondoor.AuditFilter{Outcome: vocab.OutcomeTimeout})) != 1 {
 		t.Fatal("denial and timeout were not both logged")
 	}
 }
@@ -174,7 +176,7 @@ func TestPauseRefusesActsEvenAfterApproval(t *testing.T) {
 	defer stop()
 	go func() {
 		for ev := range events {
-			if ev.Kind == core.EventApproval {
+			if ev.Kind == persondoor.EventApproval {
 				f.Pause(true)
 				f.Engine.Engine.Answer(ev.Request.ID, vocab.AllowOnce)
 			}
@@ -197,7 +199,7 @@ func TestNavigationMakesRefsStaleAndAnotherOriginRevokesTheGrant(t *testing.T) {
 	page.URL = "https://shop.example.com/thanks"
 	f.Browser.Load(7, page)
 	waitFor(t, func() bool { return strings.HasSuffix(f.tabURL(), "/thanks") })
-	_, err := f.agent.Act(context.Background(), core.ActRequest{Tab: f.tab, Ref: ref, Snapshot: id, Act: vocab.Act{Kind: "click"}})
+	_, err := f.agent.Act(context.Background(), agentdoor.ActRequest{Tab: f.tab, Ref: ref, Snapshot: id, Act: vocab.Act{Kind: "click"}})
 	if codeOf(err) != vocab.CodeStaleRef {
 		t.Fatalf("same origin, new document: got %v", err)
 	}
@@ -259,7 +261,7 @@ func TestDenyListedAppUnderThePointFiresNothing(t *testing.T) {
 	if err := f.click(ref); codeOf(err) != vocab.CodeDenyListed {
 		t.Fatalf("got %v", err)
 	}
-	rows := f.rows(core.AuditFilter{Act: "click"})
+	rows := f.rows(persondoor.AuditFilter{Act: "click"})
 	if len(rows) != 2 || rows[0].Phase != audit.PhaseOutcome || rows[0].Code != vocab.CodeDenyListed {
 		t.Fatalf("the refusal is not the act's outcome: %+v", rows)
 	}
@@ -273,7 +275,7 @@ func TestTypingIntoAPasswordFieldIsSecret(t *testing.T) {
 	defer stop()
 	go func() {
 		for ev := range events {
-			if ev.Kind == core.EventApproval {
+			if ev.Kind == persondoor.EventApproval {
 				asked = append(asked, ev.Request.Sentence())
 				f.Engine.Engine.Answer(ev.Request.ID, vocab.AllowTab)
 			}
@@ -281,7 +283,7 @@ func TestTypingIntoAPasswordFieldIsSecret(t *testing.T) {
 	}()
 	ref, _ := f.snapRef("Password")
 	for i := 0; i < 2; i++ {
-		if _, err := f.agent.Act(context.Background(), core.ActRequest{Tab: f.tab, Ref: ref, Act: vocab.Act{Kind: "type", Text: "hunter2"}}); err != nil {
+		if _, err := f.agent.Act(context.Background(), agentdoor.ActRequest{Tab: f.tab, Ref: ref, Act: vocab.Act{Kind: "type", Text: "hunter2"}}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -294,7 +296,7 @@ func TestTypingIntoAPasswordFieldIsSecret(t *testing.T) {
 			t.Fatal("the act reached the executor without its secret flag")
 		}
 	}
-	for _, r := range f.rows(core.AuditFilter{}) {
+	for _, r := range f.rows(persondoor.AuditFilter{}) {
 		if strings.Contains(string(r.Act), "hunter2") || strings.Contains(r.Detail, "hunter2") {
 			t.Fatalf("the secret is in row %d", r.Seq)
 		}
@@ -342,7 +344,7 @@ func TestExtensionDisconnectMidRequestFailsFast(t *testing.T) {
 
 func TestAnsweringAnUnknownApprovalFails(t *testing.T) {
 	f := newFixture(t, time.Second)
-	if err := f.Engine.Engine.Answer("nope", vocab.AllowOnce); !errors.Is(err, core.ErrNoSuchApproval) {
+	if err := f.Engine.Engine.Answer("nope", vocab.AllowOnce); !errors.Is(err, persondoor.ErrNoSuchApproval) {
 		t.Fatalf("got %v", err)
 	}
 }
@@ -372,7 +374,7 @@ func TestKeysNeedTheTabsWindowFocused(t *testing.T) {
 		}
 		return false
 	})
-	_, err := f.agent.Act(context.Background(), core.ActRequest{Tab: f.tab, Act: vocab.Act{Kind: "key", Keys: "Enter"}})
+	_, err := f.agent.Act(context.Background(), agentdoor.ActRequest{Tab: f.tab, Act: vocab.Act{Kind: "key", Keys: "Enter"}})
 	if codeOf(err) != vocab.CodeNotVisible {
 		t.Fatalf("got %v", err)
 	}

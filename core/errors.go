@@ -9,6 +9,7 @@ import (
 	"github.com/reins-app/reins/bridge/protocol"
 	"github.com/reins-app/reins/executor"
 	"github.com/reins-app/reins/grounding"
+	"github.com/reins-app/reins/internal/plain"
 	"github.com/reins-app/reins/vocab"
 )
 
@@ -108,4 +109,13 @@ func outcomeOf(code string) string {
 		return vocab.OutcomeFailed
 	}
 	return vocab.OutcomeRefused
+}
+
+// quoteIf quotes agent or page text for a sentence a person may read, or
+// gives "" for none.
+func quoteIf(s string) string {
+	if s == "" {
+		return ""
+	}
+	return plain.Quote(s, plain.ClaimMax)
 }

@@ -2,60 +2,17 @@ package core
 
 import (
 	"context"
-	"errors"
 	"sync"
 	"time"
 
 	"github.com/reins-app/reins/audit"
 	"github.com/reins-app/reins/internal/plain"
+	"github.com/reins-app/reins/persondoor"
 	"github.com/reins-app/reins/vocab"
 )
 
-// EventKind names what changed.
-type EventKind string
-
-const (
-	EventTabs        EventKind = "tabs"          // the tab list changed
-	EventShare       EventKind = "share"         // a tab's share level changed
-	EventActivity    EventKind = "activity"      // an attempt, with its outcome
-	EventApproval    EventKind = "approval"      // an act waits for the person
-	EventApprovalEnd EventKind = "approval_done" // it was answered, timed out or withdrawn
-	EventActDone     EventKind = "act_done"      // an allowed act is over: fired, failed, refused or held
-	EventConnection  EventKind = "connection"    // an extension connected or left
-	EventPause       EventKind = "pause"         //
-	EventZoom        EventKind = "zoom"          //
-)
-
-// Event is one change, for the person's door.
-type Event struct {
-	Kind      EventKind
-	Tab       string
-	Level     vocab.Level
-	Activity  *Activity
-	Request   *vocab.Request // EventApproval, EventApprovalEnd, EventActDone
-	Decision  vocab.Decision // EventApprovalEnd
-	Connected bool
-	Profile   string
-	Paused    bool
-	Zoom      float64
-	Detail    string
-}
-
-// Activity is one line of a tab's activity strip. Its texts are already
-// rendered for a person (see internal/plain): Agent names the real process
-// first, and nothing a page or an agent wrote reaches them raw.
-type Activity struct {
-	Time    time.Time `json:"time"`
-	Agent   string    `json:"agent"`
-	Act     string    `json:"act"` // the act as a sentence
-	Kind    string    `json:"kind"`
-	Outcome string    `json:"outcome"` // done, read, refused, denied, timeout, failed
-	Code    string    `json:"code,omitempty"`
-	Detail  string    `json:"detail,omitempty"`
-}
-
-func activityOf(en audit.Entry, now time.Time) *Activity {
-	return &Activity{
+func activityOf(en audit.Entry, now time.Time) *persondoor.Activity {
+	return &persondoor.Activity{
 		Time: now, Agent: en.Agent.Label(), Act: vocab.SentenceOf(en.Act, en.Target), Kind: plain.Text(string(en.Act.Kind), plain.NameMax),
 		Outcome: en.Outcome, Code: plain.Text(en.Code, plain.NameMax), Detail: plain.Text(en.Detail, plain.DetailMax),
 	}
@@ -63,19 +20,19 @@ func activityOf(en audit.Entry, now time.Time) *Activity {
 
 type subscribers struct {
 	mu     sync.Mutex
-	list   map[chan Event]struct{} // guarded by mu
-	closed bool                    // guarded by mu
+	list   map[chan persondoor.Event]struct{} // guarded by mu
+	closed bool                               // guarded by mu
 }
 
 // Subscribe returns a channel of events and a function that ends the
 // subscription. A subscriber that falls behind by buf events loses the
 // newest rather than stall the engine; the UI re-reads state on each event.
-func (e *Engine) Subscribe(buf int) (<-chan Event, func()) {
-	ch := make(chan Event, buf)
+func (e *Engine) Subscribe(buf int) (<-chan persondoor.Event, func()) {
+	ch := make(chan persondoor.Event, buf)
 	e.subs.mu.Lock()
 	defer e.subs.mu.Unlock()
 	if e.subs.list == nil {
-		e.subs.list = map[chan Event]struct{}{}
+		e.subs.list = map[chan persondoor.Event]struct{}{}
 	}
 	if e.subs.closed {
 		close(ch)
@@ -92,7 +49,7 @@ func (e *Engine) Subscribe(buf int) (<-chan Event, func()) {
 	}
 }
 
-func (e *Engine) publish(ev Event) {
+func (e *Engine) publish(ev persondoor.Event) {
 	e.subs.mu.Lock()
 	defer e.subs.mu.Unlock()
 	for ch := range e.subs.list {
@@ -136,7 +93,7 @@ func (q *queue) Answer(ctx context.Context, req vocab.Request) (vocab.Decision, 
 	q.pending[req.ID] = p
 	q.order = append(q.order, req.ID)
 	q.mu.Unlock()
-	q.e.publish(Event{Kind: EventApproval, Tab: req.Target.Tab, Request: &req})
+	q.e.publish(persondoor.Event{Kind: persondoor.EventApproval, Tab: req.Target.Tab, Request: &req})
 	defer func() {
 		q.mu.Lock()
 		delete(q.pending, req.ID)
@@ -150,10 +107,10 @@ func (q *queue) Answer(ctx context.Context, req vocab.Request) (vocab.Decision, 
 	}()
 	select {
 	case d := <-p.answer:
-		q.e.publish(Event{Kind: EventApprovalEnd, Tab: req.Target.Tab, Request: &req, Decision: d})
+		q.e.publish(persondoor.Event{Kind: persondoor.EventApprovalEnd, Tab: req.Target.Tab, Request: &req, Decision: d})
 		return d, nil
 	case <-ctx.Done():
-		q.e.publish(Event{Kind: EventApprovalEnd, Tab: req.Target.Tab, Request: &req, Decision: vocab.Deny})
+		q.e.publish(persondoor.Event{Kind: persondoor.EventApprovalEnd, Tab: req.Target.Tab, Request: &req, Decision: vocab.Deny})
 		return vocab.Deny, ctx.Err()
 	}
 }
@@ -170,9 +127,6 @@ func (e *Engine) Pending() []vocab.Request {
 	return out
 }
 
-// ErrNoSuchApproval is returned by Answer for an id that is not pending.
-var ErrNoSuchApproval = errors.New("that approval is no longer pending")
-
 // Answer is the person's decision on a pending act. Only the person's door
 // calls it; no agent-facing tool reaches it.
 func (e *Engine) Answer(id string, d vocab.Decision) error {
@@ -181,12 +135,12 @@ func (e *Engine) Answer(id string, d vocab.Decision) error {
 	p := q.pending[id]
 	q.mu.Unlock()
 	if p == nil {
-		return ErrNoSuchApproval
+		return persondoor.ErrNoSuchApproval
 	}
 	select {
 	case p.answer <- d:
 		return nil
 	default:
-		return ErrNoSuchApproval
+		return persondoor.ErrNoSuchApproval
 	}
 }

@@ -9,9 +9,11 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/reins-app/reins/agentdoor"
 	"github.com/reins-app/reins/approvals"
 	"github.com/reins-app/reins/audit"
 	"github.com/reins-app/reins/executor"
+	"github.com/reins-app/reins/persondoor"
 	"github.com/reins-app/reins/vocab"
 )
 
@@ -52,11 +54,6 @@ func (e *Engine) canInput(kind vocab.ActKind) error {
 	return nil
 }
 
-// MaxTypedText is the most characters one act may type: a long form
-// field's worth, about two minutes of keystrokes. The person reads what is
-// to be typed before allowing it, and the log keeps it.
-const MaxTypedText = 10_000
-
 // possible refuses an act that could never fire as asked, before the person
 // is asked about it: text longer than MaxTypedText or that no key types, a
 // key chord naming no key. Text over the limit is dropped from en, the
@@ -65,9 +62,9 @@ func possible(en *audit.Entry) error {
 	act := en.Act
 	switch act.Kind {
 	case vocab.Type:
-		if n := utf8.RuneCountInString(act.Text); n > MaxTypedText {
+		if n := utf8.RuneCountInString(act.Text); n > agentdoor.MaxTypedText {
 			en.Act.Text, en.Act.Overlong = "", n
-			return errorf(vocab.CodeTextTooLong, "the text to type is %d characters, and one act types at most %d; nothing was asked or typed: split it into several acts of at most %d characters", n, MaxTypedText, MaxTypedText)
+			return errorf(vocab.CodeTextTooLong, "the text to type is %d characters, and one act types at most %d; nothing was asked or typed: split it into several acts of at most %d characters", n, agentdoor.MaxTypedText, agentdoor.MaxTypedText)
 		}
 		if err := executor.CheckText(act.Text); err != nil {
 			return &vocab.Error{Code: vocab.CodeUnknownKey, Message: err.Error() + "; nothing was asked or typed: leave that character out", Err: err}
@@ -154,7 +151,7 @@ func pollUntil(ctx context.Context, within time.Duration, done func() bool) bool
 // leave to fight them for the pointer.
 //
 // A failure after the "about to fire" row is returned as *alreadyLogged.
-func (s *Session) decideAndFire(ctx context.Context, f firing) (*ActResult, error) {
+func (s *Session) decideAndFire(ctx context.Context, f firing) (*agentdoor.ActResult, error) {
 	e := s.e
 	// Before the person is asked about an act that could not fire.
 	if err := e.opts.Audit.AnchorReady(); err != nil {
@@ -169,7 +166,7 @@ func (s *Session) decideAndFire(ctx context.Context, f firing) (*ActResult, erro
 		f.en.Decision = approved.How().String()
 		res, err := s.fireApproved(ctx, f, approved)
 		done := f.req
-		e.publish(Event{Kind: EventActDone, Tab: f.tab, Request: &done})
+		e.publish(persondoor.Event{Kind: persondoor.EventActDone, Tab: f.tab, Request: &done})
 		if !errors.Is(err, executor.ErrPersonActive) {
 			return res, err
 		}
@@ -198,7 +195,7 @@ func (s *Session) decideAndFire(ctx context.Context, f firing) (*ActResult, erro
 
 // fireApproved waits for the person to be still, checks again, commits the
 // "about to fire" row, fires, and writes the outcome row.
-func (s *Session) fireApproved(ctx context.Context, f firing, approved approvals.Approved) (*ActResult, error) {
+func (s *Session) fireApproved(ctx context.Context, f firing, approved approvals.Approved) (*agentdoor.ActResult, error) {
 	e := s.e
 	paused := func() error {
 		if e.Paused() {
@@ -235,7 +232,7 @@ func (s *Session) fireApproved(ctx context.Context, f firing, approved approvals
 	if err != nil {
 		return nil, err
 	}
-	e.publish(Event{Kind: EventActivity, Tab: f.tab, Activity: &Activity{
+	e.publish(persondoor.Event{Kind: persondoor.EventActivity, Tab: f.tab, Activity: &persondoor.Activity{
 		Time: e.opts.Now(), Agent: s.agent.Label(), Act: f.req.Sentence(), Kind: string(f.req.Act.Kind), Outcome: "firing",
 	}})
 	fctx, stop := e.untilPaused(ctx)
@@ -252,12 +249,12 @@ func (s *Session) fireApproved(ctx context.Context, f firing, approved approvals
 	if _, err := e.opts.Audit.Finish(context.WithoutCancel(ctx), ticket, final.Outcome, final.Code, final.Detail); err != nil {
 		e.opts.Logf("audit: the outcome of row %d could not be written: %v", ticket.Seq(), err)
 	}
-	e.publish(Event{Kind: EventActivity, Tab: f.tab, Activity: activityOf(final, e.opts.Now())})
+	e.publish(persondoor.Event{Kind: persondoor.EventActivity, Tab: f.tab, Activity: activityOf(final, e.opts.Now())})
 	if fireErr != nil {
 		ce, _ := classify(fireErr)
 		return nil, &alreadyLogged{ce}
 	}
-	return &ActResult{Done: f.req.Sentence(), Target: f.req.Target.Ref, Audit: ticket.Seq()}, nil
+	return &agentdoor.ActResult{Done: f.req.Sentence(), Target: f.req.Target.Ref, Audit: ticket.Seq()}, nil
 }
 
 // awaitStill returns once the person has left the mouse and keyboard alone

@@ -12,6 +12,7 @@ import (
 	"github.com/reins-app/reins/audit"
 	"github.com/reins-app/reins/core"
 	"github.com/reins-app/reins/executor"
+	"github.com/reins-app/reins/persondoor"
 	"github.com/reins-app/reins/vocab"
 )
 
@@ -24,7 +25,7 @@ func (f *fixture) answerWith(decide func(r vocab.Request) vocab.Decision) func()
 	var seen []vocab.Request
 	go func() {
 		for ev := range events {
-			if ev.Kind != core.EventApproval {
+			if ev.Kind != persondoor.EventApproval {
 				continue
 			}
 			mu.Lock()
@@ -66,7 +67,7 @@ func TestAnActIsHeldAndAskedAgainWhileThePersonUsesTheMouse(t *testing.T) {
 		}
 	}
 	// Each hold is a row of its own, and nothing was about to fire.
-	rows := f.rows(core.AuditFilter{Act: "click"})
+	rows := f.rows(persondoor.AuditFilter{Act: "click"})
 	if len(rows) != core.MaxHolds {
 		t.Fatalf("%d rows, want %d holds: %+v", len(rows), core.MaxHolds, rows)
 	}
@@ -122,10 +123,10 @@ func TestAHeldActFiresOnceThePersonAllowsItAgain(t *testing.T) {
 	if reqs := seen(); len(reqs) != 2 || reqs[1].Held != 1 {
 		t.Fatalf("want the act asked about twice, the second time as held: %+v", reqs)
 	}
-	if rows := f.rows(core.AuditFilter{Act: "click", Outcome: vocab.OutcomeDone}); len(rows) != 1 {
+	if rows := f.rows(persondoor.AuditFilter{Act: "click", Outcome: vocab.OutcomeDone}); len(rows) != 1 {
 		t.Fatalf("want one done row, got %+v", rows)
 	}
-	if rows := f.rows(core.AuditFilter{Act: "click", Outcome: vocab.OutcomeRefused}); len(rows) != 1 || rows[0].Code != vocab.CodePersonActive {
+	if rows := f.rows(persondoor.AuditFilter{Act: "click", Outcome: vocab.OutcomeRefused}); len(rows) != 1 || rows[0].Code != vocab.CodePersonActive {
 		t.Fatalf("want one hold row, got %+v", rows)
 	}
 }
@@ -181,7 +182,7 @@ func TestPausingStopsAnActThatIsFiring(t *testing.T) {
 	if err := f.click(ref); codeOf(err) != vocab.CodePaused {
 		t.Fatalf("an act the person paused mid-way: %v, want %s", err, vocab.CodePaused)
 	}
-	if rows := f.rows(core.AuditFilter{Act: "click"}); len(rows) != 2 || rows[0].Code != vocab.CodePaused {
+	if rows := f.rows(persondoor.AuditFilter{Act: "click"}); len(rows) != 2 || rows[0].Code != vocab.CodePaused {
 		t.Fatalf("want the fire row and a paused outcome, got %+v", rows)
 	}
 }
@@ -236,9 +237,9 @@ func TestTheDoorHearsWhenAnAllowedActIsOver(t *testing.T) {
 		select {
 		case ev := <-events:
 			switch ev.Kind {
-			case core.EventApproval:
+			case persondoor.EventApproval:
 				asked = ev.Request.ID
-			case core.EventActDone:
+			case persondoor.EventActDone:
 				if asked == "" || ev.Request.ID != asked {
 					t.Fatalf("act over for request %q, want the one asked, %q", ev.Request.ID, asked)
 				}

@@ -8,9 +8,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/reins-app/reins/core"
+	"github.com/reins-app/reins/agentdoor"
 	"github.com/reins-app/reins/core/coretest"
 	"github.com/reins-app/reins/executor"
+	"github.com/reins-app/reins/persondoor"
 	"github.com/reins-app/reins/vocab"
 )
 
@@ -28,13 +29,13 @@ func countAsked(t *testing.T, e *coretest.Engine) *asked {
 	t.Cleanup(stop)
 	go func() {
 		for ev := range events {
-			if ev.Kind == core.EventApproval {
+			if ev.Kind == persondoor.EventApproval {
 				a.mu.Lock()
 				a.requests = append(a.requests, ev.Request.Sentence())
 				a.mu.Unlock()
 				e.Answer(ev.Request.ID, vocab.AllowOnce)
 			}
-			if ev.Kind == core.EventActivity {
+			if ev.Kind == persondoor.EventActivity {
 				a.mu.Lock()
 				a.activity = ev.Activity.Act
 				a.mu.Unlock()
@@ -82,7 +83,7 @@ func refusedBeforeAsking(t *testing.T, e *coretest.Engine, a *asked, err error, 
 	if f := e.Exec.Fired(); len(f) != 0 {
 		t.Errorf("%d acts fired", len(f))
 	}
-	rows, rerr := e.Log.Rows(context.Background(), core.AuditFilter{Limit: 1})
+	rows, rerr := e.Log.Rows(context.Background(), persondoor.AuditFilter{Limit: 1})
 	if rerr != nil {
 		t.Fatal(rerr)
 	}
@@ -105,10 +106,10 @@ func TestTypedTextOverTheLimitIsRefusedAndNotKept(t *testing.T) {
 			typeText := func(text string) error {
 				act := vocab.Act{Kind: vocab.Type, Text: text}
 				if where == "desktop" {
-					_, err := f.agent.DesktopAct(context.Background(), core.DesktopActRequest{Act: act})
+					_, err := f.agent.DesktopAct(context.Background(), agentdoor.DesktopActRequest{Act: act})
 					return err
 				}
-				_, err := f.agent.Act(context.Background(), core.ActRequest{Tab: f.tab, Ref: ref, Act: act})
+				_, err := f.agent.Act(context.Background(), agentdoor.ActRequest{Tab: f.tab, Ref: ref, Act: act})
 				return err
 			}
 
@@ -116,7 +117,7 @@ func TestTypedTextOverTheLimitIsRefusedAndNotKept(t *testing.T) {
 			n := len(huge)
 			err := typeText(huge)
 			act, detail := refusedBeforeAsking(t, f.Engine, a, err, vocab.CodeTextTooLong)
-			for _, want := range []string{fmt.Sprint(n), fmt.Sprint(core.MaxTypedText), "split it"} {
+			for _, want := range []string{fmt.Sprint(n), fmt.Sprint(agentdoor.MaxTypedText), "split it"} {
 				if !strings.Contains(err.Error(), want) || !strings.Contains(detail, want) {
 					t.Errorf("the refusal does not say %q: %q; audit detail %q", want, err, detail)
 				}
@@ -127,11 +128,11 @@ func TestTypedTextOverTheLimitIsRefusedAndNotKept(t *testing.T) {
 			if want := fmt.Sprintf(`"overlong":%d`, n); !strings.Contains(act, want) {
 				t.Errorf("the audit act %q does not keep the length (%s)", act, want)
 			}
-			rows, err := f.Log.Rows(context.Background(), core.AuditFilter{Limit: 1})
+			rows, err := f.Log.Rows(context.Background(), persondoor.AuditFilter{Limit: 1})
 			if err != nil {
 				t.Fatal(err)
 			}
-			if line := core.FormatAuditRow(rows[0]); !strings.Contains(line, fmt.Sprintf("(text of %d characters, too long to type, not stored)", n)) {
+			if line := persondoor.FormatAuditRow(rows[0]); !strings.Contains(line, fmt.Sprintf("(text of %d characters, too long to type, not stored)", n)) {
 				t.Errorf("reins audit prints %q", line)
 			}
 			want := fmt.Sprintf("Type %d characters (too long to type)", n)
@@ -140,13 +141,13 @@ func TestTypedTextOverTheLimitIsRefusedAndNotKept(t *testing.T) {
 			}
 
 			// The limit itself is allowed, in characters, not bytes.
-			if err := typeText(strings.Repeat("é", core.MaxTypedText)); err != nil {
-				t.Fatalf("typing %d characters: %v", core.MaxTypedText, err)
+			if err := typeText(strings.Repeat("é", agentdoor.MaxTypedText)); err != nil {
+				t.Fatalf("typing %d characters: %v", agentdoor.MaxTypedText, err)
 			}
 			if got := len(a.sentences()); got != 1 {
 				t.Errorf("the person was asked %d times about text at the limit, want once", got)
 			}
-			if err := typeText(strings.Repeat("é", core.MaxTypedText+1)); codeOf(err) != vocab.CodeTextTooLong {
+			if err := typeText(strings.Repeat("é", agentdoor.MaxTypedText+1)); codeOf(err) != vocab.CodeTextTooLong {
 				t.Errorf("one character over the limit: %v", err)
 			}
 		})
@@ -167,19 +168,19 @@ func TestKeysNoKeyboardHasAreRefusedBeforeAnyoneIsAsked(t *testing.T) {
 		want string
 	}{
 		{"a chord with a made-up key in a tab", func() error {
-			_, err := f.agent.Act(context.Background(), core.ActRequest{Tab: f.tab, Act: vocab.Act{Kind: vocab.Key, Keys: "Control+Banana"}})
+			_, err := f.agent.Act(context.Background(), agentdoor.ActRequest{Tab: f.tab, Act: vocab.Act{Kind: vocab.Key, Keys: "Control+Banana"}})
 			return err
 		}, "Banana"},
 		{"a made-up modifier on the desktop", func() error {
-			_, err := f.agent.DesktopAct(context.Background(), core.DesktopActRequest{Act: vocab.Act{Kind: vocab.Key, Keys: "Hyper+K"}})
+			_, err := f.agent.DesktopAct(context.Background(), agentdoor.DesktopActRequest{Act: vocab.Act{Kind: vocab.Key, Keys: "Hyper+K"}})
 			return err
 		}, "Hyper"},
 		{"no key at all", func() error {
-			_, err := f.agent.DesktopAct(context.Background(), core.DesktopActRequest{Act: vocab.Act{Kind: vocab.Key}})
+			_, err := f.agent.DesktopAct(context.Background(), agentdoor.DesktopActRequest{Act: vocab.Act{Kind: vocab.Key}})
 			return err
 		}, "empty"},
 		{"text with a control character", func() error {
-			_, err := f.agent.Act(context.Background(), core.ActRequest{Tab: f.tab, Ref: ref, Act: vocab.Act{Kind: vocab.Type, Text: "ring \a"}})
+			_, err := f.agent.Act(context.Background(), agentdoor.ActRequest{Tab: f.tab, Ref: ref, Act: vocab.Act{Kind: vocab.Type, Text: "ring \a"}})
 			return err
 		}, "U+0007"},
 	} {
@@ -192,7 +193,7 @@ func TestKeysNoKeyboardHasAreRefusedBeforeAnyoneIsAsked(t *testing.T) {
 		})
 	}
 	// A real chord still reaches the person.
-	if _, err := f.agent.DesktopAct(context.Background(), core.DesktopActRequest{Act: vocab.Act{Kind: vocab.Key, Keys: "Control+Shift+K"}}); err != nil {
+	if _, err := f.agent.DesktopAct(context.Background(), agentdoor.DesktopActRequest{Act: vocab.Act{Kind: vocab.Key, Keys: "Control+Shift+K"}}); err != nil {
 		t.Fatalf("a real chord: %v", err)
 	}
 	if got := len(a.sentences()); got != 1 {
@@ -209,7 +210,7 @@ func TestADesktopPointOffEveryScreenIsRefusedBeforeAnyoneIsAsked(t *testing.T) {
 	a := countAsked(t, e)
 	agent := e.Connect(vocab.Agent{Name: "Test agent", PID: 4121, Exe: "/usr/bin/claude"})
 	click := func(x, y float64) error {
-		_, err := agent.DesktopAct(context.Background(), core.DesktopActRequest{Act: vocab.Act{Kind: vocab.Click}, X: x, Y: y})
+		_, err := agent.DesktopAct(context.Background(), agentdoor.DesktopActRequest{Act: vocab.Act{Kind: vocab.Click}, X: x, Y: y})
 		return err
 	}
 	for _, p := range [][2]float64{{5000, 20}, {-1, 10}, {100, 800}, {1300, -201}, {2360, 0}} {

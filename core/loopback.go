@@ -11,6 +11,7 @@ import (
 	"github.com/reins-app/reins/approvals"
 	"github.com/reins-app/reins/audit"
 	"github.com/reins-app/reins/internal/peercred"
+	"github.com/reins-app/reins/persondoor"
 	"github.com/reins-app/reins/vocab"
 )
 
@@ -158,6 +159,6 @@ func (e *Engine) checkGrant(tab, origin string, need vocab.Level) error {
 		Target:  vocab.Target{Tab: tab, Origin: g.Origin},
 		Outcome: vocab.OutcomeDone, Code: vocab.CodeProgramChanged, Detail: "Reins ended the share: " + words,
 	})
-	e.publish(Event{Kind: EventShare, Tab: tab, Level: vocab.None, Detail: words})
+	e.publish(persondoor.Event{Kind: persondoor.EventShare, Tab: tab, Level: vocab.None, Detail: words})
 	return &vocab.Error{Code: vocab.CodeProgramChanged, Message: words + ", so the share was withdrawn; nothing was read or done; ask the person to share the tab again", Err: approvals.ErrProgramChanged}
 }

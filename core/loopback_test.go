@@ -17,11 +17,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/reins-app/reins/agentdoor"
 	"github.com/reins-app/reins/bridge/protocol"
-	"github.com/reins-app/reins/core"
 	"github.com/reins-app/reins/core/coretest"
 	"github.com/reins-app/reins/internal/peercred"
 	"github.com/reins-app/reins/internal/testenv"
+	"github.com/reins-app/reins/persondoor"
 	"github.com/reins-app/reins/vocab"
 )
 
@@ -48,13 +49,13 @@ func (f *fakePrograms) lookup(string, int) ([]peercred.Program, error) {
 	return f.now, f.err
 }
 
-func shareEvent(t *testing.T, events <-chan core.Event) core.Event {
+func shareEvent(t *testing.T, events <-chan persondoor.Event) persondoor.Event {
 	t.Helper()
 	timeout := time.After(5 * time.Second)
 	for {
 		select {
 		case ev := <-events:
-			if ev.Kind == core.EventShare {
+			if ev.Kind == persondoor.EventShare {
 				return ev
 			}
 		case <-timeout:
@@ -136,7 +137,7 @@ func TestAnActOnALoopbackTabIsRefusedOnceAnotherProgramListens(t *testing.T) {
 		t.Fatal(err)
 	}
 	progs.set([]peercred.Program{{PID: 2, Exe: "/usr/bin/node", Dir: "/tmp/other"}}, nil)
-	_, err = agent.Act(context.Background(), core.ActRequest{Tab: tab, Ref: "e1", Snapshot: s.ID, Act: vocab.Act{Kind: "click"}})
+	_, err = agent.Act(context.Background(), agentdoor.ActRequest{Tab: tab, Ref: "e1", Snapshot: s.ID, Act: vocab.Act{Kind: "click"}})
 	if codeOf(err) != vocab.CodeProgramChanged || !strings.Contains(err.Error(), "[::1]:3000 (was /usr/bin/node in /home/p/app; now /usr/bin/node in /tmp/other)") {
 		t.Fatalf("click after the swap: %v", err)
 	}
@@ -170,14 +171,14 @@ func TestASwapWhileThePersonDecidesIsCaughtBeforeFiring(t *testing.T) {
 	defer stop()
 	go func() {
 		for ev := range events {
-			if ev.Kind == core.EventApproval {
+			if ev.Kind == persondoor.EventApproval {
 				// The person allows it; meanwhile another program took the port.
 				progs.set([]peercred.Program{{PID: 2, Exe: "/tmp/evil", Dir: "/tmp"}}, nil)
 				e.Answer(ev.Request.ID, vocab.AllowOnce)
 			}
 		}
 	}()
-	_, err = agent.Act(context.Background(), core.ActRequest{Tab: tab, Ref: ref, Snapshot: s.ID, Act: vocab.Act{Kind: "click"}})
+	_, err = agent.Act(context.Background(), agentdoor.ActRequest{Tab: tab, Ref: ref, Snapshot: s.ID, Act: vocab.Act{Kind: "click"}})
 	if codeOf(err) != vocab.CodeProgramChanged {
 		t.Fatalf("click allowed before the swap: %v, want %s", err, vocab.CodeProgramChanged)
 	}
@@ -225,7 +226,7 @@ func TestALoopbackShareIsRefusedWhenNoProgramCanBeNamed(t *testing.T) {
 
 func findRows(t *testing.T, e *coretest.Engine, detail string) int {
 	t.Helper()
-	rows, err := e.Log.Rows(context.Background(), core.AuditFilter{})
+	rows, err := e.Log.Rows(context.Background(), persondoor.AuditFilter{})
 	if err != nil {
 		t.Fatal(err)
 	}

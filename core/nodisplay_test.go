@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/reins-app/reins/agentdoor"
 	"github.com/reins-app/reins/audit"
 	"github.com/reins-app/reins/bridge"
 	"github.com/reins-app/reins/bridge/bridgetest"
@@ -18,6 +19,7 @@ import (
 	"github.com/reins-app/reins/core/coretest"
 	"github.com/reins-app/reins/executor"
 	"github.com/reins-app/reins/extension"
+	"github.com/reins-app/reins/persondoor"
 	"github.com/reins-app/reins/vocab"
 )
 
@@ -124,7 +126,7 @@ func TestWithoutADisplayReadsWorkAndInputIsRefused(t *testing.T) {
 	var asked []string // acts put to the person; guarded by mu
 	go func() {
 		for ev := range events {
-			if ev.Kind == core.EventApproval {
+			if ev.Kind == persondoor.EventApproval {
 				mu.Lock()
 				asked = append(asked, string(ev.Request.Act.Kind))
 				mu.Unlock()
@@ -141,7 +143,7 @@ func TestWithoutADisplayReadsWorkAndInputIsRefused(t *testing.T) {
 	if _, err := agent.Screenshot(ctx, tab); err != nil {
 		t.Fatalf("a screenshot without a display: %v", err)
 	}
-	if _, err := agent.Act(ctx, core.ActRequest{Tab: tab, Act: vocab.Act{Kind: vocab.Navigate, URL: shopURL + "?page=2"}}); err != nil {
+	if _, err := agent.Act(ctx, agentdoor.ActRequest{Tab: tab, Act: vocab.Act{Kind: vocab.Navigate, URL: shopURL + "?page=2"}}); err != nil {
 		t.Fatalf("navigating, which the browser does itself, without a display: %v", err)
 	}
 	snap, err = agent.Snapshot(ctx, tab)
@@ -161,13 +163,13 @@ func TestWithoutADisplayReadsWorkAndInputIsRefused(t *testing.T) {
 		}
 		t.Logf("%s: %v", what, err)
 	}
-	_, err = agent.Act(ctx, core.ActRequest{Tab: tab, Ref: ref, Act: vocab.Act{Kind: vocab.Click}})
+	_, err = agent.Act(ctx, agentdoor.ActRequest{Tab: tab, Ref: ref, Act: vocab.Act{Kind: vocab.Click}})
 	refusedWithReason("a click", err)
-	_, err = agent.Act(ctx, core.ActRequest{Tab: tab, Ref: search, Act: vocab.Act{Kind: "type", Text: "shoes"}})
+	_, err = agent.Act(ctx, agentdoor.ActRequest{Tab: tab, Ref: search, Act: vocab.Act{Kind: "type", Text: "shoes"}})
 	refusedWithReason("typing", err)
-	_, err = agent.Act(ctx, core.ActRequest{Tab: tab, Act: vocab.Act{Kind: "key", Keys: "Enter"}})
+	_, err = agent.Act(ctx, agentdoor.ActRequest{Tab: tab, Act: vocab.Act{Kind: "key", Keys: "Enter"}})
 	refusedWithReason("a key press", err)
-	_, err = agent.DesktopAct(ctx, core.DesktopActRequest{Act: vocab.Act{Kind: vocab.Click}, X: 10, Y: 10})
+	_, err = agent.DesktopAct(ctx, agentdoor.DesktopActRequest{Act: vocab.Act{Kind: vocab.Click}, X: 10, Y: 10})
 	refusedWithReason("a desktop click", err)
 	if _, err := agent.Desktop(ctx); err == nil || !strings.Contains(err.Error(), "no X display") {
 		t.Fatalf("observing the desktop without a display: %v", err)

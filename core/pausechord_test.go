@@ -14,6 +14,7 @@ import (
 	"github.com/reins-app/reins/core"
 	"github.com/reins-app/reins/executor"
 	"github.com/reins-app/reins/internal/xvfb"
+	"github.com/reins-app/reins/persondoor"
 	"github.com/reins-app/reins/settings"
 	"github.com/reins-app/reins/vocab"
 )
@@ -86,7 +87,7 @@ func TestThePauseChordCanBeChangedAndIsTakenBeforeTheOldOneGoes(t *testing.T) {
 	if !pauses("Control+Alt+Meta+Escape") {
 		t.Fatal("the old chord was let go although the new one could not be taken")
 	}
-	rows, err := rt.AuditRows(ctx, core.AuditFilter{Act: string(vocab.Settings)})
+	rows, err := rt.AuditRows(ctx, persondoor.AuditFilter{Act: string(vocab.Settings)})
 	if err != nil {
 		t.Fatal(err)
 	}

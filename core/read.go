@@ -9,27 +9,20 @@ import (
 	"math"
 	"time"
 
+	"github.com/reins-app/reins/agentdoor"
 	"github.com/reins-app/reins/approvals"
 	"github.com/reins-app/reins/audit"
 	"github.com/reins-app/reins/grounding"
 	"github.com/reins-app/reins/vocab"
 )
 
-// Snapshot modes an agent may ask for; grounding says which it renders.
-const (
-	ModeAuto        = grounding.ModeAuto
-	ModeFull        = grounding.ModeFull
-	ModeInteractive = grounding.ModeInteractive
-	ModeViewport    = grounding.ModeViewport
-)
-
-// ListTabs is [Session.Tabs] for an agent that must first be allowed: it is
-// refused with agent_not_allowed until the person has allowed it.
-func (s *Session) ListTabs(ctx context.Context) ([]TabInfo, error) {
+// ListTabs lists open tabs, with titles and addresses only for tabs the
+// person shared. It is refused with agent_not_allowed until the person has allowed the agent.
+func (s *Session) ListTabs(ctx context.Context) ([]vocab.TabInfo, error) {
 	if err := s.admitted(ctx); err != nil {
 		return nil, s.refuse(ctx, audit.Entry{Agent: s.agent, Act: vocab.Act{Kind: vocab.Read}, Target: vocab.Target{Name: "tab list"}}, err)
 	}
-	return s.Tabs(ctx), nil
+	return s.tabs(ctx), nil
 }
 
 // CurrentTab picks the tab an agent means when it names none: the only tab
@@ -68,29 +61,10 @@ func (s *Session) CurrentTab(ctx context.Context) (string, error) {
 	return "", errorf(vocab.CodeBadRequest, "several tabs are open to you; name one by its id (list them with browser_tabs)")
 }
 
-// ReadOptions says how an agent wants a tab read.
-type ReadOptions struct {
-	Tab      string // required
-	Mode     string // optional: ModeAuto by default (the full tree while small, else the interactive view)
-	MaxChars int    // optional: a budget for the text; 0 is none
-	Root     string // optional: only this ref's subtree
-	Diff     bool   // optional: only what changed since the session's previous snapshot
-}
-
-// ReadResult is a rendered snapshot. Its id names the snapshot the refs in
-// Text belong to.
-type ReadResult struct {
-	SnapshotResult
-	Truncated bool   `json:"truncated,omitempty"`
-	Hint      string `json:"hint,omitempty"`  // how to see the rest
-	Diff      bool   `json:"diff,omitempty"`  // Text holds "+ " and "- " lines
-	First     bool   `json:"first,omitempty"` // Diff was asked but there was nothing to compare with
-}
-
 // Read takes a fresh snapshot of a tab the agent may read and renders it as
 // asked. The snapshot becomes the session's latest, whatever part of it is
 // shown.
-func (s *Session) Read(ctx context.Context, o ReadOptions) (*ReadResult, error) {
+func (s *Session) Read(ctx context.Context, o agentdoor.ReadOptions) (*agentdoor.ReadResult, error) {
 	en := audit.Entry{Agent: s.agent, Act: vocab.Act{Kind: vocab.Read}, Target: vocab.Target{Tab: o.Tab, Ref: o.Root}}
 	res, err := s.read(ctx, o, &en)
 	if err != nil {
@@ -101,12 +75,12 @@ func (s *Session) Read(ctx context.Context, o ReadOptions) (*ReadResult, error) 
 	return res, nil
 }
 
-func (s *Session) read(ctx context.Context, o ReadOptions, en *audit.Entry) (*ReadResult, error) {
+func (s *Session) read(ctx context.Context, o agentdoor.ReadOptions, en *audit.Entry) (*agentdoor.ReadResult, error) {
 	snap, prev, err := s.snapshot(ctx, o.Tab, en)
 	if err != nil {
 		return nil, err
 	}
-	res := &ReadResult{SnapshotResult: SnapshotResult{ID: snap.ID, Tab: o.Tab, URL: snap.URL, Title: snap.Title}}
+	res := &agentdoor.ReadResult{SnapshotResult: agentdoor.SnapshotResult{ID: snap.ID, Tab: o.Tab, URL: snap.URL, Title: snap.Title}}
 	if o.Diff {
 		res.Diff = true
 		if prev == nil || prev.Origin != snap.Origin {
@@ -137,16 +111,9 @@ func truncateText(text string, max int) grounding.Rendered {
 	return r
 }
 
-// FindResult lists the lines of a fresh snapshot that match.
-type FindResult struct {
-	ID    string   `json:"snapshot"`
-	Tab   string   `json:"tab"`
-	Lines []string `json:"lines"`
-}
-
 // Find takes a fresh snapshot and returns its lines whose text contains query
 // (any case) and, when role is set, whose role is role.
-func (s *Session) Find(ctx context.Context, tab, query, role string) (*FindResult, error) {
+func (s *Session) Find(ctx context.Context, tab, query, role string) (*agentdoor.FindResult, error) {
 	en := audit.Entry{Agent: s.agent, Act: vocab.Act{Kind: vocab.Read}, Target: vocab.Target{Tab: tab, Name: "find " + query}}
 	snap, _, err := s.snapshot(ctx, tab, &en)
 	if err != nil {
@@ -154,20 +121,20 @@ func (s *Session) Find(ctx context.Context, tab, query, role string) (*FindResul
 	}
 	en.Outcome, en.Detail = vocab.OutcomeRead, "snapshot "+snap.ID
 	s.e.record(ctx, en)
-	return &FindResult{ID: snap.ID, Tab: tab, Lines: snap.Find(query, role)}, nil
+	return &agentdoor.FindResult{ID: snap.ID, Tab: tab, Lines: snap.Find(query, role)}, nil
 }
 
 // Changes is what an agent sees after an act: it waits settle for the page
 // to respond, takes a fresh snapshot and returns what changed since the
 // session's previous one. An act that took the tab off the site it was given
 // on ends the agent's access; that is reported as such, not as a failure.
-func (s *Session) Changes(ctx context.Context, tab string, settle time.Duration) (*ReadResult, error) {
+func (s *Session) Changes(ctx context.Context, tab string, settle time.Duration) (*agentdoor.ReadResult, error) {
 	select {
 	case <-time.After(settle):
 	case <-ctx.Done():
 		return nil, ctx.Err()
 	}
-	return s.Read(ctx, ReadOptions{Tab: tab, Diff: true, MaxChars: 4000})
+	return s.Read(ctx, agentdoor.ReadOptions{Tab: tab, Diff: true, MaxChars: 4000})
 }
 
 // ScreenshotOf is [Session.Screenshot] cropped to an element when ref is set:
@@ -191,7 +158,7 @@ func (s *Session) cropped(ctx context.Context, tab, ref, snapshot string, en *au
 	if err != nil {
 		return nil, err
 	}
-	el, _, err := s.element(ActRequest{Tab: tab, Ref: ref, Snapshot: snapshot})
+	el, _, err := s.element(agentdoor.ActRequest{Tab: tab, Ref: ref, Snapshot: snapshot})
 	if err != nil {
 		return nil, err
 	}

@@ -9,6 +9,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/reins-app/reins/agentdoor"
 	"github.com/reins-app/reins/approvals"
 	"github.com/reins-app/reins/audit"
 	"github.com/reins-app/reins/bridge/protocol"
@@ -26,8 +27,8 @@ type Session struct {
 	refused atomic.Bool // the person denied the agent during this session
 }
 
-// Connect opens a session for an agent.
-func (e *Engine) Connect(a vocab.Agent) *Session {
+// session opens a session for an agent.
+func (e *Engine) session(a vocab.Agent) *Session {
 	a.Session = e.newID("s")
 	return &Session{e: e, agent: a}
 }
@@ -35,9 +36,9 @@ func (e *Engine) Connect(a vocab.Agent) *Session {
 // Agent is who the session speaks for.
 func (s *Session) Agent() vocab.Agent { return s.agent }
 
-// Tabs lists open tabs as an agent may see them: titles and addresses only
+// tabs lists open tabs as an agent may see them: titles and addresses only
 // for tabs the person shared.
-func (s *Session) Tabs(ctx context.Context) []TabInfo {
+func (s *Session) tabs(ctx context.Context) []vocab.TabInfo {
 	all := s.e.Tabs()
 	for i := range all {
 		if all[i].Level == vocab.None {
@@ -45,15 +46,6 @@ func (s *Session) Tabs(ctx context.Context) []TabInfo {
 		}
 	}
 	return all
-}
-
-// SnapshotResult is what an agent reads.
-type SnapshotResult struct {
-	ID    string `json:"snapshot"`
-	Tab   string `json:"tab"`
-	URL   string `json:"url"`
-	Title string `json:"title"`
-	Text  string `json:"text"`
 }
 
 // lookup returns a tab's state under the lock's protection as a copy of what
@@ -72,7 +64,7 @@ func (e *Engine) lookup(tab string) (*tabState, protocol.Tab, error) {
 }
 
 // Snapshot reads a shared tab.
-func (s *Session) Snapshot(ctx context.Context, tab string) (*SnapshotResult, error) {
+func (s *Session) Snapshot(ctx context.Context, tab string) (*agentdoor.SnapshotResult, error) {
 	en := audit.Entry{Agent: s.agent, Act: vocab.Act{Kind: vocab.Read}, Target: vocab.Target{Tab: tab}}
 	snap, _, err := s.snapshot(ctx, tab, &en)
 	if err != nil {
@@ -81,7 +73,7 @@ func (s *Session) Snapshot(ctx context.Context, tab string) (*SnapshotResult, er
 	en.Outcome = vocab.OutcomeRead
 	en.Detail = "snapshot " + snap.ID
 	s.e.record(ctx, en)
-	return &SnapshotResult{ID: snap.ID, Tab: tab, URL: snap.URL, Title: snap.Title, Text: snap.Text}, nil
+	return &agentdoor.SnapshotResult{ID: snap.ID, Tab: tab, URL: snap.URL, Title: snap.Title, Text: snap.Text}, nil
 }
 
 // snapshot reads the tab and makes the result the session's latest snapshot
@@ -191,24 +183,8 @@ func (s *Session) refuse(ctx context.Context, en audit.Entry, err error) error {
 	return ce
 }
 
-// ActRequest is an act on an element of a tab, or on the tab itself.
-type ActRequest struct {
-	Tab      string
-	Ref      string // the element; empty for key presses and tab-level acts
-	Snapshot string // optional: the snapshot the ref came from; default the session's latest
-	Act      vocab.Act
-	Element  string // optional: the agent's own words for the target, kept in the audit row
-}
-
-// ActResult says what fired.
-type ActResult struct {
-	Done   string `json:"done"` // the act as a sentence
-	Target string `json:"target,omitempty"`
-	Audit  int64  `json:"audit"` // the "about to fire" row
-}
-
 // Act runs one act through grant, grounding, approval, audit and executor.
-func (s *Session) Act(ctx context.Context, r ActRequest) (*ActResult, error) {
+func (s *Session) Act(ctx context.Context, r agentdoor.ActRequest) (*agentdoor.ActResult, error) {
 	en := audit.Entry{Agent: s.agent, Act: r.Act, Target: vocab.Target{Tab: r.Tab, Ref: r.Ref, Claim: r.Element}}
 	res, err := s.act(ctx, r, &en)
 	if err != nil {
@@ -217,7 +193,7 @@ func (s *Session) Act(ctx context.Context, r ActRequest) (*ActResult, error) {
 	return res, nil
 }
 
-func (s *Session) act(ctx context.Context, r ActRequest, en *audit.Entry) (*ActResult, error) {
+func (s *Session) act(ctx context.Context, r agentdoor.ActRequest, en *audit.Entry) (*agentdoor.ActResult, error) {
 	e := s.e
 	switch r.Act.Kind {
 	case vocab.Click, vocab.DoubleClick, vocab.RightClick, vocab.Hover, vocab.Type, vocab.Scroll:
@@ -444,7 +420,7 @@ func decodeDataURL(u string) ([]byte, bool) {
 }
 
 // element finds the ref in the snapshot it came from.
-func (s *Session) element(r ActRequest) (grounding.Element, *grounding.Snapshot, error) {
+func (s *Session) element(r agentdoor.ActRequest) (grounding.Element, *grounding.Snapshot, error) {
 	e := s.e
 	e.mu.Lock()
 	t := e.tabs[r.Tab]

@@ -8,13 +8,10 @@ import (
 	"time"
 
 	"github.com/reins-app/reins/audit"
+	"github.com/reins-app/reins/persondoor"
 	"github.com/reins-app/reins/settings"
 	"github.com/reins-app/reins/vocab"
 )
-
-// EventSettings says the person changed a setting; Event.Detail says which,
-// as the audit row does.
-const EventSettings EventKind = "settings"
 
 // prefs holds the engine's settings.
 type prefs struct {
@@ -214,6 +211,6 @@ func (e *Engine) changeSetting(change settings.Change, effect func() error) erro
 			saveErr = fmt.Errorf("the change applies now but could not be saved for the next start: %w", err)
 		}
 	}
-	e.publish(Event{Kind: EventSettings, Detail: detail})
+	e.publish(persondoor.Event{Kind: persondoor.EventSettings, Detail: detail})
 	return saveErr
 }

@@ -16,11 +16,13 @@ import (
 	"testing"
 	"time"
 
+	"github.com/reins-app/reins/agentdoor"
 	"github.com/reins-app/reins/audit"
 	"github.com/reins-app/reins/core"
 	"github.com/reins-app/reins/core/coretest"
 	"github.com/reins-app/reins/executor"
 	"github.com/reins-app/reins/internal/autostart"
+	"github.com/reins-app/reins/persondoor"
 	"github.com/reins-app/reins/settings"
 	"github.com/reins-app/reins/vocab"
 )
@@ -76,9 +78,9 @@ func (n *notes) has(t *testing.T, parts ...string) {
 }
 
 // settingsRows are the settings rows read through rows, oldest first.
-func settingsRows(t *testing.T, rows func(context.Context, core.AuditFilter) ([]core.AuditRow, error)) []core.AuditRow {
+func settingsRows(t *testing.T, rows func(context.Context, persondoor.AuditFilter) ([]persondoor.AuditRow, error)) []persondoor.AuditRow {
 	t.Helper()
-	rs, err := rows(context.Background(), core.AuditFilter{Act: "settings"})
+	rs, err := rows(context.Background(), persondoor.AuditFilter{Act: "settings"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -142,7 +144,7 @@ func TestEachSettingsChangeIsAuditedAndPublished(t *testing.T) {
 		"start at login off → on",
 		"bridge port any free port → 48211 (from the next start)",
 	}
-	rows, err := e.Log.Rows(context.Background(), core.AuditFilter{Act: "settings"})
+	rows, err := e.Log.Rows(context.Background(), persondoor.AuditFilter{Act: "settings"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -152,14 +154,14 @@ func TestEachSettingsChangeIsAuditedAndPublished(t *testing.T) {
 	for i, w := range want {
 		r := rows[len(rows)-1-i] // newest first
 		if r.Detail != w || r.AgentName != "person" || r.ActKind != "settings" || r.Outcome != vocab.OutcomeDone {
-			t.Errorf("row %d: %s (detail %q), want %q", i, core.FormatAuditRow(r), r.Detail, w)
+			t.Errorf("row %d: %s (detail %q), want %q", i, persondoor.FormatAuditRow(r), r.Detail, w)
 		}
 	}
 	for _, w := range want {
 		for got := false; !got; {
 			select {
 			case ev := <-events:
-				if ev.Kind != core.EventSettings {
+				if ev.Kind != persondoor.EventSettings {
 					continue // the fake browser's own events
 				}
 				if ev.Detail != w {
@@ -194,7 +196,7 @@ func TestSettersRefuseValuesOutOfBounds(t *testing.T) {
 			t.Errorf("got %v, want an invalid-setting error saying %q", c.err, c.says)
 		}
 	}
-	if rows, _ := e.Log.Rows(context.Background(), core.AuditFilter{Act: "settings"}); len(rows) != 0 {
+	if rows, _ := e.Log.Rows(context.Background(), persondoor.AuditFilter{Act: "settings"}); len(rows) != 0 {
 		t.Fatalf("a refused value was audited as a change: %d rows", len(rows))
 	}
 	if s := e.Settings(); s.ApprovalTimeout != 30*time.Second || s.RememberFor != 10*time.Minute || s.BridgePort != 0 {
@@ -263,7 +265,7 @@ func TestShorterRememberForEndsAnEarlierAllow(t *testing.T) {
 	go func() {
 		first := true
 		for ev := range events {
-			if ev.Kind == core.EventApproval && first {
+			if ev.Kind == persondoor.EventApproval && first {
 				first = false
 				e.Answer(ev.Request.ID, vocab.AllowTab)
 				close(allowed)
@@ -277,7 +279,7 @@ func TestShorterRememberForEndsAnEarlierAllow(t *testing.T) {
 	}
 	ref := regexp.MustCompile(`"Place order"[^\n]*\[ref=(e\d+)\]`).FindStringSubmatch(snap.Text)[1]
 	click := func() error {
-		_, err := agent.Act(ctx, core.ActRequest{Tab: tab, Ref: ref, Act: vocab.Act{Kind: "click"}})
+		_, err := agent.Act(ctx, agentdoor.ActRequest{Tab: tab, Ref: ref, Act: vocab.Act{Kind: "click"}})
 		return err
 	}
 	if err := click(); err != nil {
@@ -487,14 +489,14 @@ func TestDenyListAdditionsAreAuditedInOrderAndPublished(t *testing.T) {
 	}
 	for i, w := range want {
 		if r := rows[i]; r.Detail != w || r.AgentName != "person" || r.Outcome != vocab.OutcomeDone {
-			t.Errorf("row %d: %s, want %q", i, core.FormatAuditRow(r), w)
+			t.Errorf("row %d: %s, want %q", i, persondoor.FormatAuditRow(r), w)
 		}
 	}
 	for _, w := range want {
 		for got := false; !got; {
 			select {
 			case ev := <-events:
-				if ev.Kind == core.EventSettings {
+				if ev.Kind == persondoor.EventSettings {
 					if ev.Detail != w {
 						t.Fatalf("event %q, want %q", ev.Detail, w)
 					}
@@ -691,7 +693,7 @@ func TestStartAtLoginThatCannotBeRegisteredChangesNothing(t *testing.T) {
 	}
 	select {
 	case ev := <-events:
-		if ev.Kind == core.EventSettings {
+		if ev.Kind == persondoor.EventSettings {
 			t.Fatalf("a settings event for a change not made: %+v", ev)
 		}
 	case <-time.After(100 * time.Millisecond):

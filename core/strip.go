@@ -6,11 +6,11 @@ import (
 	"errors"
 	"fmt"
 	"sort"
-	"strings"
 
 	"github.com/reins-app/reins/bridge"
 	"github.com/reins-app/reins/bridge/protocol"
 	"github.com/reins-app/reins/internal/plain"
+	"github.com/reins-app/reins/persondoor"
 	"github.com/reins-app/reins/vocab"
 )
 
@@ -121,20 +121,20 @@ type strip struct {
 	state   map[string]string              // by Reins tab: the state last sent
 }
 
-func (s *strip) handle(ctx context.Context, ev Event) {
+func (s *strip) handle(ctx context.Context, ev persondoor.Event) {
 	switch ev.Kind {
-	case EventConnection:
+	case persondoor.EventConnection:
 		if ev.Connected {
 			s.greet(ctx, ev.Profile)
 		}
-	case EventShare, EventPause, EventTabs:
+	case persondoor.EventShare, persondoor.EventPause, persondoor.EventTabs:
 		for _, p := range s.profiles() {
 			s.sendShares(ctx, p)
 		}
-		if ev.Kind == EventTabs {
+		if ev.Kind == persondoor.EventTabs {
 			s.forgetClosed()
 		}
-	case EventActivity:
+	case persondoor.EventActivity:
 		if ev.Activity == nil || ev.Tab == "" {
 			return
 		}
@@ -144,7 +144,7 @@ func (s *strip) handle(ctx context.Context, ev Event) {
 			return
 		}
 		s.activity(ctx, ev.Tab, *ev.Activity)
-	case EventApproval, EventApprovalEnd:
+	case persondoor.EventApproval, persondoor.EventApprovalEnd:
 		if ev.Request == nil {
 			return
 		}
@@ -157,14 +157,14 @@ func (s *strip) handle(ctx context.Context, ev Event) {
 				w[r.ID] = true
 			}
 		}
-		if ev.Kind == EventApproval {
+		if ev.Kind == persondoor.EventApproval {
 			w[ev.Request.ID] = true
 		} else {
 			delete(w, ev.Request.ID)
 		}
 		s.waiting[tab] = w
 		s.sendState(ctx, tab)
-	case EventActDone:
+	case persondoor.EventActDone:
 		if ev.Tab != "" {
 			delete(s.firing, ev.Tab)
 			s.sendState(ctx, ev.Tab)
@@ -309,12 +309,12 @@ func (s *strip) sendState(ctx context.Context, tab string) {
 }
 
 // activity keeps a tab's new line and sends it.
-func (s *strip) activity(ctx context.Context, tab string, a Activity) {
+func (s *strip) activity(ctx context.Context, tab string, a persondoor.Activity) {
 	ct, ok := s.chrome(tab)
 	if !ok {
 		return
 	}
-	words, refused := OutcomeWords(a)
+	words, refused := persondoor.OutcomeWords(a)
 	line := protocol.Activity{
 		Tab:     ct.id,
 		Time:    a.Time.UnixMilli(),
@@ -341,98 +341,4 @@ func (s *strip) notify(ctx context.Context, profile, method string, params any) 
 		return false
 	}
 	return true
-}
-
-// OutcomeWords says an attempt's outcome the way the person reads it in an
-// activity strip, Reins' own and Chrome's ("done", "refused — tab not
-// shared", "denied by you"), and whether Reins refused it, which a strip
-// marks in amber so that a tab probed while unshared stands out. What the
-// words quote of the error's detail is rendered for a person.
-func OutcomeWords(a Activity) (words string, refused bool) {
-	switch a.Outcome {
-	case vocab.OutcomeDone:
-		return "done", false
-	case vocab.OutcomeRead:
-		return "read", false
-	case vocab.OutcomeDenied:
-		if a.Code == vocab.CodeAgentNotAllowed {
-			return "not allowed by you", false
-		}
-		return "denied by you", false
-	case vocab.OutcomeTimeout:
-		return "timed out — no answer", false
-	case vocab.OutcomeFailed:
-		if d := plain.Text(firstClause(a.Detail), plain.DetailMax); d != "" {
-			return "failed: " + d, false
-		}
-		return "failed", false
-	case vocab.OutcomeRefused:
-		if a.Code == vocab.CodePersonActive {
-			return "held — you were using the mouse or keyboard", true
-		}
-		return "refused — " + refusalWords(a), true
-	}
-	return plain.Text(a.Outcome, plain.NameMax), false
-}
-
-func refusalWords(a Activity) string {
-	switch a.Code {
-	case vocab.CodeGrantRequired:
-		if strings.Contains(a.Detail, "desktop") {
-			return "desktop not shared"
-		}
-		if strings.Contains(a.Detail, "left the site") {
-			return "tab left the site it was shared on"
-		}
-		return "tab not shared"
-	case vocab.CodeControlRequired:
-		return "read only"
-	case vocab.CodeStaleRef:
-		return "page changed, new snapshot needed"
-	case vocab.CodeChanged:
-		return "the element changed since the snapshot"
-	case vocab.CodeDenyListed:
-		app := "a protected app"
-		if _, rest, ok := strings.Cut(a.Detail, "(deny list: "); ok {
-			if name, _, ok := strings.Cut(rest, ")"); ok && plain.Text(name, plain.NameMax) != "" {
-				app = plain.Text(name, plain.NameMax)
-			}
-		}
-		if strings.Contains(a.Detail, "under the pointer") {
-			return app + " is under the pointer"
-		}
-		return app + " is in front"
-	case vocab.CodeObscured:
-		return "something covers the target"
-	case vocab.CodeNotVisible:
-		return "the target is not visible"
-	case vocab.CodeDisabled:
-		return "the control is disabled"
-	case vocab.CodeDisconnected:
-		return "Chrome extension not connected"
-	case vocab.CodePaused:
-		return "agents paused"
-	case vocab.CodeAgentNotAllowed:
-		return "agent not allowed yet"
-	case vocab.CodeNoTab:
-		return "no such tab"
-	case vocab.CodeAuditFailed:
-		return "the audit log could not be written"
-	case vocab.CodeBadRequest:
-		return "the request made no sense"
-	case vocab.CodeNoDisplay:
-		return "no display, so Reins cannot click or type here"
-	}
-	if code := plain.Text(strings.ReplaceAll(a.Code, "_", " "), plain.NameMax); code != "" {
-		return code
-	}
-	return "not allowed"
-}
-
-// firstClause keeps an error's first clause, which says what happened.
-func firstClause(s string) string {
-	if i := strings.IndexAny(s, ";\n"); i > 0 {
-		s = s[:i]
-	}
-	return s
 }

@@ -13,6 +13,7 @@ import (
 	"time"
 	"unicode"
 
+	"github.com/reins-app/reins/agentdoor"
 	"github.com/reins-app/reins/audit"
 	"github.com/reins-app/reins/bridge"
 	"github.com/reins-app/reins/bridge/bridgetest"
@@ -227,7 +228,7 @@ func TestStripActivityIsRenderedAndNamesTheProcess(t *testing.T) {
 		t.Fatal(err)
 	}
 	ref := regexp.MustCompile(`"Search"[^\n]*\[ref=(e\d+)\]`).FindStringSubmatch(s.Text)[1]
-	if _, err := agent.Act(context.Background(), core.ActRequest{Tab: f.tab, Ref: ref, Act: vocab.Act{Kind: "type", Text: "socks"}}); err != nil {
+	if _, err := agent.Act(context.Background(), agentdoor.ActRequest{Tab: f.tab, Ref: ref, Act: vocab.Act{Kind: "type", Text: "socks"}}); err != nil {
 		t.Fatal(err)
 	}
 	// A page names its button with escapes, bidi overrides and a line
@@ -241,7 +242,7 @@ func TestStripActivityIsRenderedAndNamesTheProcess(t *testing.T) {
 	})
 	s, _ = agent.Snapshot(context.Background(), f.tab)
 	ref = regexp.MustCompile(`\[ref=(e\d+)\]`).FindStringSubmatch(s.Text)[1]
-	agent.Act(context.Background(), core.ActRequest{Tab: f.tab, Ref: ref, Act: vocab.Act{Kind: "click"}})
+	agent.Act(context.Background(), agentdoor.ActRequest{Tab: f.tab, Ref: ref, Act: vocab.Act{Kind: "click"}})
 	until(t, "the typing in the strip", func() bool {
 		for _, n := range l.notices(protocol.EventActivity) {
 			var a protocol.Activity
@@ -432,7 +433,7 @@ func TestNothingFromTheExtensionGivesPower(t *testing.T) {
 	e.SetShare(vocab.DesktopKey, vocab.Control)
 	asked := make(chan error, 1)
 	go func() {
-		_, err := agent.DesktopAct(ctx, core.DesktopActRequest{Act: vocab.Act{Kind: "click"}, X: 1, Y: 1})
+		_, err := agent.DesktopAct(ctx, agentdoor.DesktopActRequest{Act: vocab.Act{Kind: "click"}, X: 1, Y: 1})
 		asked <- err
 	}()
 	until(t, "the approval", func() bool { return len(e.Pending()) == 1 })

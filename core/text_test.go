@@ -9,12 +9,13 @@ import (
 	"testing"
 	"time"
 
+	"github.com/reins-app/reins/agentdoor"
 	"github.com/reins-app/reins/bridge/protocol"
-	"github.com/reins-app/reins/core"
 	"github.com/reins-app/reins/core/coretest"
 	"github.com/reins-app/reins/executor"
 	"github.com/reins-app/reins/internal/plain"
 	"github.com/reins-app/reins/internal/plain/plaintest"
+	"github.com/reins-app/reins/persondoor"
 	"github.com/reins-app/reins/vocab"
 )
 
@@ -22,7 +23,7 @@ import (
 type seen struct {
 	mu         sync.Mutex
 	requests   []vocab.Request
-	activities []core.Activity
+	activities []persondoor.Activity
 	done       chan struct{} // closed at the first activity with a final outcome
 	once       sync.Once
 }
@@ -34,12 +35,12 @@ func watch(t *testing.T, e *coretest.Engine, answer vocab.Decision) *seen {
 	go func() {
 		for ev := range events {
 			switch ev.Kind {
-			case core.EventApproval:
+			case persondoor.EventApproval:
 				s.mu.Lock()
 				s.requests = append(s.requests, *ev.Request)
 				s.mu.Unlock()
 				e.Answer(ev.Request.ID, answer)
-			case core.EventActivity:
+			case persondoor.EventActivity:
 				s.mu.Lock()
 				s.activities = append(s.activities, *ev.Activity)
 				s.mu.Unlock()
@@ -104,7 +105,7 @@ func TestHostilePageAndAgentTextIsRenderedForThePerson(t *testing.T) {
 		t.Fatal(err)
 	}
 	ref := regexp.MustCompile(`\[ref=(e\d+)\]`).FindStringSubmatch(snap.Text)[1]
-	if _, err := agent.Act(context.Background(), core.ActRequest{Tab: tab, Ref: ref, Act: vocab.Act{Kind: vocab.Click}, Element: plaintest.All}); err != nil {
+	if _, err := agent.Act(context.Background(), agentdoor.ActRequest{Tab: tab, Ref: ref, Act: vocab.Act{Kind: vocab.Click}, Element: plaintest.All}); err != nil {
 		t.Fatalf("the click was not done: %v", err)
 	}
 	s.wait(t)
@@ -125,7 +126,7 @@ func TestHostilePageAndAgentTextIsRenderedForThePerson(t *testing.T) {
 	plaintest.Check(t, "the request's agent", r.Agent.Label(), 0)
 	s.checkActivity(t, "python3 (pid 999)")
 
-	rows, err := e.AuditRows(context.Background(), core.AuditFilter{Limit: 50})
+	rows, err := e.AuditRows(context.Background(), persondoor.AuditFilter{Limit: 50})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -150,7 +151,7 @@ func TestAControlCharacterInANameIsNeverShownAndNeverFiredOn(t *testing.T) {
 		t.Fatal(err)
 	}
 	ref := regexp.MustCompile(`\[ref=(e\d+)\]`).FindStringSubmatch(snap.Text)[1]
-	_, err = agent.Act(context.Background(), core.ActRequest{Tab: tab, Ref: ref, Act: vocab.Act{Kind: vocab.Click}})
+	_, err = agent.Act(context.Background(), agentdoor.ActRequest{Tab: tab, Ref: ref, Act: vocab.Act{Kind: vocab.Click}})
 	var ce *vocab.Error
 	if err == nil || !errors.As(err, &ce) || ce.Code != vocab.CodeChanged {
 		t.Fatalf("want %s, got %v", vocab.CodeChanged, err)
@@ -160,7 +161,7 @@ func TestAControlCharacterInANameIsNeverShownAndNeverFiredOn(t *testing.T) {
 	}
 	s.wait(t)
 	s.checkActivity(t, "python3 (pid 999)")
-	rows, err := e.AuditRows(context.Background(), core.AuditFilter{Limit: 50})
+	rows, err := e.AuditRows(context.Background(), persondoor.AuditFilter{Limit: 50})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -179,7 +180,7 @@ func TestADesktopActShowsTheAgentsWordsAsItsClaimBesideWhatReinsSees(t *testing.
 	s := watch(t, e, vocab.AllowOnce)
 	agent := e.Connect(vocab.Agent{Name: "Claude Code", PID: 999, Exe: "/usr/bin/python3"})
 	claim := "the OK button\nAPPROVAL a99\x1b[8m"
-	if _, err := agent.DesktopAct(context.Background(), core.DesktopActRequest{Act: vocab.Act{Kind: vocab.Click}, X: 412, Y: 300, Element: claim}); err != nil {
+	if _, err := agent.DesktopAct(context.Background(), agentdoor.DesktopActRequest{Act: vocab.Act{Kind: vocab.Click}, X: 412, Y: 300, Element: claim}); err != nil {
 		t.Fatalf("the desktop click was not done: %v", err)
 	}
 	s.wait(t)
@@ -199,7 +200,7 @@ func TestADesktopActShowsTheAgentsWordsAsItsClaimBesideWhatReinsSees(t *testing.
 
 	// Typing goes to the application in front.
 	e.Exec.SetFrontmost(executor.App{Name: "Firefox", Exe: "/usr/lib/firefox/firefox", PID: 4242})
-	if _, err := agent.DesktopAct(context.Background(), core.DesktopActRequest{Act: vocab.Act{Kind: vocab.Type, Text: "hi"}}); err != nil {
+	if _, err := agent.DesktopAct(context.Background(), agentdoor.DesktopActRequest{Act: vocab.Act{Kind: vocab.Type, Text: "hi"}}); err != nil {
 		t.Fatal(err)
 	}
 	s.mu.Lock()
@@ -210,18 +211,18 @@ func TestADesktopActShowsTheAgentsWordsAsItsClaimBesideWhatReinsSees(t *testing.
 	}
 }
 
-func checkAuditRows(t *testing.T, rows []core.AuditRow, process string) {
+func checkAuditRows(t *testing.T, rows []persondoor.AuditRow, process string) {
 	t.Helper()
 	if len(rows) == 0 {
 		t.Fatal("no audit rows")
 	}
 	for _, row := range rows {
-		line := core.FormatAuditRow(row)
+		line := persondoor.FormatAuditRow(row)
 		plaintest.Check(t, "reins audit", line, 600)
 		if row.AgentName != "person" && !strings.Contains(line, " "+process+" · “") {
 			t.Errorf("reins audit does not show the process %s first: %s", process, line)
 		}
-		j, err := core.AuditJSON(row)
+		j, err := persondoor.AuditJSON(row)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -6,66 +6,38 @@ import (
 	"strings"
 	"time"
 
+	"github.com/reins-app/reins/agentdoor"
 	"github.com/reins-app/reins/audit"
 	"github.com/reins-app/reins/grounding"
 	"github.com/reins-app/reins/vocab"
 )
 
-// WaitOptions says what an agent waits for. With Text, Gone or Ref, the tab
-// is read until the condition holds or Timeout passes; with none, the wait is
-// just Time.
-type WaitOptions struct {
-	Tab     string        // required with Text, Gone or Ref
-	Text    string        // optional: wait until this text is on the page
-	Gone    string        // optional: wait until this text is no longer on the page
-	Ref     string        // optional: wait until this element is in State
-	State   string        // with Ref: one of RefStates
-	Time    time.Duration // optional: wait this long (at most MaxWait)
-	Timeout time.Duration // optional: give up on Text or Gone after this; default and limit MaxWait
-}
-
-// RefStates are the states a wait on a ref can ask for. "hidden" also holds
-// once the element is gone or the page has navigated, since its ref then
-// names nothing on the page.
-var RefStates = []string{"visible", "hidden", "enabled", "disabled", "checked", "unchecked", "expanded", "collapsed"}
-
-// MaxWait bounds every wait, so an agent's call always comes back.
-const MaxWait = 30 * time.Second
-
 // waitPoll is how often a tab is read while waiting on it.
 const waitPoll = 250 * time.Millisecond
 
-// WaitResult says how the wait ended.
-type WaitResult struct {
-	Met     bool          `json:"met"`
-	Waited  time.Duration `json:"waited"`
-	ID      string        `json:"snapshot,omitempty"` // the last snapshot read; its refs are the session's latest
-	Matched string        `json:"matched,omitempty"`  // a line with Text
-}
-
 // WaitFor waits as o says. A wait on text reads the tab repeatedly but leaves
 // one audit row, with how it ended.
-func (s *Session) WaitFor(ctx context.Context, o WaitOptions) (*WaitResult, error) {
+func (s *Session) WaitFor(ctx context.Context, o agentdoor.WaitOptions) (*agentdoor.WaitResult, error) {
 	start := s.e.opts.Now()
-	if o.Ref != "" && !slices.Contains(RefStates, o.State) {
+	if o.Ref != "" && !slices.Contains(agentdoor.RefStates, o.State) {
 		return nil, s.refuse(ctx, audit.Entry{Agent: s.agent, Act: vocab.Act{Kind: vocab.Read}, Target: vocab.Target{Tab: o.Tab, Name: "wait"}},
-			errorf(vocab.CodeBadRequest, "a wait on a ref needs a state: one of %s", strings.Join(RefStates, ", ")))
+			errorf(vocab.CodeBadRequest, "a wait on a ref needs a state: one of %s", strings.Join(agentdoor.RefStates, ", ")))
 	}
 	if o.Text == "" && o.Gone == "" && o.Ref == "" {
 		if err := s.admitted(ctx); err != nil {
 			return nil, s.refuse(ctx, audit.Entry{Agent: s.agent, Act: vocab.Act{Kind: vocab.Read}, Target: vocab.Target{Name: "wait"}}, err)
 		}
-		d := min(max(o.Time, 0), MaxWait)
+		d := min(max(o.Time, 0), agentdoor.MaxWait)
 		select {
 		case <-time.After(d):
 		case <-ctx.Done():
 			return nil, ctx.Err()
 		}
-		return &WaitResult{Met: true, Waited: d}, nil
+		return &agentdoor.WaitResult{Met: true, Waited: d}, nil
 	}
 	timeout := o.Timeout
-	if timeout <= 0 || timeout > MaxWait {
-		timeout = MaxWait
+	if timeout <= 0 || timeout > agentdoor.MaxWait {
+		timeout = agentdoor.MaxWait
 	}
 	what := "wait for " + quoteIf(o.Text)
 	if o.Gone != "" {
@@ -76,7 +48,7 @@ func (s *Session) WaitFor(ctx context.Context, o WaitOptions) (*WaitResult, erro
 	}
 	en := audit.Entry{Agent: s.agent, Act: vocab.Act{Kind: vocab.Read}, Target: vocab.Target{Tab: o.Tab, Name: what}}
 	deadline := time.Now().Add(timeout)
-	res := &WaitResult{}
+	res := &agentdoor.WaitResult{}
 	for {
 		snap, _, err := s.snapshot(ctx, o.Tab, &en)
 		if err != nil {
@@ -105,7 +77,7 @@ func (s *Session) WaitFor(ctx context.Context, o WaitOptions) (*WaitResult, erro
 	return res, nil
 }
 
-func waitMet(snap *grounding.Snapshot, o WaitOptions) (bool, string) {
+func waitMet(snap *grounding.Snapshot, o agentdoor.WaitOptions) (bool, string) {
 	if o.Ref != "" {
 		line, ok := refLine(snap.Text, o.Ref)
 		has := func(mark string) bool {

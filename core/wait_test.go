@@ -6,8 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/reins-app/reins/agentdoor"
 	"github.com/reins-app/reins/bridge/protocol"
-	"github.com/reins-app/reins/core"
 	"github.com/reins-app/reins/core/coretest"
 	"github.com/reins-app/reins/vocab"
 )
@@ -29,7 +29,7 @@ func TestWaitForARefsState(t *testing.T) {
 	ctx := context.Background()
 
 	// Page text that quotes a ref and a state must not satisfy the wait.
-	r, err := agent.WaitFor(ctx, core.WaitOptions{Tab: tab, Ref: ref, State: "checked", Timeout: 300 * time.Millisecond})
+	r, err := agent.WaitFor(ctx, agentdoor.WaitOptions{Tab: tab, Ref: ref, State: "checked", Timeout: 300 * time.Millisecond})
 	if err != nil || r.Met {
 		t.Fatalf("an unchecked box was reported checked: %+v, %v", r, err)
 	}
@@ -37,7 +37,7 @@ func TestWaitForARefsState(t *testing.T) {
 		time.Sleep(300 * time.Millisecond)
 		e.Browser.Mutate(5, func(p *coretest.Page) { p.Frames[0].Root.Children[0].Checked = "true" })
 	}()
-	r, err = agent.WaitFor(ctx, core.WaitOptions{Tab: tab, Ref: ref, State: "checked", Timeout: 5 * time.Second})
+	r, err = agent.WaitFor(ctx, agentdoor.WaitOptions{Tab: tab, Ref: ref, State: "checked", Timeout: 5 * time.Second})
 	if err != nil || !r.Met {
 		t.Fatalf("the box was checked but the wait did not see it: %+v, %v", r, err)
 	}
@@ -45,11 +45,11 @@ func TestWaitForARefsState(t *testing.T) {
 		time.Sleep(300 * time.Millisecond)
 		e.Browser.Mutate(5, func(p *coretest.Page) { p.Frames[0].Root.Children = p.Frames[0].Root.Children[1:] })
 	}()
-	r, err = agent.WaitFor(ctx, core.WaitOptions{Tab: tab, Ref: ref, State: "hidden", Timeout: 5 * time.Second})
+	r, err = agent.WaitFor(ctx, agentdoor.WaitOptions{Tab: tab, Ref: ref, State: "hidden", Timeout: 5 * time.Second})
 	if err != nil || !r.Met {
 		t.Fatalf("the box went but the wait did not see it: %+v, %v", r, err)
 	}
-	if _, err := agent.WaitFor(ctx, core.WaitOptions{Tab: tab, Ref: ref, State: "shiny"}); codeOf(err) != vocab.CodeBadRequest {
+	if _, err := agent.WaitFor(ctx, agentdoor.WaitOptions{Tab: tab, Ref: ref, State: "shiny"}); codeOf(err) != vocab.CodeBadRequest {
 		t.Fatalf("an unknown state: got %v", err)
 	}
 }

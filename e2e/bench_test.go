@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/reins-app/reins/core"
+	"github.com/reins-app/reins/agentdoor"
 	"github.com/reins-app/reins/vocab"
 )
 
@@ -21,7 +21,7 @@ func BenchmarkClickByRefReal(b *testing.B) {
 	}
 	r.answer.set("allow-tab")
 	s := r.snapshot()
-	req := core.ActRequest{Tab: r.tab, Ref: ref(b, s, "button", "Main button"), Act: vocab.Act{Kind: "click"}}
+	req := agentdoor.ActRequest{Tab: r.tab, Ref: ref(b, s, "button", "Main button"), Act: vocab.Act{Kind: "click"}}
 	if _, err := r.agent.Act(context.Background(), req); err != nil {
 		b.Fatal(err)
 	}

@@ -24,11 +24,14 @@ import (
 	"github.com/jezek/xgb/xtest"
 	_ "modernc.org/sqlite"
 
+	"github.com/reins-app/reins/agentdoor"
 	"github.com/reins-app/reins/audit"
 	"github.com/reins-app/reins/core"
+	"github.com/reins-app/reins/core/coretest"
 	"github.com/reins-app/reins/executor"
 	"github.com/reins-app/reins/internal/browsertest"
 	"github.com/reins-app/reins/internal/xvfb"
+	"github.com/reins-app/reins/persondoor"
 	"github.com/reins-app/reins/vocab"
 )
 
@@ -95,7 +98,7 @@ func (a *answerer) run(rt *core.Runtime) func() {
 	events, stop := rt.Subscribe(64)
 	go func() {
 		for ev := range events {
-			if ev.Kind != core.EventApproval {
+			if ev.Kind != persondoor.EventApproval {
 				continue
 			}
 			a.mu.Lock()
@@ -125,7 +128,7 @@ type rig struct {
 	origin  string
 	cross   string
 	tab     string
-	agent   *core.Session
+	agent   agentdoor.Session
 	answer  *answerer
 	data    string
 	scale   float64
@@ -175,7 +178,7 @@ func setup(t testing.TB, screen string, scale float64, approvalTimeout time.Dura
 		X: x, DeviceScale: scale, DataDir: data, Reins: reinsBinary.path, URL: r.origin + "/index.html",
 		Width: 1200, Height: 780,
 	})
-	r.agent = rt.Connect(vocab.Agent{Name: "e2e agent", Version: "1", PID: os.Getpid(), Exe: os.Args[0]})
+	r.agent = coretest.Admitted(t, rt.AgentDoor(), rt.PersonDoor(), vocab.Agent{Name: "e2e agent", Version: "1", PID: os.Getpid(), Exe: os.Args[0]})
 	r.waitFor("the extension to pair and report the tab", 30*time.Second, func() bool {
 		for _, tab := range rt.Tabs() {
 			if tab.Connected && strings.HasPrefix(tab.URL, r.origin+"/index.html") {
@@ -211,7 +214,7 @@ func (r *rig) wait(ctx context.Context, typ string, match func(map[string]any) b
 	return m
 }
 
-func (r *rig) snapshot() *core.SnapshotResult {
+func (r *rig) snapshot() *agentdoor.SnapshotResult {
 	r.t.Helper()
 	s, err := r.agent.Snapshot(context.Background(), r.tab)
 	if err != nil {
@@ -221,7 +224,7 @@ func (r *rig) snapshot() *core.SnapshotResult {
 }
 
 // ref finds the ref of the line with role and name in a snapshot.
-func ref(t testing.TB, s *core.SnapshotResult, role, name string) string {
+func ref(t testing.TB, s *agentdoor.SnapshotResult, role, name string) string {
 	t.Helper()
 	re := regexp.MustCompile(`- ` + regexp.QuoteMeta(role) + ` "` + regexp.QuoteMeta(name) + `"[^\n]*\[ref=(f?\d*e\d+)\]`)
 	m := re.FindStringSubmatch(s.Text)
@@ -232,7 +235,7 @@ func ref(t testing.TB, s *core.SnapshotResult, role, name string) string {
 }
 
 func (r *rig) clickRef(ref, snapshot string) error {
-	_, err := r.agent.Act(context.Background(), core.ActRequest{Tab: r.tab, Ref: ref, Snapshot: snapshot, Act: vocab.Act{Kind: "click"}})
+	_, err := r.agent.Act(context.Background(), agentdoor.ActRequest{Tab: r.tab, Ref: ref, Snapshot: snapshot, Act: vocab.Act{Kind: "click"}})
 	return err
 }
 
@@ -260,7 +263,7 @@ func (r *rig) clicks(id string) []map[string]any {
 // settle gives a page time to report an event that must not happen.
 func settle() { time.Sleep(700 * time.Millisecond) }
 
-func (r *rig) auditRows(f core.AuditFilter) []core.AuditRow {
+func (r *rig) auditRows(f persondoor.AuditFilter) []persondoor.AuditRow {
 	rows, err := r.rt.AuditRows(context.Background(), f)
 	if err != nil {
 		r.t.Fatal(err)
@@ -448,7 +451,7 @@ func (r *rig) heldRequests() func() int {
 	var n atomic.Int32
 	go func() {
 		for ev := range events {
-			if ev.Kind == core.EventApproval && ev.Request.Held > 0 {
+			if ev.Kind == persondoor.EventApproval && ev.Request.Held > 0 {
 				n.Add(1)
 			}
 		}

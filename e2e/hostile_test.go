@@ -29,6 +29,7 @@ import (
 	"github.com/reins-app/reins/internal/testenv"
 	"github.com/reins-app/reins/internal/xvfb"
 	"github.com/reins-app/reins/mcp"
+	"github.com/reins-app/reins/persondoor"
 	"github.com/reins-app/reins/vocab"
 )
 
@@ -91,7 +92,7 @@ func TestHostileTextNeverReachesThePerson(t *testing.T) {
 	tty := term.TTY
 	tctx, tcancel := context.WithCancel(ctx)
 	t.Cleanup(tcancel)
-	go (&serve.Terminal{Engine: rt, In: tty, Out: tty}).Run(tctx)
+	go (&serve.Terminal{Engine: rt.PersonDoor(), In: tty, Out: tty}).Run(tctx)
 
 	witness := browsertest.NewWitness()
 	origin := browsertest.Serve(t, witness, map[string]string{"/hostile.html": hostilePage()})
@@ -106,7 +107,7 @@ func TestHostileTextNeverReachesThePerson(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	door, err := mcp.Start(ctx, mcp.Options{Engine: rt.Engine, DataDir: data, HTTPPort: -1, Logf: t.Logf})
+	door, err := mcp.Start(ctx, mcp.Options{Agents: rt.AgentDoor(), DataDir: data, HTTPPort: -1, Logf: t.Logf})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -170,7 +171,9 @@ func TestHostileTextNeverReachesThePerson(t *testing.T) {
 	if _, err := witness.Wait(wctx, "click", func(m map[string]any) bool { return m["id"] == "hostile" && m["trusted"] == true }); err != nil {
 		t.Fatal(err)
 	}
-	final := person.activity(t, func(a core.Activity) bool { return a.Kind == string(vocab.Click) && a.Outcome == vocab.OutcomeDone })
+	final := person.activity(t, func(a persondoor.Activity) bool {
+		return a.Kind == string(vocab.Click) && a.Outcome == vocab.OutcomeDone
+	})
 	t.Logf("the strip says: %s  %s  — %s", final.Agent, final.Act, final.Outcome)
 
 	// The strip.
@@ -188,15 +191,15 @@ func TestHostileTextNeverReachesThePerson(t *testing.T) {
 	}
 
 	// `reins audit`, over the rows in the real SQLite file.
-	rows, err := rt.AuditRows(ctx, core.AuditFilter{Limit: 100})
+	rows, err := rt.AuditRows(ctx, persondoor.AuditFilter{Limit: 100})
 	if err != nil {
 		t.Fatal(err)
 	}
 	var mine int
 	for _, row := range rows {
-		line := core.FormatAuditRow(row)
+		line := persondoor.FormatAuditRow(row)
 		plaintest.Check(t, "reins audit", line, 0)
-		j, err := core.AuditJSON(row)
+		j, err := persondoor.AuditJSON(row)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -278,23 +281,23 @@ func (noAnswer) Answer(string, vocab.Decision) error { return nil }
 type person struct {
 	mu       sync.Mutex
 	reqs     chan vocab.Request
-	acts     []core.Activity
+	acts     []persondoor.Activity
 	changed  chan struct{} // a tab or an activity arrived
 	tabsSeen bool
 }
 
-func watchPerson(events <-chan core.Event) *person {
+func watchPerson(events <-chan persondoor.Event) *person {
 	p := &person{reqs: make(chan vocab.Request, 16), changed: make(chan struct{}, 1)}
 	go func() {
 		for ev := range events {
 			switch ev.Kind {
-			case core.EventApproval:
+			case persondoor.EventApproval:
 				p.reqs <- *ev.Request
-			case core.EventActivity:
+			case persondoor.EventActivity:
 				p.mu.Lock()
 				p.acts = append(p.acts, *ev.Activity)
 				p.mu.Unlock()
-			case core.EventTabs, core.EventConnection:
+			case persondoor.EventTabs, persondoor.EventConnection:
 			default:
 				continue
 			}
@@ -318,13 +321,13 @@ func (p *person) request(t *testing.T) vocab.Request {
 	}
 }
 
-func (p *person) activities() []core.Activity {
+func (p *person) activities() []persondoor.Activity {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	return append([]core.Activity(nil), p.acts...)
+	return append([]persondoor.Activity(nil), p.acts...)
 }
 
-func (p *person) activity(t *testing.T, match func(core.Activity) bool) core.Activity {
+func (p *person) activity(t *testing.T, match func(persondoor.Activity) bool) persondoor.Activity {
 	t.Helper()
 	timeout := time.After(30 * time.Second)
 	for {

@@ -13,8 +13,8 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/reins-app/reins/core"
 	"github.com/reins-app/reins/mcp"
+	"github.com/reins-app/reins/persondoor"
 	"github.com/reins-app/reins/vocab"
 )
 
@@ -27,7 +27,7 @@ func TestAgentThroughReinsMCP(t *testing.T) {
 	r := setup(t, "1280x800x24", 0, 5*time.Second)
 	r.assertNoProcessesLeft()
 	ctx := context.Background()
-	door, err := mcp.Start(ctx, mcp.Options{Engine: r.rt.Engine, DataDir: r.data, HTTPPort: -1, Logf: t.Logf})
+	door, err := mcp.Start(ctx, mcp.Options{Agents: r.rt.AgentDoor(), DataDir: r.data, HTTPPort: -1, Logf: t.Logf})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -80,14 +80,14 @@ func TestAgentThroughReinsMCP(t *testing.T) {
 	// Every row of this agent names it and the process that started reins mcp.
 	exe, _ := os.Executable()
 	exe, _ = filepath.EvalSymlinks(exe)
-	rows := r.auditRows(core.AuditFilter{Limit: 200})
+	rows := r.auditRows(persondoor.AuditFilter{Limit: 200})
 	var acts int
 	for _, row := range rows {
 		if row.AgentName != "e2e MCP agent" {
 			continue
 		}
 		if row.AgentPID != os.Getpid() || row.AgentExe != exe || row.AgentVersion != "0.9" {
-			t.Fatalf("row %d does not carry the agent's process: %s (want pid %d %s)", row.Seq, core.FormatAuditRow(row), os.Getpid(), exe)
+			t.Fatalf("row %d does not carry the agent's process: %s (want pid %d %s)", row.Seq, persondoor.FormatAuditRow(row), os.Getpid(), exe)
 		}
 		if row.Phase == "fire" {
 			acts++

@@ -12,8 +12,9 @@ import (
 
 	"github.com/coder/websocket"
 
-	"github.com/reins-app/reins/core"
+	"github.com/reins-app/reins/agentdoor"
 	"github.com/reins-app/reins/extension"
+	"github.com/reins-app/reins/persondoor"
 	"github.com/reins-app/reins/vocab"
 )
 
@@ -72,7 +73,11 @@ func TestChain(t *testing.T) {
 		if code(err) != vocab.CodeGrantRequired {
 			t.Fatalf("snapshot of an unshared tab: want grant_required, got %v", err)
 		}
-		for _, tab := range r.agent.Tabs(ctx) {
+		tabs, err := r.agent.ListTabs(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, tab := range tabs {
 			if tab.ID == r.tab && (tab.Title != "" || tab.URL != "") {
 				t.Fatalf("an unshared tab's title or address was shown to the agent: %+v", tab)
 			}
@@ -89,7 +94,7 @@ func TestChain(t *testing.T) {
 		if n := len(r.clicks("main")); n != 0 {
 			t.Fatalf("a refused click reached the page %d times", n)
 		}
-		rows := r.auditRows(core.AuditFilter{Tab: r.tab, Outcome: vocab.OutcomeRefused})
+		rows := r.auditRows(persondoor.AuditFilter{Tab: r.tab, Outcome: vocab.OutcomeRefused})
 		if len(rows) < 2 {
 			t.Fatalf("refusals were not logged: %d rows", len(rows))
 		}
@@ -102,7 +107,7 @@ func TestChain(t *testing.T) {
 		r.clickAllFour()
 		r.assertFiredChecked()
 		// Every act's about-to-fire row is followed by its outcome row.
-		fires := r.auditRows(core.AuditFilter{Tab: r.tab, Act: "click"})
+		fires := r.auditRows(persondoor.AuditFilter{Tab: r.tab, Act: "click"})
 		var fire, done int
 		for _, row := range fires {
 			switch {
@@ -122,7 +127,7 @@ func TestChain(t *testing.T) {
 
 	t.Run("typing", func(t *testing.T) {
 		s := r.snapshot()
-		_, err := r.agent.Act(ctx, core.ActRequest{Tab: r.tab, Ref: ref(t, s, "textbox", "Search"), Act: vocab.Act{Kind: "type", Text: "hello, Reins!", Submit: true}})
+		_, err := r.agent.Act(ctx, agentdoor.ActRequest{Tab: r.tab, Ref: ref(t, s, "textbox", "Search"), Act: vocab.Act{Kind: "type", Text: "hello, Reins!", Submit: true}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -131,7 +136,7 @@ func TestChain(t *testing.T) {
 		})
 		r.wait(ctx, "enter", func(m map[string]any) bool { return m["id"] == "field" })
 		secret := "hunter2-Secret"
-		_, err = r.agent.Act(ctx, core.ActRequest{Tab: r.tab, Ref: ref(t, s, "textbox", "Password"), Act: vocab.Act{Kind: "type", Text: secret}})
+		_, err = r.agent.Act(ctx, agentdoor.ActRequest{Tab: r.tab, Ref: ref(t, s, "textbox", "Password"), Act: vocab.Act{Kind: "type", Text: secret}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -170,11 +175,11 @@ func TestChain(t *testing.T) {
 			t.Fatalf("a denied, timed-out or paused act fired (%d clicks, %d fires)", n-before, r.exec.fired.Load()-fired)
 		}
 		for _, o := range []string{vocab.OutcomeDenied, vocab.OutcomeTimeout} {
-			if len(r.auditRows(core.AuditFilter{Tab: r.tab, Outcome: o})) == 0 {
+			if len(r.auditRows(persondoor.AuditFilter{Tab: r.tab, Outcome: o})) == 0 {
 				t.Errorf("no %s row in the audit log", o)
 			}
 		}
-		if rows := r.auditRows(core.AuditFilter{Tab: r.tab, Outcome: vocab.OutcomeRefused}); rows[0].Code != vocab.CodePaused {
+		if rows := r.auditRows(persondoor.AuditFilter{Tab: r.tab, Outcome: vocab.OutcomeRefused}); rows[0].Code != vocab.CodePaused {
 			t.Errorf("the paused refusal is not the newest refused row: %+v", rows[0])
 		}
 	})
@@ -233,7 +238,7 @@ func TestChain(t *testing.T) {
 		}
 		r.wait(ctx, "click", func(m map[string]any) bool { return m["frame"] == "next" && m["trusted"] == true })
 		// Back to the test page for what follows.
-		if _, err := r.agent.Act(ctx, core.ActRequest{Tab: r.tab, Act: vocab.Act{Kind: "back"}}); err != nil {
+		if _, err := r.agent.Act(ctx, agentdoor.ActRequest{Tab: r.tab, Act: vocab.Act{Kind: "back"}}); err != nil {
 			t.Fatal(err)
 		}
 		r.wait(ctx, "loaded", func(m map[string]any) bool { return m["page"] == "main" && r.tabIsMain() })
@@ -260,7 +265,7 @@ func TestChain(t *testing.T) {
 		text := strings.Repeat("abcdefghij", 15)
 		errc := make(chan error, 1)
 		go func() {
-			_, err := r.agent.Act(ctx, core.ActRequest{Tab: r.tab, Ref: field, Act: vocab.Act{Kind: "type", Text: text, Clear: true}})
+			_, err := r.agent.Act(ctx, agentdoor.ActRequest{Tab: r.tab, Ref: field, Act: vocab.Act{Kind: "type", Text: text, Clear: true}})
 			errc <- err
 		}()
 		r.wait(ctx, "input", func(m map[string]any) bool {
@@ -285,7 +290,7 @@ func TestChain(t *testing.T) {
 		if held := keysDown(t, r.display); len(held) != 0 {
 			t.Fatalf("keycodes %v are still down after the pause", held)
 		}
-		if rows := r.auditRows(core.AuditFilter{Tab: r.tab, Act: "type"}); len(rows) == 0 || rows[0].Code != vocab.CodePaused {
+		if rows := r.auditRows(persondoor.AuditFilter{Tab: r.tab, Act: "type"}); len(rows) == 0 || rows[0].Code != vocab.CodePaused {
 			t.Fatalf("the newest typing row is %+v, want its outcome paused", rows[:min(len(rows), 1)])
 		}
 		r.assertFiredChecked()
@@ -341,7 +346,7 @@ func TestChain(t *testing.T) {
 		}
 		r.waitFor("the fourth click's request asked again as held", 5*time.Second, func() bool { return held() == 2 })
 		n := 0
-		for _, row := range r.auditRows(core.AuditFilter{Tab: r.tab}) {
+		for _, row := range r.auditRows(persondoor.AuditFilter{Tab: r.tab}) {
 			if row.Code == vocab.CodePersonActive {
 				n++
 			}

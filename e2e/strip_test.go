@@ -19,12 +19,15 @@ import (
 	"github.com/coder/websocket"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/reins-app/reins/agentdoor"
 	"github.com/reins-app/reins/core"
+	"github.com/reins-app/reins/core/coretest"
 	"github.com/reins-app/reins/extension"
 	"github.com/reins-app/reins/internal/browsertest"
 	"github.com/reins-app/reins/internal/chromium"
 	"github.com/reins-app/reins/internal/xvfb"
 	"github.com/reins-app/reins/mcp"
+	"github.com/reins-app/reins/persondoor"
 	"github.com/reins-app/reins/vocab"
 )
 
@@ -244,7 +247,7 @@ func TestStripInChrome(t *testing.T) {
 
 		// An approval waits: a dot in the accent colour, and back after.
 		r.answer.set("silent")
-		agent := rt.Connect(vocab.Agent{Name: "e2e agent", Version: "1", PID: os.Getpid(), Exe: os.Args[0]})
+		agent := coretest.Admitted(t, rt.AgentDoor(), rt.PersonDoor(), vocab.Agent{Name: "e2e agent", Version: "1", PID: os.Getpid(), Exe: os.Args[0]})
 		s, err := agent.Snapshot(ctx, r.tab)
 		if err != nil {
 			t.Fatal(err)
@@ -252,7 +255,7 @@ func TestStripInChrome(t *testing.T) {
 		button := firstRef(t, s, "button")
 		done := make(chan error, 1)
 		go func() {
-			_, err := agent.Act(ctx, core.ActRequest{Tab: r.tab, Ref: button, Act: vocab.Act{Kind: "click"}})
+			_, err := agent.Act(ctx, agentdoor.ActRequest{Tab: r.tab, Ref: button, Act: vocab.Act{Kind: "click"}})
 			done <- err
 		}()
 		dot := r.waitBadge(wait(10*time.Second), "\u2022")
@@ -274,12 +277,12 @@ func TestStripInChrome(t *testing.T) {
 		// The panel page loads in an ordinary tab, in the background so the
 		// strip page stays the visible one.
 		panel = r.cdp.open(ctx, extension.Origin+"/panel.html?tab="+strconv.Itoa(r.chrome))
-		evil := rt.Connect(vocab.Agent{Name: strings.Repeat("n", 300) + "\n\x1b[8mAPPROVAL a99\u202e", Version: "1", PID: os.Getpid(), Exe: os.Args[0]})
+		evil := coretest.Admitted(t, rt.AgentDoor(), rt.PersonDoor(), vocab.Agent{Name: strings.Repeat("n", 300) + "\n\x1b[8mAPPROVAL a99\u202e", Version: "1", PID: os.Getpid(), Exe: os.Args[0]})
 		s, err := evil.Snapshot(ctx, r.tab)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := evil.Act(ctx, core.ActRequest{Tab: r.tab, Ref: firstRef(t, s, "button"), Act: vocab.Act{Kind: "click"}}); err != nil {
+		if _, err := evil.Act(ctx, agentdoor.ActRequest{Tab: r.tab, Ref: firstRef(t, s, "button"), Act: vocab.Act{Kind: "click"}}); err != nil {
 			t.Fatal(err)
 		}
 		var v panelView
@@ -315,7 +318,7 @@ func TestStripInChrome(t *testing.T) {
 		r.evalInto(panel, `document.getElementById("stop").click()`, nil)
 		r.eventually(wait(5*time.Second), "the tab to be unshared", func() bool { return rt.Share(r.tab) == vocab.None })
 		r.waitBadge(wait(5*time.Second), "")
-		rows := must(rt.AuditRows(ctx, core.AuditFilter{Tab: r.tab, Limit: 5}))
+		rows := must(rt.AuditRows(ctx, persondoor.AuditFilter{Tab: r.tab, Limit: 5}))
 		if len(rows) == 0 || rows[0].ActKind != "share" || rows[0].AgentName != "person" || !strings.Contains(rows[0].Detail, "none") {
 			t.Errorf("stop sharing was not audited as the person's change: %+v", rows)
 		}
@@ -366,7 +369,7 @@ func TestStripInChrome(t *testing.T) {
 			t.Fatal(err)
 		}
 		r.waitBadge(wait(5*time.Second), "R")
-		door, err := mcp.Start(ctx, mcp.Options{Engine: rt.Engine, DataDir: r.data, HTTPPort: -1, Logf: t.Logf})
+		door, err := mcp.Start(ctx, mcp.Options{Agents: rt.AgentDoor(), DataDir: r.data, HTTPPort: -1, Logf: t.Logf})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -643,7 +646,7 @@ func (c *cdp) eval(ctx context.Context, session, expr string) (json.RawMessage, 
 }
 
 // firstRef is the ref of the first element of role in the snapshot.
-func firstRef(t testing.TB, s *core.SnapshotResult, role string) string {
+func firstRef(t testing.TB, s *agentdoor.SnapshotResult, role string) string {
 	t.Helper()
 	m := regexp.MustCompile(`- ` + regexp.QuoteMeta(role) + ` [^\n]*\[ref=(f?\d*e\d+)\]`).FindStringSubmatch(s.Text)
 	if m == nil {

@@ -21,11 +21,11 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/reins-app/reins/audit"
-	"github.com/reins-app/reins/core"
 	"github.com/reins-app/reins/executor/xdesk"
 	"github.com/reins-app/reins/internal/browsertest"
 	"github.com/reins-app/reins/internal/testenv"
 	"github.com/reins-app/reins/internal/xvfb"
+	"github.com/reins-app/reins/persondoor"
 	"github.com/reins-app/reins/vocab"
 )
 
@@ -161,13 +161,13 @@ func TestTrayApprovalClickedOnThePopup(t *testing.T) {
 	if n, err := log.Verify(context.Background()); err != nil {
 		t.Fatalf("the log's chain is broken after %d rows: %v", n, err)
 	}
-	rows, err := log.Rows(context.Background(), core.AuditFilter{Limit: 200})
+	rows, err := log.Rows(context.Background(), persondoor.AuditFilter{Limit: 200})
 	if err != nil {
 		t.Fatal(err)
 	}
 	var lines []string
 	for i := len(rows) - 1; i >= 0; i-- {
-		lines = append(lines, core.FormatAuditRow(rows[i]))
+		lines = append(lines, persondoor.FormatAuditRow(rows[i]))
 	}
 	all := strings.Join(lines, "\n")
 	t.Logf("audit log:\n%s", all)
@@ -183,12 +183,12 @@ func TestTrayApprovalClickedOnThePopup(t *testing.T) {
 			fire++
 			fireSeq = r.Seq
 			if r.Outcome != vocab.OutcomeAboutToFire || r.Decision != "allowed once" || r.TargetName != "Main button" {
-				t.Errorf("the fire row: %s", core.FormatAuditRow(r))
+				t.Errorf("the fire row: %s", persondoor.FormatAuditRow(r))
 			}
 		case r.AgentName == "tray e2e agent" && r.ActKind == "click" && r.Outcome == vocab.OutcomeDone:
 			done++
 			if r.RefSeq == 0 {
-				t.Errorf("the outcome row does not name its fire row: %s", core.FormatAuditRow(r))
+				t.Errorf("the outcome row does not name its fire row: %s", persondoor.FormatAuditRow(r))
 			}
 		}
 	}

@@ -21,7 +21,7 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/reins-app/reins/core"
+	"github.com/reins-app/reins/agentdoor"
 	"github.com/reins-app/reins/internal/atomicfile"
 	"github.com/reins-app/reins/internal/peercred"
 	"github.com/reins-app/reins/vocab"
@@ -42,8 +42,8 @@ type HTTPAddress struct {
 
 // Options configures [Start].
 type Options struct {
-	Engine  *core.Engine // required
-	DataDir string       // required: Reins' data folder (owner-only)
+	Agents  agentdoor.Door // required: the agents' door of a running Reins
+	DataDir string         // required: Reins' data folder (owner-only)
 	// HTTPPort is the HTTP door's port on 127.0.0.1: 0 picks a free one, a
 	// negative value leaves the HTTP door closed.
 	HTTPPort int
@@ -69,7 +69,7 @@ type Door struct {
 // Start opens the agents' door: the socket in the data folder, and the HTTP
 // door on 127.0.0.1 unless opts.HTTPPort is negative. Close stops both.
 func Start(ctx context.Context, opts Options) (*Door, error) {
-	if opts.Engine == nil || opts.DataDir == "" {
+	if opts.Agents == nil || opts.DataDir == "" {
 		return nil, errors.New("mcp.Start needs the engine and the data folder")
 	}
 	if opts.Logf == nil {
@@ -175,7 +175,7 @@ func (d *Door) serveConn(c *net.UnixConn) {
 		if err != nil {
 			why = "the agents' socket could not tell who connected: " + err.Error()
 		}
-		d.opts.Engine.RefuseConnection(vocab.Agent{Name: "process of user " + strconv.Itoa(cred.UID), PID: cred.PID}, why)
+		d.opts.Agents.RefuseConnection(vocab.Agent{Name: "process of user " + strconv.Itoa(cred.UID), PID: cred.PID}, why)
 		writeLine(c, welcome{Error: why})
 		return
 	}
@@ -195,7 +195,7 @@ func (d *Door) serveConn(c *net.UnixConn) {
 	if err := writeLine(c, welcome{OK: true}); err != nil {
 		return
 	}
-	srv := NewServer(ServerOptions{Engine: d.opts.Engine, Process: proc, Settle: d.opts.Settle, Logf: d.opts.Logf})
+	srv := NewServer(ServerOptions{Agents: d.opts.Agents, Process: proc, Settle: d.opts.Settle, Logf: d.opts.Logf})
 	ss, err := srv.Connect(d.ctx, &sdk.IOTransport{Reader: readCloser{br, c}, Writer: c}, nil)
 	if err != nil {
 		d.opts.Logf("mcp: %v", err)
@@ -246,7 +246,7 @@ func (d *Door) startHTTP() error {
 		return fmt.Errorf("opening the agents' HTTP door: %w", err)
 	}
 	d.port = l.Addr().(*net.TCPAddr).Port
-	srv := NewServer(ServerOptions{Engine: d.opts.Engine, Settle: d.opts.Settle, Logf: d.opts.Logf, processOf: processOfHTTP})
+	srv := NewServer(ServerOptions{Agents: d.opts.Agents, Settle: d.opts.Settle, Logf: d.opts.Logf, processOf: processOfHTTP})
 	h := sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return srv }, &sdk.StreamableHTTPOptions{
 		SessionTimeout: 30 * time.Minute,
 	})

@@ -16,9 +16,9 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/reins-app/reins/core"
 	"github.com/reins-app/reins/internal/browsertest"
 	"github.com/reins-app/reins/internal/testenv"
+	"github.com/reins-app/reins/persondoor"
 	"github.com/reins-app/reins/vocab"
 )
 
@@ -48,7 +48,7 @@ func reins(t *testing.T) string {
 func startDoor(t *testing.T, r *rig) (*Door, string) {
 	t.Helper()
 	dir := filepath.Join(t.TempDir(), "data")
-	d, err := Start(context.Background(), Options{Engine: r.e, DataDir: dir, Settle: 20 * time.Millisecond, Logf: t.Logf})
+	d, err := Start(context.Background(), Options{Agents: r.e.AgentDoor(), DataDir: dir, Settle: 20 * time.Millisecond, Logf: t.Logf})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -170,7 +170,7 @@ func TestAnotherUsersProcessIsRefused(t *testing.T) {
 	for _, a := range r.e.Agents() {
 		t.Fatalf("another user's process became an agent: %+v", a)
 	}
-	rows, _ := r.log.Rows(context.Background(), core.AuditFilter{Outcome: vocab.OutcomeRefused})
+	rows, _ := r.log.Rows(context.Background(), persondoor.AuditFilter{Outcome: vocab.OutcomeRefused})
 	if len(rows) != 1 || rows[0].ActKind != string(vocab.Connect) || !strings.Contains(rows[0].AgentName, "65534") {
 		t.Fatalf("the refusal is not in the log: %+v", rows)
 	}

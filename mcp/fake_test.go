@@ -23,6 +23,7 @@ import (
 	"github.com/reins-app/reins/bridge/protocol"
 	"github.com/reins-app/reins/core"
 	"github.com/reins-app/reins/executor"
+	"github.com/reins-app/reins/persondoor"
 	"github.com/reins-app/reins/vocab"
 )
 
@@ -154,7 +155,7 @@ func newRig(t *testing.T) *rig {
 	events, stop := r.e.Subscribe(256)
 	go func() {
 		for ev := range events {
-			if ev.Kind != core.EventApproval {
+			if ev.Kind != persondoor.EventApproval {
 				continue
 			}
 			r.mu.Lock()
@@ -214,7 +215,7 @@ func (r *rig) askedAbout(kind string) int {
 // a server whose sessions come from the process proc.
 func (r *rig) client(name string, proc Process) *sdk.ClientSession {
 	r.t.Helper()
-	srv := NewServer(ServerOptions{Engine: r.e, Process: proc, Settle: 20 * time.Millisecond, Logf: r.t.Logf})
+	srv := NewServer(ServerOptions{Agents: r.e.AgentDoor(), Process: proc, Settle: 20 * time.Millisecond, Logf: r.t.Logf})
 	st, ct := sdk.NewInMemoryTransports()
 	ctx := context.Background()
 	ss, err := srv.Connect(ctx, st, nil)

@@ -50,12 +50,16 @@ func Pipe(ctx context.Context, opts PipeOptions) error {
 	defer c.Close()
 	ppid := os.Getppid()
 	exe, _ := peercred.Exe(ppid)
-	if err := writeLine(c, hello{Reins: helloVersion, PPID: ppid, Exe: exe}); err != nil {
-		return fmt.Errorf("Reins closed the agents' socket at once: %w", err)
-	}
+	helloErr := writeLine(c, hello{Reins: helloVersion, PPID: ppid, Exe: exe})
+	// A refusal may come before the greeting is read (another user's
+	// process is turned away as it connects): read it even when the
+	// greeting could not be written.
 	br := bufio.NewReader(c)
 	line, err := br.ReadSlice('\n')
-	if err != nil {
+	switch {
+	case err != nil && helloErr != nil:
+		return fmt.Errorf("Reins closed the agents' socket at once: %w", helloErr)
+	case err != nil:
 		return fmt.Errorf("Reins closed the agents' socket without answering: %w", err)
 	}
 	var w welcome

@@ -15,7 +15,7 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/reins-app/reins/core"
+	"github.com/reins-app/reins/agentdoor"
 	"github.com/reins-app/reins/vocab"
 )
 
@@ -31,9 +31,9 @@ type Process struct {
 
 // ServerOptions configures [NewServer].
 type ServerOptions struct {
-	Engine  *core.Engine  // required
-	Process Process       // optional: the process behind every session of this server
-	Settle  time.Duration // optional: how long a page gets to respond before an act's result is read; default 400 ms
+	Agents  agentdoor.Door // required
+	Process Process        // optional: the process behind every session of this server
+	Settle  time.Duration  // optional: how long a page gets to respond before an act's result is read; default 400 ms
 	Logf    func(format string, args ...any)
 
 	// processOf, when set, finds the process per session instead of Process.
@@ -44,7 +44,7 @@ type ServerOptions struct {
 // MCP session.
 type handler struct {
 	opts     ServerOptions
-	sessions sync.Map // *sdk.ServerSession → *core.Session
+	sessions sync.Map // *sdk.ServerSession → agentdoor.Session
 }
 
 // schemas is shared by every server: a server is built per socket connection.
@@ -85,9 +85,9 @@ A refusal is a tool error that starts with a stable code (stale_ref, control_req
 
 // session returns the core session of an MCP session, admitting it on first
 // sight.
-func (h *handler) session(ss *sdk.ServerSession, extra *sdk.RequestExtra) *core.Session {
+func (h *handler) session(ss *sdk.ServerSession, extra *sdk.RequestExtra) agentdoor.Session {
 	if v, ok := h.sessions.Load(ss); ok {
-		return v.(*core.Session)
+		return v.(agentdoor.Session)
 	}
 	a := vocab.Agent{Name: "unnamed client"}
 	if p := ss.InitializeParams(); p != nil && p.ClientInfo != nil {
@@ -101,10 +101,10 @@ func (h *handler) session(ss *sdk.ServerSession, extra *sdk.RequestExtra) *core.
 		proc = h.opts.processOf(extra)
 	}
 	a.PID, a.Exe = proc.PID, proc.Exe
-	s := h.opts.Engine.Admit(a)
+	s := h.opts.Agents.Admit(a)
 	if v, loaded := h.sessions.LoadOrStore(ss, s); loaded {
 		s.Close()
-		return v.(*core.Session)
+		return v.(agentdoor.Session)
 	}
 	go func() {
 		ss.Wait()

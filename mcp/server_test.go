@@ -11,8 +11,8 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/reins-app/reins/core"
 	"github.com/reins-app/reins/executor"
+	"github.com/reins-app/reins/persondoor"
 	"github.com/reins-app/reins/vocab"
 )
 
@@ -63,7 +63,7 @@ func TestFirstConnectionIsAskedOnceAndLabelledWithTheProcess(t *testing.T) {
 	text := refused(t, cs, "browser_tabs", nil, vocab.CodeAgentNotAllowed)
 	agentsEvents := 0
 	for len(events) > 0 {
-		if ev := <-events; ev.Kind == core.EventAgents {
+		if ev := <-events; ev.Kind == persondoor.EventAgents {
 			agentsEvents++
 		}
 	}
@@ -107,7 +107,7 @@ func TestFirstConnectionIsAskedOnceAndLabelledWithTheProcess(t *testing.T) {
 	}
 	r.setAnswer(vocab.Deny)
 	refused(t, cs2, "browser_tabs", nil, vocab.CodeAgentNotAllowed)
-	rows, err := r.log.Rows(context.Background(), core.AuditFilter{Act: string(vocab.Connect)})
+	rows, err := r.log.Rows(context.Background(), persondoor.AuditFilter{Act: string(vocab.Connect)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -152,7 +152,7 @@ func TestSnapshotClickTypeAndKeyThroughMCP(t *testing.T) {
 		t.Fatalf("key fired as %+v", a)
 	}
 	// Every row carries the client's name and process.
-	rows, err := r.log.Rows(context.Background(), core.AuditFilter{Limit: 100})
+	rows, err := r.log.Rows(context.Background(), persondoor.AuditFilter{Limit: 100})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -161,7 +161,7 @@ func TestSnapshotClickTypeAndKeyThroughMCP(t *testing.T) {
 			continue
 		}
 		if row.AgentName != "Claude Code" || row.AgentPID != 4242 || row.AgentExe != claude.Exe {
-			t.Fatalf("a row does not carry the agent: %s", core.FormatAuditRow(row))
+			t.Fatalf("a row does not carry the agent: %s", persondoor.FormatAuditRow(row))
 		}
 	}
 }
@@ -248,7 +248,7 @@ func TestDesktopToolsNeedTheDesktopAndRespectTheDenyList(t *testing.T) {
 	if len(r.exec.Fired()) != 3 {
 		t.Fatal("a click landed on a deny-listed application")
 	}
-	rows, _ := r.log.Rows(context.Background(), core.AuditFilter{Limit: 20})
+	rows, _ := r.log.Rows(context.Background(), persondoor.AuditFilter{Limit: 20})
 	desktop := 0
 	for _, row := range rows {
 		if row.Desktop {

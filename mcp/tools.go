@@ -10,7 +10,7 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/reins-app/reins/core"
+	"github.com/reins-app/reins/agentdoor"
 	"github.com/reins-app/reins/vocab"
 )
 
@@ -118,7 +118,7 @@ func acting(title string) *sdk.ToolAnnotations {
 	return &sdk.ToolAnnotations{Title: title}
 }
 
-// addTools registers every tool. Each handler is a thin call into core.
+// addTools registers every tool. Each handler is a thin call through the agents' door.
 func (h *handler) addTools(s *sdk.Server) {
 	sdk.AddTool(s, &sdk.Tool{Name: "browser_tabs", Annotations: readOnly("List tabs"),
 		Description: "List the browser's tabs with the access the person gave you to each (none, read, control). Titles and addresses are shown only for tabs you can read."},
@@ -138,7 +138,7 @@ func (h *handler) addTools(s *sdk.Server) {
 			if err != nil {
 				return refusal(err), nil, nil
 			}
-			r, err := s.Read(ctx, core.ReadOptions{Tab: tab, Mode: in.Mode, MaxChars: in.MaxChars, Root: in.Ref, Diff: in.Diff})
+			r, err := s.Read(ctx, agentdoor.ReadOptions{Tab: tab, Mode: in.Mode, MaxChars: in.MaxChars, Root: in.Ref, Diff: in.Diff})
 			if err != nil {
 				return refusal(err), nil, nil
 			}
@@ -181,7 +181,7 @@ func (h *handler) addTools(s *sdk.Server) {
 		})
 
 	sdk.AddTool(s, &sdk.Tool{Name: "browser_type", Annotations: acting("Type"),
-		Description: fmt.Sprintf("Click a field by its ref and type text into it with real keystrokes; optionally clear it first and press Enter after. At most %d characters per call (longer text is refused with text_too_long: split it). The person is asked first.", core.MaxTypedText)},
+		Description: fmt.Sprintf("Click a field by its ref and type text into it with real keystrokes; optionally clear it first and press Enter after. At most %d characters per call (longer text is refused with text_too_long: split it). The person is asked first.", agentdoor.MaxTypedText)},
 		func(ctx context.Context, req *sdk.CallToolRequest, in typeIn) (*sdk.CallToolResult, any, error) {
 			return h.act(ctx, req, in.targetIn, vocab.Act{Kind: vocab.Type, Text: in.Text, Submit: in.Submit, Clear: in.Clear}), nil, nil
 		})
@@ -217,7 +217,7 @@ func (h *handler) addTools(s *sdk.Server) {
 		Description: "Wait until text appears on a tab or disappears from it, or until an element (by ref) is visible, hidden, enabled, disabled, checked, unchecked, expanded or collapsed — reading the tab a few times a second, for up to 30 s — or just wait a number of seconds."},
 		func(ctx context.Context, req *sdk.CallToolRequest, in waitIn) (*sdk.CallToolResult, any, error) {
 			s := h.session(req.Session, req.Extra)
-			o := core.WaitOptions{Text: in.Text, Gone: in.TextGone, Ref: in.Ref, State: in.State, Time: time.Duration(in.Time * float64(time.Second))}
+			o := agentdoor.WaitOptions{Text: in.Text, Gone: in.TextGone, Ref: in.Ref, State: in.State, Time: time.Duration(in.Time * float64(time.Second))}
 			if o.Text != "" || o.Gone != "" || o.Ref != "" {
 				tab, err := h.tab(ctx, s, in.tabIn)
 				if err != nil {
@@ -288,24 +288,24 @@ func (h *handler) addTools(s *sdk.Server) {
 			case in.Double:
 				kind = vocab.DoubleClick
 			}
-			return h.desktopAct(ctx, req, core.DesktopActRequest{Act: vocab.Act{Kind: kind}, X: in.X, Y: in.Y, Element: in.Element}), nil, nil
+			return h.desktopAct(ctx, req, agentdoor.DesktopActRequest{Act: vocab.Act{Kind: kind}, X: in.X, Y: in.Y, Element: in.Element}), nil, nil
 		})
 
 	sdk.AddTool(s, &sdk.Tool{Name: "desktop_type", Annotations: acting("Type on the desktop"),
-		Description: fmt.Sprintf("Type text into whatever has keyboard focus, with real keystrokes; at most %d characters per call (longer text is refused with text_too_long: split it). Needs control of the desktop; the person is asked first.", core.MaxTypedText)},
+		Description: fmt.Sprintf("Type text into whatever has keyboard focus, with real keystrokes; at most %d characters per call (longer text is refused with text_too_long: split it). Needs control of the desktop; the person is asked first.", agentdoor.MaxTypedText)},
 		func(ctx context.Context, req *sdk.CallToolRequest, in desktopTypeIn) (*sdk.CallToolResult, any, error) {
-			return h.desktopAct(ctx, req, core.DesktopActRequest{Act: vocab.Act{Kind: vocab.Type, Text: in.Text, Submit: in.Submit}}), nil, nil
+			return h.desktopAct(ctx, req, agentdoor.DesktopActRequest{Act: vocab.Act{Kind: vocab.Type, Text: in.Text, Submit: in.Submit}}), nil, nil
 		})
 
 	sdk.AddTool(s, &sdk.Tool{Name: "desktop_press_key", Annotations: acting("Press a key on the desktop"),
 		Description: "Press a key or chord in whatever has keyboard focus. Needs control of the desktop; the person is asked first."},
 		func(ctx context.Context, req *sdk.CallToolRequest, in desktopKeyIn) (*sdk.CallToolResult, any, error) {
-			return h.desktopAct(ctx, req, core.DesktopActRequest{Act: vocab.Act{Kind: vocab.Key, Keys: in.Key}}), nil, nil
+			return h.desktopAct(ctx, req, agentdoor.DesktopActRequest{Act: vocab.Act{Kind: vocab.Key, Keys: in.Key}}), nil, nil
 		})
 }
 
 // tab is the tab a call names, or the current one.
-func (h *handler) tab(ctx context.Context, s *core.Session, in tabIn) (string, error) {
+func (h *handler) tab(ctx context.Context, s agentdoor.Session, in tabIn) (string, error) {
 	if in.Tab != "" {
 		return in.Tab, nil
 	}
@@ -319,7 +319,7 @@ func (h *handler) act(ctx context.Context, req *sdk.CallToolRequest, in targetIn
 	if err != nil {
 		return refusal(err)
 	}
-	r, err := s.Act(ctx, core.ActRequest{Tab: tab, Ref: in.Ref, Snapshot: in.Snapshot, Act: act, Element: in.Element})
+	r, err := s.Act(ctx, agentdoor.ActRequest{Tab: tab, Ref: in.Ref, Snapshot: in.Snapshot, Act: act, Element: in.Element})
 	if err != nil {
 		return refusal(err)
 	}
@@ -347,7 +347,7 @@ func (h *handler) act(ctx context.Context, req *sdk.CallToolRequest, in targetIn
 	return textResult(b.String())
 }
 
-func (h *handler) desktopAct(ctx context.Context, req *sdk.CallToolRequest, r core.DesktopActRequest) *sdk.CallToolResult {
+func (h *handler) desktopAct(ctx context.Context, req *sdk.CallToolRequest, r agentdoor.DesktopActRequest) *sdk.CallToolResult {
 	res, err := h.session(req.Session, req.Extra).DesktopAct(ctx, r)
 	if err != nil {
 		return refusal(err)
@@ -378,7 +378,7 @@ func badRequest(format string, args ...any) error {
 	return &vocab.Error{Code: vocab.CodeBadRequest, Message: fmt.Sprintf(format, args...)}
 }
 
-func formatTabs(tabs []core.TabInfo) string {
+func formatTabs(tabs []vocab.TabInfo) string {
 	if len(tabs) == 0 {
 		return "No tabs: Chrome with the Reins extension is not connected, or has no tabs open.\n"
 	}
@@ -403,7 +403,7 @@ func quoteLine(s string) string {
 	return string(q)
 }
 
-func formatRead(r *core.ReadResult) string {
+func formatRead(r *agentdoor.ReadResult) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "Tab %s — %s <%s>\nSnapshot %s", r.Tab, quoteLine(r.Title), r.URL, r.ID)
 	switch {
@@ -423,7 +423,7 @@ func formatRead(r *core.ReadResult) string {
 	return b.String()
 }
 
-func formatWait(o core.WaitOptions, r *core.WaitResult) string {
+func formatWait(o agentdoor.WaitOptions, r *agentdoor.WaitResult) string {
 	waited := r.Waited.Round(10 * time.Millisecond)
 	switch {
 	case o.Text == "" && o.Gone == "" && o.Ref == "":
@@ -438,7 +438,7 @@ func formatWait(o core.WaitOptions, r *core.WaitResult) string {
 	return fmt.Sprintf("Not met after %s (snapshot %s); look again with browser_snapshot.\n", waited, r.ID)
 }
 
-func formatDesktop(v *core.DesktopView) string {
+func formatDesktop(v *agentdoor.DesktopView) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "In front: %s", v.Frontmost.Name)
 	if v.Frontmost.Exe != "" {

@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/reins-app/reins/agentdoor"
 	"github.com/reins-app/reins/bridge/protocol"
-	"github.com/reins-app/reins/core"
 	"github.com/reins-app/reins/core/coretest"
 	"github.com/reins-app/reins/executor"
 	"github.com/reins-app/reins/internal/plain"
@@ -51,7 +51,7 @@ func TestTheTerminalShowsHostileTextTamed(t *testing.T) {
 	type_("share " + tab + " control")
 	out.Wait(t, "Tab "+tab+" is now shared: control", 10*time.Second)
 
-	agent := e.Connect(vocab.Agent{Name: plaintest.AgentName, PID: 999, Exe: "/usr/bin/python3"})
+	agent := coretest.Admitted(t, e.AgentDoor(), e.PersonDoor(), vocab.Agent{Name: plaintest.AgentName, PID: 999, Exe: "/usr/bin/python3"})
 	snap, err := agent.Snapshot(ctx, tab)
 	if err != nil {
 		t.Fatal(err)
@@ -59,19 +59,21 @@ func TestTheTerminalShowsHostileTextTamed(t *testing.T) {
 	refs := regexp.MustCompile(`\[ref=(e\d+)\]`).FindAllStringSubmatch(snap.Text, -1)
 	acts := []func() error{
 		func() error {
-			_, err := agent.Act(ctx, core.ActRequest{Tab: tab, Ref: refs[0][1], Act: vocab.Act{Kind: vocab.Click}, Element: plaintest.Newlines})
+			_, err := agent.Act(ctx, agentdoor.ActRequest{Tab: tab, Ref: refs[0][1], Act: vocab.Act{Kind: vocab.Click}, Element: plaintest.Newlines})
 			return err
 		},
 		func() error {
-			_, err := agent.Act(ctx, core.ActRequest{Tab: tab, Ref: refs[1][1], Act: vocab.Act{Kind: vocab.Type, Text: plaintest.Newlines + " " + plaintest.Long}})
+			_, err := agent.Act(ctx, agentdoor.ActRequest{Tab: tab, Ref: refs[1][1], Act: vocab.Act{Kind: vocab.Type, Text: plaintest.Newlines + " " + plaintest.Long}})
 			return err
 		},
 		func() error {
-			_, err := agent.DesktopAct(ctx, core.DesktopActRequest{Act: vocab.Act{Kind: vocab.Click}, X: 412, Y: 300, Element: plaintest.Newlines + plaintest.Conceal})
+			_, err := agent.DesktopAct(ctx, agentdoor.DesktopActRequest{Act: vocab.Act{Kind: vocab.Click}, X: 412, Y: 300, Element: plaintest.Newlines + plaintest.Conceal})
 			return err
 		},
 	}
-	var ids []string
+	// The agent's first connection was put to the person too, its name as
+	// hostile as the rest.
+	ids := []string{out.Next(t, `\nAPPROVAL (c\d+)  python3 \(pid 999\) · “Claude Code`, nil, 10*time.Second)}
 	for i, act := range acts {
 		done := make(chan error, 1)
 		go func() { done <- act() }()
@@ -84,7 +86,7 @@ func TestTheTerminalShowsHostileTextTamed(t *testing.T) {
 	}
 	// A name with control characters is refused as changed; its refusal is
 	// printed too.
-	if _, err := agent.Act(ctx, core.ActRequest{Tab: tab, Ref: refs[2][1], Act: vocab.Act{Kind: vocab.Click}}); err == nil {
+	if _, err := agent.Act(ctx, agentdoor.ActRequest{Tab: tab, Ref: refs[2][1], Act: vocab.Act{Kind: vocab.Click}}); err == nil {
 		t.Fatal("a click on a name that is not what was kept fired")
 	}
 	out.Wait(t, `— refused`, 10*time.Second)

@@ -19,21 +19,21 @@ import (
 	"sync"
 	"time"
 
-	"github.com/reins-app/reins/core"
 	"github.com/reins-app/reins/internal/plain"
+	"github.com/reins-app/reins/persondoor"
 	"github.com/reins-app/reins/vocab"
 )
 
 // Core is what the terminal needs of Reins; *core.Runtime has it.
 type Core interface {
-	Subscribe(buf int) (<-chan core.Event, func())
-	Tabs() []core.TabInfo
+	Subscribe(buf int) (<-chan persondoor.Event, func())
+	Tabs() []vocab.TabInfo
 	SetShare(tab string, level vocab.Level) error
 	Pending() []vocab.Request
 	Answer(id string, d vocab.Decision) error
 	Pause(on bool)
-	AuditRows(ctx context.Context, f core.AuditFilter) ([]core.AuditRow, error)
-	Agents() []core.AgentInfo
+	AuditRows(ctx context.Context, f persondoor.AuditFilter) ([]persondoor.AuditRow, error)
+	Agents() []persondoor.AgentInfo
 	AllowAgent(key string) error
 	ForgetAgent(key string) error
 }
@@ -93,23 +93,23 @@ func (t *Terminal) Run(ctx context.Context) error {
 	}
 }
 
-func (t *Terminal) event(ev core.Event) {
+func (t *Terminal) event(ev persondoor.Event) {
 	switch ev.Kind {
-	case core.EventConnection:
+	case persondoor.EventConnection:
 		if ev.Connected {
 			t.printf("Chrome extension connected.\n")
 		} else {
 			t.printf("Chrome extension disconnected.\n")
 		}
-	case core.EventTabs:
+	case persondoor.EventTabs:
 		// Listed on request; a busy browser would flood the terminal.
-	case core.EventShare:
+	case persondoor.EventShare:
 		msg := fmt.Sprintf("Tab %s is now shared: %s", plain.Text(ev.Tab, plain.NameMax), ev.Level)
 		if d := plain.Text(ev.Detail, plain.DetailMax); d != "" {
 			msg += " (" + d + ")"
 		}
 		t.printf("%s.\n", msg)
-	case core.EventActivity:
+	case persondoor.EventActivity:
 		a := ev.Activity
 		line := fmt.Sprintf("%s  tab %s  %s  %s  — %s", a.Time.Format("15:04:05"), orDash(plain.Text(ev.Tab, plain.NameMax)),
 			plain.Text(a.Agent, 0), plain.Text(a.Act, 0), plain.Text(a.Outcome, plain.NameMax))
@@ -117,7 +117,7 @@ func (t *Terminal) event(ev core.Event) {
 			line += ": " + d
 		}
 		t.printf("%s\n", line)
-	case core.EventApproval:
+	case persondoor.EventApproval:
 		r := ev.Request
 		if r.Act.Kind == vocab.Connect {
 			t.printf("\nAPPROVAL %s  %s asks to connect to Reins for the first time.\n  Answer with: allow %s | deny %s   (no answer = deny)\n",
@@ -126,9 +126,9 @@ func (t *Terminal) event(ev core.Event) {
 		}
 		t.printf("\nAPPROVAL %s  %s asks:\n    %s\n    %s\n%s%s  Answer with: allow %s | allow-tab %s | deny %s   (no answer = deny)\n",
 			r.ID, r.Agent.Label(), r.Sentence(), whereLine(r.Target), claimNote(r.Target), heldNote(r), r.ID, r.ID, r.ID)
-	case core.EventApprovalEnd:
+	case persondoor.EventApprovalEnd:
 		t.printf("Approval %s: %s.\n", ev.Request.ID, ev.Decision)
-	case core.EventPause:
+	case persondoor.EventPause:
 		if ev.Paused {
 			t.printf("All agents paused.\n")
 		} else {
@@ -321,13 +321,13 @@ func (t *Terminal) command(f []string) (quit bool) {
 		if len(f) > 1 {
 			fmt.Sscan(f[1], &n)
 		}
-		rows, err := e.AuditRows(context.Background(), core.AuditFilter{Limit: n})
+		rows, err := e.AuditRows(context.Background(), persondoor.AuditFilter{Limit: n})
 		if err != nil {
 			t.printf("%s\n", plain.Text(err.Error(), plain.DetailMax))
 			return false
 		}
 		for i := len(rows) - 1; i >= 0; i-- {
-			t.printf("%s\n", core.FormatAuditRow(rows[i]))
+			t.printf("%s\n", persondoor.FormatAuditRow(rows[i]))
 		}
 	case "quit", "exit":
 		return true

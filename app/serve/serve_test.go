@@ -10,8 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/reins-app/reins/agentdoor"
 	"github.com/reins-app/reins/bridge/protocol"
-	"github.com/reins-app/reins/core"
 	"github.com/reins-app/reins/core/coretest"
 	"github.com/reins-app/reins/vocab"
 )
@@ -62,7 +62,7 @@ func TestTheTerminalSharesAndAnswers(t *testing.T) {
 	io.WriteString(typed, "share "+tab+" control\n")
 	out.waitFor(t, "Tab "+tab+" is now shared: control")
 
-	agent := e.Connect(vocab.Agent{Name: "Claude Code", PID: 4121, Exe: "claude"})
+	agent := coretest.Admitted(t, e.AgentDoor(), e.PersonDoor(), vocab.Agent{Name: "Claude Code", PID: 4121, Exe: "claude"})
 	snap, err := agent.Snapshot(ctx, tab)
 	if err != nil {
 		t.Fatal(err)
@@ -70,7 +70,7 @@ func TestTheTerminalSharesAndAnswers(t *testing.T) {
 	ref := regexp.MustCompile(`\[ref=(e\d+)\]`).FindStringSubmatch(snap.Text)[1]
 	acted := make(chan error, 1)
 	go func() {
-		_, err := agent.Act(ctx, core.ActRequest{Tab: tab, Ref: ref, Act: vocab.Act{Kind: "click"}})
+		_, err := agent.Act(ctx, agentdoor.ActRequest{Tab: tab, Ref: ref, Act: vocab.Act{Kind: "click"}})
 		acted <- err
 	}()
 	m := out.waitFor(t, `APPROVAL (a\d+)\s+claude \(pid 4121\) · “Claude Code” asks:\n\s+Click “Place order”`)
@@ -85,7 +85,7 @@ func TestTheTerminalSharesAndAnswers(t *testing.T) {
 
 	// A deny from the terminal stops the next one.
 	go func() {
-		_, err := agent.Act(ctx, core.ActRequest{Tab: tab, Ref: ref, Act: vocab.Act{Kind: "click"}})
+		_, err := agent.Act(ctx, agentdoor.ActRequest{Tab: tab, Ref: ref, Act: vocab.Act{Kind: "click"}})
 		acted <- err
 	}()
 	out.waitFor(t, `(?s)APPROVAL a\d+.*APPROVAL (a\d+)`)
@@ -125,7 +125,7 @@ func TestTheTerminalSaysWhyAHeldActIsAskedAgain(t *testing.T) {
 	go (&Terminal{Engine: e, In: in, Out: out}).Run(ctx)
 	out.waitFor(t, `Type "help"`)
 
-	agent := e.Connect(vocab.Agent{Name: "Claude Code", PID: 4121, Exe: "claude"})
+	agent := coretest.Admitted(t, e.AgentDoor(), e.PersonDoor(), vocab.Agent{Name: "Claude Code", PID: 4121, Exe: "claude"})
 	snap, err := agent.Snapshot(ctx, tab)
 	if err != nil {
 		t.Fatal(err)
@@ -133,7 +133,7 @@ func TestTheTerminalSaysWhyAHeldActIsAskedAgain(t *testing.T) {
 	ref := regexp.MustCompile(`\[ref=(e\d+)\]`).FindStringSubmatch(snap.Text)[1]
 	acted := make(chan error, 1)
 	go func() {
-		_, err := agent.Act(ctx, core.ActRequest{Tab: tab, Ref: ref, Act: vocab.Act{Kind: "click"}})
+		_, err := agent.Act(ctx, agentdoor.ActRequest{Tab: tab, Ref: ref, Act: vocab.Act{Kind: "click"}})
 		acted <- err
 	}()
 	first := out.waitFor(t, `APPROVAL (a\d+)[^\n]*\n(?:[^\n]*\n)*?  Answer with`)

@@ -11,8 +11,8 @@ import (
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
-	"github.com/reins-app/reins/core"
 	"github.com/reins-app/reins/internal/plain"
+	"github.com/reins-app/reins/persondoor"
 	"github.com/reins-app/reins/vocab"
 )
 
@@ -38,8 +38,8 @@ type ActivityLine struct {
 
 // OutcomeWords says an attempt's outcome the way the person reads it, in
 // the words Chrome's strip uses too, and how its line stands out.
-func OutcomeWords(a core.Activity) (string, Mark) {
-	words, refused := core.OutcomeWords(a)
+func OutcomeWords(a persondoor.Activity) (string, Mark) {
+	words, refused := persondoor.OutcomeWords(a)
 	switch {
 	case refused:
 		return words, MarkRefused
@@ -53,7 +53,7 @@ func OutcomeWords(a core.Activity) (string, Mark) {
 // attempts one after another (same agent, act and outcome) become one line
 // with a count. Core renders the agent and the act for a person; they are
 // rendered again here, so that no line can carry raw text whoever made it.
-func Collapse(newestFirst []core.Activity) []ActivityLine {
+func Collapse(newestFirst []persondoor.Activity) []ActivityLine {
 	var out []ActivityLine
 	for _, a := range newestFirst {
 		words, mark := OutcomeWords(a)
@@ -77,9 +77,9 @@ const maxActivity = 1000
 // ActivityStrip shows, for one tab at a time, every attempt newest first.
 // Its methods run on fyne's goroutine.
 type ActivityStrip struct {
-	byTab   map[string][]core.Activity // oldest first
-	titles  map[string]string          // tab id → menu label
-	tab     string                     // shown
+	byTab   map[string][]persondoor.Activity // oldest first
+	titles  map[string]string                // tab id → menu label
+	tab     string                           // shown
 	lines   []ActivityLine
 	pick    *widget.Select
 	list    *widget.List
@@ -90,7 +90,7 @@ type ActivityStrip struct {
 
 // NewActivityStrip makes an empty strip.
 func NewActivityStrip() *ActivityStrip {
-	s := &ActivityStrip{byTab: map[string][]core.Activity{}, titles: map[string]string{}}
+	s := &ActivityStrip{byTab: map[string][]persondoor.Activity{}, titles: map[string]string{}}
 	s.pick = widget.NewSelect(nil, func(label string) {
 		for i, l := range s.pick.Options {
 			if l == label && i < len(s.ids) {
@@ -122,7 +122,7 @@ func (s *ActivityStrip) Content() fyne.CanvasObject { return s.content }
 func (s *ActivityStrip) Lines() []ActivityLine { return s.lines }
 
 // SetTabs names the tabs the picker offers.
-func (s *ActivityStrip) SetTabs(tabs []core.TabInfo) {
+func (s *ActivityStrip) SetTabs(tabs []vocab.TabInfo) {
 	for _, t := range tabs {
 		s.titles[t.ID] = TabLabel(t)
 	}
@@ -130,7 +130,7 @@ func (s *ActivityStrip) SetTabs(tabs []core.TabInfo) {
 }
 
 // Add records an attempt on a tab ("" for the desktop and agent-wide acts).
-func (s *ActivityStrip) Add(tab string, a core.Activity) {
+func (s *ActivityStrip) Add(tab string, a persondoor.Activity) {
 	list := append(s.byTab[tab], a)
 	if len(list) > maxActivity {
 		list = list[len(list)-maxActivity:]
@@ -205,7 +205,7 @@ func tabOrder(id string) int {
 
 func (s *ActivityStrip) refresh() {
 	list := s.byTab[s.tab]
-	newest := make([]core.Activity, len(list))
+	newest := make([]persondoor.Activity, len(list))
 	for i, a := range list {
 		newest[len(list)-1-i] = a
 	}

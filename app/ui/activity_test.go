@@ -6,25 +6,25 @@ import (
 
 	"fyne.io/fyne/v2/test"
 
-	"github.com/reins-app/reins/core"
+	"github.com/reins-app/reins/persondoor"
 	"github.com/reins-app/reins/vocab"
 )
 
 func TestOutcomeWords(t *testing.T) {
 	for _, tc := range []struct {
-		a    core.Activity
+		a    persondoor.Activity
 		want string
 		mark Mark
 	}{
-		{core.Activity{Outcome: vocab.OutcomeDone}, "done", MarkNone},
-		{core.Activity{Outcome: vocab.OutcomeRefused, Code: vocab.CodeGrantRequired}, "refused — tab not shared", MarkRefused},
-		{core.Activity{Outcome: vocab.OutcomeRefused, Code: vocab.CodeControlRequired}, "refused — read only", MarkRefused},
-		{core.Activity{Outcome: vocab.OutcomeRefused, Code: vocab.CodeStaleRef}, "refused — page changed, new snapshot needed", MarkRefused},
-		{core.Activity{Outcome: vocab.OutcomeRefused, Code: vocab.CodeDenyListed, Detail: "a deny-listed application is in the way: 1Password is in front (deny list: 1Password); nothing was fired"}, "refused — 1Password is in front", MarkRefused},
-		{core.Activity{Outcome: vocab.OutcomeRefused, Code: vocab.CodePaused}, "refused — agents paused", MarkRefused},
-		{core.Activity{Outcome: vocab.OutcomeDenied, Code: vocab.CodeDenied}, "denied by you", MarkNone},
-		{core.Activity{Outcome: vocab.OutcomeTimeout}, "timed out — no answer", MarkNone},
-		{core.Activity{Outcome: vocab.OutcomeFailed, Detail: "the socket closed; try again"}, "failed: the socket closed", MarkFailed},
+		{persondoor.Activity{Outcome: vocab.OutcomeDone}, "done", MarkNone},
+		{persondoor.Activity{Outcome: vocab.OutcomeRefused, Code: vocab.CodeGrantRequired}, "refused — tab not shared", MarkRefused},
+		{persondoor.Activity{Outcome: vocab.OutcomeRefused, Code: vocab.CodeControlRequired}, "refused — read only", MarkRefused},
+		{persondoor.Activity{Outcome: vocab.OutcomeRefused, Code: vocab.CodeStaleRef}, "refused — page changed, new snapshot needed", MarkRefused},
+		{persondoor.Activity{Outcome: vocab.OutcomeRefused, Code: vocab.CodeDenyListed, Detail: "a deny-listed application is in the way: 1Password is in front (deny list: 1Password); nothing was fired"}, "refused — 1Password is in front", MarkRefused},
+		{persondoor.Activity{Outcome: vocab.OutcomeRefused, Code: vocab.CodePaused}, "refused — agents paused", MarkRefused},
+		{persondoor.Activity{Outcome: vocab.OutcomeDenied, Code: vocab.CodeDenied}, "denied by you", MarkNone},
+		{persondoor.Activity{Outcome: vocab.OutcomeTimeout}, "timed out — no answer", MarkNone},
+		{persondoor.Activity{Outcome: vocab.OutcomeFailed, Detail: "the socket closed; try again"}, "failed: the socket closed", MarkFailed},
 	} {
 		got, mark := OutcomeWords(tc.a)
 		if got != tc.want || mark != tc.mark {
@@ -34,9 +34,9 @@ func TestOutcomeWords(t *testing.T) {
 }
 
 func TestCollapseRepeats(t *testing.T) {
-	probe := core.Activity{Agent: "Codex", Act: "Read", Outcome: vocab.OutcomeRefused, Code: vocab.CodeGrantRequired}
-	done := core.Activity{Agent: "Codex", Act: "Read", Outcome: vocab.OutcomeRead}
-	var newest []core.Activity
+	probe := persondoor.Activity{Agent: "Codex", Act: "Read", Outcome: vocab.OutcomeRefused, Code: vocab.CodeGrantRequired}
+	done := persondoor.Activity{Agent: "Codex", Act: "Read", Outcome: vocab.OutcomeRead}
+	var newest []persondoor.Activity
 	for i := 0; i < 12; i++ {
 		newest = append(newest, probe)
 	}
@@ -54,10 +54,10 @@ func TestStripShowsNewestFirstPerTab(t *testing.T) {
 	testApp(t)
 	s := NewActivityStrip()
 	test.NewTempWindow(t, s.Content())
-	s.SetTabs([]core.TabInfo{{ID: "1", Title: "Shop", Origin: "https://shop.example.com"}, {ID: "2", Title: "Mail"}})
-	s.Add("1", core.Activity{Time: t0, Act: "Read", Outcome: vocab.OutcomeRead})
-	s.Add("2", core.Activity{Time: t0, Act: "Read", Outcome: vocab.OutcomeRefused, Code: vocab.CodeGrantRequired})
-	s.Add("1", core.Activity{Time: t0.Add(time.Second), Act: "Click “Buy”", Outcome: vocab.OutcomeDone})
+	s.SetTabs([]vocab.TabInfo{{ID: "1", Title: "Shop", Origin: "https://shop.example.com"}, {ID: "2", Title: "Mail"}})
+	s.Add("1", persondoor.Activity{Time: t0, Act: "Read", Outcome: vocab.OutcomeRead})
+	s.Add("2", persondoor.Activity{Time: t0, Act: "Read", Outcome: vocab.OutcomeRefused, Code: vocab.CodeGrantRequired})
+	s.Add("1", persondoor.Activity{Time: t0.Add(time.Second), Act: "Click “Buy”", Outcome: vocab.OutcomeDone})
 	if l := s.Lines(); len(l) != 2 || l[0].Act != "Click “Buy”" {
 		t.Fatalf("tab 1 lines = %+v", l)
 	}

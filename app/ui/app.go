@@ -10,16 +10,16 @@ import (
 	"fyne.io/fyne/v2/driver/desktop"
 	"fyne.io/fyne/v2/widget"
 
-	"github.com/reins-app/reins/core"
+	"github.com/reins-app/reins/persondoor"
 	"github.com/reins-app/reins/vocab"
 )
 
 // Options configures [Start].
 type Options struct {
-	App      fyne.App // required: made by the main with fyne's app package
-	Engine   Engine   // required
-	Clock    Clock    // optional: default the wall clock
-	Settings Settings // optional: facts shown in preferences and first run
+	App      fyne.App        // required: made by the main with fyne's app package
+	Engine   persondoor.Door // required
+	Clock    Clock           // optional: default the wall clock
+	Settings Settings        // optional: facts shown in preferences and first run
 	// Tray reports whether this session can have a tray item at all (on
 	// Linux: a D-Bus session bus; on macOS: always). Without it the tray is
 	// never started and a small window stands in with the same menu.
@@ -172,28 +172,28 @@ func hostLine(up bool) string {
 	return "the tray host went away; a small Reins window stands in for the menu"
 }
 
-func (u *UI) handle(ev core.Event) {
+func (u *UI) handle(ev persondoor.Event) {
 	switch ev.Kind {
-	case core.EventApproval:
+	case persondoor.EventApproval:
 		if ev.Request != nil {
 			u.popup.Add(ev.Request)
 		}
-	case core.EventActDone:
+	case persondoor.EventActDone:
 		if ev.Request != nil {
 			u.popup.ActDone(ev.Request.ID)
 		}
-	case core.EventApprovalEnd:
+	case persondoor.EventApprovalEnd:
 		if ev.Request != nil {
 			u.popup.End(ev.Request.ID)
 		}
-	case core.EventActivity:
+	case persondoor.EventActivity:
 		if ev.Activity != nil {
 			u.strip.Add(ev.Tab, *ev.Activity)
 		}
 		return
-	case core.EventTabs, core.EventShare:
+	case persondoor.EventTabs, persondoor.EventShare:
 		u.strip.SetTabs(u.opts.Engine.Tabs())
-	case core.EventSettings:
+	case persondoor.EventSettings:
 		s := u.opts.Engine.Settings()
 		u.popup.SetDurations(s.ApprovalTimeout, s.RememberFor)
 		if u.prefs != nil {

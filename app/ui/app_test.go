@@ -8,14 +8,13 @@ import (
 	"fyne.io/fyne/v2/test"
 	"fyne.io/fyne/v2/widget"
 
-	"github.com/reins-app/reins/core"
 	"github.com/reins-app/reins/vocab"
 )
 
 func TestStartFollowsTheEngine(t *testing.T) {
 	a := testApp(t)
 	e := NewFakeEngine()
-	e.SetTabs(core.TabInfo{ID: "1", Title: "Shop", Origin: "https://shop.example.com"})
+	e.SetTabs(vocab.TabInfo{ID: "1", Title: "Shop", Origin: "https://shop.example.com"})
 	clock := NewFakeClock(t0)
 	queue := make(chan func(), 64)
 	u := Start(Options{App: a, Engine: e, Clock: clock, testOnlyDo: func(f func()) { queue <- f }})

@@ -13,8 +13,8 @@ import (
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
-	"github.com/reins-app/reins/core"
 	"github.com/reins-app/reins/internal/plain"
+	"github.com/reins-app/reins/persondoor"
 	"github.com/reins-app/reins/vocab"
 )
 
@@ -35,8 +35,8 @@ var (
 
 // AuditViewerOptions configures [NewAuditViewer].
 type AuditViewerOptions struct {
-	Engine Engine // required
-	Clock  Clock  // optional
+	Engine persondoor.Door // required
+	Clock  Clock           // optional
 	// Export writes the shown rows somewhere the person picks; nil hides the
 	// button. The rows are JSON lines, as `reins audit -json` prints them.
 	Export func(data []byte)
@@ -45,7 +45,7 @@ type AuditViewerOptions struct {
 // AuditViewer is the log as a table with filters.
 type AuditViewer struct {
 	opts    AuditViewerOptions
-	rows    []core.AuditRow
+	rows    []persondoor.AuditRow
 	when    *widget.Select
 	origin  *widget.Entry
 	agent   *widget.Entry
@@ -107,7 +107,7 @@ func NewAuditViewer(opts AuditViewerOptions) *AuditViewer {
 		labelled("Act", v.act), labelled("Outcome", v.outcome))
 	refresh := widget.NewButtonWithIcon("Refresh", theme.ViewRefreshIcon(), v.Reload)
 	actions := []fyne.CanvasObject{v.status, layout.NewSpacer(), refresh}
-	if _, ok := opts.Engine.(Verifier); ok {
+	if _, ok := opts.Engine.(persondoor.Verifier); ok {
 		actions = append(actions, widget.NewButtonWithIcon("Verify the chain", theme.ConfirmIcon(), v.Verify))
 	}
 	if opts.Export != nil {
@@ -133,11 +133,11 @@ func labelled(label string, o fyne.CanvasObject) fyne.CanvasObject {
 func (v *AuditViewer) Content() fyne.CanvasObject { return v.content }
 
 // Rows are the rows shown, newest first.
-func (v *AuditViewer) Rows() []core.AuditRow { return v.rows }
+func (v *AuditViewer) Rows() []persondoor.AuditRow { return v.rows }
 
 // Filter is the filter the controls describe now.
-func (v *AuditViewer) Filter() core.AuditFilter {
-	f := core.AuditFilter{Limit: auditLimit}
+func (v *AuditViewer) Filter() persondoor.AuditFilter {
+	f := persondoor.AuditFilter{Limit: auditLimit}
 	for _, r := range timeRanges {
 		if r.label == v.when.Selected && r.back > 0 {
 			f.Since = v.opts.Clock.Now().Add(-r.back)
@@ -179,7 +179,7 @@ func (v *AuditViewer) Reload() {
 
 // Verify checks the hash chain and says what it found.
 func (v *AuditViewer) Verify() {
-	ver, ok := v.opts.Engine.(Verifier)
+	ver, ok := v.opts.Engine.(persondoor.Verifier)
 	if !ok {
 		return
 	}
@@ -197,7 +197,7 @@ func (v *AuditViewer) StatusText() string { return v.status.String() }
 func (v *AuditViewer) export() {
 	var b strings.Builder
 	for i := len(v.rows) - 1; i >= 0; i-- {
-		line, err := core.AuditJSON(v.rows[i])
+		line, err := persondoor.AuditJSON(v.rows[i])
 		if err != nil {
 			setRich(v.status, seg{text: err.Error() + "; nothing was exported", color: colorRed, size: theme.SizeNameCaptionText})
 			return
@@ -257,11 +257,11 @@ func whoSegsSmall(a vocab.Agent) []seg {
 }
 
 // rowOutcome says a row's outcome in the strip's words.
-func rowOutcome(r core.AuditRow) (string, Mark) {
+func rowOutcome(r persondoor.AuditRow) (string, Mark) {
 	if r.Outcome == "about_to_fire" {
 		return "about to fire — " + plain.Text(r.Decision, plain.NameMax), MarkNone
 	}
-	words, mark := OutcomeWords(core.Activity{Outcome: r.Outcome, Code: r.Code, Detail: r.Detail})
+	words, mark := OutcomeWords(persondoor.Activity{Outcome: r.Outcome, Code: r.Code, Detail: r.Detail})
 	if r.Phase == "outcome" && r.RefSeq != 0 {
 		words += fmt.Sprintf(" (of #%d)", r.RefSeq)
 	}
@@ -271,7 +271,7 @@ func rowOutcome(r core.AuditRow) (string, Mark) {
 // actSummary is a row's act in a few words; secret text was never stored.
 // What the page or the agent wrote is rendered, and quoted where it names
 // something.
-func actSummary(r core.AuditRow) string {
+func actSummary(r persondoor.AuditRow) string {
 	var act struct {
 		Text       string `json:"text"`
 		TextLength *int   `json:"text_length"`

@@ -5,8 +5,7 @@ import (
 	"testing"
 
 	"fyne.io/fyne/v2/test"
-
-	"github.com/reins-app/reins/core"
+	"github.com/reins-app/reins/persondoor"
 )
 
 func TestAuditViewerFilters(t *testing.T) {
@@ -14,9 +13,9 @@ func TestAuditViewerFilters(t *testing.T) {
 	e := NewFakeEngine()
 	clock := NewFakeClock(t0)
 	e.AddRows(
-		core.AuditRow{Seq: 1, Time: t0.Add(-48 * 3600e9), AgentName: "Codex", Origin: "https://mail.example.com", ActKind: "read", Outcome: "refused", Code: "grant_required"},
-		core.AuditRow{Seq: 2, Time: t0.Add(-60e9), AgentName: "Claude Code", Origin: "https://shop.example.com", ActKind: "click", Outcome: "done"},
-		core.AuditRow{Seq: 3, Time: t0.Add(-30e9), AgentName: "Claude Code", Origin: "https://shop.example.com", ActKind: "type", Act: []byte(`{"kind":"type","text_length":6,"secret":true}`), TargetName: "Password", Outcome: "denied"},
+		persondoor.AuditRow{Seq: 1, Time: t0.Add(-48 * 3600e9), AgentName: "Codex", Origin: "https://mail.example.com", ActKind: "read", Outcome: "refused", Code: "grant_required"},
+		persondoor.AuditRow{Seq: 2, Time: t0.Add(-60e9), AgentName: "Claude Code", Origin: "https://shop.example.com", ActKind: "click", Outcome: "done"},
+		persondoor.AuditRow{Seq: 3, Time: t0.Add(-30e9), AgentName: "Claude Code", Origin: "https://shop.example.com", ActKind: "type", Act: []byte(`{"kind":"type","text_length":6,"secret":true}`), TargetName: "Password", Outcome: "denied"},
 	)
 	var exported []byte
 	v := NewAuditViewer(AuditViewerOptions{Engine: e, Clock: clock, Export: func(b []byte) { exported = b }})

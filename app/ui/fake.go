@@ -9,7 +9,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/reins-app/reins/core"
+	"github.com/reins-app/reins/persondoor"
 	"github.com/reins-app/reins/settings"
 	"github.com/reins-app/reins/vocab"
 )
@@ -18,15 +18,15 @@ import (
 // answers and share changes and publishes events as the real engine would.
 type FakeEngine struct {
 	mu           sync.Mutex
-	tabs         []core.TabInfo  // guarded by mu
+	tabs         []vocab.TabInfo // guarded by mu
 	desktop      vocab.Level     // guarded by mu
 	pending      []vocab.Request // guarded by mu
-	agents       []core.AgentInfo
+	agents       []persondoor.AgentInfo
 	paused       bool
 	connected    bool
-	rows         []core.AuditRow
+	rows         []persondoor.AuditRow
 	answers      []Answered
-	subs         []chan core.Event
+	subs         []chan persondoor.Event
 	settings     settings.Settings // guarded by mu
 	changes      []string          // guarded by mu: the settings changes made, as audited
 	failSettings error             // guarded by mu
@@ -40,7 +40,7 @@ type Answered struct {
 	Decision vocab.Decision
 }
 
-var _ Engine = (*FakeEngine)(nil)
+var _ persondoor.Door = (*FakeEngine)(nil)
 
 // NewFakeEngine makes an empty fake engine with the extension connected.
 func NewFakeEngine() *FakeEngine {
@@ -51,9 +51,9 @@ func NewFakeEngine() *FakeEngine {
 	}}
 }
 
-func (f *FakeEngine) publish(ev core.Event) {
+func (f *FakeEngine) publish(ev persondoor.Event) {
 	f.mu.Lock()
-	subs := append([]chan core.Event(nil), f.subs...)
+	subs := append([]chan persondoor.Event(nil), f.subs...)
 	f.mu.Unlock()
 	for _, ch := range subs {
 		select {
@@ -63,8 +63,8 @@ func (f *FakeEngine) publish(ev core.Event) {
 	}
 }
 
-func (f *FakeEngine) Subscribe(buf int) (<-chan core.Event, func()) {
-	ch := make(chan core.Event, buf)
+func (f *FakeEngine) Subscribe(buf int) (<-chan persondoor.Event, func()) {
+	ch := make(chan persondoor.Event, buf)
 	f.mu.Lock()
 	f.subs = append(f.subs, ch)
 	f.mu.Unlock()
@@ -84,17 +84,17 @@ func (f *FakeEngine) Subscribe(buf int) (<-chan core.Event, func()) {
 }
 
 // SetTabs replaces the open tabs.
-func (f *FakeEngine) SetTabs(tabs ...core.TabInfo) {
+func (f *FakeEngine) SetTabs(tabs ...vocab.TabInfo) {
 	f.mu.Lock()
-	f.tabs = append([]core.TabInfo(nil), tabs...)
+	f.tabs = append([]vocab.TabInfo(nil), tabs...)
 	f.mu.Unlock()
-	f.publish(core.Event{Kind: core.EventTabs})
+	f.publish(persondoor.Event{Kind: persondoor.EventTabs})
 }
 
-func (f *FakeEngine) Tabs() []core.TabInfo {
+func (f *FakeEngine) Tabs() []vocab.TabInfo {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	return append([]core.TabInfo(nil), f.tabs...)
+	return append([]vocab.TabInfo(nil), f.tabs...)
 }
 
 func (f *FakeEngine) SetShare(tab string, level vocab.Level) error {
@@ -112,7 +112,7 @@ func (f *FakeEngine) SetShare(tab string, level vocab.Level) error {
 	if !found {
 		return errors.New("there is no open tab " + tab)
 	}
-	f.publish(core.Event{Kind: core.EventShare, Tab: tab, Level: level})
+	f.publish(persondoor.Event{Kind: persondoor.EventShare, Tab: tab, Level: level})
 	return nil
 }
 
@@ -135,7 +135,7 @@ func (f *FakeEngine) Ask(r vocab.Request) {
 	f.mu.Lock()
 	f.pending = append(f.pending, r)
 	f.mu.Unlock()
-	f.publish(core.Event{Kind: core.EventApproval, Tab: r.Target.Tab, Request: &r})
+	f.publish(persondoor.Event{Kind: persondoor.EventApproval, Tab: r.Target.Tab, Request: &r})
 }
 
 // End withdraws a pending request with a decision, as the broker does when
@@ -153,7 +153,7 @@ func (f *FakeEngine) End(id string, d vocab.Decision) {
 	}
 	f.mu.Unlock()
 	if req != nil {
-		f.publish(core.Event{Kind: core.EventApprovalEnd, Tab: req.Target.Tab, Request: req, Decision: d})
+		f.publish(persondoor.Event{Kind: persondoor.EventApprovalEnd, Tab: req.Target.Tab, Request: req, Decision: d})
 	}
 }
 
@@ -174,7 +174,7 @@ func (f *FakeEngine) Answer(id string, d vocab.Decision) error {
 	}
 	f.mu.Unlock()
 	if !ok {
-		return core.ErrNoSuchApproval
+		return persondoor.ErrNoSuchApproval
 	}
 	f.End(id, d)
 	return nil
@@ -193,7 +193,7 @@ func (f *FakeEngine) Pause(on bool) {
 	f.paused = on
 	f.mu.Unlock()
 	if changed {
-		f.publish(core.Event{Kind: core.EventPause, Paused: on})
+		f.publish(persondoor.Event{Kind: persondoor.EventPause, Paused: on})
 	}
 }
 
@@ -208,7 +208,7 @@ func (f *FakeEngine) SetConnected(on bool) {
 	f.mu.Lock()
 	f.connected = on
 	f.mu.Unlock()
-	f.publish(core.Event{Kind: core.EventConnection, Connected: on})
+	f.publish(persondoor.Event{Kind: persondoor.EventConnection, Connected: on})
 }
 
 func (f *FakeEngine) Connected() bool {
@@ -218,17 +218,17 @@ func (f *FakeEngine) Connected() bool {
 }
 
 // SetAgents replaces the agents list.
-func (f *FakeEngine) SetAgents(a ...core.AgentInfo) {
+func (f *FakeEngine) SetAgents(a ...persondoor.AgentInfo) {
 	f.mu.Lock()
-	f.agents = append([]core.AgentInfo(nil), a...)
+	f.agents = append([]persondoor.AgentInfo(nil), a...)
 	f.mu.Unlock()
-	f.publish(core.Event{Kind: core.EventAgents})
+	f.publish(persondoor.Event{Kind: persondoor.EventAgents})
 }
 
-func (f *FakeEngine) Agents() []core.AgentInfo {
+func (f *FakeEngine) Agents() []persondoor.AgentInfo {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	return append([]core.AgentInfo(nil), f.agents...)
+	return append([]persondoor.AgentInfo(nil), f.agents...)
 }
 
 func (f *FakeEngine) AllowAgent(key string) error  { return f.setAllowed(key, true) }
@@ -246,22 +246,22 @@ func (f *FakeEngine) setAllowed(key string, on bool) error {
 	if !found {
 		return errors.New("no agent " + key)
 	}
-	f.publish(core.Event{Kind: core.EventAgents})
+	f.publish(persondoor.Event{Kind: persondoor.EventAgents})
 	return nil
 }
 
 // AddRows appends audit rows, newest last.
-func (f *FakeEngine) AddRows(rows ...core.AuditRow) {
+func (f *FakeEngine) AddRows(rows ...persondoor.AuditRow) {
 	f.mu.Lock()
 	f.rows = append(f.rows, rows...)
 	f.mu.Unlock()
 }
 
 // AuditRows filters like the audit log does, newest first.
-func (f *FakeEngine) AuditRows(_ context.Context, flt core.AuditFilter) ([]core.AuditRow, error) {
+func (f *FakeEngine) AuditRows(_ context.Context, flt persondoor.AuditFilter) ([]persondoor.AuditRow, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	var out []core.AuditRow
+	var out []persondoor.AuditRow
 	for i := len(f.rows) - 1; i >= 0; i-- {
 		r := f.rows[i]
 		switch {
@@ -457,6 +457,6 @@ func (f *FakeEngine) change(apply func(s *settings.Settings) string) error {
 	detail := apply(&f.settings)
 	f.changes = append(f.changes, detail)
 	f.mu.Unlock()
-	f.publish(core.Event{Kind: core.EventSettings, Detail: detail})
+	f.publish(persondoor.Event{Kind: persondoor.EventSettings, Detail: detail})
 	return nil
 }

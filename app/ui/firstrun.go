@@ -11,6 +11,7 @@ import (
 	"fyne.io/fyne/v2/layout"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
+	"github.com/reins-app/reins/persondoor"
 )
 
 // AccessibilityPane is System Settings › Privacy & Security › Accessibility.
@@ -19,7 +20,7 @@ const AccessibilityPane = "x-apple.systempreferences:com.apple.preference.securi
 // FirstRunOptions configures [NewFirstRun].
 type FirstRunOptions struct {
 	Settings        Settings
-	Engine          Engine                 // required: ticks come from its state
+	Engine          persondoor.Door        // required: ticks come from its state
 	RevealExtension func() (string, error) // optional: writes the extension out and opens its folder
 	OpenURL         func(url string) error // optional: opens chrome://extensions or System Settings
 	Copy            func(text string)      // optional: the clipboard

@@ -11,9 +11,9 @@ import (
 	"fyne.io/fyne/v2/test"
 	"fyne.io/fyne/v2/widget"
 
-	"github.com/reins-app/reins/core"
 	"github.com/reins-app/reins/internal/plain"
 	"github.com/reins-app/reins/internal/plain/plaintest"
+	"github.com/reins-app/reins/persondoor"
 	"github.com/reins-app/reins/vocab"
 )
 
@@ -135,8 +135,8 @@ func TestThePopupShowsTheAgentsClaimAsTheAgents(t *testing.T) {
 
 func TestTheTrayMenuShowsHostileTabsAndAgentsTamed(t *testing.T) {
 	s := TrayState{
-		Tabs:   []core.TabInfo{{ID: "1", Title: plaintest.All, Origin: "https://shop.example.com\u202e" + plaintest.Long}, {ID: "2", Title: "\u200b\x1b"}},
-		Agents: []core.AgentInfo{{Key: "k", Name: plaintest.AgentName, PID: 999, Exe: "/usr/bin/python3", Sessions: 1}},
+		Tabs:   []vocab.TabInfo{{ID: "1", Title: plaintest.All, Origin: "https://shop.example.com\u202e" + plaintest.Long}, {ID: "2", Title: "\u200b\x1b"}},
+		Agents: []persondoor.AgentInfo{{Key: "k", Name: plaintest.AgentName, PID: 999, Exe: "/usr/bin/python3", Sessions: 1}},
 	}
 	var walk func(items []Item)
 	labels := 0
@@ -169,8 +169,8 @@ func TestTheStripShowsHostileActivityTamed(t *testing.T) {
 	s := NewActivityStrip()
 	w := test.NewTempWindow(t, s.Content())
 	w.Resize(fyne.NewSize(480, 400))
-	s.SetTabs([]core.TabInfo{{ID: "1", Title: plaintest.All, Origin: "https://shop.example.com"}})
-	raw := core.Activity{Time: t0, Agent: "python3 (pid 999) · " + plaintest.AgentName, Act: "Click " + plaintest.All, Kind: "click\x1b",
+	s.SetTabs([]vocab.TabInfo{{ID: "1", Title: plaintest.All, Origin: "https://shop.example.com"}})
+	raw := persondoor.Activity{Time: t0, Agent: "python3 (pid 999) · " + plaintest.AgentName, Act: "Click " + plaintest.All, Kind: "click\x1b",
 		Outcome: vocab.OutcomeFailed, Code: "x\x1b[8m", Detail: plaintest.Conceal + plaintest.Long}
 	s.Add("1", raw)
 	raw.Outcome = vocab.OutcomeRefused
@@ -199,10 +199,10 @@ func TestTheAuditViewerShowsHostileRowsTamed(t *testing.T) {
 	act, _ := json.Marshal(vocab.Act{Kind: vocab.Type, Text: plaintest.All})
 	nav, _ := json.Marshal(vocab.Act{Kind: vocab.Navigate, URL: "https://x.example/\u202e" + plaintest.Long})
 	key, _ := json.Marshal(vocab.Act{Kind: vocab.Key, Keys: "Control+A\x1b[2K\r\n"})
-	base := core.AuditRow{Time: t0, AgentName: plaintest.AgentName, AgentPID: 999, AgentExe: "/usr/bin/python3", AgentSession: "s1",
+	base := persondoor.AuditRow{Time: t0, AgentName: plaintest.AgentName, AgentPID: 999, AgentExe: "/usr/bin/python3", AgentSession: "s1",
 		Origin: "https://shop.example.com\u202e", FrameOrigin: "https://f.example\x1b", TargetRole: "button\x1b[2K", TargetName: plaintest.All,
 		Outcome: vocab.OutcomeFailed, Detail: plaintest.Newlines, Decision: "allowed\x1b[8m"}
-	var rows []core.AuditRow
+	var rows []persondoor.AuditRow
 	for i, kind := range []string{"click", "type", "navigate", "key", "share", "about_to_fire"} {
 		r := base
 		r.Seq, r.ActKind = int64(i+1), kind
@@ -244,7 +244,7 @@ func TestTheAuditViewerShowsHostileRowsTamed(t *testing.T) {
 	v.export()
 	for _, line := range strings.Split(strings.TrimSuffix(string(exported), "\n"), "\n") {
 		plaintest.Check(t, "exported line", line, 0)
-		var back core.AuditRow
+		var back persondoor.AuditRow
 		if err := json.Unmarshal([]byte(line), &back); err != nil || back.TargetName != plaintest.All {
 			t.Fatalf("the export does not hold the row as it is: %v", err)
 		}

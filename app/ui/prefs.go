@@ -15,7 +15,7 @@ import (
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
-	"github.com/reins-app/reins/core"
+	"github.com/reins-app/reins/persondoor"
 	"github.com/reins-app/reins/settings"
 )
 
@@ -31,7 +31,7 @@ var (
 // it; the window shows the engine's answer, an error included, in words.
 // Its methods run on fyne's goroutine.
 type Preferences struct {
-	e     Engine
+	e     persondoor.Door
 	facts Settings
 
 	timeout, remember *widget.Select
@@ -57,7 +57,7 @@ type Preferences struct {
 
 // NewPreferences builds the preferences for e; facts are what this Reins
 // runs with (the port in use, the data folder, the hotkey).
-func NewPreferences(e Engine, facts Settings) *Preferences {
+func NewPreferences(e persondoor.Door, facts Settings) *Preferences {
 	p := &Preferences{e: e, facts: facts, off: func(f func()) { go f() }}
 	p.timeout = widget.NewSelect(nil, func(label string) {
 		p.setDuration(label, timeoutChoices, "Time to answer", e.SetApprovalTimeout)
@@ -173,7 +173,7 @@ func (p *Preferences) Refresh() {
 	p.login.SetChecked(s.StartAtLogin)
 	p.pause.Options = pauseLabels(s.PauseChord)
 	p.pause.SetSelected(ChordLabel(s.PauseChord, runtime.GOOS))
-	if h, ok := p.e.(ChordHolder); ok && !h.PauseChordTaken() {
+	if h, ok := p.e.(persondoor.ChordHolder); ok && !h.PauseChordTaken() {
 		setRich(p.pauseNote, seg{text: "Not working now: another program holds it. Choose another, or choose it again to retry.", color: colorRed, size: theme.SizeNameCaptionText})
 	} else {
 		setRich(p.pauseNote, seg{text: "Pressed anywhere, it pauses every agent; resume from the menu.", color: colorSecondary, size: theme.SizeNameCaptionText})
@@ -266,15 +266,6 @@ func (p *Preferences) report(err error, done string) {
 	}
 	p.Refresh()
 }
-
-// ChordHolder is an optional capability of an [Engine]: telling whether the
-// pause chord is really held for Reins, so Preferences never claim a chord
-// that another program took.
-type ChordHolder interface {
-	PauseChordTaken() bool
-}
-
-var _ ChordHolder = (*core.Runtime)(nil)
 
 // pauseChoices are the pause chords offered; each holds at least two of
 // Control, Alt and Meta, as every pause chord must.

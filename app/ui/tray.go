@@ -5,23 +5,23 @@ import (
 
 	"fyne.io/fyne/v2"
 
-	"github.com/reins-app/reins/core"
 	"github.com/reins-app/reins/internal/plain"
+	"github.com/reins-app/reins/persondoor"
 	"github.com/reins-app/reins/vocab"
 )
 
 // TrayState is what the tray menu shows, read from the engine.
 type TrayState struct {
-	Tabs      []core.TabInfo
+	Tabs      []vocab.TabInfo
 	Desktop   vocab.Level
-	Agents    []core.AgentInfo
+	Agents    []persondoor.AgentInfo
 	Pending   int
 	Paused    bool
 	Connected bool // the Chrome extension
 }
 
 // ReadTrayState reads the tray's state from the engine.
-func ReadTrayState(e Engine) TrayState {
+func ReadTrayState(e persondoor.Door) TrayState {
 	return TrayState{
 		Tabs: e.Tabs(), Desktop: e.Share(vocab.DesktopKey), Agents: e.Agents(),
 		Pending: len(e.Pending()), Paused: e.Paused(), Connected: e.Connected(),
@@ -82,7 +82,7 @@ func IconFor(s TrayState) Icon {
 	return IconIdle
 }
 
-func connectedAgents(as []core.AgentInfo) int {
+func connectedAgents(as []persondoor.AgentInfo) int {
 	n := 0
 	for _, a := range as {
 		if a.Sessions > 0 {
@@ -115,7 +115,7 @@ func levelItems(key string, cur vocab.Level, a TrayActions) []Item {
 // TabLabel is how a tab is named in the menu: "Title (origin)", the title
 // being the page's words, rendered and cut short so the origin stays in
 // sight.
-func TabLabel(t core.TabInfo) string {
+func TabLabel(t vocab.TabInfo) string {
 	title := plain.Text(t.Title, tabTitleMax)
 	if title == "" {
 		title = "Untitled"
@@ -217,7 +217,7 @@ func BuildTray(s TrayState, a TrayActions) []Item {
 	return items
 }
 
-func agentItems(as []core.AgentInfo, a TrayActions) []Item {
+func agentItems(as []persondoor.AgentInfo, a TrayActions) []Item {
 	if len(as) == 0 {
 		return []Item{{Label: "No agent has connected yet", Disabled: true}}
 	}

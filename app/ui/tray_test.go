@@ -3,7 +3,7 @@ package ui
 import (
 	"testing"
 
-	"github.com/reins-app/reins/core"
+	"github.com/reins-app/reins/persondoor"
 	"github.com/reins-app/reins/vocab"
 )
 
@@ -45,7 +45,7 @@ func checked(items []Item) []string {
 
 func TestTrayReflectsShareLevels(t *testing.T) {
 	var shared []string
-	s := TrayState{Connected: true, Desktop: vocab.ReadOnly, Tabs: []core.TabInfo{
+	s := TrayState{Connected: true, Desktop: vocab.ReadOnly, Tabs: []vocab.TabInfo{
 		{ID: "1", Title: "Cart — Shop", Origin: "https://shop.example.com", Level: vocab.Control},
 		{ID: "2", Title: "Inbox", Origin: "https://mail.example.com", Level: vocab.None},
 	}}
@@ -77,7 +77,7 @@ func TestTrayReflectsShareLevels(t *testing.T) {
 
 func TestTrayReflectsAgentsPendingAndPause(t *testing.T) {
 	var allowed []string
-	s := TrayState{Connected: false, Pending: 2, Agents: []core.AgentInfo{
+	s := TrayState{Connected: false, Pending: 2, Agents: []persondoor.AgentInfo{
 		{Key: "cc", Name: "Claude Code", PID: 4121, Exe: "/usr/bin/claude", Allowed: true, Sessions: 1},
 		{Key: "cx", Name: "Codex", PID: 5230, Exe: "/usr/bin/codex", Sessions: 1, Asking: true},
 	}}

@@ -1,7 +1,7 @@
 // Package ui is the person's door with windows: the tray menu, the approval
 // popup, the activity strip, the audit viewer, preferences and first run. It
-// renders the core's event stream and sends the person's decisions back; it
-// holds no pipeline logic.
+// holds a persondoor.Door and nothing of core: it renders the door's event
+// stream and sends the person's decisions back through it.
 //
 // Nothing here imports fyne.io/fyne/v2/app, so every window is built and
 // tested with fyne's test driver, headless; the thin main in app/cmd/reins
@@ -9,54 +9,8 @@
 package ui
 
 import (
-	"context"
-	"time"
-
-	"github.com/reins-app/reins/core"
-	"github.com/reins-app/reins/settings"
 	"github.com/reins-app/reins/vocab"
 )
-
-// Engine is what the windows need of the core; *core.Runtime is one.
-type Engine interface {
-	Subscribe(buf int) (<-chan core.Event, func())
-	Tabs() []core.TabInfo
-	SetShare(tab string, level vocab.Level) error
-	Share(tab string) vocab.Level
-	Pending() []vocab.Request
-	Answer(id string, d vocab.Decision) error
-	Pause(on bool)
-	Paused() bool
-	Connected() bool
-	Agents() []core.AgentInfo
-	AllowAgent(key string) error
-	ForgetAgent(key string) error
-	AuditRows(ctx context.Context, f core.AuditFilter) ([]core.AuditRow, error)
-
-	// The person's settings; each setter validates, writes an audit row and
-	// publishes core.EventSettings.
-	Settings() settings.Settings
-	SetApprovalTimeout(d time.Duration) error
-	SetRememberFor(d time.Duration) error
-	SetBridgePort(port int) error
-	SetStartAtLogin(on bool) error
-	// SetPauseChord may wait for the desktop to hand the chord over; call it
-	// off fyne's goroutine.
-	SetPauseChord(chord string) error
-	AddDenied(name string) error
-	RemoveDenied(name string) error
-	// OpenApps names the applications with a window open now that the deny
-	// list does not cover yet, for the person to pick from.
-	OpenApps(ctx context.Context) ([]string, error)
-}
-
-var _ Engine = (*core.Runtime)(nil)
-
-// Verifier is an optional capability of an [Engine]: checking the audit
-// log's hash chain. The audit viewer offers "Verify" only when it is there.
-type Verifier interface {
-	VerifyAudit(ctx context.Context) (rows int, err error)
-}
 
 // Settings are the facts about this Reins the windows show beside the
 // engine's settings ([settings.Settings]), which the preferences window edits.

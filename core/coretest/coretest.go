@@ -14,11 +14,13 @@ import (
 	"testing"
 	"time"
 
+	"github.com/reins-app/reins/agentdoor"
 	"github.com/reins-app/reins/audit"
 	"github.com/reins-app/reins/bridge"
 	"github.com/reins-app/reins/bridge/protocol"
 	"github.com/reins-app/reins/core"
 	"github.com/reins-app/reins/executor"
+	"github.com/reins-app/reins/persondoor"
 	"github.com/reins-app/reins/vocab"
 )
 
@@ -466,10 +468,23 @@ func (e *Engine) AnswerAll(d vocab.Decision) (stop func()) {
 	events, unsubscribe := e.Subscribe(64)
 	go func() {
 		for ev := range events {
-			if ev.Kind == core.EventApproval {
+			if ev.Kind == persondoor.EventApproval {
 				e.Engine.Answer(ev.Request.ID, d)
 			}
 		}
 	}()
 	return unsubscribe
+}
+
+// Admitted opens a session for a through the agents' door, and has the
+// person allow the agent at once, as they would at its first connection;
+// the request that asked them is answered by that.
+func Admitted(t testing.TB, agents agentdoor.Door, person persondoor.Door, a vocab.Agent) agentdoor.Session {
+	t.Helper()
+	s := agents.Admit(a)
+	if err := person.AllowAgent(persondoor.AgentKey(s.Agent())); err != nil {
+		t.Fatalf("allowing %s: %v", s.Agent().Label(), err)
+	}
+	t.Cleanup(s.Close)
+	return s
 }

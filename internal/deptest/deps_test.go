@@ -1,7 +1,12 @@
-// Package deptest enforces the import rule: data flows bridge → grounding →
-// approvals → audit → executor; a stage may import an earlier stage, never a
-// later one; only core wires the stages; the front ends (app, mcp) import
-// core and no stage.
+// Package deptest enforces the import rule (ARCHITECTURE.md): data flows
+// bridge → grounding → approvals → audit → executor; a stage may import an
+// earlier stage, never a later one; only core wires the stages. Below them
+// all is vocab, the words every layer speaks. The front ends reach core
+// only through a door: mcp holds the agents' door (agentdoor) and can never
+// import the person's (persondoor), so no tool can approve; the person's
+// front ends (app/ui, app/serve) hold the person's door. Only the mains
+// under app/cmd import core, to start it and hand each front end its door.
+// The release binary holds no test helper package and no test seam.
 package deptest
 
 import (
@@ -67,6 +72,7 @@ func TestImportRule(t *testing.T) {
 		for _, p := range pkgs {
 			checkStage(t, p)
 			checkFrontEnd(t, p)
+			checkDoors(t, p)
 			checkOS(t, p)
 		}
 	}
@@ -82,7 +88,7 @@ func checkStage(t *testing.T, p pkgInfo) {
 		if other, ok := stageOf(d); ok && other > me {
 			t.Errorf("%s (stage %s) depends on the later stage %s", short(p.ImportPath), stages[me], short(d))
 		}
-		for _, bad := range []string{"core", "mcp", "app"} {
+		for _, bad := range []string{"core", "mcp", "app", "agentdoor", "persondoor", "settings"} {
 			if d == mod+bad || strings.HasPrefix(d, mod+bad+"/") {
 				t.Errorf("%s (a stage) depends on %s", short(p.ImportPath), short(d))
 			}
@@ -99,6 +105,57 @@ func checkFrontEnd(t *testing.T, p pkgInfo) {
 	for _, imp := range p.Imports {
 		if _, ok := stageOf(imp); ok && !slices.Contains(toolImports[rest], short(imp)) {
 			t.Errorf("front end %s imports the stage %s; it must go through core", short(p.ImportPath), short(imp))
+		}
+	}
+}
+
+// Each door, the vocabulary and the settings may import only what is
+// listed for them (of this module), so that none reaches back into core or
+// across to the other door; each front end is barred from what is listed
+// for it.
+var (
+	onlyImports = map[string][]string{
+		"vocab":      {"internal/plain"},
+		"agentdoor":  {"vocab"},
+		"persondoor": {"vocab", "settings", "audit", "internal/plain"},
+		"settings":   {"executor", "internal/atomicfile", "internal/autostart"},
+	}
+	barred = map[string][]string{
+		// The agents' front end: the person's door, core and the settings
+		// are out of its reach, so no tool approves, shares, pauses or
+		// changes a setting.
+		"mcp": {"core", "persondoor", "settings", "app"},
+		// The person's front ends hold the person's door, not core.
+		"app/ui":    {"core", "agentdoor", "mcp"},
+		"app/serve": {"core", "agentdoor", "mcp"},
+	}
+)
+
+func checkDoors(t *testing.T, p pkgInfo) {
+	rest, ok := strings.CutPrefix(p.ImportPath, mod)
+	if !ok {
+		return
+	}
+	for pkg, allowed := range onlyImports {
+		if rest != pkg {
+			continue
+		}
+		for _, imp := range p.Imports {
+			if other, ok := strings.CutPrefix(imp, mod); ok && !slices.Contains(allowed, other) {
+				t.Errorf("%s imports %s; it may import only %s of Reins", rest, other, strings.Join(allowed, ", "))
+			}
+		}
+	}
+	for pkg, bad := range barred {
+		if rest != pkg && !strings.HasPrefix(rest, pkg+"/") {
+			continue
+		}
+		for _, imp := range p.Imports {
+			for _, b := range bad {
+				if imp == mod+b || strings.HasPrefix(imp, mod+b+"/") {
+					t.Errorf("%s imports %s, which it must never reach", rest, short(imp))
+				}
+			}
 		}
 	}
 }
@@ -146,3 +203,22 @@ func TestStageOrder(t *testing.T) {
 }
 
 func short(p string) string { return strings.TrimPrefix(p, mod) }
+
+// The rules hold for the packages they name: a renamed package would
+// otherwise slip out of them.
+func TestDoorRulesNameRealPackages(t *testing.T) {
+	have := map[string]bool{}
+	for _, p := range list(t, nil, "./...") {
+		have[short(p.ImportPath)] = true
+	}
+	for pkg := range onlyImports {
+		if !have[pkg] {
+			t.Errorf("the rule for %s names no package", pkg)
+		}
+	}
+	for pkg := range barred {
+		if !have[pkg] {
+			t.Errorf("the rule for %s names no package", pkg)
+		}
+	}
+}

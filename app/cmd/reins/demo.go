@@ -20,10 +20,12 @@ import (
 	"strings"
 	"time"
 
+	"github.com/reins-app/reins/agentdoor"
 	"github.com/reins-app/reins/core"
 	"github.com/reins-app/reins/internal/chromium"
 	"github.com/reins-app/reins/internal/plain"
 	"github.com/reins-app/reins/internal/xvfb"
+	"github.com/reins-app/reins/persondoor"
 	"github.com/reins-app/reins/vocab"
 )
 
@@ -94,7 +96,14 @@ func runDemo(args []string) error {
 		return err
 	}
 
-	agent := rt.Connect(vocab.Agent{Name: "Demo agent", Version: "1.0", PID: os.Getpid(), Exe: exe})
+	// The agent comes in through the agents' door, as an MCP client would;
+	// the person allows it through theirs.
+	agent := rt.AgentDoor().Admit(vocab.Agent{Name: "Demo agent", Version: "1.0", PID: os.Getpid(), Exe: exe})
+	defer agent.Close()
+	step("The demo agent connects; the person allows it")
+	if err := rt.PersonDoor().AllowAgent(persondoor.AgentKey(agent.Agent())); err != nil {
+		return err
+	}
 	step("The agent takes a snapshot")
 	snap, err := agent.Snapshot(ctx, tab)
 	if err != nil {
@@ -104,12 +113,12 @@ func runDemo(args []string) error {
 
 	add := refOf(snap.Text, "button", "Add to cart")
 	step("The agent clicks “Add to cart” by its ref " + add)
-	if _, err := agent.Act(ctx, core.ActRequest{Tab: tab, Ref: add, Act: vocab.Act{Kind: "click"}}); err != nil {
+	if _, err := agent.Act(ctx, agentdoor.ActRequest{Tab: tab, Ref: add, Act: vocab.Act{Kind: "click"}}); err != nil {
 		return err
 	}
 	search := refOf(snap.Text, "textbox", "Search")
 	step("The agent types into “Search” by its ref " + search)
-	if _, err := agent.Act(ctx, core.ActRequest{Tab: tab, Ref: search, Act: vocab.Act{Kind: "type", Text: "reins for horses"}}); err != nil {
+	if _, err := agent.Act(ctx, agentdoor.ActRequest{Tab: tab, Ref: search, Act: vocab.Act{Kind: "type", Text: "reins for horses"}}); err != nil {
 		return err
 	}
 	// The page updates its cart in its own time: read again until it shows
@@ -138,12 +147,12 @@ func runDemo(args []string) error {
 	step("Screenshot saved: " + shot)
 
 	step("The audit log, oldest first")
-	rows, err := rt.AuditRows(ctx, core.AuditFilter{})
+	rows, err := rt.AuditRows(ctx, persondoor.AuditFilter{})
 	if err != nil {
 		return err
 	}
 	for i := len(rows) - 1; i >= 0; i-- {
-		fmt.Println("  " + core.FormatAuditRow(rows[i]))
+		fmt.Println("  " + persondoor.FormatAuditRow(rows[i]))
 	}
 	if !strings.Contains(after.Text, "1 item") {
 		return errors.New("the page did not confirm the click (no “1 item” in the cart)")
@@ -164,11 +173,11 @@ func scriptedAnswerer(rt *core.Runtime) func() {
 	go func() {
 		for ev := range events {
 			switch ev.Kind {
-			case core.EventApproval:
+			case persondoor.EventApproval:
 				r := ev.Request
 				fmt.Printf("   approval %s: %s asks to %s on %s — allowed by the demo's scripted answerer\n", r.ID, r.Agent.Label(), r.Sentence(), plain.Text(r.Target.Origin, plain.URLMax))
 				rt.Answer(r.ID, vocab.AllowOnce)
-			case core.EventActivity:
+			case persondoor.EventActivity:
 				a := ev.Activity
 				fmt.Printf("   activity: %s — %s\n", a.Act, a.Outcome)
 			}

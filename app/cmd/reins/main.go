@@ -23,6 +23,7 @@ import (
 	_ "github.com/reins-app/reins/app/cmd/reins/internal/clocale"
 	"github.com/reins-app/reins/app/serve"
 	"github.com/reins-app/reins/core"
+	"github.com/reins-app/reins/persondoor"
 )
 
 const usage = `Usage:
@@ -107,7 +108,7 @@ func runServe(args []string) error {
 	if err := rt.InputUnavailable(); err != nil {
 		fmt.Fprintf(os.Stderr, "reins: %v. Agents' input acts (clicks, typing, keys, scrolling, desktop acts) are refused, saying why.\n", err)
 	}
-	term := &serve.Terminal{Engine: rt, In: os.Stdin, Out: os.Stdout, Port: rt.Port(), DataDir: rt.DataDir}
+	term := &serve.Terminal{Engine: rt.PersonDoor(), In: os.Stdin, Out: os.Stdout, Port: rt.Port(), DataDir: rt.DataDir}
 	return term.Run(ctx)
 }
 
@@ -168,17 +169,17 @@ func runAudit(args []string, out io.Writer) error {
 		return err
 	}
 	defer log.Close()
-	rows, err := log.Rows(ctx, core.AuditFilter{Limit: *n})
+	rows, err := log.Rows(ctx, persondoor.AuditFilter{Limit: *n})
 	if err != nil {
 		return err
 	}
 	for i := len(rows) - 1; i >= 0; i-- {
 		if !*asJSON {
-			fmt.Fprintln(out, core.FormatAuditRow(rows[i]))
+			fmt.Fprintln(out, persondoor.FormatAuditRow(rows[i]))
 			continue
 		}
 		// Escaped so that a terminal shows page text as text.
-		b, err := core.AuditJSON(rows[i])
+		b, err := persondoor.AuditJSON(rows[i])
 		if err != nil {
 			return err
 		}

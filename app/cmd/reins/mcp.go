@@ -34,7 +34,7 @@ func runMCP(args []string) error {
 // `reins mcp` pipes into and the HTTP door on 127.0.0.1, whose address and
 // token it prints to out. The returned function closes it.
 func startAgentDoor(ctx context.Context, rt *core.Runtime, httpPort int, logf func(string, ...any)) (func(), error) {
-	door, err := mcp.Start(ctx, mcp.Options{Engine: rt.Engine, DataDir: rt.DataDir, HTTPPort: httpPort, Logf: logf})
+	door, err := mcp.Start(ctx, mcp.Options{Agents: rt.AgentDoor(), DataDir: rt.DataDir, HTTPPort: httpPort, Logf: logf})
 	if err != nil {
 		return nil, err
 	}

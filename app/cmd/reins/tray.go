@@ -52,7 +52,7 @@ func runTray(args []string) error {
 	// The tray's icon and menu go to fyne before it runs: it starts the
 	// tray only if a menu is set by then.
 	u := ui.New(ui.Options{
-		App: a, Engine: rt, Settings: facts, Tray: canTray, TrayHost: host,
+		App: a, Engine: rt.PersonDoor(), Settings: facts, Tray: canTray, TrayHost: host,
 		AfterTrayIcon: afterTrayIcon,
 		FirstRun: ui.FirstRunOptions{
 			RevealExtension: func() (string, error) { return revealExtension(facts.ExtensionDir) },

@@ -22,7 +22,7 @@ import (
 	"fyne.io/fyne/v2/test"
 
 	"github.com/reins-app/reins/app/ui"
-	"github.com/reins-app/reins/core"
+	"github.com/reins-app/reins/persondoor"
 	"github.com/reins-app/reins/settings"
 	"github.com/reins-app/reins/vocab"
 )
@@ -133,13 +133,13 @@ func (s *scene) windows() []shot {
 	var out []shot
 	e := s.eng
 	e.SetTabs(
-		core.TabInfo{ID: "3", Title: "Cart — Shop", URL: "https://shop.example.com/cart", Origin: "https://shop.example.com", Level: vocab.Control, Connected: true, Active: true},
-		core.TabInfo{ID: "4", Title: "Inbox (2) — Mail", URL: "https://mail.example.com/", Origin: "https://mail.example.com", Level: vocab.None, Connected: true},
-		core.TabInfo{ID: "7", Title: "Quarterly report — Docs", URL: "https://docs.example.com/d/91", Origin: "https://docs.example.com", Level: vocab.ReadOnly, Connected: true},
+		vocab.TabInfo{ID: "3", Title: "Cart — Shop", URL: "https://shop.example.com/cart", Origin: "https://shop.example.com", Level: vocab.Control, Connected: true, Active: true},
+		vocab.TabInfo{ID: "4", Title: "Inbox (2) — Mail", URL: "https://mail.example.com/", Origin: "https://mail.example.com", Level: vocab.None, Connected: true},
+		vocab.TabInfo{ID: "7", Title: "Quarterly report — Docs", URL: "https://docs.example.com/d/91", Origin: "https://docs.example.com", Level: vocab.ReadOnly, Connected: true},
 	)
 	e.SetAgents(
-		core.AgentInfo{Key: "Claude Code · /usr/local/bin/claude", Name: "Claude Code", PID: 4121, Exe: "/usr/local/bin/claude", Allowed: true, Sessions: 1},
-		core.AgentInfo{Key: "Codex · /opt/homebrew/bin/codex", Name: "Codex", PID: 5230, Exe: "/opt/homebrew/bin/codex", Sessions: 1, Asking: true},
+		persondoor.AgentInfo{Key: "Claude Code · /usr/local/bin/claude", Name: "Claude Code", PID: 4121, Exe: "/usr/local/bin/claude", Allowed: true, Sessions: 1},
+		persondoor.AgentInfo{Key: "Codex · /opt/homebrew/bin/codex", Name: "Codex", PID: 5230, Exe: "/opt/homebrew/bin/codex", Sessions: 1, Asking: true},
 	)
 
 	// The approval popup, with three acts waiting.
@@ -185,7 +185,7 @@ func (s *scene) windows() []shot {
 	strip.SetTabs(e.Tabs())
 	who := vocab.Agent{Name: "Claude Code", PID: 4121, Exe: "claude"}.Label()
 	add := func(ago time.Duration, act, outcome, code, detail string) {
-		strip.Add("3", core.Activity{Time: s.now.Add(-ago), Agent: who, Act: act, Outcome: outcome, Code: code, Detail: detail})
+		strip.Add("3", persondoor.Activity{Time: s.now.Add(-ago), Agent: who, Act: act, Outcome: outcome, Code: code, Detail: detail})
 	}
 	add(9*time.Minute, "Read", vocab.OutcomeRefused, vocab.CodeGrantRequired, "")
 	for i := 0; i < 12; i++ {
@@ -232,7 +232,7 @@ func (s *scene) auditRows() {
 	seq := int64(100)
 	row := func(ago time.Duration, agent string, pid int, exe, origin, kind, act, role, name, phase, outcome, code, decision string) {
 		seq++
-		s.eng.AddRows(core.AuditRow{Seq: seq, Time: s.now.Add(-ago), AgentName: agent, AgentPID: pid, AgentExe: exe, Tab: "3",
+		s.eng.AddRows(persondoor.AuditRow{Seq: seq, Time: s.now.Add(-ago), AgentName: agent, AgentPID: pid, AgentExe: exe, Tab: "3",
 			Origin: origin, ActKind: kind, Act: []byte(act), TargetRole: role, TargetName: name, Phase: phase, Outcome: outcome, Code: code, Decision: decision})
 	}
 	const cl, ex = "/usr/local/bin/claude", "/opt/homebrew/bin/codex"

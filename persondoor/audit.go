@@ -1,4 +1,4 @@
-package core
+package persondoor
 
 import (
 	"encoding/json"
@@ -10,7 +10,7 @@ import (
 	"github.com/reins-app/reins/vocab"
 )
 
-// Names front ends need, so that they import core and nothing behind it.
+// The audit log's rows, as the person's door reads them.
 type (
 	AuditFilter = audit.Filter
 	AuditRow    = audit.Row
@@ -71,13 +71,4 @@ func AuditJSON(r audit.Row) ([]byte, error) {
 		return nil, fmt.Errorf("audit row %d cannot be written as JSON: %w", r.Seq, err)
 	}
 	return append(plain.JSON(b), '\n'), nil
-}
-
-// quoteIf quotes agent or page text for a sentence a person may read, or
-// gives "" for none.
-func quoteIf(s string) string {
-	if s == "" {
-		return ""
-	}
-	return plain.Quote(s, plain.ClaimMax)
 }

@@ -1,0 +1,69 @@
+// Package agentdoor is the agents' door into Reins: what an agent's
+// connection may ask for, and nothing else. An agents' front end (the MCP
+// server) holds a [Door]; through it, it admits a connection and gets that
+// connection's [Session], whose calls read tabs and the desktop and ask for
+// acts, each put to the person and written to the audit log.
+//
+// Nothing here answers an approval, shares a tab, pauses or changes a
+// setting: those are the person's door's (package persondoor), which an
+// agents' front end may not import. internal/deptest checks it.
+package agentdoor
+
+import (
+	"context"
+	"time"
+
+	"github.com/reins-app/reins/vocab"
+)
+
+// Door admits agents' connections.
+type Door interface {
+	// Admit opens a session for an agent arriving on a connection. Its every
+	// call is refused with agent_not_allowed until the person has allowed
+	// the agent; the person is asked as it arrives. Close the session when
+	// the connection ends.
+	Admit(a vocab.Agent) Session
+	// RefuseConnection records a connection turned away before any session
+	// began (another user's process, a malformed greeting), so the person
+	// sees it in the activity and the log.
+	RefuseConnection(a vocab.Agent, why string)
+}
+
+// Session is one agent's connection. Everything it does is labelled with the
+// agent's declared name and its real process, and audited.
+type Session interface {
+	// Agent is who the session speaks for.
+	Agent() vocab.Agent
+	// Close ends the session; a second Close does nothing.
+	Close()
+
+	// ListTabs lists open tabs, with titles and addresses only for tabs the
+	// person shared.
+	ListTabs(ctx context.Context) ([]vocab.TabInfo, error)
+	// CurrentTab picks the tab an agent means when it names none.
+	CurrentTab(ctx context.Context) (string, error)
+	// Snapshot reads a shared tab's accessibility tree whole.
+	Snapshot(ctx context.Context, tab string) (*SnapshotResult, error)
+	// Read reads a shared tab as o asks.
+	Read(ctx context.Context, o ReadOptions) (*ReadResult, error)
+	// Find lists the lines of a fresh snapshot that match query or role.
+	Find(ctx context.Context, tab, query, role string) (*FindResult, error)
+	// Changes reads what changed on the tab since the session's last
+	// snapshot, after settle.
+	Changes(ctx context.Context, tab string, settle time.Duration) (*ReadResult, error)
+	// Screenshot is a PNG of the tab's visible area.
+	Screenshot(ctx context.Context, tab string) ([]byte, error)
+	// ScreenshotOf is a PNG of one element, by its ref in snapshot ("" for
+	// the session's latest).
+	ScreenshotOf(ctx context.Context, tab, ref, snapshot string) ([]byte, error)
+	// WaitFor waits for what o says, at most MaxWait.
+	WaitFor(ctx context.Context, o WaitOptions) (*WaitResult, error)
+	// Act asks for an act on a tab; it returns once the act fired or was
+	// refused.
+	Act(ctx context.Context, r ActRequest) (*ActResult, error)
+
+	// Desktop reads the desktop: the application in front and the windows.
+	Desktop(ctx context.Context) (*DesktopView, error)
+	// DesktopAct asks for an act on the desktop at a point.
+	DesktopAct(ctx context.Context, r DesktopActRequest) (*ActResult, error)
+}

@@ -1,0 +1,139 @@
+package agentdoor
+
+import (
+	"time"
+
+	"github.com/reins-app/reins/vocab"
+)
+
+// Snapshot modes an agent may ask for; each is grounding's mode of the same name.
+const (
+	ModeAuto        = "auto"        // the full tree while small, else the interactive view
+	ModeFull        = "full"        // everything readable
+	ModeInteractive = "interactive" // what an agent can act on, with headings and landmarks as context
+	ModeViewport    = "viewport"    // what is on screen, with counts of what lies outside
+)
+
+// SnapshotResult is what an agent reads.
+type SnapshotResult struct {
+	ID    string `json:"snapshot"`
+	Tab   string `json:"tab"`
+	URL   string `json:"url"`
+	Title string `json:"title"`
+	Text  string `json:"text"`
+}
+
+// ActRequest is an act on an element of a tab, or on the tab itself.
+type ActRequest struct {
+	Tab      string
+	Ref      string // the element; empty for key presses and tab-level acts
+	Snapshot string // optional: the snapshot the ref came from; default the session's latest
+	Act      vocab.Act
+	Element  string // optional: the agent's own words for the target, kept in the audit row
+}
+
+// ActResult says what fired.
+type ActResult struct {
+	Done   string `json:"done"` // the act as a sentence
+	Target string `json:"target,omitempty"`
+	Audit  int64  `json:"audit"` // the "about to fire" row
+}
+
+// ReadOptions says how an agent wants a tab read.
+type ReadOptions struct {
+	Tab      string // required
+	Mode     string // optional: ModeAuto by default (the full tree while small, else the interactive view)
+	MaxChars int    // optional: a budget for the text; 0 is none
+	Root     string // optional: only this ref's subtree
+	Diff     bool   // optional: only what changed since the session's previous snapshot
+}
+
+// ReadResult is a rendered snapshot. Its id names the snapshot the refs in
+// Text belong to.
+type ReadResult struct {
+	SnapshotResult
+	Truncated bool   `json:"truncated,omitempty"`
+	Hint      string `json:"hint,omitempty"`  // how to see the rest
+	Diff      bool   `json:"diff,omitempty"`  // Text holds "+ " and "- " lines
+	First     bool   `json:"first,omitempty"` // Diff was asked but there was nothing to compare with
+}
+
+// FindResult lists the lines of a fresh snapshot that match.
+type FindResult struct {
+	ID    string   `json:"snapshot"`
+	Tab   string   `json:"tab"`
+	Lines []string `json:"lines"`
+}
+
+// WaitOptions says what an agent waits for. With Text, Gone or Ref, the tab
+// is read until the condition holds or Timeout passes; with none, the wait is
+// just Time.
+type WaitOptions struct {
+	Tab     string        // required with Text, Gone or Ref
+	Text    string        // optional: wait until this text is on the page
+	Gone    string        // optional: wait until this text is no longer on the page
+	Ref     string        // optional: wait until this element is in State
+	State   string        // with Ref: one of RefStates
+	Time    time.Duration // optional: wait this long (at most MaxWait)
+	Timeout time.Duration // optional: give up on Text or Gone after this; default and limit MaxWait
+}
+
+// WaitResult says how the wait ended.
+type WaitResult struct {
+	Met     bool          `json:"met"`
+	Waited  time.Duration `json:"waited"`
+	ID      string        `json:"snapshot,omitempty"` // the last snapshot read; its refs are the session's latest
+	Matched string        `json:"matched,omitempty"`  // a line with Text
+}
+
+// DesktopActRequest is real input outside any tab: a click at a point on
+// screen (in points, as DesktopView reports windows), text typed into
+// whatever has focus, or a key chord.
+type DesktopActRequest struct {
+	Act  vocab.Act // Click, DoubleClick, RightClick, Type or Key
+	X, Y float64   // Click kinds: where, in points
+	// Element is the agent's own words for what is there, optional. The
+	// person sees them as the agent's claim, beside what Reins itself sees
+	// there: the point, and the application and window under it.
+	Element string
+}
+
+// DesktopView is what an agent may see of the desktop: the application in
+// front and the top-level windows, front to back where known.
+type DesktopView struct {
+	Frontmost App      `json:"frontmost"`
+	Windows   []Window `json:"windows"`
+}
+
+// RefStates are the states a wait on a ref can ask for. "hidden" also holds
+// once the element is gone or the page has navigated, since its ref then
+// names nothing on the page.
+var RefStates = []string{"visible", "hidden", "enabled", "disabled", "checked", "unchecked", "expanded", "collapsed"}
+
+// MaxWait bounds every wait, so an agent's call always comes back.
+const MaxWait = 30 * time.Second
+
+// MaxTypedText is the most characters one act may type: a long form
+// field's worth, about two minutes of keystrokes. The person reads what is
+// to be typed before allowing it, and the log keeps it.
+const MaxTypedText = 10_000
+
+// App is an application on the desktop, as an agent may see it.
+type App struct {
+	Name  string `json:"name"`            // human name: WM_CLASS class, or localized app name
+	Exe   string `json:"exe,omitempty"`   // executable path
+	PID   int    `json:"pid,omitempty"`   //
+	Class string `json:"class,omitempty"` // Linux: WM_CLASS instance and class, "instance.Class"
+	ID    string `json:"id,omitempty"`    // macOS: bundle identifier
+}
+
+// Window is one top-level window, in points.
+type Window struct {
+	App    App     `json:"app"`
+	Title  string  `json:"title"`
+	X      float64 `json:"x"`
+	Y      float64 `json:"y"`
+	W      float64 `json:"w"`
+	H      float64 `json:"h"`
+	Active bool    `json:"active"`
+}
