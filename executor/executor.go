@@ -2,9 +2,28 @@
 // the screen that must be asked right before firing: which application is in
 // front, and which owns the window under a point.
 //
-// Linux uses XTEST through the pure-Go X protocol; macOS uses CGEvent,
-// CGWindowList, NSWorkspace and AX through purego, so it is checked by
-// `GOOS=darwin CGO_ENABLED=0 go vet` on any machine. [Fake] records.
+// Every executor fires an act the same way, written once in sequence.go:
+// check the ticket, find its points on a screen, resolve its keys, check the
+// deny list and that the person is still, fire, let go of what is held and
+// put the pointer back. It runs over a backend (backend.go): the few
+// primitives one desktop offers, such as posting one event, where the
+// pointer is, or which application is in front.
+//
+//   - executor.go: the [Executor] interface, what it reports, its errors.
+//   - fire.go: the checks that need no event: the ticket, the deny list, the
+//     person's own input.
+//   - sequence.go, backend.go: the fire sequence and what a backend gives it.
+//   - x11_*.go: Linux, XTEST through the pure-Go X protocol (x11_keys_linux.go
+//     resolves keys and lends spare keycodes; x11_apps_linux.go names the
+//     application owning a window).
+//   - mac_*.go: macOS, CGEvent, CGWindowList, NSWorkspace and AX through
+//     purego, so it is checked by `GOOS=darwin CGO_ENABLED=0 go vet` on any
+//     machine.
+//   - fake.go, fake_backend.go: [Fake], the real sequence over a desktop that
+//     records, for tests here and in other packages.
+//   - keys.go, keys_mac.go: parsing chords and text; denylist.go: what is
+//     never touched; hotkey*.go: the person's pause chord; nodisplay.go: a
+//     Reins without a display.
 package executor
 
 import (

@@ -98,17 +98,19 @@ func scale(s float64) float64 {
 
 // denyCheck refuses when the frontmost application, or the one owning the
 // window under any point, is deny-listed. It fails closed: when it cannot
-// tell who is there, nothing fires.
-func denyCheck(ctx context.Context, deny DenyList, points []point, front func(context.Context) (App, error), at func(context.Context, point) (App, error)) error {
-	app, err := front(ctx)
+// tell who is there, nothing fires. plan holds the act's points in DIP, for
+// the words; at the same points in b's units, for the questions.
+func denyCheck(ctx context.Context, b backend, plan, at []point) error {
+	deny := b.denyList()
+	app, err := b.frontmost(ctx)
 	if err != nil {
 		return fmt.Errorf("cannot tell which application is in front, so nothing was fired: %w", err)
 	}
 	if rule, ok := deny.Match(app); ok {
 		return fmt.Errorf("%w: %s is in front (deny list: %s); nothing was fired", ErrDenyListed, app.Name, rule)
 	}
-	for _, p := range points {
-		app, err := at(ctx, p)
+	for i, p := range plan {
+		app, err := b.appAt(ctx, at[i])
 		if err != nil {
 			return fmt.Errorf("cannot tell which application is at (%g, %g), so nothing was fired: %w", p.X, p.Y, err)
 		}
@@ -160,46 +162,4 @@ func quietFrom(t audit.Ticket) time.Time {
 		return q
 	}
 	return t.Approved().At()
-}
-
-// returnsPointer reports whether the pointer goes back where the person had
-// it once the act is done: after everything but Hover, whose whole point is
-// to leave it there.
-func returnsPointer(k vocab.ActKind) bool { return k != vocab.Hover }
-
-// Timings chosen so that pages see every event as its own: a press and its
-// release in one frame can be merged or missed by apps that poll state.
-const (
-	settleWait = 20 * time.Millisecond // after moving, before pressing
-	buttonHold = 15 * time.Millisecond
-	keyHold    = 10 * time.Millisecond
-	doubleGap  = 60 * time.Millisecond // well inside every double-click interval
-	stepGap    = 15 * time.Millisecond // between drag steps and wheel notches
-	dragSteps  = 10
-	focusWait  = 30 * time.Millisecond // after the click that focuses a field
-)
-
-// sleep waits d, or less when ctx ends first.
-func sleep(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
-		return nil
-	}
-}
-
-// lerp is the i-th of n steps from a to b.
-func lerp(a, b float64, i, n int) float64 { return a + (b-a)*float64(i)/float64(n) }
-
-// remove drops the last v from s.
-func remove[T comparable](s []T, v T) []T {
-	for i := len(s) - 1; i >= 0; i-- {
-		if s[i] == v {
-			return append(s[:i], s[i+1:]...)
-		}
-	}
-	return s
 }

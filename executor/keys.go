@@ -110,6 +110,9 @@ var modNames = map[string]mods{
 	"super":   modMeta,
 }
 
+// modLabels are the modifiers' names in errors.
+var modLabels = map[mods]string{modShift: "Shift", modControl: "Control", modAlt: "Alt", modMeta: "Meta"}
+
 // modKeys maps a modifier to the key that holds it.
 var modKeys = map[mods]named{modShift: keyShift, modControl: keyControl, modAlt: keyAlt, modMeta: keyMeta}
 

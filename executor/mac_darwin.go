@@ -3,14 +3,12 @@ package executor
 import (
 	"context"
 	"fmt"
-	"sync"
 	"time"
 	"unicode/utf16"
 
 	"github.com/ebitengine/purego/objc"
 
 	"github.com/reins-app/reins/audit"
-	"github.com/reins-app/reins/vocab"
 )
 
 // MacOptions configures [NewMac].
@@ -23,15 +21,13 @@ type MacOptions struct {
 // which are DIP, so a plan's scale is not needed here.
 type Mac struct {
 	deny denyHolder
-
-	fireMu sync.Mutex // one act at a time
-	own    time.Time  // guarded by fireMu: when the last act's last event was posted
-
-	mu     sync.Mutex
-	closed bool // guarded by mu
+	seq  sequence
 }
 
-var _ Executor = (*Mac)(nil)
+var (
+	_ Executor = (*Mac)(nil)
+	_ backend  = (*Mac)(nil)
+)
 
 // NewMac loads the system frameworks. It succeeds without Accessibility
 // permission, which the person may grant later; Fire checks it every time.
@@ -55,167 +51,118 @@ func (m *Mac) CheckPermission() error {
 
 // Close makes every later call fail. An act in flight stops at its next
 // event and lets go of what it holds first.
-func (m *Mac) Close() error {
-	m.mu.Lock()
-	m.closed = true
-	m.mu.Unlock()
-	m.fireMu.Lock()
-	defer m.fireMu.Unlock()
-	return nil
-}
+func (m *Mac) Close() error { return m.seq.close(m, nil) }
 
 // SetDenyList replaces the deny list; empty means the default.
 func (m *Mac) SetDenyList(d DenyList) { m.deny.set(d) }
 
-func (m *Mac) isClosed() bool {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	return m.closed
-}
+func (m *Mac) isClosed() bool { return m.seq.isClosed() }
 
-// Fire performs t's act: check the ticket and resolve every key (nothing
-// fires on an unknown key), check permission and the deny list, fire,
-// release anything still held if the act stops half-way, and put the
-// pointer back where the person had it (all but Hover). While typing, the
-// frontmost application is checked again before every key.
+// Fire performs t's act with CGEvents; see [sequence.fire]. Permission is
+// checked before anything else.
 func (m *Mac) Fire(ctx context.Context, t audit.Ticket) error {
-	c, err := check(t)
-	if err != nil {
-		return err
-	}
-	m.fireMu.Lock()
-	defer m.fireMu.Unlock()
-	if m.isClosed() {
-		return errClosed
-	}
-	if err := ctx.Err(); err != nil {
-		return err
-	}
-	if err := m.CheckPermission(); err != nil {
-		return err
-	}
-	var pts []cgPoint
-	for _, p := range c.points {
-		pt := cgPoint{p.X, p.Y}
+	return m.seq.fire(ctx, m, t)
+}
+
+// macPostLag is how long after CGEventPost returns the HID system may still
+// stamp the event.
+const macPostLag = 20 * time.Millisecond
+
+func (m *Mac) traits() traits {
+	// CGEventPost is asynchronous: the HID system may stamp the last event
+	// a moment after the act ends.
+	return traits{postLag: macPostLag}
+}
+
+func (m *Mac) ready() error { return m.CheckPermission() }
+
+func (m *Mac) reach(pts []point, _ float64) ([]point, error) {
+	for _, p := range pts {
 		var n uint32
-		if cgGetDisplaysWithPoint(pt, 0, nil, &n) != 0 || n == 0 {
-			return fmt.Errorf("%w: (%g, %g) is on no display", ErrOffScreen, p.X, p.Y)
+		if cgGetDisplaysWithPoint(cgPoint{p.X, p.Y}, 0, nil, &n) != 0 || n == 0 {
+			return nil, fmt.Errorf("%w: (%g, %g) is on no display", ErrOffScreen, p.X, p.Y)
 		}
-		pts = append(pts, pt)
 	}
-	keys, err := planMacKeys(c)
-	if err != nil {
-		return err
-	}
-	at := func(ctx context.Context, p point) (App, error) { return m.AppAt(ctx, p.X, p.Y) }
-	if err := denyCheck(ctx, m.deny.get(), c.points, m.Frontmost, at); err != nil {
-		return err
-	}
+	return pts, nil
+}
 
-	if err := personCheck(lastInput(), m.own, quietFrom(t)); err != nil {
-		return err
-	}
+func (m *Mac) pointer() (point, bool, error) {
+	p := pointerLocation()
+	return point{p.X, p.Y}, true, nil
+}
 
-	home := pointerLocation()
-	in := &macInput{m: m, ctx: ctx}
-	defer func() { // after finish: the last event posted
-		if in.sent {
-			// CGEventPost is asynchronous: the HID system may stamp the
-			// last event a moment after this.
-			m.own = time.Now().Add(macPostLag)
+// strokes resolves every key of an act before anything fires.
+func (m *Mac) strokes(c checked) (*strokes, error) { return planStrokes(c, macChord) }
+
+// lend is never asked for: typed characters carry their text.
+func (m *Mac) lend(loan) error { return ErrUnsupported }
+
+func (m *Mac) giveBack(uint16) error { return ErrUnsupported }
+
+func (m *Mac) wait(ctx context.Context, d time.Duration) error { return sleep(ctx, d) }
+
+func (m *Mac) frontmost(ctx context.Context) (App, error) { return m.Frontmost(ctx) }
+
+func (m *Mac) appAt(ctx context.Context, p point) (App, error) { return m.AppAt(ctx, p.X, p.Y) }
+
+func (m *Mac) lastInput() (inputAt, error) { return lastInput(), nil }
+
+func (m *Mac) denyList() DenyList { return m.deny.get() }
+
+// post makes one CGEvent, posts it at the HID level and releases it.
+func (m *Mac) post(e event) error {
+	var ev uintptr
+	switch e.kind {
+	case moveTo:
+		ev = cgEventCreateMouseEvent(0, cgEventMouseMoved, cgPoint{e.at.X, e.at.Y}, cgMouseButtonLeft)
+	case dragTo:
+		ev = cgEventCreateMouseEvent(0, cgEventLeftMouseDragged, cgPoint{e.at.X, e.at.Y}, cgMouseButtonLeft)
+	case buttonDown, buttonUp:
+		typ, b := macButtonEvent(e.button, e.kind == buttonDown)
+		ev = cgEventCreateMouseEvent(0, typ, cgPoint{e.at.X, e.at.Y}, b)
+		if ev != 0 && e.clicks > 0 {
+			// The click state is what makes the second click a double click.
+			cgEventSetIntegerValueField(ev, cgMouseEventClickState, int64(e.clicks))
 		}
-	}()
-	defer in.finish()
-	if err := m.perform(in, c, pts, keys); err != nil {
-		return err
-	}
-	if returnsPointer(c.act.Kind) && len(pts) > 0 {
-		if err := in.move(home); err != nil {
-			return fmt.Errorf("the act was done, but the pointer could not be put back: %w", err)
+	case keyDown, keyUp:
+		ev = cgEventCreateKeyboardEvent(0, e.key.code, e.kind == keyDown)
+		if ev != 0 {
+			// Explicit flags, so modifiers the person holds do not turn
+			// typed text into shortcuts.
+			cgEventSetFlags(ev, macFlags(e.mods))
+			if e.key.text != 0 {
+				text := utf16.Encode([]rune{e.key.text})
+				cgEventKeyboardSetUnicodeString(ev, uint64(len(text)), &text[0])
+			}
+		}
+	case wheel:
+		// CoreGraphics counts up and left as positive.
+		if e.dy != 0 {
+			ev = cgEventCreateScrollWheelEvent2(0, cgScrollEventUnitLine, 2, int32(-e.dy), 0, 0)
+		} else {
+			ev = cgEventCreateScrollWheelEvent2(0, cgScrollEventUnitLine, 2, 0, int32(-e.dx), 0)
 		}
 	}
+	if ev == 0 {
+		return fmt.Errorf("macOS %w", errNoEvent)
+	}
+	cgEventPost(cgHIDEventTap, ev)
+	cfRelease(ev)
 	return nil
 }
 
-func (m *Mac) perform(in *macInput, c checked, pts []cgPoint, keys *macKeys) error {
-	switch c.act.Kind {
-	case vocab.Hover:
-		return in.move(pts[0])
-	case vocab.Click:
-		return in.click(pts[0], false, 1)
-	case vocab.DoubleClick:
-		return in.click(pts[0], false, 2)
-	case vocab.RightClick:
-		return in.click(pts[0], true, 1)
-	case vocab.Scroll:
-		return in.scroll(pts[0], c.act.DX, c.act.DY)
-	case vocab.Drag:
-		return in.drag(pts[0], pts[1])
-	case vocab.Key:
-		return in.stroke(keys.chord)
-	case vocab.Type:
-		if len(pts) > 0 {
-			if err := in.click(pts[0], false, 1); err != nil {
-				return err
-			}
-			if err := sleep(in.ctx, focusWait); err != nil {
-				return err
-			}
-		}
-		for _, st := range keys.clear {
-			if err := in.stroke(st); err != nil {
-				return err
-			}
-		}
-		// The click or the clearing may have brought something else to
-		// the front, and so may anything while the text is typed.
-		for i, st := range keys.text {
-			if err := m.frontStillAllowed(in.ctx, i, len(keys.text)); err != nil {
-				return err
-			}
-			if err := in.stroke(st); err != nil {
-				return err
-			}
-		}
-		if keys.submit != nil {
-			if err := m.frontStillAllowed(in.ctx, len(keys.text), len(keys.text)); err != nil {
-				return err
-			}
-			return in.stroke(*keys.submit)
-		}
-		return nil
+// macButtonEvent is the event type and button number of a press or a
+// release.
+func macButtonEvent(b button, down bool) (uint32, uint32) {
+	switch {
+	case b == rightButton && down:
+		return cgEventRightMouseDown, cgMouseButtonRight
+	case b == rightButton:
+		return cgEventRightMouseUp, cgMouseButtonRight
+	case down:
+		return cgEventLeftMouseDown, cgMouseButtonLeft
 	}
-	return fmt.Errorf("%w: %q", ErrUnsupported, c.act.Kind)
-}
-
-// frontStillAllowed stops typing when a deny-listed application has come to
-// the front since the act began.
-func (m *Mac) frontStillAllowed(ctx context.Context, done, total int) error {
-	app, err := m.Frontmost(ctx)
-	if err != nil {
-		return fmt.Errorf("typing stopped after %d of %d keys: cannot tell which application is in front: %w", done, total, err)
-	}
-	if rule, ok := m.deny.get().Match(app); ok {
-		return fmt.Errorf("%w: %s came to the front (deny list: %s); typing stopped after %d of %d keys", ErrDenyListed, app.Name, rule, done, total)
-	}
-	return nil
-}
-
-// macStroke is one key press with modifiers held around it. Typed
-// characters carry their text, which is what apps read, whatever the
-// keyboard layout; the key is the US one for ASCII, for apps that also look
-// at which key it was.
-type macStroke struct {
-	mods []mods
-	code uint16
-	text []uint16 // UTF-16
-}
-
-type macKeys struct {
-	chord  macStroke
-	clear  []macStroke
-	text   []macStroke
-	submit *macStroke
+	return cgEventLeftMouseUp, cgMouseButtonLeft
 }
 
 var macModFlags = map[mods]uint64{
@@ -225,42 +172,23 @@ var macModFlags = map[mods]uint64{
 	modMeta:    cgEventFlagMaskCommand,
 }
 
-// planMacKeys resolves every key of an act before anything fires.
-func planMacKeys(c checked) (*macKeys, error) {
-	k := &macKeys{}
-	var err error
-	switch c.act.Kind {
-	case vocab.Key:
-		k.chord, err = macChord(c.chord, false)
-	case vocab.Type:
-		for _, ch := range c.clear {
-			st, err := macChord(ch, false)
-			if err != nil {
-				return nil, err
-			}
-			k.clear = append(k.clear, st)
-		}
-		for _, ch := range c.keys {
-			st, err := macChord(ch, true)
-			if err != nil {
-				return nil, err
-			}
-			k.text = append(k.text, st)
-		}
-		if c.submit != nil {
-			st, err := macChord(*c.submit, false)
-			if err != nil {
-				return nil, err
-			}
-			k.submit = &st
+// macFlags are the event flags of the modifiers held.
+func macFlags(held mods) uint64 {
+	var f uint64
+	for m, flag := range macModFlags {
+		if held&m != 0 {
+			f |= flag
 		}
 	}
-	return k, err
+	return f
 }
 
-// macChord resolves a chord, or, in typed text, one character.
-func macChord(ch chord, typed bool) (macStroke, error) {
-	st := macStroke{}
+// macChord resolves a chord, or, in typed text, one character. Typed
+// characters carry their text, which is what apps read, whatever the
+// keyboard layout; the key is the US one for ASCII, for apps that also look
+// at which key it was.
+func macChord(ch chord, typed bool) (stroke, error) {
+	st := stroke{round: -1}
 	m := ch.mods
 	switch {
 	case ch.name != keyNone:
@@ -268,14 +196,14 @@ func macChord(ch chord, typed bool) (macStroke, error) {
 		if !ok {
 			return st, fmt.Errorf("%w: Mac keyboards have no such key", ErrUnknownKey)
 		}
-		st.code = code
+		st.key.code = code
 	case typed:
 		code, shift, ok := macCharKey(ch.char)
 		if ok && shift {
 			m |= modShift
 		}
-		st.code = code // 0 (the A key) for characters off the US layout; the text decides
-		st.text = utf16.Encode([]rune{ch.char})
+		// 0 (the A key) for characters off the US layout; the text decides.
+		st.key = key{code: code, text: ch.char}
 	default:
 		code, shift, ok := macCharKey(ch.char)
 		if !ok {
@@ -284,19 +212,16 @@ func macChord(ch chord, typed bool) (macStroke, error) {
 		if shift {
 			m |= modShift
 		}
-		st.code = code
+		st.key.code = code
 	}
 	for _, mod := range modOrder {
 		if m&mod != 0 {
-			st.mods = append(st.mods, mod)
+			code, _ := macNamedCode(modKeys[mod])
+			st.mods = append(st.mods, key{code: code, mod: mod})
 		}
 	}
 	return st, nil
 }
-
-// macPostLag is how long after CGEventPost returns the HID system may still
-// stamp the event.
-const macPostLag = 20 * time.Millisecond
 
 // lastInput is when the HID system last saw input of any kind, events
 // Reins posted included.
@@ -312,12 +237,7 @@ func (m *Mac) LastInput(ctx context.Context) (time.Time, error) {
 	if err := loadQuartz(); err != nil {
 		return time.Time{}, err
 	}
-	m.fireMu.Lock()
-	defer m.fireMu.Unlock()
-	if m.isClosed() {
-		return time.Time{}, errClosed
-	}
-	return lastInput().person(m.own), nil
+	return m.seq.lastInput(m)
 }
 
 func pointerLocation() cgPoint {
@@ -327,241 +247,6 @@ func pointerLocation() cgPoint {
 	}
 	defer cfRelease(ev)
 	return cgEventGetLocation(ev)
-}
-
-// macInput posts events and remembers what is held, so that an act that
-// stops half-way leaves no key or button down.
-type macInput struct {
-	m       *Mac
-	ctx     context.Context
-	at      cgPoint  // where the pointer was last sent
-	buttons []bool   // held, in press order: true for the right button
-	keys    []uint16 // held, in press order
-	flags   uint64   // modifiers held
-	sent    bool     // an event was posted
-}
-
-// alive says whether the act may send its next event.
-func (in *macInput) alive() error {
-	if in.m.isClosed() {
-		return errClosed
-	}
-	return in.ctx.Err()
-}
-
-func (in *macInput) post(ev uintptr) error {
-	if ev == 0 {
-		return fmt.Errorf("macOS could not make an input event")
-	}
-	in.sent = true
-	cgEventPost(cgHIDEventTap, ev)
-	cfRelease(ev)
-	return nil
-}
-
-func (in *macInput) mouse(typ uint32, at cgPoint, button uint32, clicks int64) error {
-	ev := cgEventCreateMouseEvent(0, typ, at, button)
-	if ev != 0 && clicks > 0 {
-		cgEventSetIntegerValueField(ev, cgMouseEventClickState, clicks)
-	}
-	if err := in.post(ev); err != nil {
-		return err
-	}
-	in.at = at
-	return nil
-}
-
-func (in *macInput) move(to cgPoint) error {
-	if err := in.alive(); err != nil {
-		return err
-	}
-	return in.mouse(cgEventMouseMoved, to, cgMouseButtonLeft, 0)
-}
-
-func (in *macInput) buttonDown(right bool, clicks int64) error {
-	if err := in.alive(); err != nil {
-		return err
-	}
-	typ, b := uint32(cgEventLeftMouseDown), uint32(cgMouseButtonLeft)
-	if right {
-		typ, b = cgEventRightMouseDown, cgMouseButtonRight
-	}
-	if err := in.mouse(typ, in.at, b, clicks); err != nil {
-		return err
-	}
-	in.buttons = append(in.buttons, right)
-	return nil
-}
-
-func (in *macInput) buttonUp(right bool, clicks int64) error {
-	in.buttons = remove(in.buttons, right)
-	typ, b := uint32(cgEventLeftMouseUp), uint32(cgMouseButtonLeft)
-	if right {
-		typ, b = cgEventRightMouseUp, cgMouseButtonRight
-	}
-	return in.mouse(typ, in.at, b, clicks)
-}
-
-func (in *macInput) key(code uint16, down bool, text []uint16) error {
-	ev := cgEventCreateKeyboardEvent(0, code, down)
-	if ev != 0 {
-		// Explicit flags, so modifiers the person holds do not turn typed
-		// text into shortcuts.
-		cgEventSetFlags(ev, in.flags)
-		if len(text) > 0 {
-			cgEventKeyboardSetUnicodeString(ev, uint64(len(text)), &text[0])
-		}
-	}
-	return in.post(ev)
-}
-
-func (in *macInput) keyDown(code uint16, text []uint16) error {
-	if err := in.alive(); err != nil {
-		return err
-	}
-	if err := in.key(code, true, text); err != nil {
-		return err
-	}
-	in.keys = append(in.keys, code)
-	return nil
-}
-
-func (in *macInput) keyUp(code uint16, text []uint16) error {
-	in.keys = remove(in.keys, code)
-	return in.key(code, false, text)
-}
-
-// finish lets go of whatever is still held, last pressed first. It runs
-// even when the act's context has ended.
-func (in *macInput) finish() {
-	for i := len(in.buttons) - 1; i >= 0; i-- {
-		_ = in.buttonUp(in.buttons[i], 1)
-	}
-	for i := len(in.keys) - 1; i >= 0; i-- {
-		_ = in.keyUp(in.keys[i], nil)
-	}
-	in.flags = 0
-}
-
-func (in *macInput) click(at cgPoint, right bool, times int) error {
-	if err := in.move(at); err != nil {
-		return err
-	}
-	if err := sleep(in.ctx, settleWait); err != nil {
-		return err
-	}
-	for i := 1; i <= times; i++ {
-		if i > 1 {
-			if err := sleep(in.ctx, doubleGap); err != nil {
-				return err
-			}
-		}
-		// The click state is what makes the second click a double click.
-		if err := in.buttonDown(right, int64(i)); err != nil {
-			return err
-		}
-		if err := sleep(in.ctx, buttonHold); err != nil {
-			return err
-		}
-		if err := in.buttonUp(right, int64(i)); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// scroll turns the wheel dy lines down (up when negative), then dx lines
-// right (left when negative), a line at a time.
-func (in *macInput) scroll(at cgPoint, dx, dy int) error {
-	if err := in.move(at); err != nil {
-		return err
-	}
-	if err := sleep(in.ctx, settleWait); err != nil {
-		return err
-	}
-	// CoreGraphics counts up and left as positive.
-	notches := func(n int, vertical bool) error {
-		step := int32(-1)
-		if n < 0 {
-			step, n = 1, -n
-		}
-		for range n {
-			if err := in.alive(); err != nil {
-				return err
-			}
-			var ev uintptr
-			if vertical {
-				ev = cgEventCreateScrollWheelEvent2(0, cgScrollEventUnitLine, 2, step, 0, 0)
-			} else {
-				ev = cgEventCreateScrollWheelEvent2(0, cgScrollEventUnitLine, 2, 0, step, 0)
-			}
-			if err := in.post(ev); err != nil {
-				return err
-			}
-			if err := sleep(in.ctx, stepGap); err != nil {
-				return err
-			}
-		}
-		return nil
-	}
-	if err := notches(dy, true); err != nil {
-		return err
-	}
-	return notches(dx, false)
-}
-
-func (in *macInput) drag(from, to cgPoint) error {
-	if err := in.move(from); err != nil {
-		return err
-	}
-	if err := sleep(in.ctx, settleWait); err != nil {
-		return err
-	}
-	if err := in.buttonDown(false, 1); err != nil {
-		return err
-	}
-	for i := 1; i <= dragSteps; i++ {
-		if err := sleep(in.ctx, stepGap); err != nil {
-			return err
-		}
-		p := cgPoint{lerp(from.X, to.X, i, dragSteps), lerp(from.Y, to.Y, i, dragSteps)}
-		if err := in.mouse(cgEventLeftMouseDragged, p, cgMouseButtonLeft, 0); err != nil {
-			return err
-		}
-	}
-	if err := sleep(in.ctx, settleWait); err != nil {
-		return err
-	}
-	return in.buttonUp(false, 1)
-}
-
-// stroke holds the modifiers, presses the key and lets go in reverse.
-func (in *macInput) stroke(st macStroke) error {
-	for _, m := range st.mods {
-		in.flags |= macModFlags[m]
-		code, _ := macNamedCode(modKeys[m])
-		if err := in.keyDown(code, nil); err != nil {
-			return err
-		}
-	}
-	if err := in.keyDown(st.code, st.text); err != nil {
-		return err
-	}
-	if err := sleep(in.ctx, keyHold); err != nil {
-		return err
-	}
-	if err := in.keyUp(st.code, st.text); err != nil {
-		return err
-	}
-	for i := len(st.mods) - 1; i >= 0; i-- {
-		m := st.mods[i]
-		in.flags &^= macModFlags[m]
-		code, _ := macNamedCode(modKeys[m])
-		if err := in.keyUp(code, nil); err != nil {
-			return err
-		}
-	}
-	return nil
 }
 
 // Frontmost returns the application NSWorkspace reports in front.

@@ -2,7 +2,6 @@ package executor
 
 import (
 	"fmt"
-	"time"
 	"unicode"
 
 	"github.com/jezek/xgb"
@@ -174,74 +173,41 @@ func (km *x11Keymap) spares() []xproto.Keycode {
 	return out
 }
 
-// x11Stroke is one key press with the modifier keys held around it.
-type x11Stroke struct {
-	mods  []xproto.Keycode
-	code  xproto.Keycode
-	round int // the binding round the key needs, or -1 when it is on the keyboard
-}
-
-// x11Binding gives a spare keycode a keysym for a while.
-type x11Binding struct {
-	code xproto.Keycode
-	sym  xproto.Keysym
-}
-
-// x11Keys is an act's keys resolved to keycodes before anything fires.
-// Characters the keyboard lacks are bound to spare keycodes, in rounds when
-// there are more such characters than spare keycodes.
-type x11Keys struct {
-	chord  x11Stroke
-	clear  []x11Stroke
-	text   []x11Stroke
-	submit *x11Stroke
-	rounds [][]x11Binding
-	per    int              // keysyms per keycode, for ChangeKeyboardMapping
-	used   []xproto.Keycode // every spare bound in any round: round 0 takes them all before a round 1 opens
-}
-
-// planKeys resolves every key of an act, or says which one does not exist.
-func (x *X11) planKeys(c checked, capsLock bool) (*x11Keys, error) {
+// strokes resolves every key of an act to keycodes. Characters the keyboard
+// lacks are lent spare keycodes, in rounds when there are more such
+// characters than spare keycodes. Typed letters take the Shift that gives
+// their case with Caps Lock as it is now.
+func (x *X11) strokes(c checked) (*strokes, error) {
+	capsLock := false
+	if c.act.Kind == vocab.Type {
+		ptr, err := xproto.QueryPointer(x.conn, x.root).Reply()
+		if err != nil {
+			return nil, fmt.Errorf("cannot read the keyboard's state: %w", err)
+		}
+		capsLock = ptr.Mask&xproto.ModMaskLock != 0
+	}
 	km, err := x.keymap()
 	if err != nil {
 		return nil, err
 	}
-	p := &x11Planner{km: km, spares: km.spares(), keys: &x11Keys{per: km.per}}
-	switch c.act.Kind {
-	case vocab.Key:
-		if p.keys.chord, err = p.stroke(c.chord, false); err != nil {
-			return nil, err
-		}
-	case vocab.Type:
-		for _, ch := range c.clear {
-			st, err := p.stroke(ch, false)
-			if err != nil {
-				return nil, err
-			}
-			p.keys.clear = append(p.keys.clear, st)
-		}
-		for _, ch := range c.keys {
-			st, err := p.stroke(ch, capsLock)
-			if err != nil {
-				return nil, err
-			}
-			p.keys.text = append(p.keys.text, st)
-		}
-		if c.submit != nil {
-			st, err := p.stroke(*c.submit, false)
-			if err != nil {
-				return nil, err
-			}
-			p.keys.submit = &st
-		}
+	x.keyPer = km.per
+	p := &x11Planner{km: km, lender: &lender{}}
+	for _, code := range km.spares() {
+		p.lender.spares = append(p.lender.spares, uint16(code))
 	}
-	return p.keys, nil
+	k, err := planStrokes(c, func(ch chord, typed bool) (stroke, error) {
+		return p.stroke(ch, typed && capsLock)
+	})
+	if err != nil {
+		return nil, err
+	}
+	k.lendAll(p.lender)
+	return k, nil
 }
 
 type x11Planner struct {
 	km     *x11Keymap
-	spares []xproto.Keycode
-	keys   *x11Keys
+	lender *lender
 }
 
 var x11ModSyms = map[mods]xproto.Keysym{
@@ -251,13 +217,11 @@ var x11ModSyms = map[mods]xproto.Keysym{
 	modMeta:    0xffeb, // Super_L
 }
 
-var modLabels = map[mods]string{modShift: "Shift", modControl: "Control", modAlt: "Alt", modMeta: "Meta"}
-
 // stroke resolves one chord. In typed text (capsLock says whether Caps Lock
 // is on) a letter takes the Shift that gives its case; in a chord a letter
 // names its key and Shift is held only when the chord says so.
-func (p *x11Planner) stroke(ch chord, capsLock bool) (x11Stroke, error) {
-	st := x11Stroke{round: -1}
+func (p *x11Planner) stroke(ch chord, capsLock bool) (stroke, error) {
+	st := stroke{round: -1}
 	var ks xproto.Keysym
 	var what string
 	if ch.name != keyNone {
@@ -279,12 +243,13 @@ func (p *x11Planner) stroke(ch chord, capsLock bool) (x11Stroke, error) {
 		if shift {
 			m |= modShift
 		}
-		st.code = code
+		st.key.code = uint16(code)
 	} else {
-		var err error
-		if st.code, st.round, err = p.bind(ks, what); err != nil {
-			return st, err
+		lent, round, ok := p.lender.lend(uint32(ks))
+		if !ok {
+			return st, fmt.Errorf("%w: the keyboard has no key for %s and no spare keycode to lend it", ErrUnknownKey, what)
 		}
+		st.key.code, st.round = lent, round
 	}
 	for _, mod := range modOrder {
 		if m&mod == 0 {
@@ -294,65 +259,30 @@ func (p *x11Planner) stroke(ch chord, capsLock bool) (x11Stroke, error) {
 		if !ok {
 			return st, fmt.Errorf("%w: this keyboard has no %s key", ErrUnknownKey, modLabels[mod])
 		}
-		st.mods = append(st.mods, code)
+		st.mods = append(st.mods, key{code: uint16(code), mod: mod})
 	}
 	return st, nil
 }
 
-// bind finds ks a spare keycode in the latest round, opening a new round
-// when that one is full.
-func (p *x11Planner) bind(ks xproto.Keysym, what string) (xproto.Keycode, int, error) {
-	if len(p.spares) == 0 {
-		return 0, 0, fmt.Errorf("%w: the keyboard has no key for %s and no spare keycode to lend it", ErrUnknownKey, what)
+// lend binds a spare keycode to its keysym, on both levels, so that Shift
+// held for another reason changes nothing.
+func (x *X11) lend(l loan) error {
+	syms := make([]xproto.Keysym, x.keyPer)
+	syms[0] = xproto.Keysym(l.sym)
+	if x.keyPer > 1 {
+		syms[1] = xproto.Keysym(l.sym)
 	}
-	k := p.keys
-	if n := len(k.rounds); n > 0 {
-		for _, b := range k.rounds[n-1] {
-			if b.sym == ks {
-				return b.code, n - 1, nil
-			}
-		}
+	if err := xproto.ChangeKeyboardMappingChecked(x.conn, 1, xproto.Keycode(l.code), byte(x.keyPer), syms).Check(); err != nil {
+		return fmt.Errorf("cannot lend keycode %d a character: %w", l.code, err)
 	}
-	if n := len(k.rounds); n == 0 || len(k.rounds[n-1]) == len(p.spares) {
-		k.rounds = append(k.rounds, nil)
-	}
-	r := len(k.rounds) - 1
-	code := p.spares[len(k.rounds[r])]
-	k.rounds[r] = append(k.rounds[r], x11Binding{code, ks})
-	if r == 0 {
-		k.used = append(k.used, code)
-	}
-	return code, r, nil
+	return nil
 }
 
-// remap binds round r's keysyms and gives clients time to notice.
-func (in *x11Input) remap(r int) error {
-	k := in.keys
-	// Marked first, so that a failure half-way still restores.
-	in.round = r
-	for _, b := range k.rounds[r] {
-		syms := make([]xproto.Keysym, k.per)
-		// Both levels, so that Shift held for another reason changes nothing.
-		syms[0] = b.sym
-		if k.per > 1 {
-			syms[1] = b.sym
-		}
-		if err := xproto.ChangeKeyboardMappingChecked(in.x.conn, 1, b.code, byte(k.per), syms).Check(); err != nil {
-			return fmt.Errorf("cannot lend keycode %d a character: %w", b.code, err)
-		}
+// giveBack gives a lent keycode back its emptiness.
+func (x *X11) giveBack(code uint16) error {
+	empty := make([]xproto.Keysym, x.keyPer)
+	if err := xproto.ChangeKeyboardMappingChecked(x.conn, 1, xproto.Keycode(code), byte(x.keyPer), empty).Check(); err != nil {
+		return fmt.Errorf("cannot give back keycode %d: %w", code, err)
 	}
-	return in.sleep(x11RemapWait)
-}
-
-// restore gives the spare keycodes back their emptiness. It runs even when
-// the act's context has ended.
-func (k *x11Keys) restore(x *X11) {
-	if len(k.used) == 0 {
-		return
-	}
-	time.Sleep(x11RemapWait)
-	empty := make([]xproto.Keysym, k.per)
-	for _, code := range k.used {
-		_ = xproto.ChangeKeyboardMappingChecked(x.conn, 1, code, byte(k.per), empty).Check()
-	}
+	return nil
 }

@@ -1,0 +1,548 @@
+package executor
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/reins-app/reins/audit"
+	"github.com/reins-app/reins/vocab"
+)
+
+// sequence is how every executor fires an act, over its backend. Its zero
+// value is ready to use.
+type sequence struct {
+	mu        sync.Mutex // one act at a time
+	own       time.Time  // guarded by mu: when the last act's last event was sent
+	stillLent []uint16   // guarded by mu: key codes an act could not give back
+
+	closedMu sync.Mutex
+	closed   bool // guarded by closedMu
+}
+
+func (s *sequence) isClosed() bool {
+	s.closedMu.Lock()
+	defer s.closedMu.Unlock()
+	return s.closed
+}
+
+// close makes every later act fail, waits for an act in flight to stop at
+// its next event and let go of what it holds, gives back any key code
+// still lent, then runs release (which may be nil). Only the first call
+// does anything.
+func (s *sequence) close(b backend, release func() error) error {
+	s.closedMu.Lock()
+	if s.closed {
+		s.closedMu.Unlock()
+		return nil
+	}
+	s.closed = true
+	s.closedMu.Unlock()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var errs []error
+	if len(s.stillLent) > 0 {
+		errs = append(errs, s.giveBack(b, nil))
+	}
+	if release != nil {
+		errs = append(errs, release())
+	}
+	return errors.Join(errs...)
+}
+
+// lastInput is when the person last used the mouse or keyboard, or the
+// zero time when the latest input was an act's own. It waits for an act in
+// flight, whose events are not the person's either.
+func (s *sequence) lastInput(b backend) (time.Time, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.isClosed() {
+		return time.Time{}, errClosed
+	}
+	in, err := b.lastInput()
+	if err != nil {
+		return time.Time{}, err
+	}
+	return in.person(s.own), nil
+}
+
+// fire performs t's act on b. For every act: check the ticket; find every
+// point on a screen; resolve every key (nothing fires on an unknown key)
+// and lend spare key codes to characters the keyboard lacks; check the
+// deny list; check that the person has been still since the act's quiet
+// moment; fire, checking the frontmost application again before every
+// typed key; let go of anything still held and give back lent key codes,
+// even when the act stops part-way; and, once it is done, put the pointer
+// back where the person had it (all but Hover).
+func (s *sequence) fire(ctx context.Context, b backend, t audit.Ticket) (err error) {
+	c, err := check(t)
+	if err != nil {
+		return err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.isClosed() {
+		return errClosed
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if len(s.stillLent) > 0 {
+		// Told to the act that lent them; they stay listed until given back.
+		_ = s.giveBack(b, nil)
+	}
+	if err := b.ready(); err != nil {
+		return err
+	}
+	pts, err := b.reach(c.points, scale(c.plan.Scale))
+	if err != nil {
+		return err
+	}
+	keys := &strokes{}
+	if c.act.Kind == vocab.Key || c.act.Kind == vocab.Type {
+		if keys, err = b.strokes(c); err != nil {
+			return err
+		}
+	}
+
+	a := &act{s: s, b: b, ctx: ctx, tr: b.traits(), keys: keys, round: -1}
+	defer func() {
+		if ferr := a.finish(); ferr != nil {
+			err = afterStop(err, ferr)
+		}
+		if a.sent {
+			s.own = time.Now().Add(a.tr.postLag)
+		}
+	}()
+	if len(keys.loans) > 0 {
+		// Before the deny check, because lending waits for clients to
+		// catch up, and the check belongs right before the first event.
+		if err := a.lend(0); err != nil {
+			return err
+		}
+	}
+	if err := denyCheck(ctx, b, c.points, pts); err != nil {
+		return err
+	}
+	seen, err := b.lastInput()
+	if err != nil {
+		return err
+	}
+	if err := personCheck(seen, s.own, quietFrom(t)); err != nil {
+		return err
+	}
+	home, back, err := b.pointer()
+	if err != nil {
+		return err
+	}
+	w, _ := b.(recorder)
+	if w != nil {
+		if err := w.firing(ctx, t); err != nil {
+			return err
+		}
+	}
+	if err := a.perform(c, pts); err != nil {
+		return err
+	}
+	if returnsPointer(c.act.Kind) && len(pts) > 0 && back {
+		if err := a.move(home); err != nil {
+			return fmt.Errorf("the act was done, but the pointer could not be put back: %w", err)
+		}
+	}
+	if w != nil {
+		w.fired(t)
+	}
+	return nil
+}
+
+// afterStop adds to an act's outcome what went wrong letting go.
+func afterStop(err, ferr error) error {
+	if err == nil {
+		return fmt.Errorf("the act was done, but %w", ferr)
+	}
+	return fmt.Errorf("%w; and then %w", err, ferr)
+}
+
+// giveBack gives back codes and those an earlier act could not. What still
+// fails stays listed, to be tried before the next act and at close: a lent
+// key code goes on typing its character for whoever presses it.
+func (s *sequence) giveBack(b backend, codes []uint16) error {
+	todo := append(append([]uint16(nil), s.stillLent...), codes...)
+	s.stillLent = nil
+	var errs []error
+	for _, code := range todo {
+		if err := b.giveBack(code); err != nil {
+			s.stillLent = append(s.stillLent, code)
+			errs = append(errs, err)
+		}
+	}
+	if len(errs) == 0 {
+		return nil
+	}
+	return fmt.Errorf("key codes %v still type the characters lent to them; Reins tries again before its next act and when it closes: %w",
+		s.stillLent, errors.Join(errs...))
+}
+
+// act is one act under way: what it holds, so that it can let go.
+type act struct {
+	s    *sequence
+	b    backend
+	ctx  context.Context
+	tr   traits
+	keys *strokes
+	// round is the lending round in place, or -1.
+	round int
+
+	at      point    // where the pointer was last sent
+	buttons []button // held, in press order
+	held    []key    // held, in press order
+	mods    mods     // modifiers held
+	sent    bool     // an event was sent
+}
+
+func (a *act) send(e event) error {
+	err := a.b.post(e)
+	if !errors.Is(err, errNoEvent) {
+		a.sent = true
+	}
+	return err
+}
+
+func (a *act) wait(d time.Duration) error { return a.b.wait(a.ctx, d) }
+
+// alive says whether the act may send its next event.
+func (a *act) alive() error {
+	if a.s.isClosed() {
+		return errClosed
+	}
+	return a.ctx.Err()
+}
+
+func (a *act) perform(c checked, pts []point) error {
+	switch c.act.Kind {
+	case vocab.Hover:
+		return a.move(pts[0])
+	case vocab.Click:
+		return a.click(pts[0], leftButton, 1)
+	case vocab.DoubleClick:
+		return a.click(pts[0], leftButton, 2)
+	case vocab.RightClick:
+		return a.click(pts[0], rightButton, 1)
+	case vocab.Scroll:
+		return a.scroll(pts[0], c.act.DX, c.act.DY)
+	case vocab.Drag:
+		return a.drag(pts[0], pts[1])
+	case vocab.Key:
+		return a.stroke(a.keys.chord)
+	case vocab.Type:
+		if len(pts) > 0 {
+			if err := a.click(pts[0], leftButton, 1); err != nil {
+				return err
+			}
+			if err := a.wait(focusWait); err != nil {
+				return err
+			}
+		}
+		for _, st := range a.keys.clear {
+			if err := a.stroke(st); err != nil {
+				return err
+			}
+		}
+		// The click or the clearing may have brought something else to
+		// the front, and so may anything while the text is typed.
+		text := a.keys.text
+		for i, st := range text {
+			if err := a.frontStillAllowed(i, len(text)); err != nil {
+				return err
+			}
+			if err := a.stroke(st); err != nil {
+				return err
+			}
+		}
+		if a.keys.submit != nil {
+			if err := a.frontStillAllowed(len(text), len(text)); err != nil {
+				return err
+			}
+			return a.stroke(*a.keys.submit)
+		}
+		return nil
+	}
+	return fmt.Errorf("%w: %q", ErrUnsupported, c.act.Kind)
+}
+
+// frontStillAllowed stops typing when a deny-listed application has come to
+// the front since the act began (a password manager's prompt, say).
+func (a *act) frontStillAllowed(done, total int) error {
+	app, err := a.b.frontmost(a.ctx)
+	if err != nil {
+		return fmt.Errorf("typing stopped after %d of %d keys: cannot tell which application is in front: %w", done, total, err)
+	}
+	if rule, ok := a.b.denyList().Match(app); ok {
+		return fmt.Errorf("%w: %s came to the front (deny list: %s); typing stopped after %d of %d keys", ErrDenyListed, app.Name, rule, done, total)
+	}
+	return nil
+}
+
+func (a *act) move(to point) error { return a.pointer(moveTo, to) }
+
+func (a *act) dragTo(to point) error { return a.pointer(dragTo, to) }
+
+// pointer sends the pointer to to, by a move or a drag.
+func (a *act) pointer(kind eventKind, to point) error {
+	if err := a.alive(); err != nil {
+		return err
+	}
+	if err := a.send(event{kind: kind, at: to}); err != nil {
+		return err
+	}
+	a.at = to
+	return nil
+}
+
+func (a *act) buttonDown(b button, clicks int) error {
+	if err := a.alive(); err != nil {
+		return err
+	}
+	if err := a.send(event{kind: buttonDown, button: b, at: a.at, clicks: clicks}); err != nil {
+		return err
+	}
+	a.buttons = append(a.buttons, b)
+	return nil
+}
+
+func (a *act) buttonUp(b button, clicks int) error {
+	a.buttons = remove(a.buttons, b)
+	return a.send(event{kind: buttonUp, button: b, at: a.at, clicks: clicks})
+}
+
+// press is one click of b; clicks says which of a double click it is.
+func (a *act) press(b button, clicks int) error {
+	if err := a.buttonDown(b, clicks); err != nil {
+		return err
+	}
+	if err := a.wait(buttonHold); err != nil {
+		return err
+	}
+	return a.buttonUp(b, clicks)
+}
+
+func (a *act) click(at point, b button, times int) error {
+	if err := a.move(at); err != nil {
+		return err
+	}
+	if err := a.wait(settleWait); err != nil {
+		return err
+	}
+	for i := 1; i <= times; i++ {
+		if i > 1 {
+			if err := a.wait(doubleGap); err != nil {
+				return err
+			}
+		}
+		if err := a.press(b, i); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// scroll turns the wheel dy notches down (up when negative), then dx
+// notches right (left when negative).
+func (a *act) scroll(at point, dx, dy int) error {
+	if err := a.move(at); err != nil {
+		return err
+	}
+	if err := a.wait(settleWait); err != nil {
+		return err
+	}
+	notches := func(n int, vertical bool) error {
+		sign := 1
+		if n < 0 {
+			sign, n = -1, -n
+		}
+		for range n {
+			if err := a.notch(vertical, sign); err != nil {
+				return err
+			}
+			if err := a.wait(stepGap); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	if err := notches(dy, true); err != nil {
+		return err
+	}
+	return notches(dx, false)
+}
+
+func (a *act) notch(vertical bool, sign int) error {
+	if a.tr.wheelButtons {
+		return a.press(wheelButton(vertical, sign), 1)
+	}
+	if err := a.alive(); err != nil {
+		return err
+	}
+	e := event{kind: wheel, dx: sign}
+	if vertical {
+		e = event{kind: wheel, dy: sign}
+	}
+	return a.send(e)
+}
+
+// drag presses at from, moves in steps so that pages see a drag start
+// rather than a jump, and releases at to.
+func (a *act) drag(from, to point) error {
+	if err := a.move(from); err != nil {
+		return err
+	}
+	if err := a.wait(settleWait); err != nil {
+		return err
+	}
+	if err := a.buttonDown(leftButton, 1); err != nil {
+		return err
+	}
+	for i := 1; i <= dragSteps; i++ {
+		if err := a.wait(stepGap); err != nil {
+			return err
+		}
+		if err := a.dragTo(point{lerp(from.X, to.X, i, dragSteps), lerp(from.Y, to.Y, i, dragSteps)}); err != nil {
+			return err
+		}
+	}
+	if err := a.wait(settleWait); err != nil {
+		return err
+	}
+	return a.buttonUp(leftButton, 1)
+}
+
+// stroke holds the modifiers, presses the key and lets go in reverse
+// order, lending the key's code first when it needs another round.
+func (a *act) stroke(st stroke) error {
+	if st.round >= 0 && st.round != a.round {
+		if err := a.lend(st.round); err != nil {
+			return err
+		}
+	}
+	for _, m := range st.mods {
+		if err := a.keyDown(m); err != nil {
+			return err
+		}
+	}
+	if err := a.keyDown(st.key); err != nil {
+		return err
+	}
+	if err := a.wait(keyHold); err != nil {
+		return err
+	}
+	if err := a.keyUp(st.key); err != nil {
+		return err
+	}
+	for i := len(st.mods) - 1; i >= 0; i-- {
+		if err := a.keyUp(st.mods[i]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (a *act) keyDown(k key) error {
+	a.mods |= k.mod
+	if err := a.alive(); err != nil {
+		return err
+	}
+	if err := a.send(event{kind: keyDown, key: k, mods: a.mods}); err != nil {
+		return err
+	}
+	a.held = append(a.held, k)
+	return nil
+}
+
+func (a *act) keyUp(k key) error {
+	a.mods &^= k.mod
+	a.held = remove(a.held, k)
+	return a.send(event{kind: keyUp, key: k, mods: a.mods})
+}
+
+// lend binds round r's key codes and gives clients time to notice.
+func (a *act) lend(r int) error {
+	// Marked first, so that a failure half-way still gives back.
+	a.round = r
+	for _, l := range a.keys.loans[r] {
+		if err := a.b.lend(l); err != nil {
+			return err
+		}
+	}
+	return a.wait(a.tr.lendWait)
+}
+
+// finish lets go of whatever is still held, last pressed first, then gives
+// back any key codes lent to characters. It runs even when the act's
+// context has ended, and says what it could not let go of.
+func (a *act) finish() error {
+	var errs []error
+	for i := len(a.buttons) - 1; i >= 0; i-- {
+		if err := a.send(event{kind: buttonUp, button: a.buttons[i], at: a.at, clicks: 1}); err != nil {
+			errs = append(errs, fmt.Errorf("a mouse button may still be down: %w", err))
+		}
+	}
+	for i := len(a.held) - 1; i >= 0; i-- {
+		k := a.held[i]
+		k.text = 0
+		if err := a.send(event{kind: keyUp, key: k, mods: a.mods}); err != nil {
+			errs = append(errs, fmt.Errorf("a key may still be down: %w", err))
+		}
+	}
+	a.buttons, a.held, a.mods = nil, nil, 0
+	if a.round >= 0 && len(a.keys.lent) > 0 {
+		_ = a.b.wait(context.Background(), a.tr.lendWait)
+		if err := a.s.giveBack(a.b, a.keys.lent); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// returnsPointer reports whether the pointer goes back where the person had
+// it once the act is done: after everything but Hover, whose whole point is
+// to leave it there.
+func returnsPointer(k vocab.ActKind) bool { return k != vocab.Hover }
+
+// Timings chosen so that pages see every event as its own: a press and its
+// release in one frame can be merged or missed by apps that poll state.
+const (
+	settleWait = 20 * time.Millisecond // after moving, before pressing
+	buttonHold = 15 * time.Millisecond
+	keyHold    = 10 * time.Millisecond
+	doubleGap  = 60 * time.Millisecond // well inside every double-click interval
+	stepGap    = 15 * time.Millisecond // between drag steps and wheel notches
+	dragSteps  = 10
+	focusWait  = 30 * time.Millisecond // after the click that focuses a field
+)
+
+// sleep waits d, or less when ctx ends first.
+func sleep(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
+}
+
+// lerp is the i-th of n steps from a to b.
+func lerp(a, b float64, i, n int) float64 { return a + (b-a)*float64(i)/float64(n) }
+
+// remove drops the last v from s.
+func remove[T comparable](s []T, v T) []T {
+	for i := len(s) - 1; i >= 0; i-- {
+		if s[i] == v {
+			return append(s[:i], s[i+1:]...)
+		}
+	}
+	return s
+}
