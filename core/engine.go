@@ -97,7 +97,6 @@ type tabState struct {
 	reader  *grounding.Reader // the frames' last trees
 	zoom    float64
 	cal     *grounding.Calibrated
-	gone    bool
 	session map[string]*grounding.Snapshot // latest snapshot per agent session
 	byID    map[string]*grounding.Snapshot // recent snapshots by id
 	order   []string                       // snapshot ids, oldest first
@@ -242,19 +241,28 @@ func (e *Engine) updateTabs(profile string, tabs []protocol.Tab) {
 		}
 		t := e.tabs[id]
 		t.info = ct
-		t.gone = false
 		seen[id] = true
 		if e.grants.Observe(id, approvals.Origin(ct.URL)) {
 			revoked = append(revoked, id)
 		}
 	}
+	// A tab missing from its profile's list was closed: it is forgotten
+	// whole (its share, its refs, its agents' snapshots), so a menu-bar app
+	// open for weeks holds only the tabs open now. Its id is never given
+	// again, so a call naming it gets no_tab.
+	var closed []string
 	for id, t := range e.tabs {
-		if t.chrome.profile == profile && !seen[id] && !t.gone {
-			t.gone = true
+		if t.chrome.profile == profile && !seen[id] {
+			delete(e.tabs, id)
+			delete(e.byChrome, t.chrome)
 			e.grants.Forget(id)
+			closed = append(closed, id)
 		}
 	}
 	e.mu.Unlock()
+	for _, id := range closed {
+		e.broker.ForgetTab(id)
+	}
 	for _, id := range revoked {
 		e.broker.ForgetTab(id)
 		e.publish(persondoor.Event{Kind: persondoor.EventShare, Tab: id, Level: vocab.None, Detail: "the tab left the site it was shared on"})
@@ -289,9 +297,6 @@ func (e *Engine) Tabs() []vocab.TabInfo {
 	defer e.mu.Unlock()
 	out := make([]vocab.TabInfo, 0, len(e.tabs))
 	for id, t := range e.tabs {
-		if t.gone {
-			continue
-		}
 		g := e.grants.Get(id)
 		out = append(out, vocab.TabInfo{
 			ID: id, Title: t.info.Title, URL: t.info.URL, Origin: approvals.Origin(t.info.URL), Active: t.info.Active, Focused: t.info.Focused,
@@ -319,7 +324,7 @@ func (e *Engine) Connected() bool {
 func (e *Engine) SetShare(tab string, level vocab.Level) error {
 	e.mu.Lock()
 	t := e.tabs[tab]
-	open := t != nil && !t.gone
+	open := t != nil
 	var url, title string
 	if open {
 		url, title = t.info.URL, t.info.Title

@@ -37,7 +37,7 @@ func (s *Session) CurrentTab(ctx context.Context) (string, error) {
 	defer e.mu.Unlock()
 	var readable, active, focused []string
 	for id, t := range e.tabs {
-		if t.gone || e.grants.Get(id).Level < vocab.ReadOnly {
+		if e.grants.Get(id).Level < vocab.ReadOnly {
 			continue
 		}
 		readable = append(readable, id)

@@ -54,7 +54,7 @@ func (e *Engine) lookup(tab string) (*tabState, protocol.Tab, error) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	t := e.tabs[tab]
-	if t == nil || t.gone {
+	if t == nil {
 		return nil, protocol.Tab{}, errorf(vocab.CodeNoTab, "there is no open tab %q; list tabs first", tab)
 	}
 	if !e.connected[t.chrome.profile] {

@@ -214,7 +214,7 @@ func (s *strip) chrome(tab string) (chromeTab, bool) {
 	s.e.mu.Lock()
 	defer s.e.mu.Unlock()
 	t := s.e.tabs[tab]
-	if t == nil || t.gone {
+	if t == nil {
 		return chromeTab{}, false
 	}
 	return t.chrome, true
@@ -253,7 +253,7 @@ func (s *strip) table(profile string) protocol.Shares {
 	defer e.mu.Unlock()
 	t := protocol.Shares{Paused: e.Paused(), Tabs: []protocol.TabShare{}}
 	for id, ts := range e.tabs {
-		if ts.gone || ts.chrome.profile != profile {
+		if ts.chrome.profile != profile {
 			continue
 		}
 		g := e.grants.Get(id)

@@ -10,6 +10,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -132,6 +133,16 @@ func (b *Browser) Open(id int, p Page) {
 	b.setPageLocked(id, p)
 	b.tabs = append(b.tabs, protocol.Tab{ID: id, WindowID: 1, URL: p.URL, Title: p.Title, Active: true, Focused: true, Status: "complete"})
 	tabs := append([]protocol.Tab(nil), b.tabs...)
+	b.mu.Unlock()
+	b.emit(protocol.EventTabs, protocol.TabsResult{Tabs: tabs})
+}
+
+// Close closes a tab and reports the tab list without it.
+func (b *Browser) Close(id int) {
+	b.mu.Lock()
+	b.tabs = slices.DeleteFunc(b.tabs, func(t protocol.Tab) bool { return t.ID == id })
+	delete(b.pages, id)
+	tabs := append([]protocol.Tab{}, b.tabs...)
 	b.mu.Unlock()
 	b.emit(protocol.EventTabs, protocol.TabsResult{Tabs: tabs})
 }

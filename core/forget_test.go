@@ -1,0 +1,70 @@
+package core_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/reins-app/reins/vocab"
+)
+
+// A closed tab is forgotten whole: a menu-bar app that runs for weeks while
+// the person opens and closes thousands of tabs keeps only the open ones,
+// with their snapshots. A closed tab's id names nothing again, and a new
+// tab Chrome gives the same number is a new tab, unshared.
+func TestClosedTabsAreForgotten(t *testing.T) {
+	f := newFixture(t, 2*time.Second)
+	ctx := context.Background()
+	events, stop := f.Subscribe(256)
+	defer stop()
+	closed := func(id string) {
+		t.Helper()
+		deadline := time.After(10 * time.Second)
+		for slices.ContainsFunc(f.Tabs(), func(ti vocab.TabInfo) bool { return ti.ID == id }) {
+			select {
+			case <-events:
+			case <-deadline:
+				t.Fatalf("tab %s is still listed after it was closed", id)
+			}
+		}
+	}
+	var last string
+	for i := 0; i < 100; i++ {
+		url := fmt.Sprintf("https://shop.example.com/item/%d", i)
+		p := shop()
+		p.URL = url
+		f.Browser.Open(100, p)
+		id := f.WaitTab(t, url)
+		if err := f.SetShare(id, vocab.ReadOnly); err != nil {
+			t.Fatal(err)
+		}
+		for j := 0; j < 3; j++ {
+			if _, err := f.agent.Snapshot(ctx, id); err != nil {
+				t.Fatalf("snapshot %d of tab %s: %v", j, id, err)
+			}
+		}
+		f.Browser.Close(100)
+		closed(id)
+		last = id
+	}
+	if n := f.TabStates(); n != 1 {
+		t.Fatalf("the engine keeps %d tabs after 100 were opened and closed beside one open tab, want 1", n)
+	}
+	var ce *vocab.Error
+	if _, err := f.agent.Snapshot(ctx, last); !errors.As(err, &ce) || ce.Code != vocab.CodeNoTab {
+		t.Fatalf("a snapshot of the closed tab %s: %v, want no_tab", last, err)
+	}
+	p := shop()
+	p.URL = "https://shop.example.com/new"
+	f.Browser.Open(100, p)
+	id := f.WaitTab(t, p.URL)
+	if id == last {
+		t.Fatalf("a new tab got the closed tab's id %s", last)
+	}
+	if l := f.Share(id); l != vocab.None {
+		t.Fatalf("a new tab with a closed tab's Chrome number is shared at %v", l)
+	}
+}
