@@ -16,14 +16,7 @@ import (
 // fails when the committed bundle differs: Chrome loads the committed file,
 // so an edit to the source that was not rebuilt would never run.
 func TestBundleIsFresh(t *testing.T) {
-	npm := testenv.NeedCommand(t, "npm")
-	if _, err := os.Stat("src/node_modules/.bin/esbuild"); err != nil {
-		cmd := exec.Command(npm, "ci", "--no-audit", "--no-fund")
-		cmd.Dir = "src"
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("npm ci in extension/src: %v\n%s", err, out)
-		}
-	}
+	needModules(t)
 	var pkg struct {
 		Scripts map[string]string `json:"scripts"`
 	}
@@ -56,6 +49,23 @@ func TestBundleIsFresh(t *testing.T) {
 	}
 	if !bytes.Equal(got, want) {
 		t.Fatal("extension/content.js is stale: run `cd extension/src && npm ci && npm run build` and commit the result")
+	}
+}
+
+// needModules installs src/'s pinned packages (esbuild, dom-accessibility-api)
+// with npm ci unless they are there.
+func needModules(t *testing.T) {
+	t.Helper()
+	_, errBuild := os.Stat("src/node_modules/.bin/esbuild")
+	_, errLib := os.Stat("src/node_modules/dom-accessibility-api/package.json")
+	if errBuild == nil && errLib == nil {
+		return
+	}
+	npm := testenv.NeedCommand(t, "npm")
+	cmd := exec.Command(npm, "ci", "--no-audit", "--no-fund")
+	cmd.Dir = "src"
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("npm ci in extension/src: %v\n%s", err, out)
 	}
 }
 

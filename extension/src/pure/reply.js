@@ -1,0 +1,9 @@
+// The shape of a refusal the content script answers with.
+//
+// Pure: no DOM, no chrome.*, no page globals. Imports nothing.
+
+// fail is the answer {error: {code, message}}; the code is one the bridge
+// protocol names (stale_ref, changed, disabled, not_visible, obscured, …).
+export function fail(code, message) {
+  return { error: { code, message } };
+}
