@@ -1,4 +1,4 @@
-package extension
+package deptest
 
 import (
 	"io/fs"
@@ -42,6 +42,9 @@ var (
 // stripJS blanks out comments and string literals (keeping line breaks), so
 // that what is left is code. It does not know regular expression literals;
 // one holding a quote or a comment marker would confuse it.
+// extensionSrc is the content script's source, from this package.
+var extensionSrc = filepath.Join("..", "..", "extension", "src")
+
 func stripJS(src string) string {
 	var b strings.Builder
 	for i := 0; i < len(src); {
@@ -138,15 +141,15 @@ func importProblems(rel, src string, exists func(string) bool) []string {
 // entry point.
 func TestPureModulesImportNoDOM(t *testing.T) {
 	exists := func(rel string) bool {
-		fi, err := os.Stat(filepath.Join("src", filepath.FromSlash(rel)))
+		fi, err := os.Stat(filepath.Join(extensionSrc, filepath.FromSlash(rel)))
 		return err == nil && !fi.IsDir()
 	}
 	var modules []string
-	err := filepath.WalkDir("src", func(p string, d fs.DirEntry, err error) error {
+	err := filepath.WalkDir(extensionSrc, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
 		}
-		rel := filepath.ToSlash(strings.TrimPrefix(p, "src"+string(filepath.Separator)))
+		rel := filepath.ToSlash(strings.TrimPrefix(p, extensionSrc+string(filepath.Separator)))
 		if d.IsDir() {
 			if rel == "node_modules" || rel == "test" {
 				return filepath.SkipDir
@@ -163,7 +166,7 @@ func TestPureModulesImportNoDOM(t *testing.T) {
 	}
 	seen := map[string]int{}
 	for _, rel := range modules {
-		b, err := os.ReadFile(filepath.Join("src", filepath.FromSlash(rel)))
+		b, err := os.ReadFile(filepath.Join(extensionSrc, filepath.FromSlash(rel)))
 		if err != nil {
 			t.Fatal(err)
 		}
