@@ -14,6 +14,7 @@ import (
 	"github.com/reins-app/reins/executor"
 )
 
+// The bounds the changes accept.
 const (
 	MinApprovalTimeout = 5 * time.Second
 	MaxApprovalTimeout = 5 * time.Minute
@@ -22,8 +23,12 @@ const (
 	MaxDeniedName      = 128 // characters in an application name the person adds to the deny list
 )
 
+// ErrInvalid is wrapped by every error a change returns for a value it does
+// not accept; the message says what would be accepted.
 var ErrInvalid = errors.New("that value cannot be used")
 
+// Settings are the person's preferences. Only the person's door changes
+// them, each change written to the audit log first.
 type Settings struct {
 	ApprovalTimeout time.Duration // how long the person has to answer; silence denies
 	RememberFor     time.Duration // how long "allow on this tab" lasts
@@ -54,6 +59,8 @@ type Settings struct {
 	AuditRemoteRequired bool
 }
 
+// CheckAuditRemote checks that s can name a remote audit receiver:
+// host:port with a port from 1 to 65535; "" for none.
 func CheckAuditRemote(s string) error {
 	if s == "" {
 		return nil
@@ -71,8 +78,12 @@ func CheckAuditRemote(s string) error {
 	return nil
 }
 
+// A Change edits a copy of the settings and says what changed in the
+// words of its audit row: "" when nothing did, or an error wrapping
+// [ErrInvalid] when the change cannot be made.
 type Change func(s *Settings) (detail string, err error)
 
+// ApprovalTimeout changes how long the person has to answer.
 func ApprovalTimeout(d time.Duration) Change {
 	return func(s *Settings) (string, error) {
 		if d < MinApprovalTimeout || d > MaxApprovalTimeout {
@@ -88,6 +99,7 @@ func ApprovalTimeout(d time.Duration) Change {
 	}
 }
 
+// RememberFor changes how long "allow on this tab" lasts.
 func RememberFor(d time.Duration) Change {
 	return func(s *Settings) (string, error) {
 		if d < MinRememberFor || d > MaxRememberFor {
@@ -103,6 +115,8 @@ func RememberFor(d time.Duration) Change {
 	}
 }
 
+// BridgePort changes the extension's port for the next start of Reins; 0
+// picks a free one.
 func BridgePort(port int) Change {
 	return func(s *Settings) (string, error) {
 		if port != 0 && (port < 1024 || port > 65535) {
@@ -117,6 +131,8 @@ func BridgePort(port int) Change {
 	}
 }
 
+// StartAtLogin records whether Reins starts at login; the login entry
+// itself is a [Login]'s to make.
 func StartAtLogin(on bool) Change {
 	return func(s *Settings) (string, error) {
 		if s.StartAtLogin == on {
@@ -128,6 +144,8 @@ func StartAtLogin(on bool) Change {
 	}
 }
 
+// CanonicalPauseChord checks that chord can be the pause chord and returns
+// it in executor.CanonicalHotkey's spelling.
 func CanonicalPauseChord(chord string) (string, error) {
 	c, err := executor.CanonicalHotkey(chord)
 	if err != nil {
@@ -136,6 +154,7 @@ func CanonicalPauseChord(chord string) (string, error) {
 	return c, nil
 }
 
+// PauseChord changes the chord that pauses every agent.
 func PauseChord(chord string) Change {
 	return func(s *Settings) (string, error) {
 		c, err := CanonicalPauseChord(chord)
@@ -151,6 +170,9 @@ func PauseChord(chord string) Change {
 	}
 }
 
+// AddDenied puts an application on the deny list, named as the person
+// would type it: "Signal", "signal-desktop" or "org.signal.Signal" (see
+// [executor.NamedRule]).
 func AddDenied(name string) Change {
 	return func(s *Settings) (string, error) {
 		name, err := CheckDeniedName(name)
@@ -168,6 +190,8 @@ func AddDenied(name string) Change {
 	}
 }
 
+// RemoveDenied takes an application the person added off the deny list.
+// The built-in entries cannot be removed.
 func RemoveDenied(name string) Change {
 	return func(s *Settings) (string, error) {
 		name := strings.TrimSpace(name)
@@ -183,6 +207,8 @@ func RemoveDenied(name string) Change {
 	}
 }
 
+// CheckDeniedName is name trimmed, or why it cannot name an application:
+// empty, too long, or with characters that would not show as typed.
 func CheckDeniedName(name string) (string, error) {
 	name = strings.TrimSpace(name)
 	switch n := utf8.RuneCountInString(name); {
@@ -201,10 +227,14 @@ func CheckDeniedName(name string) (string, error) {
 	return name, nil
 }
 
+// sameApp reports whether a name on the deny list is name, which rules
+// match case-insensitively.
 func sameApp(name string) func(string) bool {
 	return func(have string) bool { return strings.EqualFold(have, name) }
 }
 
+// DenyList is the built-in deny list and after it the person's additions,
+// as the executor checks it.
 func DenyList(added []string) executor.DenyList {
 	d := executor.DefaultDenyList()
 	for _, name := range added {
@@ -213,6 +243,7 @@ func DenyList(added []string) executor.DenyList {
 	return d
 }
 
+// BuiltInDenied names the built-in deny list's entries.
 func BuiltInDenied() []string {
 	var out []string
 	for _, r := range executor.DefaultDenyList() {
@@ -221,10 +252,22 @@ func BuiltInDenied() []string {
 	return out
 }
 
+// Defaults are the settings before anything is saved or changed, beside the
+// approval durations, which the broker knows.
 func Defaults() Settings {
 	return Settings{DenyList: BuiltInDenied(), PauseChord: executor.PauseChord}
 }
 
+// Covered reports whether the deny list with added covers an application
+// known only by name, as the person types it.
+func Covered(name string, added []string) bool {
+	_, ok := DenyList(added).Match(executor.App{Name: name, Exe: name, ID: name})
+	return ok
+}
+
+// OpenApps names, of the applications with a window in ws, those the deny
+// list with added does not already cover, sorted, for the person to choose
+// from when adding to it.
 func OpenApps(ws []executor.Window, added []string) []string {
 	deny := DenyList(added)
 	var out []string
@@ -241,6 +284,7 @@ func OpenApps(ws []executor.Window, added []string) []string {
 	return out
 }
 
+// short writes a duration as the audit row does: "45s", "10m", "1m30s".
 func short(d time.Duration) string {
 	d = d.Round(time.Second)
 	switch {
@@ -254,6 +298,7 @@ func short(d time.Duration) string {
 	return fmt.Sprintf("%ds", d/time.Second)
 }
 
+// spoken writes a duration for an error message: "5 seconds", "5 minutes".
 func spoken(d time.Duration) string {
 	d = d.Round(time.Second)
 	unit := func(n time.Duration, one string) string {

@@ -3,9 +3,7 @@ package ui
 import (
 	"context"
 	"errors"
-	"fmt"
 	"slices"
-	"strings"
 	"sync"
 	"time"
 
@@ -46,7 +44,7 @@ var _ persondoor.Door = (*FakeEngine)(nil)
 func NewFakeEngine() *FakeEngine {
 	return &FakeEngine{connected: true, settings: settings.Settings{
 		ApprovalTimeout: 30 * time.Second, RememberFor: 10 * time.Minute,
-		DenyList:   []string{"Reins", "1Password", "Bitwarden", "Keychain Access", "System Settings"},
+		DenyList:   settings.BuiltInDenied(),
 		PauseChord: "Control+Alt+Meta+P",
 	}}
 }
@@ -257,24 +255,16 @@ func (f *FakeEngine) AddRows(rows ...persondoor.AuditRow) {
 	f.mu.Unlock()
 }
 
-// AuditRows filters like the audit log does, newest first.
+// AuditRows selects rows as the audit log does, newest first.
 func (f *FakeEngine) AuditRows(_ context.Context, flt persondoor.AuditFilter) ([]persondoor.AuditRow, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	var out []persondoor.AuditRow
 	for i := len(f.rows) - 1; i >= 0; i-- {
-		r := f.rows[i]
-		switch {
-		case !flt.Since.IsZero() && r.Time.Before(flt.Since),
-			!flt.Until.IsZero() && !r.Time.Before(flt.Until),
-			flt.Tab != "" && r.Tab != flt.Tab,
-			flt.Origin != "" && r.Origin != flt.Origin && r.FrameOrigin != flt.Origin,
-			flt.Agent != "" && r.AgentName != flt.Agent && r.AgentSession != flt.Agent,
-			flt.Act != "" && r.ActKind != flt.Act,
-			flt.Outcome != "" && r.Outcome != flt.Outcome:
+		if !flt.Match(f.rows[i]) {
 			continue
 		}
-		out = append(out, r)
+		out = append(out, f.rows[i])
 		if flt.Limit > 0 && len(out) == flt.Limit {
 			break
 		}
@@ -300,6 +290,10 @@ func (f *FakeEngine) SetSettings(s settings.Settings) {
 func (f *FakeEngine) Settings() settings.Settings {
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	return f.settingsLocked()
+}
+
+func (f *FakeEngine) settingsLocked() settings.Settings {
 	s := f.settings
 	s.DenyList = slices.Clone(s.DenyList)
 	s.DenyAdded = slices.Clone(s.DenyAdded)
@@ -321,46 +315,18 @@ func (f *FakeEngine) FailSettings(err error) {
 	f.mu.Unlock()
 }
 
+// The setters make the changes the engine makes, with the same checks and
+// the same audit words: the settings package's.
+
 func (f *FakeEngine) SetApprovalTimeout(d time.Duration) error {
-	if d < settings.MinApprovalTimeout || d > settings.MaxApprovalTimeout {
-		return fmt.Errorf("%w: the time to answer must be between 5 seconds and 5 minutes", settings.ErrInvalid)
-	}
-	return f.change(func(s *settings.Settings) string {
-		old := s.ApprovalTimeout
-		s.ApprovalTimeout = d
-		return fmt.Sprintf("approval timeout %v → %v", old, d)
-	})
+	return f.change(settings.ApprovalTimeout(d))
 }
 
-func (f *FakeEngine) SetRememberFor(d time.Duration) error {
-	if d < settings.MinRememberFor || d > settings.MaxRememberFor {
-		return fmt.Errorf("%w: “allow on this tab” must last between 1 minute and 1 hour", settings.ErrInvalid)
-	}
-	return f.change(func(s *settings.Settings) string {
-		old := s.RememberFor
-		s.RememberFor = d
-		return fmt.Sprintf("allow on this tab %v → %v", old, d)
-	})
-}
+func (f *FakeEngine) SetRememberFor(d time.Duration) error { return f.change(settings.RememberFor(d)) }
 
-func (f *FakeEngine) SetBridgePort(port int) error {
-	if port != 0 && (port < 1024 || port > 65535) {
-		return fmt.Errorf("%w: the port must be between 1024 and 65535, or 0 to pick a free one, not %d", settings.ErrInvalid, port)
-	}
-	return f.change(func(s *settings.Settings) string {
-		old := s.BridgePort
-		s.BridgePort = port
-		return fmt.Sprintf("bridge port %d → %d", old, port)
-	})
-}
+func (f *FakeEngine) SetBridgePort(port int) error { return f.change(settings.BridgePort(port)) }
 
-func (f *FakeEngine) SetStartAtLogin(on bool) error {
-	return f.change(func(s *settings.Settings) string {
-		old := s.StartAtLogin
-		s.StartAtLogin = on
-		return fmt.Sprintf("start at login %v → %v", old, on)
-	})
-}
+func (f *FakeEngine) SetStartAtLogin(on bool) error { return f.change(settings.StartAtLogin(on)) }
 
 // PauseChordTaken reports what SetPauseChordTaken said; true at first.
 func (f *FakeEngine) PauseChordTaken() bool {
@@ -376,55 +342,11 @@ func (f *FakeEngine) SetPauseChordTaken(taken bool) {
 	f.mu.Unlock()
 }
 
-// SetPauseChord takes any chord the engine would: in its one spelling.
-func (f *FakeEngine) SetPauseChord(chord string) error {
-	c, err := settings.CanonicalPauseChord(chord)
-	if err != nil {
-		return fmt.Errorf("%w: %v", settings.ErrInvalid, err)
-	}
-	return f.change(func(s *settings.Settings) string {
-		old := s.PauseChord
-		s.PauseChord = c
-		return fmt.Sprintf("pause chord %s → %s", old, c)
-	})
-}
+func (f *FakeEngine) SetPauseChord(chord string) error { return f.change(settings.PauseChord(chord)) }
 
-// AddDenied adds name to the person's deny list, refusing what the engine
-// refuses most often: an empty name and one already there.
-func (f *FakeEngine) AddDenied(name string) error {
-	name = strings.TrimSpace(name)
-	if name == "" {
-		return fmt.Errorf("%w: type the application's name", settings.ErrInvalid)
-	}
-	f.mu.Lock()
-	for _, have := range append(slices.Clone(f.settings.DenyList), f.settings.DenyAdded...) {
-		if strings.EqualFold(have, name) {
-			f.mu.Unlock()
-			return fmt.Errorf("%w: “%s” is already on the list", settings.ErrInvalid, have)
-		}
-	}
-	f.mu.Unlock()
-	return f.change(func(s *settings.Settings) string {
-		s.DenyAdded = append(slices.Clip(s.DenyAdded), name)
-		return fmt.Sprintf("deny list + %q", name)
-	})
-}
+func (f *FakeEngine) AddDenied(name string) error { return f.change(settings.AddDenied(name)) }
 
-// RemoveDenied takes name off the person's additions; the built-in entries
-// stay.
-func (f *FakeEngine) RemoveDenied(name string) error {
-	is := func(s string) bool { return strings.EqualFold(s, name) }
-	f.mu.Lock()
-	found := slices.ContainsFunc(f.settings.DenyAdded, is)
-	f.mu.Unlock()
-	if !found {
-		return fmt.Errorf("%w: “%s” is not on your list", settings.ErrInvalid, name)
-	}
-	return f.change(func(s *settings.Settings) string {
-		s.DenyAdded = slices.DeleteFunc(slices.Clone(s.DenyAdded), is)
-		return fmt.Sprintf("deny list − %q", name)
-	})
-}
+func (f *FakeEngine) RemoveDenied(name string) error { return f.change(settings.RemoveDenied(name)) }
 
 // SetOpenApps sets the applications OpenApps names.
 func (f *FakeEngine) SetOpenApps(names ...string) {
@@ -433,28 +355,36 @@ func (f *FakeEngine) SetOpenApps(names ...string) {
 	f.openApps = slices.Clone(names)
 }
 
-// OpenApps names the applications set by SetOpenApps that are on neither
-// list.
+// OpenApps names the applications set by SetOpenApps that the deny list
+// does not cover, as the engine does with the windows open.
 func (f *FakeEngine) OpenApps(context.Context) ([]string, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	var out []string
 	for _, n := range f.openApps {
-		if !slices.ContainsFunc(append(slices.Clone(f.settings.DenyList), f.settings.DenyAdded...), func(s string) bool { return strings.EqualFold(s, n) }) {
+		if !settings.Covered(n, f.settings.DenyAdded) {
 			out = append(out, n)
 		}
 	}
 	return out, nil
 }
 
-func (f *FakeEngine) change(apply func(s *settings.Settings) string) error {
+// change applies c as the engine does after its audit row: nothing on a
+// refusal or when nothing changes.
+func (f *FakeEngine) change(c settings.Change) error {
 	f.mu.Lock()
 	if f.failSettings != nil {
 		err := f.failSettings
 		f.mu.Unlock()
 		return err
 	}
-	detail := apply(&f.settings)
+	next := f.settingsLocked()
+	detail, err := c(&next)
+	if err != nil || detail == "" {
+		f.mu.Unlock()
+		return err
+	}
+	f.settings = next
 	f.changes = append(f.changes, detail)
 	f.mu.Unlock()
 	f.publish(persondoor.Event{Kind: persondoor.EventSettings, Detail: detail})

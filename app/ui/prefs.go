@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
@@ -257,8 +259,8 @@ func (p *Preferences) report(err error, done string) {
 	if err != nil {
 		msg := err.Error()
 		msg = strings.TrimPrefix(msg, settings.ErrInvalid.Error()+": ")
-		if msg != "" {
-			msg = strings.ToUpper(msg[:1]) + msg[1:]
+		if r, n := utf8.DecodeRuneInString(msg); n > 0 {
+			msg = string(unicode.ToUpper(r)) + msg[n:] // a message may open with a quote mark
 		}
 		setPara(p.status, []seg{{text: "Not changed. ", bold: true, color: colorRed}, {text: msg, color: colorRed}})
 	} else {

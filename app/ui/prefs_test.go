@@ -196,7 +196,7 @@ func TestPreferencesShowARefusedAdditionAndKeepTheName(t *testing.T) {
 	}
 	test.Type(p.addName, "1password")
 	test.Tap(p.addButton)
-	if got := p.StatusText(); !strings.Contains(got, "Not changed. ") || !strings.Contains(got, "already on the list") {
+	if got := p.StatusText(); !strings.HasPrefix(got, "Not changed. “1password” is already never touched") {
 		t.Fatalf("status = %q", got)
 	}
 	if p.addName.Text != "1password" {
@@ -274,9 +274,9 @@ func TestSettingsChangeReachesThePopup(t *testing.T) {
 	if err := e.SetRememberFor(30 * time.Minute); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, func() bool { return u.prefs.remember.Selected == "30 minutes" })
+	waitFor(t, "the preferences to show 30 minutes", func() bool { return u.prefs.remember.Selected == "30 minutes" })
 	e.Ask(click("a1", true))
-	waitFor(t, func() bool { return u.Popup().Len() == 1 })
+	waitFor(t, "the popup to hold one request", func() bool { return u.Popup().Len() == 1 })
 	if got := u.Popup().button("tab").Text; got != "Allow 30 min" {
 		t.Fatalf("the popup's button says %q", got)
 	}
