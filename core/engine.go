@@ -1,7 +1,12 @@
-// Package core is the engine both front ends hold. For every request it runs
+// Package core is the engine behind both doors. For every request it runs
 // grant → ground → approve → audit → act → report, and it publishes a stream
 // of events (tabs, activity, pending approvals, connection, pause) that the
-// person's door renders. It is the only package that wires the stages.
+// person's front ends render. It is the only package that wires the stages.
+//
+// Front ends never hold the engine: [Engine.AgentDoor] gives the agents'
+// door (agentdoor.Door) and [Runtime.PersonDoor] the person's
+// (persondoor.Door), each a value that forwards only its own calls. Only
+// the mains under app/cmd import core, to start it and hand out the doors.
 package core
 
 import (

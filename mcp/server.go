@@ -1,11 +1,12 @@
-// Package mcp is the agents' door: a Model Context Protocol server whose
-// tools are thin calls into core, reached over a local socket that `reins
-// mcp` pipes stdio into, or over streamable HTTP on 127.0.0.1 with a token.
+// Package mcp is the agents' front end: a Model Context Protocol server
+// whose tools are thin calls through the agents' door (agentdoor), reached
+// over a local socket that `reins mcp` pipes stdio into, or over streamable
+// HTTP on 127.0.0.1 with a token.
 //
-// Every connection becomes one core session, labelled with the client's
+// Every connection becomes one agent session, labelled with the client's
 // self-declared name and version beside the process the OS says is behind
 // it. No tool approves, grants, pauses or changes policy: those belong to
-// the person's door alone.
+// the person's door, which this package cannot import (internal/deptest).
 package mcp
 
 import (
