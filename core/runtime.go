@@ -35,6 +35,10 @@ type StartOptions struct {
 	// that is OS input is refused, audited, saying why
 	// ([Runtime.InputUnavailable]). Otherwise Start fails then.
 	WithoutDisplay bool // optional
+	// PersonTerminal says the person answers in the terminal that started
+	// Reins (reins serve): no desktop input may land on it, and none is
+	// put on the desktop while Reins cannot tell which window shows it.
+	PersonTerminal bool // optional
 	// SystemLog is the system log's unix socket that gets each audit row's
 	// seq and hash; "" the platform's (/dev/log, /var/run/syslog), "off"
 	// none. Tests give their own.

@@ -12,6 +12,9 @@ const (
 	OutcomeTimeout     = "timeout"
 	OutcomeFailed      = "failed"
 	OutcomeAboutToFire = "about_to_fire" // an act's row before it fires; written only by the audit's Commit
+	// OutcomeUnknown ends an act whose row said "about to fire" when Reins
+	// stopped (a crash, kill -9) before it could say what happened.
+	OutcomeUnknown = "unknown"
 )
 
 // Stable codes of refusals and failures, as agents and the activity strip
@@ -48,7 +51,17 @@ const (
 	// loopback tab's address, so it would not share the tab, or read or
 	// act on it.
 	CodeProgramUnknown = "program_unknown"
-	CodeFailed         = "failed"
+	// CodeOwnWindow: the act would land on one of Reins' own windows (its
+	// popup, its windows, the terminal running reins serve), found by
+	// process, never by name.
+	CodeOwnWindow = "reins_window"
+	// CodePersonTerminalHidden: reins serve is the person's door and Reins
+	// cannot tell which window shows it (tmux, screen, ssh), so it puts no
+	// input on the desktop.
+	CodePersonTerminalHidden = "person_terminal_hidden"
+	// CodeStopped: Reins stopped while the act was firing.
+	CodeStopped = "reins_stopped"
+	CodeFailed  = "failed"
 )
 
 // Error is a refusal or failure with a stable code and a sentence saying what

@@ -100,7 +100,7 @@ func runServe(args []string) error {
 	// A machine without a desktop is what serve is for: it starts there,
 	// and only input acts are refused, each saying why.
 	logf := func(f string, args ...any) { fmt.Fprintf(os.Stderr, "reins: "+f+"\n", args...) }
-	rt, stopReins, err := startCore(ctx, core.StartOptions{Port: *port, WithoutDisplay: true}, *mcpPort, logf)
+	rt, stopReins, err := startCore(ctx, core.StartOptions{Port: *port, WithoutDisplay: true, PersonTerminal: true}, *mcpPort, logf)
 	if err != nil {
 		return err
 	}
