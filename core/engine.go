@@ -59,6 +59,10 @@ type Options struct {
 	// effect; nil records the choice without touching them.
 	Login settings.Login // optional
 
+	// PersonTerminal says the person answers in the terminal that started
+	// Reins; see StartOptions.PersonTerminal.
+	PersonTerminal bool // optional
+
 	saved settings.Settings // set by Start: what was saved, for the settings the engine does not run on
 }
 

@@ -151,7 +151,7 @@ func start(ctx context.Context, opts StartOptions, dir string) (*Runtime, error)
 	}
 	e := New(Options{
 		Browser: br, Audit: log, Executor: ex, ApprovalTimeout: timeout, RememberFor: saved.RememberFor, Logf: opts.Logf,
-		Settings: store, Login: settings.Desktop{Executable: opts.Program}, saved: saved,
+		Settings: store, Login: settings.Desktop{Executable: opts.Program}, PersonTerminal: opts.PersonTerminal, saved: saved,
 	})
 	rctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	r := &Runtime{Engine: e, DataDir: dir, display: opts.Display, bridge: br, log: log, exec: ex, cancel: cancel, done: make(chan struct{})}
