@@ -216,7 +216,7 @@ func (s *Session) ask() *connectAsk {
 	started := ask == nil
 	if started {
 		ctx, withdraw := context.WithCancel(context.Background())
-		ask = &connectAsk{id: e.newID("c"), done: make(chan struct{}), withdraw: withdraw}
+		ask = &connectAsk{id: e.newAskID("c"), done: make(chan struct{}), withdraw: withdraw}
 		en.ask = ask
 		go e.askConnect(ctx, key, ask, s.agent)
 	}

@@ -3,6 +3,8 @@ package core
 import (
 	"context"
 	"fmt"
+	"os"
+	"slices"
 
 	"github.com/reins-app/reins/agentdoor"
 	"github.com/reins-app/reins/audit"
@@ -96,13 +98,19 @@ func (s *Session) desktopAct(ctx context.Context, r agentdoor.DesktopActRequest,
 	if err := e.canInput(r.Act.Kind); err != nil {
 		return nil, err
 	}
+	if err := e.personTerminalShown(ctx); err != nil {
+		return nil, err
+	}
+	if err := e.notOwn(ctx, r); err != nil {
+		return nil, err
+	}
 	if point {
 		if err := e.onScreen(ctx, "the point", r.X, r.Y, "look at the desktop again (desktop_observe) and pick a point inside one"); err != nil {
 			return nil, err
 		}
 	}
 	en.Target.App, en.Target.Window = e.seenAt(ctx, r)
-	req := vocab.Request{ID: e.newID("a"), Agent: s.agent, Act: r.Act, Target: en.Target}
+	req := vocab.Request{ID: e.newAskID("a"), Agent: s.agent, Act: r.Act, Target: en.Target}
 	done := ""
 	if r.Element != "" {
 		done = "the agent described the target as " + quoteIf(r.Element)
@@ -155,4 +163,44 @@ func (e *Engine) seenAt(ctx context.Context, r agentdoor.DesktopActRequest) (app
 		}
 	}
 	return app, ""
+}
+
+// personTerminalShown refuses desktop input while `reins serve` is the
+// person's door and no window on the desktop belongs to a process Reins
+// descends from: under tmux, screen or ssh the window that shows its
+// terminal cannot be told, so Reins cannot keep agents' input off it.
+func (e *Engine) personTerminalShown(ctx context.Context) error {
+	if !e.opts.PersonTerminal {
+		return nil
+	}
+	const why = "so Reins puts no agent's input on the desktop: typed text could answer its own approval there. Run reins serve in a terminal window on this desktop (not inside tmux, screen or ssh), or use the Reins menu"
+	ws, err := e.opts.Executor.Windows(ctx)
+	if err != nil {
+		return errorf(vocab.CodePersonTerminalHidden, "Reins cannot list the windows to find the terminal running reins serve (%v), %s", err, why)
+	}
+	for _, w := range ws {
+		if w.App.PID > 1 && w.App.PID != os.Getpid() && slices.Contains(e.opts.OwnProcesses, w.App.PID) {
+			return nil
+		}
+	}
+	return errorf(vocab.CodePersonTerminalHidden, "reins serve is the person's door, and Reins cannot tell which window shows it, %s", why)
+}
+
+// notOwn refuses, before the person is asked, a desktop act that would land
+// on one of Reins' own windows as the desktop is now: its popup or windows,
+// the terminal running reins serve. The executor checks again right before
+// firing.
+func (e *Engine) notOwn(ctx context.Context, r agentdoor.DesktopActRequest) error {
+	x := e.opts.Executor
+	var a executor.App
+	var err error
+	if r.Act.Kind == vocab.Type || r.Act.Kind == vocab.Key {
+		a, err = x.Frontmost(ctx)
+	} else {
+		a, err = x.AppAt(ctx, r.X, r.Y)
+	}
+	if err != nil || a.PID <= 1 || !slices.Contains(e.opts.OwnProcesses, a.PID) {
+		return nil // the executor decides, failing closed when it cannot tell
+	}
+	return &vocab.Error{Code: vocab.CodeOwnWindow, Message: "that lands on a window of Reins or of the terminal that started it, which no agent may click or type into; nothing was done", Err: executor.ErrOwnWindow}
 }

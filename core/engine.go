@@ -11,9 +11,12 @@ package core
 
 import (
 	"context"
+	"crypto/rand"
 	"encoding/json"
 	"fmt"
 	"log"
+	"math/big"
+	"slices"
 	"sort"
 	"strconv"
 	"sync"
@@ -62,6 +65,11 @@ type Options struct {
 	// PersonTerminal says the person answers in the terminal that started
 	// Reins; see StartOptions.PersonTerminal.
 	PersonTerminal bool // optional
+	// OwnProcesses are the processes whose windows are Reins' own, which no
+	// act may land on: its popup and windows, the terminal running reins
+	// serve. Default executor.Ancestry(): Reins and the processes it
+	// descends from.
+	OwnProcesses []int // optional
 
 	saved settings.Settings // set by Start: what was saved, for the settings the engine does not run on
 }
@@ -87,7 +95,8 @@ type Engine struct {
 
 	mu        sync.Mutex
 	tabs      map[string]*tabState // guarded by mu; by Reins tab id
-	byChrome  map[chromeTab]string // guarded by mu
+	byChrome  map[chromeTab]string // guarded by mu; open tabs
+	closed    closedTabs           // guarded by mu
 	connected map[string]bool      // guarded by mu; browser profiles
 	nextTab   int                  // guarded by mu
 }
@@ -111,6 +120,37 @@ type tabState struct {
 	order   []string                       // snapshot ids, oldest first
 }
 
+// closedTabs remembers the ids of the last closedKept tabs closed.
+type closedTabs struct {
+	ids   map[chromeTab]string
+	order []chromeTab // oldest first
+}
+
+const closedKept = 256
+
+func (c *closedTabs) add(key chromeTab, id string) {
+	if c.ids == nil {
+		c.ids = map[chromeTab]string{}
+	}
+	if _, ok := c.ids[key]; !ok {
+		c.order = append(c.order, key)
+	}
+	c.ids[key] = id
+	for len(c.order) > closedKept {
+		delete(c.ids, c.order[0])
+		c.order = c.order[1:]
+	}
+}
+
+func (c *closedTabs) take(key chromeTab) (string, bool) {
+	id, ok := c.ids[key]
+	if ok {
+		delete(c.ids, key)
+		c.order = slices.DeleteFunc(c.order, func(k chromeTab) bool { return k == key })
+	}
+	return id, ok
+}
+
 // New makes an engine. Call Run to start consuming the browser's events.
 func New(opts Options) *Engine {
 	if opts.Now == nil {
@@ -121,6 +161,9 @@ func New(opts Options) *Engine {
 	}
 	if opts.Logf == nil {
 		opts.Logf = log.Printf
+	}
+	if opts.OwnProcesses == nil {
+		opts.OwnProcesses = executor.Ancestry()
 	}
 	e := &Engine{
 		opts:      opts,
@@ -240,8 +283,10 @@ func (e *Engine) updateTabs(profile string, tabs []protocol.Tab) {
 		key := chromeTab{profile, ct.ID}
 		id, ok := e.byChrome[key]
 		if !ok {
-			e.nextTab++
-			id = strconv.Itoa(e.nextTab)
+			if id, ok = e.closed.take(key); !ok {
+				e.nextTab++
+				id = strconv.Itoa(e.nextTab)
+			}
 			e.byChrome[key] = id
 			e.tabs[id] = &tabState{
 				id: id, chrome: key, frames: map[int]grounding.FrameState{}, refs: grounding.NewRefs(), reader: grounding.NewReader(),
@@ -255,15 +300,18 @@ func (e *Engine) updateTabs(profile string, tabs []protocol.Tab) {
 			revoked = append(revoked, id)
 		}
 	}
-	// A tab missing from its profile's list was closed: it is forgotten
-	// whole (its share, its refs, its agents' snapshots), so a menu-bar app
-	// open for weeks holds only the tabs open now. Its id is never given
-	// again, so a call naming it gets no_tab.
+	// A tab missing from its profile's list was closed: its state is
+	// dropped whole (its share, its refs, its agents' snapshots), so a
+	// menu-bar app open for weeks holds only the tabs open now, and a call
+	// naming it gets no_tab. Only its number is kept, for a while: a list
+	// read before the tab opened may come in after the event that opened
+	// it, and the tab then comes back under the id it was known by.
 	var closed []string
 	for id, t := range e.tabs {
 		if t.chrome.profile == profile && !seen[id] {
 			delete(e.tabs, id)
 			delete(e.byChrome, t.chrome)
+			e.closed.add(t.chrome, id)
 			e.grants.Forget(id)
 			closed = append(closed, id)
 		}
@@ -445,6 +493,23 @@ func (e *Engine) Paused() bool { return e.paused.Load() }
 
 func (e *Engine) newID(prefix string) string {
 	return prefix + strconv.FormatUint(e.nextID.Add(1), 10)
+}
+
+// newAskID names a question put to the person (an approval, a first
+// connection): prefix and seven random digits, short enough to type in
+// `reins serve` and never the next of a series, so that text put on the
+// desktop cannot name a question it has not seen.
+func (e *Engine) newAskID(prefix string) string {
+	for {
+		n, err := rand.Int(rand.Reader, big.NewInt(9_000_000))
+		if err != nil {
+			panic("core: no randomness for an approval's id: " + err.Error())
+		}
+		id := prefix + strconv.FormatInt(n.Int64()+1_000_000, 10)
+		if !e.queue.has(id) {
+			return id
+		}
+	}
 }
 
 // alreadyLogged carries an act's failure whose outcome row is written.

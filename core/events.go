@@ -115,6 +115,13 @@ func (q *queue) Answer(ctx context.Context, req vocab.Request) (vocab.Decision, 
 	}
 }
 
+// has reports whether a question with id waits for the person.
+func (q *queue) has(id string) bool {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	return q.pending[id] != nil
+}
+
 // Pending lists acts waiting for the person, oldest first.
 func (e *Engine) Pending() []vocab.Request {
 	q := e.queue

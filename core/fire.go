@@ -186,7 +186,7 @@ func (s *Session) decideAndFire(ctx context.Context, f firing) (*agentdoor.ActRe
 			f.en.Decision = "" // not asked again
 			return nil, errorf(vocab.CodePaused, "the person paused all agents while this act waited")
 		}
-		f.req.ID, f.req.Held, f.req.Asked = e.newID("a"), holds, e.opts.Now()
+		f.req.ID, f.req.Held, f.req.Asked = e.newAskID("a"), holds, e.opts.Now()
 		if f.again != nil {
 			f.again(ctx, &f.req)
 		}

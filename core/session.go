@@ -269,7 +269,7 @@ func (s *Session) act(ctx context.Context, r agentdoor.ActRequest, en *audit.Ent
 		}
 	}
 
-	req := vocab.Request{ID: e.newID("a"), Agent: s.agent, Act: r.Act, Target: en.Target}
+	req := vocab.Request{ID: e.newAskID("a"), Agent: s.agent, Act: r.Act, Target: en.Target}
 	if info.Active && !e.broker.Covered(req) {
 		req.Picture, req.Box, req.Sketch = e.picture(ctx, t, first, snap, el)
 	}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/reins-app/reins/audit"
+	"github.com/reins-app/reins/executor"
 	"github.com/reins-app/reins/persondoor"
 	"github.com/reins-app/reins/settings"
 	"github.com/reins-app/reins/vocab"
@@ -51,12 +52,21 @@ func (e *Engine) initPrefs() {
 	if e.prefs.login != nil {
 		s.StartAtLogin = settings.LoginState(e.prefs.login, saved.StartAtLogin, e.opts.Logf)
 	}
-	e.prefs.s = s
-	// With nothing added the executor's own list stands: the default, or
-	// one a test gave it.
-	if len(saved.DenyAdded) > 0 {
-		e.opts.Executor.SetDenyList(settings.DenyList(saved.DenyAdded))
+	if len(e.opts.OwnProcesses) > 0 {
+		s.DenyList = append(s.DenyList, executor.OwnLabel)
 	}
+	e.prefs.s = s
+	e.opts.Executor.SetDenyList(e.denyList(saved.DenyAdded))
+}
+
+// denyList is what the executor checks: the built-in list, the person's
+// additions, and Reins' own windows, found by process.
+func (e *Engine) denyList(added []string) executor.DenyList {
+	d := settings.DenyList(added)
+	if len(e.opts.OwnProcesses) > 0 {
+		d = append(d, executor.OwnRule(e.opts.OwnProcesses))
+	}
+	return d
 }
 
 // Settings returns the current settings.
@@ -159,6 +169,7 @@ func (e *Engine) OpenApps(ctx context.Context) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
+	ws = slices.DeleteFunc(ws, func(w executor.Window) bool { return slices.Contains(e.opts.OwnProcesses, w.App.PID) })
 	return settings.OpenApps(ws, e.Settings().DenyAdded), nil
 }
 
@@ -203,7 +214,7 @@ func (e *Engine) changeSetting(change settings.Change, effect func() error) erro
 		e.broker.SetRemember(next.RememberFor)
 	}
 	if !slices.Equal(next.DenyAdded, old.DenyAdded) {
-		e.opts.Executor.SetDenyList(settings.DenyList(next.DenyAdded))
+		e.opts.Executor.SetDenyList(e.denyList(next.DenyAdded))
 	}
 	var saveErr error
 	if e.prefs.store != nil {

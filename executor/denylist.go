@@ -3,6 +3,7 @@ package executor
 import (
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 )
@@ -14,6 +15,9 @@ type Rule struct {
 	Names []string // App.Name, or either half of the Linux App.Class "instance.Class"
 	Exes  []string // the base name of App.Exe
 	IDs   []string // the macOS bundle identifier, App.ID
+	// PIDs are processes whose windows the rule covers, whatever they are
+	// called: Reins' own ([OwnRule]).
+	PIDs []int
 }
 
 // DenyList is the set of applications no act may touch: an act is refused
@@ -22,16 +26,24 @@ type DenyList []Rule
 
 // Match reports whether a matches a rule, and which one.
 func (d DenyList) Match(a App) (rule string, ok bool) {
+	r, ok := d.rule(a)
+	return r.Label, ok
+}
+
+func (d DenyList) rule(a App) (Rule, bool) {
 	exe := exeBase(a.Exe)
 	for _, r := range d {
 		if r.matches(a, exe) {
-			return r.Label, true
+			return r, true
 		}
 	}
-	return "", false
+	return Rule{}, false
 }
 
 func (r Rule) matches(a App, exe string) bool {
+	if a.PID > 1 && slices.Contains(r.PIDs, a.PID) {
+		return true
+	}
 	for _, n := range r.Names {
 		if n == "" {
 			continue

@@ -106,19 +106,27 @@ func denyCheck(ctx context.Context, b backend, plan, at []point) error {
 	if err != nil {
 		return fmt.Errorf("cannot tell which application is in front, so nothing was fired: %w", err)
 	}
-	if rule, ok := deny.Match(app); ok {
-		return fmt.Errorf("%w: %s is in front (deny list: %s); nothing was fired", ErrDenyListed, app.Name, rule)
+	if rule, ok := deny.rule(app); ok {
+		return denied(rule, fmt.Sprintf("%s is in front", app.Name))
 	}
 	for i, p := range plan {
 		app, err := b.appAt(ctx, at[i])
 		if err != nil {
 			return fmt.Errorf("cannot tell which application is at (%g, %g), so nothing was fired: %w", p.X, p.Y, err)
 		}
-		if rule, ok := deny.Match(app); ok {
-			return fmt.Errorf("%w: %s is under the pointer at (%g, %g) (deny list: %s); nothing was fired", ErrDenyListed, app.Name, p.X, p.Y, rule)
+		if rule, ok := deny.rule(app); ok {
+			return denied(rule, fmt.Sprintf("%s is under the pointer at (%g, %g)", app.Name, p.X, p.Y))
 		}
 	}
 	return nil
+}
+
+// denied is the refusal of an act that would land where rule forbids.
+func denied(rule Rule, where string) error {
+	if len(rule.PIDs) > 0 {
+		return fmt.Errorf("%w: %w: %s, a window of Reins or of the terminal that started it, which no agent may click or type into; nothing was fired", ErrDenyListed, ErrOwnWindow, where)
+	}
+	return fmt.Errorf("%w: %s (deny list: %s); nothing was fired", ErrDenyListed, where, rule.Label)
 }
 
 // ownEcho is how long after this executor's last event the desktop may

@@ -191,9 +191,9 @@ const help = `Commands:
   tabs                          list open tabs and how each is shared
   share TAB none|read|control   share a tab (bound to the site it shows now)
   desktop none|read|control     share the desktop tools
-  allow [ID]                    allow a pending act once (the oldest if no ID)
-  allow-tab [ID]                allow acts of that kind on that tab for a while
-  deny [ID]                     deny a pending act
+  allow ID                      allow a pending act once
+  allow-tab ID                  allow acts of that kind on that tab for a while
+  deny ID                       deny a pending act
   pending                       list pending approvals
   agents                        list agents that connected, and whether they are allowed
   allow-agent N | forget-agent N
@@ -247,16 +247,17 @@ func (t *Terminal) command(f []string) (quit bool) {
 		case "allow-tab":
 			d = vocab.AllowTab
 		}
-		id := ""
-		if len(f) > 1 {
-			id = f[1]
-		} else if p := e.Pending(); len(p) > 0 {
-			id = p[0].ID
-		}
-		if id == "" {
-			t.printf("Nothing is waiting for an answer.\n")
+		// An answer names its request: text that reached this terminal
+		// from anywhere else cannot know which request is waiting.
+		if len(f) < 2 {
+			if len(e.Pending()) == 0 {
+				t.printf("Nothing is waiting for an answer.\n")
+			} else {
+				t.printf("Name the request: %s ID, with the ID its APPROVAL block shows; \"pending\" lists them.\n", f[0])
+			}
 			return false
 		}
+		id := f[1]
 		if err := e.Answer(id, d); err != nil {
 			t.printf("%s: %s\n", plain.Text(id, plain.NameMax), plain.Text(err.Error(), plain.DetailMax))
 		}

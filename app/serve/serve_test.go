@@ -88,8 +88,14 @@ func TestTheTerminalSharesAndAnswers(t *testing.T) {
 		_, err := agent.Act(ctx, agentdoor.ActRequest{Tab: tab, Ref: ref, Act: vocab.Act{Kind: "click"}})
 		acted <- err
 	}()
-	out.waitFor(t, `(?s)APPROVAL a\d+.*APPROVAL (a\d+)`)
-	io.WriteString(typed, "deny\n")
+	second := out.waitFor(t, `(?s)APPROVAL a\d+.*APPROVAL (a\d+)`)
+	// A bare answer names no request, and answers none.
+	io.WriteString(typed, "allow\n")
+	out.waitFor(t, `Name the request: allow ID`)
+	if len(e.Exec.Fired()) != 1 {
+		t.Fatal("a bare allow fired the waiting click")
+	}
+	io.WriteString(typed, "deny "+second[1]+"\n")
 	if err := <-acted; err == nil || !strings.Contains(err.Error(), vocab.CodeDenied) {
 		t.Fatalf("want denied_by_user, got %v", err)
 	}

@@ -413,6 +413,9 @@ type Options struct {
 	PersonWait time.Duration // optional
 	// Anchor is the audit log's anchor; default none.
 	Anchor *audit.AnchorOptions // optional
+	// PersonTerminal and OwnProcesses are core.Options'.
+	PersonTerminal bool  // optional
+	OwnProcesses   []int // optional
 }
 
 // Engine is a core.Engine on fakes, running until the test ends.
@@ -441,7 +444,8 @@ func New(t testing.TB, opts Options) *Engine {
 	}
 	br := NewBrowser()
 	ex := &executor.Fake{}
-	e := core.New(core.Options{Browser: br, Audit: log, Executor: ex, ApprovalTimeout: opts.ApprovalTimeout, PersonWait: opts.PersonWait, Logf: t.Logf})
+	e := core.New(core.Options{Browser: br, Audit: log, Executor: ex, ApprovalTimeout: opts.ApprovalTimeout, PersonWait: opts.PersonWait, Logf: t.Logf,
+		PersonTerminal: opts.PersonTerminal, OwnProcesses: opts.OwnProcesses})
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() {

@@ -1,0 +1,114 @@
+package core_test
+
+import (
+	"context"
+	"os"
+	"sync/atomic"
+	"testing"
+
+	"github.com/reins-app/reins/agentdoor"
+	"github.com/reins-app/reins/core/coretest"
+	"github.com/reins-app/reins/executor"
+	"github.com/reins-app/reins/persondoor"
+	"github.com/reins-app/reins/vocab"
+)
+
+// terminalRig is an engine whose person's door is the terminal that started
+// it (reins serve): the terminal is process 7000, Reins 7001.
+func terminalRig(t *testing.T) (*coretest.Engine, agentdoor.Session, *atomic.Int32) {
+	t.Helper()
+	e := coretest.New(t, coretest.Options{PersonTerminal: true, OwnProcesses: []int{7001, 7000}})
+	if err := e.SetShare(vocab.DesktopKey, vocab.Control); err != nil {
+		t.Fatal(err)
+	}
+	asked := new(atomic.Int32)
+	events, stop := e.Subscribe(64)
+	t.Cleanup(stop)
+	go func() {
+		for ev := range events {
+			if ev.Kind == persondoor.EventApproval && ev.Request.Act.Kind != vocab.Connect {
+				asked.Add(1)
+				e.Answer(ev.Request.ID, vocab.AllowOnce)
+			}
+		}
+	}()
+	agent := coretest.Admitted(t, e.AgentDoor(), e.PersonDoor(), vocab.Agent{Name: "Test agent", PID: 4121, Exe: "/usr/bin/claude"})
+	return e, agent, asked
+}
+
+var (
+	terminal = executor.App{Name: "XTerm", Exe: "/usr/bin/xterm", PID: 7000}
+	editor   = executor.App{Name: "Mousepad", Exe: "/usr/bin/mousepad", PID: 4242}
+)
+
+// While reins serve is the person's door, text an agent puts on the desktop
+// could answer its own approval in that terminal. With no window of the
+// terminal on this desktop (tmux, screen, ssh), no desktop input is asked
+// for at all; with the terminal's window found, input that would land on
+// it is refused before the person is asked, and input elsewhere goes on.
+func TestDesktopInputKeepsOffThePersonsTerminal(t *testing.T) {
+	ctx := context.Background()
+	e, agent, asked := terminalRig(t)
+	e.Exec.SetWindows([]executor.Window{{App: editor, Title: "notes", W: 800, H: 600, Active: true}})
+	e.Exec.SetFrontmost(editor)
+	typeAllow := agentdoor.DesktopActRequest{Act: vocab.Act{Kind: vocab.Type, Text: "allow a1234567\n"}}
+	if _, err := agent.DesktopAct(ctx, typeAllow); codeOf(err) != vocab.CodePersonTerminalHidden {
+		t.Fatalf("typing with the terminal nowhere on the desktop: %v, want %s", err, vocab.CodePersonTerminalHidden)
+	}
+
+	e.Exec.SetWindows([]executor.Window{
+		{App: terminal, Title: "reins serve", X: 0, Y: 0, W: 400, H: 300, Active: true},
+		{App: editor, Title: "notes", X: 400, Y: 0, W: 400, H: 300},
+	})
+	e.Exec.SetFrontmost(terminal)
+	if _, err := agent.DesktopAct(ctx, typeAllow); codeOf(err) != vocab.CodeOwnWindow {
+		t.Fatalf("typing with the terminal in front: %v, want %s", err, vocab.CodeOwnWindow)
+	}
+	if _, err := agent.DesktopAct(ctx, agentdoor.DesktopActRequest{Act: vocab.Act{Kind: vocab.Click}, X: 100, Y: 100}); codeOf(err) != vocab.CodeOwnWindow {
+		t.Fatalf("a click on the terminal: %v, want %s", err, vocab.CodeOwnWindow)
+	}
+	if asked.Load() != 0 || len(e.Exec.Fired()) != 0 {
+		t.Fatalf("asked %d times and fired %d acts, want none", asked.Load(), len(e.Exec.Fired()))
+	}
+
+	// The terminal comes to the front after the person allowed typing in the
+	// editor: the executor refuses at the moment of firing.
+	e.Exec.SetFrontmost(editor)
+	e.Exec.WhileFiring = func(context.Context) error { e.Exec.SetFrontmost(terminal); return nil }
+	_, err := agent.DesktopAct(ctx, typeAllow)
+	if codeOf(err) != vocab.CodeOwnWindow && codeOf(err) != vocab.CodeDenyListed {
+		t.Fatalf("the terminal in front once allowed: %v, want a refusal", err)
+	}
+	e.Exec.WhileFiring = nil
+	e.Exec.SetFrontmost(editor)
+	if _, err := agent.DesktopAct(ctx, agentdoor.DesktopActRequest{Act: vocab.Act{Kind: vocab.Click}, X: 500, Y: 100}); err != nil {
+		t.Fatalf("a click in the editor beside the terminal: %v", err)
+	}
+	if asked.Load() != 2 || len(e.Exec.Fired()) != 1 {
+		t.Fatalf("asked %d times and fired %d acts, want 2 and 1", asked.Load(), len(e.Exec.Fired()))
+	}
+	rows, err := e.AuditRows(ctx, persondoor.AuditFilter{Outcome: vocab.OutcomeRefused})
+	if err != nil {
+		t.Fatal(err)
+	}
+	codes := map[string]int{}
+	for _, r := range rows {
+		codes[r.Code]++
+	}
+	if codes[vocab.CodePersonTerminalHidden] != 1 || codes[vocab.CodeOwnWindow] < 2 {
+		t.Fatalf("refusals in the audit log: %v", codes)
+	}
+}
+
+// Reins' own process is among its own: the deny list the executor checks
+// holds it, and the person sees it there.
+func TestReinsOwnWindowsAreOnTheDenyList(t *testing.T) {
+	e := coretest.New(t, coretest.Options{})
+	s := e.Settings()
+	if s.DenyList[len(s.DenyList)-1] != executor.OwnLabel {
+		t.Fatalf("the deny list shown ends with %q", s.DenyList[len(s.DenyList)-1])
+	}
+	if _, ok := e.Exec.DenyList.Match(executor.App{Name: "renamed", PID: os.Getpid()}); !ok {
+		t.Fatal("the executor's deny list does not hold Reins' own process")
+	}
+}
