@@ -87,12 +87,16 @@ func TestOrigin(t *testing.T) {
 type scripted struct {
 	answer vocab.Decision
 	err    error
-	wait   bool // block until ctx ends
+	wait   bool          // block until ctx ends
+	asking chan struct{} // if not nil, receives a value as each request reaches the person
 	asked  int
 }
 
 func (s *scripted) Answer(ctx context.Context, req vocab.Request) (vocab.Decision, error) {
 	s.asked++
+	if s.asking != nil {
+		s.asking <- struct{}{}
+	}
 	if s.wait {
 		<-ctx.Done()
 		return vocab.Deny, ctx.Err()
@@ -128,14 +132,25 @@ func TestBrokerDecisions(t *testing.T) {
 	}
 }
 
+// pending waits until a request has reached the person s plays.
+func (s *scripted) pending(t *testing.T) {
+	t.Helper()
+	select {
+	case <-s.asking:
+	case <-time.After(10 * time.Second):
+		t.Fatal("timed out waiting for the request to reach the person")
+	}
+}
+
 func TestBrokerShutdownDeniesPendingAndFuture(t *testing.T) {
-	b := NewBroker(BrokerOptions{Answerer: &scripted{wait: true}, Timeout: time.Minute})
+	s := &scripted{wait: true, asking: make(chan struct{}, 1)}
+	b := NewBroker(BrokerOptions{Answerer: s, Timeout: time.Minute})
 	errc := make(chan error, 1)
 	go func() {
 		_, err := b.Decide(context.Background(), click("1"))
 		errc <- err
 	}()
-	time.Sleep(20 * time.Millisecond)
+	s.pending(t)
 	b.Close()
 	select {
 	case err := <-errc:

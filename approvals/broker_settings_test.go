@@ -31,14 +31,15 @@ func TestSetTimeoutAppliesToLaterRequests(t *testing.T) {
 }
 
 func TestSetTimeoutKeepsThePendingRequestsTime(t *testing.T) {
-	b := NewBroker(BrokerOptions{Answerer: &scripted{wait: true}, Timeout: 60 * time.Millisecond})
+	s := &scripted{wait: true, asking: make(chan struct{}, 1)}
+	b := NewBroker(BrokerOptions{Answerer: s, Timeout: 60 * time.Millisecond})
 	errc := make(chan error, 1)
 	start := time.Now()
 	go func() {
 		_, err := b.Decide(context.Background(), click("1"))
 		errc <- err
 	}()
-	time.Sleep(10 * time.Millisecond)
+	s.pending(t)
 	b.SetTimeout(time.Hour)
 	select {
 	case err := <-errc:

@@ -9,10 +9,10 @@ import (
 	"os/exec"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
+	"github.com/reins-app/reins/internal/testenv"
 	"github.com/reins-app/reins/vocab"
 )
 
@@ -159,7 +159,7 @@ func TestCommitSurvivesTheProcessDying(t *testing.T) {
 	path := testPath(t)
 	cmd := exec.Command(os.Args[0], "-test.run=^TestHelperCommitThenHang$", "-test.v")
 	cmd.Env = append(os.Environ(), "AUDIT_TEST_CHILD_PATH="+path)
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	testenv.OwnGroup(cmd)
 	cmd.Stderr = os.Stderr
 	out, err := cmd.StdoutPipe()
 	if err != nil {

@@ -13,6 +13,7 @@ import (
 	"github.com/reins-app/reins/bridge"
 	"github.com/reins-app/reins/bridge/protocol"
 	"github.com/reins-app/reins/extension"
+	"github.com/reins-app/reins/internal/testenv"
 )
 
 func TestCallReachesTheExtensionAndDecodesTheResult(t *testing.T) {
@@ -547,18 +548,6 @@ func TestKeepalive(t *testing.T) {
 	})
 }
 
-// waitUntil polls cond; it is for states with no event to wait on.
-func waitUntil(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(patience)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting until %s", what)
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
-}
-
 // Events documents that a slow reader loses the oldest events. Whatever is
 // lost, the newest state must survive: above all that the extension has gone.
 func TestAFullEventQueueKeepsTheNewestEvents(t *testing.T) {
@@ -571,7 +560,7 @@ func TestAFullEventQueueKeepsTheNewestEvents(t *testing.T) {
 		}
 	}
 	ext.Close()
-	waitUntil(t, "the server has let the connection go", func() bool { return len(h.s.Peers()) == 0 })
+	testenv.WaitFor(t, "the server to let the connection go", func() bool { return len(h.s.Peers()) == 0 })
 
 	var last bridge.Event
 	lastEpoch := -1

@@ -17,6 +17,7 @@ import (
 	"github.com/reins-app/reins/core"
 	"github.com/reins-app/reins/core/coretest"
 	"github.com/reins-app/reins/executor"
+	"github.com/reins-app/reins/internal/testenv"
 	"github.com/reins-app/reins/persondoor"
 	"github.com/reins-app/reins/vocab"
 )
@@ -198,7 +199,7 @@ func TestNavigationMakesRefsStaleAndAnotherOriginRevokesTheGrant(t *testing.T) {
 	page := shop()
 	page.URL = "https://shop.example.com/thanks"
 	f.Browser.Load(7, page)
-	waitFor(t, func() bool { return strings.HasSuffix(f.tabURL(), "/thanks") })
+	testenv.WaitFor(t, "the tab to report /thanks", func() bool { return strings.HasSuffix(f.tabURL(), "/thanks") })
 	_, err := f.agent.Act(context.Background(), agentdoor.ActRequest{Tab: f.tab, Ref: ref, Snapshot: id, Act: vocab.Act{Kind: "click"}})
 	if codeOf(err) != vocab.CodeStaleRef {
 		t.Fatalf("same origin, new document: got %v", err)
@@ -208,7 +209,7 @@ func TestNavigationMakesRefsStaleAndAnotherOriginRevokesTheGrant(t *testing.T) {
 	}
 	page.URL = "https://evil.example.net/"
 	f.Browser.Load(7, page)
-	waitFor(t, func() bool { return f.Share(f.tab) == vocab.None })
+	testenv.WaitFor(t, "the grant to be withdrawn", func() bool { return f.Share(f.tab) == vocab.None })
 	if _, err := f.agent.Snapshot(context.Background(), f.tab); codeOf(err) != vocab.CodeGrantRequired {
 		t.Fatalf("after leaving the origin: got %v", err)
 	}
@@ -224,17 +225,6 @@ func (f *fixture) tabURL() string {
 		}
 	}
 	return ""
-}
-
-func waitFor(t *testing.T, ok func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(3 * time.Second)
-	for !ok() {
-		if time.Now().After(deadline) {
-			t.Fatal("timed out")
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
 }
 
 func TestAuditFailureFiresNothing(t *testing.T) {
@@ -308,7 +298,7 @@ func TestBackgroundTabIsNotClicked(t *testing.T) {
 	f.SetShare(f.tab, vocab.Control)
 	ref, _ := f.snapRef("Place order")
 	f.Browser.SetActive(7, false)
-	waitFor(t, func() bool {
+	testenv.WaitFor(t, "the tab to be reported in the background", func() bool {
 		for _, tab := range f.Tabs() {
 			if tab.ID == f.tab {
 				return !tab.Active
@@ -325,12 +315,21 @@ func TestExtensionDisconnectMidRequestFailsFast(t *testing.T) {
 	f := newFixture(t, 2*time.Second)
 	f.SetShare(f.tab, vocab.ReadOnly)
 	f.Browser.Hold(protocol.MethodSnapshot)
+	snapshots := func() (n int) {
+		for _, m := range f.Browser.Calls() {
+			if m == protocol.MethodSnapshot {
+				n++
+			}
+		}
+		return n
+	}
+	before := snapshots()
 	errc := make(chan error, 1)
 	go func() {
 		_, err := f.agent.Snapshot(context.Background(), f.tab)
 		errc <- err
 	}()
-	time.Sleep(50 * time.Millisecond)
+	testenv.WaitFor(t, "the snapshot to reach the extension", func() bool { return snapshots() > before })
 	f.Browser.Disconnect()
 	select {
 	case err := <-errc:
@@ -366,7 +365,7 @@ func TestKeysNeedTheTabsWindowFocused(t *testing.T) {
 	f.SetShare(f.tab, vocab.Control)
 	defer f.AnswerAll(vocab.AllowOnce)()
 	f.Browser.SetFocused(7, false)
-	waitFor(t, func() bool {
+	testenv.WaitFor(t, "the tab's window to be reported unfocused", func() bool {
 		for _, tab := range f.Tabs() {
 			if tab.ID == f.tab {
 				return !tab.Focused

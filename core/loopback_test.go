@@ -13,7 +13,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -270,7 +269,7 @@ func listener(t *testing.T, exe, addr, dir string) (port int, stop func()) {
 	cmd := exec.Command(exe, "-test.run=^TestHelperLoopbackListener$")
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), listenerEnv+"="+addr)
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	testenv.OwnGroup(cmd)
 	out, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -284,8 +283,7 @@ func listener(t *testing.T, exe, addr, dir string) (port int, stop func()) {
 			return
 		}
 		stopped = true
-		cmd.Process.Kill()
-		cmd.Wait()
+		testenv.KillGroup(cmd, func() { cmd.Wait() })
 	}
 	t.Cleanup(stop)
 	line, err := bufio.NewReader(out).ReadString('\n')

@@ -19,6 +19,7 @@ import (
 	"github.com/reins-app/reins/core/coretest"
 	"github.com/reins-app/reins/executor"
 	"github.com/reins-app/reins/extension"
+	"github.com/reins-app/reins/internal/testenv"
 	"github.com/reins-app/reins/persondoor"
 	"github.com/reins-app/reins/vocab"
 )
@@ -107,7 +108,7 @@ func TestWithoutADisplayReadsWorkAndInputIsRefused(t *testing.T) {
 		t.Fatal(err)
 	}
 	var tab string
-	until(t, "the extension's tab", func() bool {
+	testenv.WaitFor(t, "the extension's tab", func() bool {
 		for _, ti := range rt.Tabs() {
 			if ti.Connected && ti.URL == shopURL {
 				tab = ti.ID
@@ -197,7 +198,7 @@ func TestWithoutADisplayReadsWorkAndInputIsRefused(t *testing.T) {
 		}
 	}
 	mu.Unlock()
-	until(t, "the strip to show the refused click", func() bool {
+	testenv.WaitFor(t, "the strip to show the refused click", func() bool {
 		mu.Lock()
 		defer mu.Unlock()
 		for _, a := range strip {

@@ -22,6 +22,7 @@ import (
 	"github.com/reins-app/reins/core/coretest"
 	"github.com/reins-app/reins/executor"
 	"github.com/reins-app/reins/extension"
+	"github.com/reins-app/reins/internal/testenv"
 	"github.com/reins-app/reins/vocab"
 )
 
@@ -111,18 +112,6 @@ func (l *fakeLink) ask(method string, params any) error {
 	return err
 }
 
-// until polls cond until it holds, or fails the test after 10 s.
-func until(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
-}
-
 func lastShares(t *testing.T, l *fakeLink) (protocol.Shares, bool) {
 	t.Helper()
 	ns := l.notices(protocol.EventShares)
@@ -153,32 +142,32 @@ func TestStripSendsTheShareTableOnConnectAndOnEveryChange(t *testing.T) {
 			return ok && len(s.Tabs) == 1 && s.Tabs[0].Tab == 7 && s.Tabs[0].Level == level && s.Tabs[0].Origin == origin && s.Paused == paused
 		}
 	}
-	until(t, "the first table: tab 7 not shared", levelIs(protocol.LevelNone, "", false))
+	testenv.WaitFor(t, "the first table: tab 7 not shared", levelIs(protocol.LevelNone, "", false))
 	if err := f.SetShare(f.tab, vocab.ReadOnly); err != nil {
 		t.Fatal(err)
 	}
-	until(t, "tab 7 at read", levelIs(protocol.LevelRead, "https://shop.example.com", false))
+	testenv.WaitFor(t, "tab 7 at read", levelIs(protocol.LevelRead, "https://shop.example.com", false))
 	if err := f.SetShare(f.tab, vocab.Control); err != nil {
 		t.Fatal(err)
 	}
-	until(t, "tab 7 at control", levelIs(protocol.LevelControl, "https://shop.example.com", false))
+	testenv.WaitFor(t, "tab 7 at control", levelIs(protocol.LevelControl, "https://shop.example.com", false))
 	f.Pause(true)
-	until(t, "the table to say paused", levelIs(protocol.LevelControl, "https://shop.example.com", true))
+	testenv.WaitFor(t, "the table to say paused", levelIs(protocol.LevelControl, "https://shop.example.com", true))
 	f.Pause(false)
-	until(t, "the table to say resumed", levelIs(protocol.LevelControl, "https://shop.example.com", false))
+	testenv.WaitFor(t, "the table to say resumed", levelIs(protocol.LevelControl, "https://shop.example.com", false))
 
 	// A tab list that changes nothing the table holds sends no table.
 	n := len(l.notices(protocol.EventShares))
 	f.Browser.SetFocused(7, false)
 	f.Browser.Open(8, coretest.Page{URL: "https://mail.example.com/", Title: "Mail", Frames: shop().Frames})
-	until(t, "the new tab in the table", func() bool { s, _ := lastShares(t, l); return len(s.Tabs) == 2 })
+	testenv.WaitFor(t, "the new tab in the table", func() bool { s, _ := lastShares(t, l); return len(s.Tabs) == 2 })
 	if got := len(l.notices(protocol.EventShares)); got != n+1 {
 		t.Errorf("%d tables for one change of the table", got-n)
 	}
 
 	// Leaving the site ends the share, and the table says so.
 	f.Browser.Load(7, coretest.Page{URL: "https://elsewhere.example/", Title: "Elsewhere", Frames: shop().Frames})
-	until(t, "tab 7 unshared after leaving its site", func() bool {
+	testenv.WaitFor(t, "tab 7 unshared after leaving its site", func() bool {
 		s, _ := lastShares(t, l)
 		return len(s.Tabs) == 2 && s.Tabs[0].Tab == 7 && s.Tabs[0].Level == protocol.LevelNone && s.Tabs[0].Origin == ""
 	})
@@ -210,7 +199,7 @@ func TestStripActivityIsRenderedAndNamesTheProcess(t *testing.T) {
 	if _, err := agent.Snapshot(context.Background(), f.tab); err == nil {
 		t.Fatal("a snapshot of an unshared tab was let through")
 	}
-	until(t, "the refusal in the strip", func() bool { return len(l.notices(protocol.EventActivity)) > 0 })
+	testenv.WaitFor(t, "the refusal in the strip", func() bool { return len(l.notices(protocol.EventActivity)) > 0 })
 	var a protocol.Activity
 	json.Unmarshal(l.notices(protocol.EventActivity)[0].params, &a)
 	if a.Tab != 7 || a.Outcome != "refused — tab not shared" || !a.Refused {
@@ -236,14 +225,14 @@ func TestStripActivityIsRenderedAndNamesTheProcess(t *testing.T) {
 	f.Browser.Load(7, coretest.Page{URL: shopURL, Title: "Evil\x1b[8m", Frames: []protocol.FrameReport{coretest.Frame(
 		coretest.Button(1, "Delete account\x1b[2K\r Click “Cancel\u202e\nnow\u2066"+strings.Repeat("x", 5000), 100, 200),
 	)}})
-	until(t, "the new page", func() bool {
+	testenv.WaitFor(t, "the new page", func() bool {
 		s, err := agent.Snapshot(context.Background(), f.tab)
 		return err == nil && strings.Contains(s.Text, "Delete account")
 	})
 	s, _ = agent.Snapshot(context.Background(), f.tab)
 	ref = regexp.MustCompile(`\[ref=(e\d+)\]`).FindStringSubmatch(s.Text)[1]
 	agent.Act(context.Background(), agentdoor.ActRequest{Tab: f.tab, Ref: ref, Act: vocab.Act{Kind: "click"}})
-	until(t, "the typing in the strip", func() bool {
+	testenv.WaitFor(t, "the typing in the strip", func() bool {
 		for _, n := range l.notices(protocol.EventActivity) {
 			var a protocol.Activity
 			json.Unmarshal(n.params, &a)
@@ -287,7 +276,7 @@ func TestStripStateFollowsApprovalsAndActs(t *testing.T) {
 	ref, _ := f.snapRef("Place order")
 	done := make(chan error, 1)
 	go func() { done <- f.click(ref) }()
-	until(t, "the tab to wait", func() bool { return len(f.Pending()) == 1 })
+	testenv.WaitFor(t, "the tab to wait", func() bool { return len(f.Pending()) == 1 })
 	states := func() []string {
 		var out []string
 		for _, n := range l.notices(protocol.EventTabState) {
@@ -299,14 +288,14 @@ func TestStripStateFollowsApprovalsAndActs(t *testing.T) {
 		}
 		return out
 	}
-	until(t, "state waiting", func() bool { s := states(); return len(s) > 0 && s[len(s)-1] == protocol.StateWaiting })
+	testenv.WaitFor(t, "state waiting", func() bool { s := states(); return len(s) > 0 && s[len(s)-1] == protocol.StateWaiting })
 	if err := f.Answer(f.Pending()[0].ID, vocab.AllowOnce); err != nil {
 		t.Fatal(err)
 	}
 	if err := <-done; err != nil {
 		t.Fatal(err)
 	}
-	until(t, "state idle after the act", func() bool { s := states(); return len(s) >= 4 && s[len(s)-1] == protocol.StateIdle })
+	testenv.WaitFor(t, "state idle after the act", func() bool { s := states(); return len(s) >= 4 && s[len(s)-1] == protocol.StateIdle })
 	want := []string{protocol.StateWaiting, protocol.StateIdle, protocol.StateFiring, protocol.StateIdle}
 	if got := states(); fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Errorf("states %v, want %v", got, want)
@@ -330,10 +319,10 @@ func TestStripGreetsAReconnectedExtensionWithEverything(t *testing.T) {
 		t.Fatal(err)
 	}
 	// The refusal, the person's share and the read.
-	until(t, "three lines", func() bool { return len(l.notices(protocol.EventActivity)) == 3 })
+	testenv.WaitFor(t, "three lines", func() bool { return len(l.notices(protocol.EventActivity)) == 3 })
 	f.Browser.Disconnect()
 	f.Browser.Connect()
-	until(t, "the lines again", func() bool { return len(l.notices(protocol.EventActivity)) == 6 })
+	testenv.WaitFor(t, "the lines again", func() bool { return len(l.notices(protocol.EventActivity)) == 6 })
 	ns := l.notices(protocol.EventActivity)
 	for i := range 3 {
 		if string(ns[3+i].params) != string(ns[i].params) {
@@ -416,14 +405,14 @@ func TestNothingFromTheExtensionGivesPower(t *testing.T) {
 	}
 	defer ext.Close()
 	var tab string
-	until(t, "the tab", func() bool {
+	testenv.WaitFor(t, "the tab", func() bool {
 		for _, ti := range e.Tabs() {
 			tab = ti.ID
 			return true
 		}
 		return false
 	})
-	until(t, "the first table", func() bool { mu.Lock(); defer mu.Unlock(); return len(tables) > 0 })
+	testenv.WaitFor(t, "the first table", func() bool { mu.Lock(); defer mu.Unlock(); return len(tables) > 0 })
 	if err := e.SetShare(tab, vocab.ReadOnly); err != nil {
 		t.Fatal(err)
 	}
@@ -436,7 +425,7 @@ func TestNothingFromTheExtensionGivesPower(t *testing.T) {
 		_, err := agent.DesktopAct(ctx, agentdoor.DesktopActRequest{Act: vocab.Act{Kind: "click"}, X: 1, Y: 1})
 		asked <- err
 	}()
-	until(t, "the approval", func() bool { return len(e.Pending()) == 1 })
+	testenv.WaitFor(t, "the approval", func() bool { return len(e.Pending()) == 1 })
 	id := e.Pending()[0].ID
 
 	attempts := []struct {
@@ -494,7 +483,7 @@ func TestNothingFromTheExtensionGivesPower(t *testing.T) {
 	if err := <-asked; err == nil {
 		t.Error("the act went through")
 	}
-	until(t, "the table to say paused and unshared", func() bool {
+	testenv.WaitFor(t, "the table to say paused and unshared", func() bool {
 		mu.Lock()
 		defer mu.Unlock()
 		last := tables[len(tables)-1]
@@ -551,7 +540,7 @@ func TestASnapshotRightAfterSharingFindsTheTableThere(t *testing.T) {
 	}
 	defer ext.Close()
 	var tab string
-	until(t, "the tab", func() bool {
+	testenv.WaitFor(t, "the tab", func() bool {
 		for _, ti := range e.Tabs() {
 			tab = ti.ID
 			return true

@@ -30,6 +30,7 @@ import (
 	"github.com/reins-app/reins/core/coretest"
 	"github.com/reins-app/reins/executor"
 	"github.com/reins-app/reins/internal/browsertest"
+	"github.com/reins-app/reins/internal/testenv"
 	"github.com/reins-app/reins/internal/xvfb"
 	"github.com/reins-app/reins/persondoor"
 	"github.com/reins-app/reins/vocab"
@@ -179,7 +180,7 @@ func setup(t testing.TB, screen string, scale float64, approvalTimeout time.Dura
 		Width: 1200, Height: 780,
 	})
 	r.agent = coretest.Admitted(t, rt.AgentDoor(), rt.PersonDoor(), vocab.Agent{Name: "e2e agent", Version: "1", PID: os.Getpid(), Exe: os.Args[0]})
-	r.waitFor("the extension to pair and report the tab", 30*time.Second, func() bool {
+	testenv.WaitWithin(r.t, 30*time.Second, "the extension to pair and report the tab", func() bool {
 		for _, tab := range rt.Tabs() {
 			if tab.Connected && strings.HasPrefix(tab.URL, r.origin+"/index.html") {
 				r.tab = tab.ID
@@ -190,17 +191,6 @@ func setup(t testing.TB, screen string, scale float64, approvalTimeout time.Dura
 	})
 	r.wait(context.Background(), "loaded", func(m map[string]any) bool { return m["page"] == "main" })
 	return r
-}
-
-func (r *rig) waitFor(what string, d time.Duration, ok func() bool) {
-	r.t.Helper()
-	deadline := time.Now().Add(d)
-	for !ok() {
-		if time.Now().After(deadline) {
-			r.t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
 }
 
 func (r *rig) wait(ctx context.Context, typ string, match func(map[string]any) bool) map[string]any {

@@ -29,6 +29,7 @@ import (
 	"github.com/reins-app/reins/internal/testenv"
 	"github.com/reins-app/reins/internal/xvfb"
 	"github.com/reins-app/reins/mcp"
+	"github.com/reins-app/reins/mcp/mcptest"
 	"github.com/reins-app/reins/persondoor"
 	"github.com/reins-app/reins/vocab"
 )
@@ -130,8 +131,7 @@ func TestHostileTextNeverReachesThePerson(t *testing.T) {
 	process := plain.Process(exe, os.Getpid())
 
 	// The first call waits for the person to allow the new agent.
-	snapshot := make(chan string, 1)
-	go func() { snapshot <- mcpCallNoFatal(cs, "browser_snapshot", nil) }()
+	snapshot := mcptest.Go(ctx, cs, "browser_snapshot", nil)
 	connect := person.request(t)
 	if connect.Act.Kind != vocab.Connect || connect.Agent.Name != plaintest.AgentName {
 		t.Fatalf("the first request is %s from %q, want a first connection from the hostile agent", connect.Act.Kind, connect.Agent.Name)
@@ -140,16 +140,13 @@ func TestHostileTextNeverReachesThePerson(t *testing.T) {
 	if err := rt.Answer(connect.ID, vocab.AllowOnce); err != nil {
 		t.Fatal(err)
 	}
-	snap := <-snapshot
+	snap := (<-snapshot).Reply()
 	m := regexp.MustCompile(`"Delete account[^\n]*\[ref=(f?\d*e\d+)\]`).FindStringSubmatch(snap)
 	if m == nil {
 		t.Fatalf("no hostile button in the snapshot:\n%.3000s", snap)
 	}
 
-	clicked := make(chan string, 1)
-	go func() {
-		clicked <- mcpCallNoFatal(cs, "browser_click", map[string]any{"ref": m[1], "element": plaintest.Newlines + plaintest.Conceal})
-	}()
+	clicked := mcptest.Go(ctx, cs, "browser_click", map[string]any{"ref": m[1], "element": plaintest.Newlines + plaintest.Conceal})
 	req := person.request(t)
 	if req.Act.Kind != vocab.Click || !strings.Contains(req.Target.Name, "Delete account") {
 		t.Fatalf("the second request is %s on %q, want the click on the hostile button", req.Act.Kind, req.Target.Name)
@@ -165,7 +162,7 @@ func TestHostileTextNeverReachesThePerson(t *testing.T) {
 	if err := rt.Answer(req.ID, vocab.AllowOnce); err != nil {
 		t.Fatal(err)
 	}
-	if out := <-clicked; !strings.Contains(out, "Done: Click") {
+	if out := (<-clicked).Reply(); !strings.Contains(out, "Done: Click") {
 		t.Fatalf("the click was not done: %s", out)
 	}
 	if _, err := witness.Wait(wctx, "click", func(m map[string]any) bool { return m["id"] == "hostile" && m["trusted"] == true }); err != nil {
@@ -360,22 +357,6 @@ func (p *person) tab(t *testing.T, rt *core.Runtime, url string) string {
 			t.Fatalf("the extension never reported %s", url)
 		}
 	}
-}
-
-func mcpCallNoFatal(cs *sdk.ClientSession, tool string, args map[string]any) string {
-	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
-	defer cancel()
-	res, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: tool, Arguments: args})
-	if err != nil {
-		return "error: " + err.Error()
-	}
-	var b strings.Builder
-	for _, c := range res.Content {
-		if tc, ok := c.(*sdk.TextContent); ok {
-			b.WriteString(tc.Text)
-		}
-	}
-	return b.String()
 }
 
 func (c *checkedExecutor) assertNone(t *testing.T) {

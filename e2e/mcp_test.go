@@ -6,7 +6,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -14,6 +13,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/reins-app/reins/mcp"
+	"github.com/reins-app/reins/mcp/mcptest"
 	"github.com/reins-app/reins/persondoor"
 	"github.com/reins-app/reins/vocab"
 )
@@ -50,13 +50,13 @@ func TestAgentThroughReinsMCP(t *testing.T) {
 	defer cs.Close()
 
 	t0 := time.Now()
-	snap := mcpCall(t, cs, "browser_snapshot", nil)
+	snap := mcptest.MustCall(t, cs, "browser_snapshot", nil)
 	t.Logf("browser_snapshot through reins mcp: %v", time.Since(t0))
-	button := mcpRef(t, snap, "button", "Main button")
-	field := mcpRef(t, snap, "textbox", "Search")
+	button := mcptest.Ref(t, snap, "button", "Main button")
+	field := mcptest.Ref(t, snap, "textbox", "Search")
 
 	t0 = time.Now()
-	out := mcpCall(t, cs, "browser_click", map[string]any{"ref": button, "element": "the main button"})
+	out := mcptest.MustCall(t, cs, "browser_click", map[string]any{"ref": button, "element": "the main button"})
 	t.Logf("browser_click (approval answered at once, settle and diff included): %v", time.Since(t0))
 	if !strings.Contains(out, "Done: Click “Main button”") {
 		t.Fatalf("click result: %s", out)
@@ -66,14 +66,14 @@ func TestAgentThroughReinsMCP(t *testing.T) {
 		t.Fatalf("the click was not trusted: %v", c)
 	}
 
-	out = mcpCall(t, cs, "browser_type", map[string]any{"ref": field, "text": "socks"})
+	out = mcptest.MustCall(t, cs, "browser_type", map[string]any{"ref": field, "text": "socks"})
 	if !strings.Contains(out, "Type “socks” into “Search”") {
 		t.Fatalf("type result: %s", out)
 	}
 	r.wait(ctx, "input", func(m map[string]any) bool {
 		return m["id"] == "field" && m["value"] == "socks" && m["trusted"] == true
 	})
-	mcpCall(t, cs, "browser_press_key", map[string]any{"key": "Enter"})
+	mcptest.MustCall(t, cs, "browser_press_key", map[string]any{"key": "Enter"})
 	r.wait(ctx, "enter", func(m map[string]any) bool { return m["id"] == "field" && m["trusted"] == true })
 	r.assertFiredChecked()
 
@@ -100,44 +100,9 @@ func TestAgentThroughReinsMCP(t *testing.T) {
 	// The extension goes away: the agent is told so at once, not left hanging.
 	r.browser.Stop()
 	t0 = time.Now()
-	text, isErr := mcpCallRaw(t, cs, "browser_snapshot", map[string]any{"tab": r.tab})
+	text, isErr := mcptest.Call(t, cs, "browser_snapshot", map[string]any{"tab": r.tab})
 	if !isErr || !strings.HasPrefix(text, vocab.CodeDisconnected+": ") {
 		t.Fatalf("after Chromium quit: want extension_disconnected, got %q", text)
 	}
 	t.Logf("extension_disconnected after Chromium quit: %v", time.Since(t0))
-}
-
-func mcpCallRaw(t *testing.T, cs *sdk.ClientSession, tool string, args map[string]any) (string, bool) {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	res, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: tool, Arguments: args})
-	if err != nil {
-		t.Fatalf("%s: %v", tool, err)
-	}
-	var b strings.Builder
-	for _, c := range res.Content {
-		if tc, ok := c.(*sdk.TextContent); ok {
-			b.WriteString(tc.Text)
-		}
-	}
-	return b.String(), res.IsError
-}
-
-func mcpCall(t *testing.T, cs *sdk.ClientSession, tool string, args map[string]any) string {
-	t.Helper()
-	text, isErr := mcpCallRaw(t, cs, tool, args)
-	if isErr {
-		t.Fatalf("%s: %s", tool, text)
-	}
-	return text
-}
-
-func mcpRef(t *testing.T, snapshot, role, name string) string {
-	t.Helper()
-	m := regexp.MustCompile(`- ` + regexp.QuoteMeta(role) + ` "` + regexp.QuoteMeta(name) + `"[^\n]*\[ref=(f?\d*e\d+)\]`).FindStringSubmatch(snapshot)
-	if m == nil {
-		t.Fatalf("no %s %q in:\n%s", role, name, snapshot)
-	}
-	return m[1]
 }

@@ -184,7 +184,8 @@ func startRelayAsNobody(t *testing.T, to int, tabs string) (int, <-chan relayAtt
 	cmd := exec.Command(bin, "-test.run=^$")
 	cmd.Dir = dir
 	cmd.Env = []string{"PATH=/usr/bin:/bin", relayEnvTo + "=127.0.0.1:" + strconv.Itoa(to), relayEnvTabs + "=" + tabs}
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}
+	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}
+	testenv.OwnGroup(cmd)
 	var stderr strings.Builder
 	cmd.Stderr = &stderr
 	stdout, err := cmd.StdoutPipe()
@@ -195,8 +196,7 @@ func startRelayAsNobody(t *testing.T, to int, tabs string) (int, <-chan relayAtt
 		t.Fatalf("starting the relay as nobody: %v", err)
 	}
 	t.Cleanup(func() {
-		syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-		cmd.Wait()
+		testenv.KillGroup(cmd, func() { cmd.Wait() })
 		if t.Failed() && stderr.Len() > 0 {
 			t.Logf("relay stderr:\n%s", tailOf(stderr.String(), 2000))
 		}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/reins-app/reins/agentdoor"
 	"github.com/reins-app/reins/extension"
+	"github.com/reins-app/reins/internal/testenv"
 	"github.com/reins-app/reins/persondoor"
 	"github.com/reins-app/reins/vocab"
 )
@@ -190,12 +191,12 @@ func TestChain(t *testing.T) {
 		if err := r.clickRef(ref(t, s1, "button", "Push B"), ""); err != nil {
 			t.Fatal(err)
 		}
-		r.waitFor("the URL to become /b", 5*time.Second, func() bool { return strings.HasSuffix(r.tabURL(), "/b") })
+		testenv.WaitWithin(r.t, 5*time.Second, "the URL to become /b", func() bool { return strings.HasSuffix(r.tabURL(), "/b") })
 		s2 := r.snapshot()
 		if err := r.clickRef(ref(t, s2, "button", "Push A"), ""); err != nil {
 			t.Fatal(err)
 		}
-		r.waitFor("the URL to return to /index.html", 5*time.Second, func() bool { return strings.HasSuffix(r.tabURL(), "/index.html") })
+		testenv.WaitWithin(r.t, 5*time.Second, "the URL to return to /index.html", func() bool { return strings.HasSuffix(r.tabURL(), "/index.html") })
 		time.Sleep(200 * time.Millisecond)
 		before := len(r.clicks("main"))
 		if err := r.clickRef(oldMain, s1.ID); code(err) != vocab.CodeStaleRef {
@@ -221,7 +222,7 @@ func TestChain(t *testing.T) {
 			t.Fatal(err)
 		}
 		r.wait(ctx, "loaded", func(m map[string]any) bool { return m["page"] == "next" })
-		r.waitFor("the tab to report the next page", 5*time.Second, func() bool { return strings.HasSuffix(r.tabURL(), "/next.html") })
+		testenv.WaitWithin(r.t, 5*time.Second, "the tab to report the next page", func() bool { return strings.HasSuffix(r.tabURL(), "/next.html") })
 		if err := r.clickRef(oldMain, s.ID); code(err) != vocab.CodeStaleRef {
 			t.Fatalf("want stale_ref after a full navigation, got %v", err)
 		}
@@ -242,7 +243,7 @@ func TestChain(t *testing.T) {
 			t.Fatal(err)
 		}
 		r.wait(ctx, "loaded", func(m map[string]any) bool { return m["page"] == "main" && r.tabIsMain() })
-		r.waitFor("the tab to be back on the test page", 5*time.Second, r.tabIsMain)
+		testenv.WaitWithin(r.t, 5*time.Second, "the tab to be back on the test page", r.tabIsMain)
 	})
 
 	t.Run("four buttons at zoom 150%", func(t *testing.T) {
@@ -253,7 +254,7 @@ func TestChain(t *testing.T) {
 			}
 			time.Sleep(300 * time.Millisecond)
 		}
-		r.waitFor("the extension to report zoom 1.5", 10*time.Second, func() bool { return r.zoom() == 1.5 })
+		testenv.WaitWithin(r.t, 10*time.Second, "the extension to report zoom 1.5", func() bool { return r.zoom() == 1.5 })
 		time.Sleep(300 * time.Millisecond)
 		r.clickAllFour()
 		r.assertFiredChecked()
@@ -306,7 +307,7 @@ func TestChain(t *testing.T) {
 		if err := r.clickRef(main, ""); err != nil {
 			t.Fatal(err)
 		}
-		r.waitFor("the first click", 10*time.Second, func() bool { return len(r.clicks("main")) == before+1 })
+		testenv.WaitWithin(r.t, 10*time.Second, "the first click", func() bool { return len(r.clicks("main")) == before+1 })
 
 		// Allowed on this tab now. A nudge of the mouse only delays the
 		// next click until the person is still.
@@ -315,7 +316,7 @@ func TestChain(t *testing.T) {
 		if err := r.clickRef(main, ""); err != nil {
 			t.Fatal(err)
 		}
-		r.waitFor("the second click", 10*time.Second, func() bool { return len(r.clicks("main")) == before+2 })
+		testenv.WaitWithin(r.t, 10*time.Second, "the second click", func() bool { return len(r.clicks("main")) == before+2 })
 		if n := held(); n != 0 {
 			t.Fatalf("a nudge held the act (%d requests asked again)", n)
 		}
@@ -328,8 +329,8 @@ func TestChain(t *testing.T) {
 			t.Fatal(err)
 		}
 		done()
-		r.waitFor("the third click", 10*time.Second, func() bool { return len(r.clicks("main")) == before+3 })
-		r.waitFor("the third click's request asked again as held", 5*time.Second, func() bool { return held() == 1 })
+		testenv.WaitWithin(r.t, 10*time.Second, "the third click", func() bool { return len(r.clicks("main")) == before+3 })
+		testenv.WaitWithin(r.t, 5*time.Second, "the third click's request asked again as held", func() bool { return held() == 1 })
 
 		// Again, and this time the person says no.
 		r.answer.set("deny")
@@ -344,7 +345,7 @@ func TestChain(t *testing.T) {
 		if n := len(r.clicks("main")); n != before+3 {
 			t.Fatalf("the page saw %d clicks, want %d", n-before, 3)
 		}
-		r.waitFor("the fourth click's request asked again as held", 5*time.Second, func() bool { return held() == 2 })
+		testenv.WaitWithin(r.t, 5*time.Second, "the fourth click's request asked again as held", func() bool { return held() == 2 })
 		n := 0
 		for _, row := range r.auditRows(persondoor.AuditFilter{Tab: r.tab}) {
 			if row.Code == vocab.CodePersonActive {

@@ -155,34 +155,10 @@ func (s *snapRig) expectSnapshot(t *testing.T, path, body, want string) *groundi
 
 func assertTree(t *testing.T, got, want string) {
 	t.Helper()
-	want = dedentTree(want)
+	want = testenv.Dedent(want)
 	if got != want {
 		t.Errorf("snapshot differs\n--- got ---\n%s--- want ---\n%s", got, want)
 	}
-}
-
-// dedentTree lets an expected tree sit indented in the source.
-func dedentTree(s string) string {
-	s = strings.TrimPrefix(s, "\n")
-	lines := strings.Split(s, "\n")
-	common := -1
-	for _, l := range lines {
-		if strings.TrimSpace(l) == "" {
-			continue
-		}
-		n := len(l) - len(strings.TrimLeft(l, "\t"))
-		if common < 0 || n < common {
-			common = n
-		}
-	}
-	for i, l := range lines {
-		if strings.TrimSpace(l) == "" {
-			lines[i] = ""
-			continue
-		}
-		lines[i] = l[common:]
-	}
-	return strings.Join(lines, "\n")
 }
 
 // waitChange takes snapshots until the text differs from before.

@@ -27,6 +27,7 @@ import (
 	"github.com/reins-app/reins/internal/chromium"
 	"github.com/reins-app/reins/internal/xvfb"
 	"github.com/reins-app/reins/mcp"
+	"github.com/reins-app/reins/mcp/mcptest"
 	"github.com/reins-app/reins/persondoor"
 	"github.com/reins-app/reins/vocab"
 )
@@ -384,7 +385,7 @@ func TestStripInChrome(t *testing.T) {
 			t.Fatalf("%v\nreins mcp: %s", err, stderr.String())
 		}
 		defer cs.Close()
-		mcpCall(t, cs, "browser_tabs", nil) // the agent is admitted before the clock starts
+		mcptest.MustCall(t, cs, "browser_tabs", nil) // the agent is admitted before the clock starts
 
 		var wg sync.WaitGroup
 		took := make([]time.Duration, 5)
@@ -398,7 +399,7 @@ func TestStripInChrome(t *testing.T) {
 				case err != nil:
 					errs[i] = err
 				case res.IsError:
-					errs[i] = errors.New(textOf(res))
+					errs[i] = errors.New(mcptest.Text(res))
 				case len(res.Content) != 1:
 					errs[i] = fmt.Errorf("%d contents", len(res.Content))
 				default:
@@ -437,16 +438,6 @@ func must[T any](v T, err error) T {
 		panic(err)
 	}
 	return v
-}
-
-func textOf(res *sdk.CallToolResult) string {
-	var b strings.Builder
-	for _, c := range res.Content {
-		if tc, ok := c.(*sdk.TextContent); ok {
-			b.WriteString(tc.Text)
-		}
-	}
-	return b.String()
 }
 
 // cdp is a small DevTools protocol client on the browser's own endpoint,

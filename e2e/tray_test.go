@@ -12,7 +12,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -25,6 +24,7 @@ import (
 	"github.com/reins-app/reins/internal/browsertest"
 	"github.com/reins-app/reins/internal/testenv"
 	"github.com/reins-app/reins/internal/xvfb"
+	"github.com/reins-app/reins/mcp/mcptest"
 	"github.com/reins-app/reins/persondoor"
 	"github.com/reins-app/reins/vocab"
 )
@@ -83,43 +83,14 @@ func TestTrayApprovalClickedOnThePopup(t *testing.T) {
 	}
 	defer cs.Close()
 
-	type result struct {
-		text  string
-		isErr bool
-		err   error
-	}
-	call := func(tool string, args map[string]any) <-chan result {
-		ch := make(chan result, 1)
-		go func() {
-			cctx, cancel := context.WithTimeout(ctx, 60*time.Second)
-			defer cancel()
-			res, err := cs.CallTool(cctx, &sdk.CallToolParams{Name: tool, Arguments: args})
-			if err != nil {
-				ch <- result{err: err}
-				return
-			}
-			var b strings.Builder
-			for _, c := range res.Content {
-				if tc, ok := c.(*sdk.TextContent); ok {
-					b.WriteString(tc.Text)
-				}
-			}
-			ch <- result{text: b.String(), isErr: res.IsError}
-		}()
-		return ch
-	}
-	get := func(what string, ch <-chan result) string {
+	call := func(tool string, args map[string]any) <-chan mcptest.Result { return mcptest.Go(ctx, cs, tool, args) }
+	get := func(what string, ch <-chan mcptest.Result) string {
 		t.Helper()
-		select {
-		case r := <-ch:
-			if r.err != nil || r.isErr {
-				t.Fatalf("%s: %v %s\nreins mcp: %s", what, r.err, r.text, mcpErr.String())
-			}
-			return r.text
-		case <-time.After(90 * time.Second):
-			t.Fatalf("%s: no answer", what)
+		r := mcptest.Await(t, what, ch, mcpErr)
+		if r.IsErr {
+			t.Fatalf("%s: %s\nreins mcp: %s", what, r.Text, mcpErr.String())
 		}
-		return ""
+		return r.Text
 	}
 
 	// The first connection waits on the popup: "Connect to Reins for the
@@ -127,7 +98,7 @@ func TestTrayApprovalClickedOnThePopup(t *testing.T) {
 	snapCh := call("browser_snapshot", nil)
 	tray.clickAllow(t, x.Display, "Connect to Reins", "once")
 	snap := get("browser_snapshot", snapCh)
-	button := mcpRef(t, snap, "button", "Main button")
+	button := mcptest.Ref(t, snap, "button", "Main button")
 
 	// The click waits on the popup too; nothing reaches the page until the
 	// person's Allow.
@@ -261,7 +232,7 @@ func startTray(t *testing.T, dbusRun, bin, display, data, page string) *trayProc
 // startTrayCmd starts cmd in its own process group and follows its output.
 func startTrayCmd(t *testing.T, cmd *exec.Cmd) *trayProc {
 	t.Helper()
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	testenv.OwnGroup(cmd)
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -308,24 +279,11 @@ func (p *trayProc) read(r io.Reader) {
 	}
 }
 
-// stop ends the tray's process group by its pid: SIGTERM, then SIGKILL.
+// stop ends the tray's process group by its pid: SIGTERM, then SIGKILL;
+// dbus-daemon and anything else in the group go too.
 func (p *trayProc) stop(t *testing.T) {
-	pgid := p.cmd.Process.Pid
-	select {
-	case <-p.exited:
-	default:
-		syscall.Kill(-pgid, syscall.SIGTERM)
-		select {
-		case <-p.exited:
-		case <-time.After(10 * time.Second):
-			t.Errorf("the tray did not quit within 10 s of SIGTERM; killing its group")
-			syscall.Kill(-pgid, syscall.SIGKILL)
-			<-p.exited
-		}
-	}
-	// dbus-daemon and anything else in the group go too.
-	if err := syscall.Kill(-pgid, 0); err == nil {
-		syscall.Kill(-pgid, syscall.SIGKILL)
+	if !testenv.StopGroup(p.cmd, 10*time.Second, func() { <-p.exited }) {
+		t.Errorf("the tray did not quit within 10 s of SIGTERM; its group was killed")
 	}
 }
 

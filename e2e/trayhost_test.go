@@ -3,7 +3,6 @@
 package e2e
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"fmt"
@@ -27,6 +26,7 @@ import (
 	"github.com/reins-app/reins/internal/testenv"
 	"github.com/reins-app/reins/internal/trayhost/hosttest"
 	"github.com/reins-app/reins/internal/xvfb"
+	"github.com/reins-app/reins/mcp/mcptest"
 )
 
 // TestTrayHostMenuSharesPausesAndQuits runs the real tray app on a desktop
@@ -64,7 +64,7 @@ func TestTrayHostMenuSharesPausesAndQuits(t *testing.T) {
 	// is refused.
 	snapCh := agent.call("browser_snapshot", nil)
 	tray.clickAllow(t, d.x.Display, "Connect to Reins", "once")
-	if r := agent.wait(t, "browser_snapshot", snapCh); !r.isErr || !strings.Contains(r.text, "grant_required") {
+	if r := agent.wait(t, "browser_snapshot", snapCh); !r.IsErr || !strings.Contains(r.Text, "grant_required") {
 		t.Fatalf("a snapshot of the unshared tab: %+v, want it refused until the person gives a tab", r)
 	}
 	d.waitIcon(t, item, ui.IconConnected)
@@ -76,26 +76,26 @@ func TestTrayHostMenuSharesPausesAndQuits(t *testing.T) {
 		return ok && e.checked
 	}, "Tabs", "Reins tray test", "Control")
 	var snap string
-	waitUntil(t, "the agent to read the shared tab", 20*time.Second, func() bool {
+	testenv.WaitWithin(t, 20*time.Second, "the agent to read the shared tab", func() bool {
 		r := agent.wait(t, "browser_snapshot", agent.call("browser_snapshot", nil))
-		snap = r.text
-		return !r.isErr
+		snap = r.Text
+		return !r.IsErr
 	})
-	button := mcpRef(t, snap, "button", "Main button")
+	button := mcptest.Ref(t, snap, "button", "Main button")
 
 	// An act on a controlled tab is asked: the icon shows the dot meanwhile.
 	clickCh := agent.call("browser_click", map[string]any{"ref": button, "element": "the main button"})
 	tray.waitPopup(t, "Click “Main button”", "deny", 30*time.Second)
 	d.waitIcon(t, item, ui.IconWaiting)
 	tray.clickAllow(t, d.x.Display, "Click “Main button”", "deny")
-	if r := agent.wait(t, "browser_click", clickCh); !r.isErr {
+	if r := agent.wait(t, "browser_click", clickCh); !r.IsErr {
 		t.Fatalf("a denied click: %+v", r)
 	}
 	d.waitIcon(t, item, ui.IconConnected)
 
 	// Pause all agents: the next act is refused without a question.
 	d.pick(t, item, func() bool { return d.iconIs(item, ui.IconPaused) }, "Pause all agents")
-	if r := agent.wait(t, "browser_click", agent.call("browser_click", map[string]any{"ref": button, "element": "the main button"})); !r.isErr || !strings.Contains(r.text, "paused") {
+	if r := agent.wait(t, "browser_click", agent.call("browser_click", map[string]any{"ref": button, "element": "the main button"})); !r.IsErr || !strings.Contains(r.Text, "paused") {
 		t.Fatalf("a click while paused: %+v, want it refused as paused", r)
 	}
 	if n := len(witness.Events("click")); n != 0 {
@@ -166,7 +166,7 @@ func TestTrayWithoutASessionBusQuitsOnSIGTERM(t *testing.T) {
 	tray := startTrayCmd(t, cmd)
 	tray.waitLine(t, "the tray to start", 30*time.Second, func(l string) bool { return strings.HasPrefix(l, "Reins is running.") })
 	tray.waitLine(t, "the stand-in", 5*time.Second, func(l string) bool { return strings.Contains(l, "a small Reins window stands in") })
-	waitUntil(t, "the stand-in window", 10*time.Second, func() bool { _, _, _, _, err := findWindow(x.Display, "Reins"); return err == nil })
+	testenv.WaitWithin(t, 10*time.Second, "the stand-in window", func() bool { _, _, _, _, err := findWindow(x.Display, "Reins"); return err == nil })
 	syscall.Kill(tray.cmd.Process.Pid, syscall.SIGTERM)
 	select {
 	case <-tray.exited:
@@ -209,11 +209,10 @@ type desktop struct {
 // bottom.
 const screenHeight = 1024
 
-// startDesktop starts Xvfb and a session bus (dbus-daemon in its own
-// process group, stopped by its pid at cleanup).
+// startDesktop starts Xvfb and a private session bus.
 func startDesktop(t *testing.T) *desktop {
 	t.Helper()
-	daemon := testenv.NeedCommand(t, "dbus-daemon")
+	testenv.NeedCommand(t, "dbus-daemon")
 	testenv.NeedCommand(t, "xfce4-panel")
 	cgo, _ := exec.Command("go", "env", "CGO_ENABLED").Output()
 	testenv.Need(t, strings.TrimSpace(string(cgo)) == "1", "cgo (a C compiler) to build the tray")
@@ -223,29 +222,9 @@ func startDesktop(t *testing.T) *desktop {
 	// the bus's own environment.
 	conf := t.TempDir()
 	env := append(withoutBus(os.Environ()), "DISPLAY="+x.Display, "XDG_CONFIG_HOME="+conf, "XDG_RUNTIME_DIR="+t.TempDir())
-	cmd := exec.Command(daemon, "--session", "--nofork", "--nopidfile", "--print-address=1")
-	cmd.Env = env
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmd.Stderr = os.Stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		// The bus and what it started for the panel (xfconfd, the
-		// accessibility bus) share its group.
-		syscall.Kill(-cmd.Process.Pid, syscall.SIGTERM)
-		cmd.Wait()
-		syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-	})
-	addr, err := bufio.NewReader(out).ReadString('\n')
-	if err != nil {
-		t.Fatalf("dbus-daemon printed no address: %v", err)
-	}
-	addr = strings.TrimSpace(addr)
+	// The bus and what it starts for the panel (xfconfd, the accessibility
+	// bus) share its process group, which ends with the test.
+	addr := testenv.SessionBus(t, env)
 	bus, err := dbus.Connect(addr)
 	if err != nil {
 		t.Fatalf("connecting to the test's session bus %s: %v", addr, err)
@@ -279,7 +258,7 @@ func (d *desktop) startReins(t *testing.T, bin, data string, args ...string) *tr
 
 func (d *desktop) waitWatcher(t *testing.T, want bool) {
 	t.Helper()
-	waitUntil(t, fmt.Sprintf("a tray host on the bus = %t", want), 20*time.Second, func() bool {
+	testenv.WaitWithin(t, 20*time.Second, fmt.Sprintf("a tray host on the bus = %t", want), func() bool {
 		return hosttest.HasWatcher(d.bus) == want
 	})
 }
@@ -289,7 +268,7 @@ func (d *desktop) waitWatcher(t *testing.T, want bool) {
 func (d *desktop) waitItem(t *testing.T, tray *trayProc, want bool) string {
 	t.Helper()
 	var owner string
-	waitUntil(t, fmt.Sprintf("Reins' item registered with the tray host = %t", want), 20*time.Second, func() bool {
+	testenv.WaitWithin(t, 20*time.Second, fmt.Sprintf("Reins' item registered with the tray host = %t", want), func() bool {
 		var ok bool
 		owner, ok = hosttest.Registered(d.bus, tray.cmd.Process.Pid)
 		return ok == want && (owner != "" || !want)
@@ -301,7 +280,7 @@ func (d *desktop) waitItem(t *testing.T, tray *trayProc, want bool) string {
 // is Reins' icon for state.
 func (d *desktop) waitIcon(t *testing.T, item string, state ui.Icon) {
 	t.Helper()
-	waitUntil(t, "the tray icon to show "+state.String(), 20*time.Second, func() bool { return d.iconIs(item, state) })
+	testenv.WaitWithin(t, 20*time.Second, "the tray icon to show "+state.String(), func() bool { return d.iconIs(item, state) })
 }
 
 func (d *desktop) iconIs(item string, state ui.Icon) bool {
@@ -339,7 +318,7 @@ func argb(b []byte) []byte {
 
 func (d *desktop) waitStandIn(t *testing.T, shown bool) {
 	t.Helper()
-	waitUntil(t, fmt.Sprintf("the stand-in window shown = %t", shown), 20*time.Second, func() bool {
+	testenv.WaitWithin(t, 20*time.Second, fmt.Sprintf("the stand-in window shown = %t", shown), func() bool {
 		_, _, _, _, err := findWindow(d.x.Display, "Reins")
 		return (err == nil) == shown
 	})
@@ -393,7 +372,7 @@ func (d *desktop) openMenu(t *testing.T, item string) {
 	if err := xdesk.Click(d.x.Display, x, y); err != nil {
 		t.Fatal(err)
 	}
-	waitUntil(t, "the tray menu to open", 10*time.Second, func() bool { return popups(t, d.x.Display) > before })
+	testenv.WaitWithin(t, 10*time.Second, "the tray menu to open", func() bool { return popups(t, d.x.Display) > before })
 }
 
 // pick opens the menu and chooses path in it, as a person does, until done
@@ -407,7 +386,7 @@ func (d *desktop) pick(t *testing.T, item string, done func() bool, path ...stri
 		base := popups(t, d.x.Display)
 		d.openMenu(t, item)
 		d.choose(t, item, path...)
-		if poll(5*time.Second, done) {
+		if testenv.Eventually(5*time.Second, done) {
 			return
 		}
 		if try == 3 {
@@ -423,7 +402,7 @@ func (d *desktop) pick(t *testing.T, item string, done func() bool, path ...stri
 		}
 		t.Logf("choosing %s did not take; closing the menu and trying again", strings.Join(path, " › "))
 		xdesk.Keys(d.x.Display, "Escape", "Escape", "Escape")
-		poll(5*time.Second, func() bool { return popups(t, d.x.Display) <= base })
+		testenv.Eventually(5*time.Second, func() bool { return popups(t, d.x.Display) <= base })
 	}
 }
 
@@ -482,7 +461,7 @@ func (d *desktop) choose(t *testing.T, item string, path ...string) {
 		}
 		if !last {
 			// The submenu takes the keyboard once it is up.
-			waitUntil(t, "the submenu of "+label, 10*time.Second, func() bool { return popups(t, d.x.Display) > open })
+			testenv.WaitWithin(t, 10*time.Second, "the submenu of "+label, func() bool { return popups(t, d.x.Display) > open })
 			menu, from, opened = e, 0, true
 		}
 	}
@@ -587,36 +566,11 @@ func popups(t *testing.T, display string) int {
 	return n
 }
 
-func waitUntil(t *testing.T, what string, d time.Duration, ok func() bool) {
-	t.Helper()
-	if !poll(d, ok) {
-		t.Fatalf("timed out after %v waiting for %s", d, what)
-	}
-}
-
-// poll reports whether ok holds within d, asking every 100 ms.
-func poll(d time.Duration, ok func() bool) bool {
-	deadline := time.Now().Add(d)
-	for !ok() {
-		if time.Now().After(deadline) {
-			return false
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
-	return true
-}
-
 // mcpAgent is the real `reins mcp` driven by an MCP client.
 type mcpAgent struct {
 	cs     *sdk.ClientSession
 	ctx    context.Context
 	stderr *syncBuffer
-}
-
-type toolResult struct {
-	text  string
-	isErr bool
-	err   error
 }
 
 func startAgent(t *testing.T, bin, data string) *mcpAgent {
@@ -636,37 +590,12 @@ func startAgent(t *testing.T, bin, data string) *mcpAgent {
 	return &mcpAgent{cs: cs, ctx: ctx, stderr: stderr}
 }
 
-func (a *mcpAgent) call(tool string, args map[string]any) <-chan toolResult {
-	ch := make(chan toolResult, 1)
-	go func() {
-		ctx, cancel := context.WithTimeout(a.ctx, 60*time.Second)
-		defer cancel()
-		res, err := a.cs.CallTool(ctx, &sdk.CallToolParams{Name: tool, Arguments: args})
-		if err != nil {
-			ch <- toolResult{err: err}
-			return
-		}
-		var b strings.Builder
-		for _, c := range res.Content {
-			if tc, ok := c.(*sdk.TextContent); ok {
-				b.WriteString(tc.Text)
-			}
-		}
-		ch <- toolResult{text: b.String(), isErr: res.IsError}
-	}()
-	return ch
+// call calls tool on a goroutine of its own; wait receives its result.
+func (a *mcpAgent) call(tool string, args map[string]any) <-chan mcptest.Result {
+	return mcptest.Go(a.ctx, a.cs, tool, args)
 }
 
-func (a *mcpAgent) wait(t *testing.T, what string, ch <-chan toolResult) toolResult {
+func (a *mcpAgent) wait(t *testing.T, what string, ch <-chan mcptest.Result) mcptest.Result {
 	t.Helper()
-	select {
-	case r := <-ch:
-		if r.err != nil {
-			t.Fatalf("%s: %v\nreins mcp: %s", what, r.err, a.stderr.String())
-		}
-		return r
-	case <-time.After(90 * time.Second):
-		t.Fatalf("%s: no answer", what)
-	}
-	return toolResult{}
+	return mcptest.Await(t, what, ch, a.stderr)
 }

@@ -60,32 +60,6 @@ func mustBuild(t testing.TB, res *protocol.SnapshotResult, refs *grounding.Refs)
 	return s
 }
 
-// dedent lets expected snapshot texts sit indented in the test source: the
-// leading newline and the common run of tabs go, the two-space indentation
-// of the rendering stays.
-func dedent(s string) string {
-	s = strings.TrimPrefix(s, "\n")
-	lines := strings.Split(s, "\n")
-	common := -1
-	for _, l := range lines {
-		if strings.TrimSpace(l) == "" {
-			continue
-		}
-		n := len(l) - len(strings.TrimLeft(l, "\t"))
-		if common < 0 || n < common {
-			common = n
-		}
-	}
-	for i, l := range lines {
-		if strings.TrimSpace(l) == "" {
-			lines[i] = ""
-			continue
-		}
-		lines[i] = l[common:]
-	}
-	return strings.Join(lines, "\n")
-}
-
 func assertText(t *testing.T, got, want string) {
 	t.Helper()
 	if got != want {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/reins-app/reins/bridge/protocol"
 	"github.com/reins-app/reins/grounding"
+	"github.com/reins-app/reins/internal/testenv"
 )
 
 func boxed(n *protocol.Node, y float64) *protocol.Node {
@@ -51,7 +52,7 @@ func TestRenderInteractiveKeepsControlsUnderLandmarksAndNearestHeading(t *testin
 	s := mustBuild(t, page(), grounding.NewRefs())
 	r := render(t, s, grounding.RenderOptions{Mode: grounding.ModeInteractive})
 	// The heading with nothing to act on under it, and the prose, go.
-	assertText(t, r.Text, dedent(`
+	assertText(t, r.Text, testenv.Dedent(`
 		- navigation "Main" [ref=e1]:
 		  - link "Home" [ref=e2]:
 		    - /url: "https://shop.example/"

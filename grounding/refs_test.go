@@ -9,6 +9,7 @@ import (
 
 	"github.com/reins-app/reins/bridge/protocol"
 	"github.com/reins-app/reins/grounding"
+	"github.com/reins-app/reins/internal/testenv"
 )
 
 func TestRefsKeptForSameElementAcrossBuilds(t *testing.T) {
@@ -19,7 +20,7 @@ func TestRefsKeptForSameElementAcrossBuilds(t *testing.T) {
 		node("button", "B", 11),
 		iframe("Help", 12, 0),
 	), child), refs)
-	assertText(t, s1.Text, dedent(`
+	assertText(t, s1.Text, testenv.Dedent(`
 		- button "A" [ref=e1]
 		- button "B" [ref=e2]
 		- iframe "Help" [ref=e3]:
@@ -32,7 +33,7 @@ func TestRefsKeptForSameElementAcrossBuilds(t *testing.T) {
 		node("button", "B", 11),
 		iframe("Help", 12, 0),
 	), child), refs)
-	assertText(t, s2.Text, dedent(`
+	assertText(t, s2.Text, testenv.Dedent(`
 		- button "New" [ref=e4]
 		- button "A" [ref=e1]
 		- button "B" [ref=e2]
@@ -54,13 +55,13 @@ func TestRefsNewDocumentGetsRefsNeverSeenBefore(t *testing.T) {
 	s1 := build("d1", "c1")
 	s2 := build("d2", "c1") // the top frame loaded a new document
 	s3 := build("d2", "c2") // then the iframe did
-	assertText(t, s2.Text, dedent(`
+	assertText(t, s2.Text, testenv.Dedent(`
 		- button "A" [ref=e4]
 		- button "B" [ref=e5]
 		- iframe "Help" [ref=e6]:
 		  - button "Ask" [ref=f1e1]
 	`))
-	assertText(t, s3.Text, dedent(`
+	assertText(t, s3.Text, testenv.Dedent(`
 		- button "A" [ref=e4]
 		- button "B" [ref=e5]
 		- iframe "Help" [ref=e6]:

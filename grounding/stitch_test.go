@@ -7,6 +7,7 @@ import (
 
 	"github.com/reins-app/reins/bridge/protocol"
 	"github.com/reins-app/reins/grounding"
+	"github.com/reins-app/reins/internal/testenv"
 )
 
 func TestStitchChildFramesUnderTheirIframes(t *testing.T) {
@@ -21,7 +22,7 @@ func TestStitchChildFramesUnderTheirIframes(t *testing.T) {
 	// The extension reports frames in whatever order webNavigation lists
 	// them; pairing goes by (parent, index), not by position.
 	s := mustBuild(t, result(cross, top, same), grounding.NewRefs())
-	assertText(t, s.Text, dedent(`
+	assertText(t, s.Text, testenv.Dedent(`
 		- button "Top" [ref=e1]
 		- iframe "Same" [ref=e2]:
 		  - button "Inner A" [ref=f1e1]
@@ -58,7 +59,7 @@ func TestStitchGrandchildFrameGetsTwoHopPath(t *testing.T) {
 	)
 	grandchild := frame(12, 11, 0, "https://pay.example/card", "gc-doc", 0, node("button", "Pay", 3))
 	s := mustBuild(t, result(grandchild, child, top), grounding.NewRefs())
-	assertText(t, s.Text, dedent(`
+	assertText(t, s.Text, testenv.Dedent(`
 		- iframe "Outer" [ref=e1]:
 		  - button "Middle" [ref=f1e1]
 		  - iframe "Inner" [ref=f1e2]:
@@ -87,7 +88,7 @@ func TestStitchUnpairedFrameRenderedLastAndNotActable(t *testing.T) {
 	)
 	lost := frame(30, 0, -1, "https://widget.example/w", "lost-doc", 0, node("button", "Lost", 1))
 	s := mustBuild(t, result(lost, top), grounding.NewRefs())
-	assertText(t, s.Text, dedent(`
+	assertText(t, s.Text, testenv.Dedent(`
 		- button "Top" [ref=e1]
 		- iframe "Widget" [ref=e2]
 		- button "Bottom" [ref=e3]
@@ -113,7 +114,7 @@ func TestStitchFrameWithoutMatchingIframeIsUnplaced(t *testing.T) {
 	top := topFrame("top-doc", 0, iframe("Only", 1, 0))
 	stray := frame(9, 0, 4, "https://stray.example/", "stray-doc", 0, node("button", "Stray", 1))
 	s := mustBuild(t, result(top, stray), grounding.NewRefs())
-	assertText(t, s.Text, dedent(`
+	assertText(t, s.Text, testenv.Dedent(`
 		- iframe "Only" [ref=e1]
 		- iframe "https://stray.example/" (not placed on the page):
 		  - button "Stray" [ref=f1e1]
@@ -129,7 +130,7 @@ func TestStitchChildOfUnreadableFrameIsUnplaced(t *testing.T) {
 	broken := protocol.FrameReport{Frame: 11, Parent: 0, Index: -1, URL: "https://down.example/", Error: "no content script"}
 	inner := frame(12, 11, 0, "https://inner.example/", "inner-doc", 0, node("button", "Inner", 1))
 	s := mustBuild(t, result(top, broken, inner), grounding.NewRefs())
-	assertText(t, s.Text, dedent(`
+	assertText(t, s.Text, testenv.Dedent(`
 		- iframe "Outer" [ref=e1]
 		- iframe "https://inner.example/" (not placed on the page):
 		  - button "Inner" [ref=f1e1]
@@ -150,7 +151,7 @@ func TestStitchFramesNestedInAnUnplacedFrameAppearOnce(t *testing.T) {
 		)
 		inner := frame(ids.inner, ids.outer, 0, "https://inner.example/", "inner-doc", 0, node("button", "Deep", 1))
 		s := mustBuild(t, result(top, outer, inner), grounding.NewRefs())
-		want := dedent(`
+		want := testenv.Dedent(`
 			- button "Top" [ref=e1]
 			- iframe "https://outer.example/" (not placed on the page):
 			  - button "Outer" [ref=f1e1]

@@ -18,6 +18,7 @@ import (
 
 	"github.com/reins-app/reins/internal/browsertest"
 	"github.com/reins-app/reins/internal/testenv"
+	"github.com/reins-app/reins/mcp/mcptest"
 	"github.com/reins-app/reins/persondoor"
 	"github.com/reins-app/reins/vocab"
 )
@@ -89,16 +90,16 @@ func TestStdioThroughTheReinsBinary(t *testing.T) {
 	if err != nil {
 		t.Fatalf("%v\nstderr: %s", err, stderr.String())
 	}
-	snap := mustCall(t, cs, "browser_snapshot", nil)
+	snap := mcptest.MustCall(t, cs, "browser_snapshot", nil)
 	t.Logf("reins mcp start → first snapshot: %v", time.Since(start))
-	out := mustCall(t, cs, "browser_click", map[string]any{"ref": refOf(t, snap, "button", "Place order")})
+	out := mcptest.MustCall(t, cs, "browser_click", map[string]any{"ref": mcptest.Ref(t, snap, "button", "Place order")})
 	if !strings.Contains(out, "Order placed") {
 		t.Fatalf("click: %s", out)
 	}
 	const rounds = 50
 	t0 := time.Now()
 	for range rounds {
-		mustCall(t, cs, "browser_tabs", nil)
+		mcptest.MustCall(t, cs, "browser_tabs", nil)
 	}
 	t.Logf("browser_tabs round trip through reins mcp: %v", time.Since(t0)/rounds)
 	exe, _ := os.Executable()
@@ -236,7 +237,7 @@ func TestHTTPDoor(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer cs.Close()
-	snap := mustCall(t, cs, "browser_snapshot", nil)
+	snap := mcptest.MustCall(t, cs, "browser_snapshot", nil)
 	if !strings.Contains(snap, "Place order") {
 		t.Fatalf("snapshot over HTTP: %s", snap)
 	}

@@ -10,7 +10,6 @@ import (
 	"image/png"
 	"path/filepath"
 	"regexp"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -23,6 +22,7 @@ import (
 	"github.com/reins-app/reins/bridge/protocol"
 	"github.com/reins-app/reins/core"
 	"github.com/reins-app/reins/executor"
+	"github.com/reins-app/reins/internal/testenv"
 	"github.com/reins-app/reins/persondoor"
 	"github.com/reins-app/reins/vocab"
 )
@@ -175,18 +175,14 @@ func newRig(t *testing.T) *rig {
 	})
 	r.b.push(bridge.EventConnected, nil)
 	r.b.push(protocol.EventTabs, protocol.TabsResult{Tabs: []protocol.Tab{r.b.tab()}})
-	deadline := time.Now().Add(5 * time.Second)
-	for r.tab == "" {
+	testenv.WaitFor(t, "the fake tab to appear", func() bool {
 		for _, tab := range r.e.Tabs() {
 			if tab.Connected {
 				r.tab = tab.ID
 			}
 		}
-		if time.Now().After(deadline) {
-			t.Fatal("the fake tab never appeared")
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+		return r.tab != ""
+	})
 	return r
 }
 
@@ -232,51 +228,6 @@ func (r *rig) client(name string, proc Process) *sdk.ClientSession {
 		ss.Wait()
 	})
 	return cs
-}
-
-// call calls a tool and returns its text and whether it is a tool error.
-func call(t *testing.T, cs *sdk.ClientSession, tool string, args map[string]any) (string, bool) {
-	t.Helper()
-	res, err := cs.CallTool(context.Background(), &sdk.CallToolParams{Name: tool, Arguments: args})
-	if err != nil {
-		t.Fatalf("%s: %v", tool, err)
-	}
-	var b strings.Builder
-	for _, c := range res.Content {
-		if tc, ok := c.(*sdk.TextContent); ok {
-			b.WriteString(tc.Text)
-		}
-	}
-	return b.String(), res.IsError
-}
-
-// mustCall calls a tool that must succeed.
-func mustCall(t *testing.T, cs *sdk.ClientSession, tool string, args map[string]any) string {
-	t.Helper()
-	text, isErr := call(t, cs, tool, args)
-	if isErr {
-		t.Fatalf("%s failed: %s", tool, text)
-	}
-	return text
-}
-
-// refused calls a tool that must fail with code.
-func refused(t *testing.T, cs *sdk.ClientSession, tool string, args map[string]any, code string) string {
-	t.Helper()
-	text, isErr := call(t, cs, tool, args)
-	if !isErr || !strings.HasPrefix(text, code+": ") {
-		t.Fatalf("%s: want a %s tool error, got (error %v) %q", tool, code, isErr, text)
-	}
-	return text
-}
-
-func refOf(t *testing.T, snapshot, role, name string) string {
-	t.Helper()
-	m := regexp.MustCompile(`- ` + regexp.QuoteMeta(role) + ` "` + regexp.QuoteMeta(name) + `"[^\n]*\[ref=(f?\d*e\d+)\]`).FindStringSubmatch(snapshot)
-	if m == nil {
-		t.Fatalf("no %s %q in:\n%s", role, name, snapshot)
-	}
-	return m[1]
 }
 
 var snapshotID = regexp.MustCompile(`Snapshot (s[\d.]+)`)

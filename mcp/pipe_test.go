@@ -9,9 +9,10 @@ import (
 	"os"
 	"os/exec"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
+
+	"github.com/reins-app/reins/internal/testenv"
 )
 
 const initialize = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"short-lived agent","version":"1"}}}` + "\n"
@@ -92,7 +93,7 @@ func TestReinsMCPIsQuietWhenTheAgentExits(t *testing.T) {
 	for i := range sessions {
 		cmd := exec.Command(bin, "mcp")
 		cmd.Env = append(os.Environ(), "REINS_DATA_DIR="+dir)
-		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+		testenv.OwnGroup(cmd)
 		stdin, err := cmd.StdinPipe()
 		if err != nil {
 			t.Fatal(err)
@@ -119,8 +120,7 @@ func TestReinsMCPIsQuietWhenTheAgentExits(t *testing.T) {
 		select {
 		case err = <-waited:
 		case <-time.After(10 * time.Second):
-			syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-			<-waited
+			testenv.KillGroup(cmd, func() { <-waited })
 			t.Fatalf("session %d: reins mcp did not end after its stdin closed", i)
 		}
 		var exit *exec.ExitError

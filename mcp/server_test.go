@@ -12,6 +12,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/reins-app/reins/executor"
+	"github.com/reins-app/reins/mcp/mcptest"
 	"github.com/reins-app/reins/persondoor"
 	"github.com/reins-app/reins/vocab"
 )
@@ -60,7 +61,7 @@ func TestFirstConnectionIsAskedOnceAndLabelledWithTheProcess(t *testing.T) {
 	events, stop := r.e.Subscribe(64)
 	defer stop()
 	cs := r.client("Claude Code", claude)
-	text := refused(t, cs, "browser_tabs", nil, vocab.CodeAgentNotAllowed)
+	text := mcptest.Refused(t, cs, "browser_tabs", nil, vocab.CodeAgentNotAllowed)
 	agentsEvents := 0
 	for len(events) > 0 {
 		if ev := <-events; ev.Kind == persondoor.EventAgents {
@@ -75,7 +76,7 @@ func TestFirstConnectionIsAskedOnceAndLabelledWithTheProcess(t *testing.T) {
 		t.Errorf("the refusal does not name the agent's process, then its name: %q", text)
 	}
 	// Denied: the rest of this session is refused without asking again.
-	refused(t, cs, "browser_snapshot", nil, vocab.CodeAgentNotAllowed)
+	mcptest.Refused(t, cs, "browser_snapshot", nil, vocab.CodeAgentNotAllowed)
 	if n := r.askedAbout("connect"); n != 1 {
 		t.Fatalf("the person was asked %d times, want once", n)
 	}
@@ -89,7 +90,7 @@ func TestFirstConnectionIsAskedOnceAndLabelledWithTheProcess(t *testing.T) {
 		t.Fatal(err)
 	}
 	cs2 := r.client("Claude Code", claude)
-	mustCall(t, cs2, "browser_tabs", nil)
+	mcptest.MustCall(t, cs2, "browser_tabs", nil)
 	if n := r.askedAbout("connect"); n != 1 {
 		t.Fatalf("an allowed agent was asked about again (%d questions)", n)
 	}
@@ -106,7 +107,7 @@ func TestFirstConnectionIsAskedOnceAndLabelledWithTheProcess(t *testing.T) {
 		t.Fatal(err)
 	}
 	r.setAnswer(vocab.Deny)
-	refused(t, cs2, "browser_tabs", nil, vocab.CodeAgentNotAllowed)
+	mcptest.Refused(t, cs2, "browser_tabs", nil, vocab.CodeAgentNotAllowed)
 	rows, err := r.log.Rows(context.Background(), persondoor.AuditFilter{Act: string(vocab.Connect)})
 	if err != nil {
 		t.Fatal(err)
@@ -119,28 +120,28 @@ func TestFirstConnectionIsAskedOnceAndLabelledWithTheProcess(t *testing.T) {
 func TestSnapshotClickTypeAndKeyThroughMCP(t *testing.T) {
 	r := newRig(t)
 	cs := r.client("Claude Code", claude)
-	refused(t, cs, "browser_snapshot", nil, vocab.CodeGrantRequired)
-	tabs := mustCall(t, cs, "browser_tabs", nil)
+	mcptest.Refused(t, cs, "browser_snapshot", nil, vocab.CodeGrantRequired)
+	tabs := mcptest.MustCall(t, cs, "browser_tabs", nil)
 	if strings.Contains(tabs, "Cart") {
 		t.Fatalf("the title of a tab the agent may not read was listed: %q", tabs)
 	}
 	r.e.SetShare(r.tab, vocab.ReadOnly)
-	snap := mustCall(t, cs, "browser_snapshot", nil)
-	ref := refOf(t, snap, "button", "Place order")
-	refused(t, cs, "browser_click", map[string]any{"ref": ref}, vocab.CodeControlRequired)
+	snap := mcptest.MustCall(t, cs, "browser_snapshot", nil)
+	ref := mcptest.Ref(t, snap, "button", "Place order")
+	mcptest.Refused(t, cs, "browser_click", map[string]any{"ref": ref}, vocab.CodeControlRequired)
 
 	r.e.SetShare(r.tab, vocab.Control)
-	out := mustCall(t, cs, "browser_click", map[string]any{"ref": ref, "element": "the order button"})
+	out := mcptest.MustCall(t, cs, "browser_click", map[string]any{"ref": ref, "element": "the order button"})
 	if !strings.Contains(out, "Done: Click “Place order”") || !strings.Contains(out, "Changes on the page") || !strings.Contains(out, "Order placed") {
 		t.Fatalf("the click's result does not say what fired and what changed:\n%s", out)
 	}
 	t.Logf("click result:\n%s", out)
-	field := refOf(t, snap, "textbox", "Search")
-	mustCall(t, cs, "browser_type", map[string]any{"ref": field, "text": "socks", "submit": true, "clear": true})
-	mustCall(t, cs, "browser_press_key", map[string]any{"key": "Control+Shift+K"})
-	mustCall(t, cs, "browser_hover", map[string]any{"ref": ref})
-	mustCall(t, cs, "browser_scroll", map[string]any{"ref": ref, "dy": 2})
-	mustCall(t, cs, "browser_select_option", map[string]any{"ref": field, "option": "Blue"})
+	field := mcptest.Ref(t, snap, "textbox", "Search")
+	mcptest.MustCall(t, cs, "browser_type", map[string]any{"ref": field, "text": "socks", "submit": true, "clear": true})
+	mcptest.MustCall(t, cs, "browser_press_key", map[string]any{"key": "Control+Shift+K"})
+	mcptest.MustCall(t, cs, "browser_hover", map[string]any{"ref": ref})
+	mcptest.MustCall(t, cs, "browser_scroll", map[string]any{"ref": ref, "dy": 2})
+	mcptest.MustCall(t, cs, "browser_select_option", map[string]any{"ref": field, "option": "Blue"})
 	fired := r.exec.Fired()
 	if len(fired) != 6 {
 		t.Fatalf("fired %d acts, want 6: %+v", len(fired), fired)
@@ -170,44 +171,44 @@ func TestRefusalsCarryStableCodes(t *testing.T) {
 	r := newRig(t)
 	cs := r.client("Codex", claude)
 	r.e.SetShare(r.tab, vocab.Control)
-	refused(t, cs, "browser_click", map[string]any{"ref": "e1"}, vocab.CodeStaleRef)
-	snap := mustCall(t, cs, "browser_snapshot", map[string]any{"max_chars": 40})
+	mcptest.Refused(t, cs, "browser_click", map[string]any{"ref": "e1"}, vocab.CodeStaleRef)
+	snap := mcptest.MustCall(t, cs, "browser_snapshot", map[string]any{"max_chars": 40})
 	if !strings.Contains(snap, "cut at") {
 		t.Fatalf("a budget did not cut the snapshot:\n%s", snap)
 	}
-	ref := refOf(t, mustCall(t, cs, "browser_snapshot", nil), "button", "Place order")
-	refused(t, cs, "browser_click", map[string]any{"ref": ref, "snapshot": "s9.99"}, vocab.CodeStaleRef)
-	refused(t, cs, "browser_snapshot", map[string]any{"tab": "99"}, vocab.CodeNoTab)
-	refused(t, cs, "browser_click", map[string]any{"ref": ref, "button": "middle"}, vocab.CodeBadRequest)
-	refused(t, cs, "browser_navigate", map[string]any{"url": "file:///etc/passwd"}, vocab.CodeBadRequest)
+	ref := mcptest.Ref(t, mcptest.MustCall(t, cs, "browser_snapshot", nil), "button", "Place order")
+	mcptest.Refused(t, cs, "browser_click", map[string]any{"ref": ref, "snapshot": "s9.99"}, vocab.CodeStaleRef)
+	mcptest.Refused(t, cs, "browser_snapshot", map[string]any{"tab": "99"}, vocab.CodeNoTab)
+	mcptest.Refused(t, cs, "browser_click", map[string]any{"ref": ref, "button": "middle"}, vocab.CodeBadRequest)
+	mcptest.Refused(t, cs, "browser_navigate", map[string]any{"url": "file:///etc/passwd"}, vocab.CodeBadRequest)
 
 	r.setAnswer(vocab.Deny)
-	refused(t, cs, "browser_click", map[string]any{"ref": ref}, vocab.CodeDenied)
+	mcptest.Refused(t, cs, "browser_click", map[string]any{"ref": ref}, vocab.CodeDenied)
 	r.setAnswer(vocab.AllowOnce)
 	r.e.Pause(true)
-	refused(t, cs, "browser_click", map[string]any{"ref": ref}, vocab.CodePaused)
+	mcptest.Refused(t, cs, "browser_click", map[string]any{"ref": ref}, vocab.CodePaused)
 	r.e.Pause(false)
 	if len(r.exec.Fired()) != 0 {
 		t.Fatal("something fired")
 	}
 	// Subtree, diff and find.
-	sub := mustCall(t, cs, "browser_snapshot", map[string]any{"ref": ref})
+	sub := mcptest.MustCall(t, cs, "browser_snapshot", map[string]any{"ref": ref})
 	if strings.Contains(sub, "Search") {
 		t.Fatalf("the subtree shows more than the button:\n%s", sub)
 	}
-	diff := mustCall(t, cs, "browser_snapshot", map[string]any{"diff": true})
+	diff := mcptest.MustCall(t, cs, "browser_snapshot", map[string]any{"diff": true})
 	if !strings.Contains(diff, "nothing changed") {
 		t.Fatalf("an unchanged page has a diff:\n%s", diff)
 	}
-	found := mustCall(t, cs, "browser_find", map[string]any{"text": "search", "role": "textbox"})
+	found := mcptest.MustCall(t, cs, "browser_find", map[string]any{"text": "search", "role": "textbox"})
 	if !strings.Contains(found, "1 matching lines") || !strings.Contains(found, `textbox "Search"`) {
 		t.Fatalf("find: %s", found)
 	}
-	wait := mustCall(t, cs, "browser_wait_for", map[string]any{"text_gone": "Order placed"})
+	wait := mcptest.MustCall(t, cs, "browser_wait_for", map[string]any{"text_gone": "Order placed"})
 	if !strings.HasPrefix(wait, "Gone after") {
 		t.Fatalf("wait: %s", wait)
 	}
-	wait = mustCall(t, cs, "browser_wait_for", map[string]any{"text": "Order placed", "time": 0.6})
+	wait = mcptest.MustCall(t, cs, "browser_wait_for", map[string]any{"text": "Order placed", "time": 0.6})
 	if !strings.HasPrefix(wait, "Not met") {
 		t.Fatalf("wait: %s", wait)
 	}
@@ -227,24 +228,24 @@ func TestRefusalsCarryStableCodes(t *testing.T) {
 func TestDesktopToolsNeedTheDesktopAndRespectTheDenyList(t *testing.T) {
 	r := newRig(t)
 	cs := r.client("Cursor", claude)
-	refused(t, cs, "desktop_observe", nil, vocab.CodeGrantRequired)
+	mcptest.Refused(t, cs, "desktop_observe", nil, vocab.CodeGrantRequired)
 	r.exec.SetWindows([]executor.Window{{App: executor.App{Name: "Terminal", Exe: "/usr/bin/xterm"}, Title: "shell", X: 0, Y: 0, W: 500, H: 400, Active: true}})
 	r.e.SetShare(vocab.DesktopKey, vocab.ReadOnly)
-	view := mustCall(t, cs, "desktop_observe", nil)
+	view := mcptest.MustCall(t, cs, "desktop_observe", nil)
 	if !strings.Contains(view, `"shell" — Terminal at 0,0 size 500×400`) {
 		t.Fatalf("observe: %s", view)
 	}
-	refused(t, cs, "desktop_click", map[string]any{"x": 10, "y": 10}, vocab.CodeControlRequired)
+	mcptest.Refused(t, cs, "desktop_click", map[string]any{"x": 10, "y": 10}, vocab.CodeControlRequired)
 	r.e.SetShare(vocab.DesktopKey, vocab.Control)
-	mustCall(t, cs, "desktop_click", map[string]any{"x": 10, "y": 20, "element": "the shell"})
-	mustCall(t, cs, "desktop_type", map[string]any{"text": "ls", "submit": true})
-	mustCall(t, cs, "desktop_press_key", map[string]any{"key": "Control+C"})
+	mcptest.MustCall(t, cs, "desktop_click", map[string]any{"x": 10, "y": 20, "element": "the shell"})
+	mcptest.MustCall(t, cs, "desktop_type", map[string]any{"text": "ls", "submit": true})
+	mcptest.MustCall(t, cs, "desktop_press_key", map[string]any{"key": "Control+C"})
 	fired := r.exec.Fired()
 	if len(fired) != 3 || fired[0].Plan.X != 10 || fired[0].Plan.Y != 20 || fired[1].Act.Text != "ls" || fired[2].Act.Keys != "Control+C" {
 		t.Fatalf("fired %+v", fired)
 	}
 	r.exec.SetWindows([]executor.Window{{App: executor.App{Name: "KeePassXC", Exe: "/usr/bin/keepassxc", Class: "keepassxc.KeePassXC"}, Title: "vault", X: 0, Y: 0, W: 500, H: 400}})
-	refused(t, cs, "desktop_click", map[string]any{"x": 10, "y": 20}, vocab.CodeDenyListed)
+	mcptest.Refused(t, cs, "desktop_click", map[string]any{"x": 10, "y": 20}, vocab.CodeDenyListed)
 	if len(r.exec.Fired()) != 3 {
 		t.Fatal("a click landed on a deny-listed application")
 	}
@@ -333,11 +334,11 @@ func TestExtensionDroppedMidRequest(t *testing.T) {
 	r := newRig(t)
 	r.e.SetShare(r.tab, vocab.ReadOnly)
 	cs := r.client("Claude Code", claude)
-	mustCall(t, cs, "browser_tabs", nil)
+	mcptest.MustCall(t, cs, "browser_tabs", nil)
 	r.b.stall.Store(true)
 	done := make(chan string, 1)
 	go func() {
-		text, _ := call(t, cs, "browser_snapshot", nil)
+		text, _ := mcptest.Call(t, cs, "browser_snapshot", nil)
 		done <- text
 	}()
 	select {
@@ -358,5 +359,5 @@ func TestExtensionDroppedMidRequest(t *testing.T) {
 		t.Fatal("the call hung after the extension dropped")
 	}
 	// And while it is gone, calls are refused at once.
-	refused(t, cs, "browser_snapshot", map[string]any{"tab": r.tab}, vocab.CodeDisconnected)
+	mcptest.Refused(t, cs, "browser_snapshot", map[string]any{"tab": r.tab}, vocab.CodeDisconnected)
 }

@@ -8,6 +8,7 @@ import (
 	"fyne.io/fyne/v2/test"
 	"fyne.io/fyne/v2/widget"
 
+	"github.com/reins-app/reins/internal/testenv"
 	"github.com/reins-app/reins/vocab"
 )
 
@@ -38,13 +39,13 @@ func TestStartFollowsTheEngine(t *testing.T) {
 		t.Fatalf("stand-in shows %T, want the menu", u.StandIn().Content())
 	}
 	e.Ask(click("a1", true))
-	waitFor(t, func() bool { return u.Popup().Len() == 1 && u.PopupWindow() != nil })
+	waitFor(t, "the popup to show one request", func() bool { return u.Popup().Len() == 1 && u.PopupWindow() != nil })
 	if find(u.TrayItems(), "Pending approvals (1)…") == nil {
 		t.Fatal("tray does not count the pending approval")
 	}
 	clock.Advance(ArmDelay)
 	test.Tap(u.Popup().button("once"))
-	waitFor(t, func() bool { return u.Popup().Len() == 0 })
+	waitFor(t, "the popup to empty", func() bool { return u.Popup().Len() == 0 })
 	if got := e.Answers(); len(got) != 1 || got[0] != (Answered{"a1", vocab.AllowOnce}) {
 		t.Fatalf("answers = %v", got)
 	}
@@ -119,7 +120,7 @@ func TestAllowHidesThePopupWindowForARest(t *testing.T) {
 	u, clock := startSpied(t, e)
 	e.Ask(click("a1", true))
 	e.Ask(payNow("a2"))
-	waitFor(t, func() bool { return u.Popup().Len() == 2 && u.PopupWindow() != nil })
+	waitFor(t, "the popup to show two requests", func() bool { return u.Popup().Len() == 2 && u.PopupWindow() != nil })
 	w := popupWindow(t, u)
 	if !w.visible {
 		t.Fatal("the popup window is not shown with two requests waiting")
@@ -131,7 +132,7 @@ func TestAllowHidesThePopupWindowForARest(t *testing.T) {
 	}
 	// A request arriving meanwhile waits for the rest to end.
 	e.Ask(click("a3", true))
-	waitFor(t, func() bool { return u.Popup().Len() == 2 })
+	waitFor(t, "the popup to hold two requests", func() bool { return u.Popup().Len() == 2 })
 	// The person looks for the pending approvals in the menu: still resting.
 	find(u.TrayItems(), "Pending approvals (2)…").Do()
 	if w.visible {
@@ -155,7 +156,7 @@ func TestDenyKeepsThePopupWindowUpForTheNext(t *testing.T) {
 	u, _ := startSpied(t, e)
 	e.Ask(click("a1", true))
 	e.Ask(payNow("a2"))
-	waitFor(t, func() bool { return u.Popup().Len() == 2 && u.PopupWindow() != nil })
+	waitFor(t, "the popup to show two requests", func() bool { return u.Popup().Len() == 2 && u.PopupWindow() != nil })
 	w := popupWindow(t, u)
 	test.Tap(u.Popup().button("deny"))
 	if !w.visible || w.hides != 0 || u.Popup().Current() == nil || u.Popup().Current().ID != "a2" {
@@ -168,7 +169,7 @@ func TestClosingThePopupDeniesAllAndHidesLikeAnAnswer(t *testing.T) {
 	u, _ := startSpied(t, e)
 	e.Ask(click("a1", true))
 	e.Ask(click("a2", true))
-	waitFor(t, func() bool { return u.Popup().Len() == 2 && u.PopupWindow() != nil })
+	waitFor(t, "the popup to show two requests", func() bool { return u.Popup().Len() == 2 && u.PopupWindow() != nil })
 	w := popupWindow(t, u)
 	if w.intercept == nil {
 		t.Fatal("the popup window has no close intercept")
@@ -182,15 +183,19 @@ func TestClosingThePopupDeniesAllAndHidesLikeAnAnswer(t *testing.T) {
 	}
 }
 
-func waitFor(t *testing.T, ok func() bool) {
+// waitFor waits for ok, running the UI work queued by engine events
+// (drain) between looks: the events arrive on the subscription's
+// goroutine.
+func waitFor(t *testing.T, what string, ok func() bool) {
 	t.Helper()
-	for i := 0; i < 200 && !ok(); i++ {
-		time.Sleep(10 * time.Millisecond) // events arrive on the subscription's goroutine
-		drain()
-	}
-	if !ok() {
-		t.Fatal("timed out")
-	}
+	looked := false
+	testenv.WaitFor(t, what, func() bool {
+		if looked {
+			drain()
+		}
+		looked = true
+		return ok()
+	})
 }
 
 // drain runs the UI work queued by engine events, on the test's goroutine.
@@ -266,7 +271,7 @@ func TestTheTrayHasItsIconAndMenuBeforeTheAppRuns(t *testing.T) {
 		t.Fatal("the stand-in shows although the tray has a host")
 	}
 	e.Ask(click("a1", true))
-	waitFor(t, func() bool { return a.icons[len(a.icons)-1] == TrayIcon(IconWaiting) })
+	waitFor(t, "the waiting tray icon", func() bool { return a.icons[len(a.icons)-1] == TrayIcon(IconWaiting) })
 	// Every menu handed over is the first one, refilled: fyne refreshes
 	// from the first menu once its tray is ready.
 	for _, m := range a.menus {
@@ -316,12 +321,12 @@ func TestTheStandInFollowsTheTrayHost(t *testing.T) {
 	}
 	w := u.StandIn().(*spyWindow)
 	host <- true
-	waitFor(t, func() bool { return !u.StandInShown() })
+	waitFor(t, "the stand-in to hide", func() bool { return !u.StandInShown() })
 	if w.visible {
 		t.Fatal("the stand-in stays on screen with a tray host")
 	}
 	host <- false
-	waitFor(t, u.StandInShown)
+	waitFor(t, "the stand-in to show", u.StandInShown)
 	if !w.visible || u.StandIn() != fyne.Window(w) {
 		t.Fatal("the stand-in did not come back when the host went away")
 	}
@@ -341,7 +346,7 @@ func TestWithoutASessionBusTheTrayIsNeverStarted(t *testing.T) {
 	u := startTray(t, e, a, false, nil)
 	u.Show()
 	e.Ask(click("a1", true))
-	waitFor(t, func() bool { return u.Popup().Len() == 1 })
+	waitFor(t, "the popup to hold one request", func() bool { return u.Popup().Len() == 1 })
 	if len(a.calls) != 0 {
 		t.Fatalf("tray calls = %v without a session bus; fyne's tray would panic when Reins quits", a.calls)
 	}

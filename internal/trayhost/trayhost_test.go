@@ -3,13 +3,10 @@
 package trayhost
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"os"
-	"os/exec"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -18,29 +15,11 @@ import (
 	"github.com/reins-app/reins/internal/testenv"
 )
 
-// privateBus starts a session bus for the test (dbus-daemon in its own
-// process group) and points this process at it.
+// privateBus starts a session bus for the test and points this process at
+// it.
 func privateBus(t *testing.T) string {
 	t.Helper()
-	daemon := testenv.NeedCommand(t, "dbus-daemon")
-	cmd := exec.Command(daemon, "--session", "--nofork", "--nopidfile", "--print-address=1")
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		syscall.Kill(-cmd.Process.Pid, syscall.SIGTERM)
-		cmd.Wait()
-	})
-	addr, err := bufio.NewReader(out).ReadString('\n')
-	if err != nil {
-		t.Fatalf("dbus-daemon printed no address: %v", err)
-	}
-	addr = strings.TrimSpace(addr)
+	addr := testenv.SessionBus(t, nil)
 	t.Setenv("DBUS_SESSION_BUS_ADDRESS", addr)
 	t.Setenv("XDG_RUNTIME_DIR", t.TempDir())
 	return addr

@@ -10,7 +10,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -47,7 +46,7 @@ func run(t *testing.T, bin string, env []string, stdin io.Reader, args ...string
 	t.Helper()
 	cmd := exec.Command(bin, args...)
 	cmd.Env, cmd.Stdin = env, stdin
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	testenv.OwnGroup(cmd)
 	var o, e bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &o, &e
 	if err := cmd.Start(); err != nil {
@@ -58,8 +57,7 @@ func run(t *testing.T, bin string, env []string, stdin io.Reader, args ...string
 	select {
 	case err = <-done:
 	case <-time.After(30 * time.Second):
-		syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-		<-done
+		testenv.KillGroup(cmd, func() { <-done })
 		t.Fatalf("reins %v did not end", args)
 	}
 	return o.Bytes(), e.Bytes(), err
@@ -133,7 +131,7 @@ func quietCommands(t *testing.T, bin string) {
 func serveWithoutDisplay(t *testing.T, bin string) {
 	cmd := exec.Command(bin, "serve", "-mcp-port", "-1")
 	cmd.Env = bareEnv(t, "LANG=C.UTF-8")
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	testenv.OwnGroup(cmd)
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -167,8 +165,7 @@ func serveWithoutDisplay(t *testing.T, bin string) {
 	}
 	defer func() {
 		if !waited {
-			syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-			wait()
+			testenv.KillGroup(cmd, func() { wait() })
 		}
 	}()
 	var out []string
@@ -203,25 +200,7 @@ func serveWithoutDisplay(t *testing.T, bin string) {
 }
 
 func doctorTrayHost(t *testing.T, bin string) {
-	daemon := testenv.NeedCommand(t, "dbus-daemon")
-	bus := exec.Command(daemon, "--session", "--nofork", "--nopidfile", "--print-address=1")
-	bus.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	addrOut, err := bus.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := bus.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		syscall.Kill(-bus.Process.Pid, syscall.SIGTERM)
-		bus.Wait()
-	})
-	addr, err := bufio.NewReader(addrOut).ReadString('\n')
-	if err != nil {
-		t.Fatalf("the session bus gave no address: %v", err)
-	}
-	addr = strings.TrimSpace(addr)
+	addr := testenv.SessionBus(t, nil)
 	env := bareEnv(t, "LANG=C.UTF-8", "DBUS_SESSION_BUS_ADDRESS="+addr)
 	trayLine := func() string {
 		t.Helper()

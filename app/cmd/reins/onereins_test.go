@@ -13,13 +13,13 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/reins-app/reins/extension"
+	"github.com/reins-app/reins/internal/testenv"
 )
 
 // TestOneReinsPerDataFolder starts the real binary twice on one data folder,
@@ -71,7 +71,7 @@ func startServe(t *testing.T, bin string, env []string) *started {
 	t.Helper()
 	cmd := exec.Command(bin, "serve", "-mcp-port", "-1")
 	cmd.Env = env
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	testenv.OwnGroup(cmd)
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -105,8 +105,7 @@ func (s *started) kill() {
 		return
 	default:
 	}
-	syscall.Kill(-s.cmd.Process.Pid, syscall.SIGKILL)
-	<-s.exited
+	testenv.KillGroup(s.cmd, func() { <-s.exited })
 }
 
 // quit asks it to stop as the person would, and waits.
@@ -172,7 +171,7 @@ func mcpReaches(t *testing.T, bin string, env []string) error {
 	t.Helper()
 	cmd := exec.Command(bin, "mcp")
 	cmd.Env = env
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	testenv.OwnGroup(cmd)
 	stderr := &syncBuf{}
 	cmd.Stderr = stderr
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
