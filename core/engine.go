@@ -388,7 +388,17 @@ func (e *Engine) SetShare(tab string, level vocab.Level) error {
 	}
 	e.mu.Unlock()
 	if tab == vocab.DesktopKey {
-		return e.grants.Set(tab, "", level)
+		// Written and told like a tab's share: the desktop at Control is
+		// the widest leave the person gives.
+		if err := e.grants.Set(tab, "", level); err != nil {
+			return err
+		}
+		e.record(context.Background(), audit.Entry{
+			Agent: vocab.Agent{Name: vocab.PersonName}, Act: vocab.Act{Kind: vocab.Share},
+			Target: vocab.Target{Desktop: true, Name: "desktop"}, Outcome: vocab.OutcomeDone, Detail: "shared at " + level.String(),
+		})
+		e.publish(persondoor.Event{Kind: persondoor.EventShare, Tab: tab, Level: level})
+		return nil
 	}
 	if !open {
 		return fmt.Errorf("there is no open tab %s", tab)

@@ -67,8 +67,11 @@ func NewServer(opts ServerOptions) *sdk.Server {
 		Capabilities: &sdk.ServerCapabilities{Tools: &sdk.ToolCapabilities{}},
 		SchemaCache:  schemas,
 		InitializedHandler: func(ctx context.Context, req *sdk.InitializedRequest) {
-			// The notification carries no transport details, so a server that
-			// finds the process per request waits for the first tool call.
+			// Clients of the protocol before 2026-07-28 announce themselves
+			// so, and are put to the person as they arrive; later ones send
+			// no such notification and are asked at their first call. The
+			// notification carries no transport details, so a server that
+			// finds the process per request waits for the first call too.
 			if h.opts.processOf == nil {
 				h.session(req.Session, nil)
 			}

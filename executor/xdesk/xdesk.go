@@ -88,8 +88,26 @@ func Click(display string, x, y int) error {
 
 var keysyms = map[string]xproto.Keysym{"Down": 0xff54, "Up": 0xff52, "Right": 0xff53, "Left": 0xff51, "Return": 0xff0d, "Escape": 0xff1b}
 
+// Type types text as a person at the keyboard would, key by key through
+// XTEST: lower-case letters, digits, space, "-", "." and "\n" (Return),
+// which every layout has without Shift.
+func Type(display, text string) error {
+	var names []string
+	for _, r := range text {
+		switch {
+		case r == '\n':
+			names = append(names, "Return")
+		case r >= 'a' && r <= 'z', r >= '0' && r <= '9', r == ' ', r == '-', r == '.':
+			names = append(names, string(r))
+		default:
+			return fmt.Errorf("xdesk.Type types no %q", r)
+		}
+	}
+	return Keys(display, names...)
+}
+
 // Keys presses and releases each named key (Down, Up, Right, Left, Return,
-// Escape) in turn through XTEST, at a person's pace so that a menu follows
+// Escape, or one printable ASCII character) in turn through XTEST, at a person's pace so that a menu follows
 // each one.
 func Keys(display string, names ...string) error {
 	conn, err := xgb.NewConnDisplay(display)
@@ -120,6 +138,9 @@ func Keys(display string, names ...string) error {
 	}
 	for _, name := range names {
 		ks, ok := keysyms[name]
+		if r := []rune(name); !ok && len(r) == 1 && r[0] >= ' ' && r[0] <= '~' {
+			ks, ok = xproto.Keysym(r[0]), true // Latin-1 keysyms are the characters' codes
+		}
 		if !ok {
 			return fmt.Errorf("xdesk.Keys knows no key %q", name)
 		}
