@@ -107,6 +107,17 @@ func TestTrayApprovalClickedOnThePopup(t *testing.T) {
 	if n := len(witness.Events("click")); n != 0 {
 		t.Fatalf("the page saw %d clicks before the person allowed one", n)
 	}
+
+	// The agent, with the desktop at Control, clicks the popup's Allow
+	// itself: the popup is Reins' own window, known by its process, so the
+	// click is refused before anyone is asked, and the click it waits on
+	// stays unanswered.
+	px, py := tray.popupPoint(t, x.Display, "Click “Main button”", "once")
+	mcptest.Refused(t, cs, "desktop_click", map[string]any{"x": px, "y": py, "element": "the Allow button"}, vocab.CodeOwnWindow)
+	tray.waitPopup(t, "Click “Main button”", "once", 5*time.Second)
+	if n := len(witness.Events("click")); n != 0 {
+		t.Fatalf("the agent's click on the popup let %d clicks through", n)
+	}
 	tray.clickAllow(t, x.Display, "Click “Main button”", "once")
 	out := get("browser_click", clickCh)
 	if !strings.Contains(out, "Done: Click “Main button”") {
@@ -224,7 +235,7 @@ type trayProc struct {
 
 func startTray(t *testing.T, dbusRun, bin, display, data, page string) *trayProc {
 	t.Helper()
-	cmd := exec.Command(dbusRun, "--", bin, "-mcp-port", "-1", "-testonly-share", page, "-testonly-report-popup")
+	cmd := exec.Command(dbusRun, "--", bin, "-mcp-port", "-1", "-testonly-share", page, "-testonly-share-desktop", "-testonly-report-popup")
 	cmd.Env = append(os.Environ(), "DISPLAY="+display, "REINS_DATA_DIR="+data)
 	return startTrayCmd(t, cmd)
 }
@@ -336,16 +347,24 @@ func (p *trayProc) waitPopup(t *testing.T, sentence, button string, d time.Durat
 	return fx, fy
 }
 
-// clickAllow clicks the popup's button with real XTEST input once the popup
-// shows sentence, armed.
-func (p *trayProc) clickAllow(t *testing.T, display, sentence, button string) {
+// popupPoint is where the popup's button is on the screen, in pixels, once
+// the popup shows sentence, armed.
+func (p *trayProc) popupPoint(t *testing.T, display, sentence, button string) (px, py int) {
 	t.Helper()
 	fx, fy := p.waitPopup(t, sentence, button, 60*time.Second)
 	x, y, w, h, err := findWindow(display, "Reins — approval")
 	if err != nil {
 		t.Fatal(err)
 	}
-	px, py := x+int(fx*float64(w)), y+int(fy*float64(h))
+	return x + int(fx*float64(w)), y + int(fy*float64(h))
+}
+
+// clickAllow clicks the popup's button with real XTEST input once the popup
+// shows sentence, armed.
+func (p *trayProc) clickAllow(t *testing.T, display, sentence, button string) {
+	t.Helper()
+	px, py := p.popupPoint(t, display, sentence, button)
+	x, y, w, h, _ := findWindow(display, "Reins — approval")
 	t.Logf("popup %dx%d+%d+%d; clicking %q at %d,%d for %q", w, h, x, y, button, px, py, sentence)
 	if err := xdesk.Click(display, px, py); err != nil {
 		t.Fatal(err)

@@ -1,11 +1,11 @@
 //go:build cgo && reinstest
 
-// The reinstest build carries two hooks for the tray's end-to-end test,
-// which has no other door into the tray: sharing the first tab as the person
-// would from the menu, and reporting where the approval popup's buttons are
-// so the test can click them with real input. Neither answers an approval:
-// the test still clicks Allow on the popup itself. Release builds have
-// neither (testonly_off.go).
+// The reinstest build carries hooks for the tray's end-to-end test, which
+// has no other door into the tray: sharing the first tab and the desktop as
+// the person would from the menu, and reporting where the approval popup's
+// buttons are so the test can click them with real input. None answers an
+// approval: the test still clicks Allow on the popup itself. Release builds
+// have none of them (testonly_off.go).
 
 package main
 
@@ -25,18 +25,25 @@ import (
 )
 
 type testOnlyHooks struct {
-	share  *string
-	report *bool
+	share   *string
+	desktop *bool
+	report  *bool
 }
 
 func testOnlyFlags(fs *flag.FlagSet) testOnlyHooks {
 	return testOnlyHooks{
-		share:  fs.String("testonly-share", "", "reinstest build: share the first tab whose address starts with this, at Control"),
-		report: fs.Bool("testonly-report-popup", false, "reinstest build: print the approval popup's button positions to stderr"),
+		share:   fs.String("testonly-share", "", "reinstest build: share the first tab whose address starts with this, at Control"),
+		desktop: fs.Bool("testonly-share-desktop", false, "reinstest build: share the desktop at Control"),
+		report:  fs.Bool("testonly-report-popup", false, "reinstest build: print the approval popup's button positions to stderr"),
 	}
 }
 
 func (h testOnlyHooks) start(ctx context.Context, rt *core.Runtime, u *ui.UI) {
+	if *h.desktop {
+		if err := rt.SetShare(vocab.DesktopKey, vocab.Control); err != nil {
+			fmt.Fprintf(os.Stderr, "reinstest: share the desktop: %v\n", err)
+		}
+	}
 	if *h.share != "" {
 		go h.shareFirst(ctx, rt, *h.share)
 	}
