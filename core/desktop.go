@@ -22,7 +22,9 @@ func (s *Session) Desktop(ctx context.Context) (*agentdoor.DesktopView, error) {
 		return nil, s.refuse(ctx, en, err)
 	}
 	en.Outcome = vocab.OutcomeRead
-	s.e.record(ctx, en)
+	if err := s.e.recordRead(ctx, en); err != nil {
+		return nil, err
+	}
 	return v, nil
 }
 

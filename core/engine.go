@@ -93,12 +93,16 @@ type Engine struct {
 	prefs    prefs     // the person's settings, see settings.go
 	nextID   atomic.Uint64
 
-	mu        sync.Mutex
-	tabs      map[string]*tabState // guarded by mu; by Reins tab id
-	byChrome  map[chromeTab]string // guarded by mu; open tabs
-	closed    closedTabs           // guarded by mu
-	connected map[string]bool      // guarded by mu; browser profiles
-	nextTab   int                  // guarded by mu
+	mu       sync.Mutex
+	tabs     map[string]*tabState // guarded by mu; by Reins tab id
+	byChrome map[chromeTab]string // guarded by mu; open tabs
+	closed   closedTabs           // guarded by mu
+	// listMu orders the tab lists applied: a browser's own, and the answers
+	// to refreshTabs, which may come in after a newer one.
+	listMu    sync.Mutex
+	tabLists  map[string]uint64 // guarded by listMu; tab lists a browser sent of itself, by profile
+	connected map[string]bool   // guarded by mu; browser profiles
+	nextTab   int               // guarded by mu
 }
 
 type chromeTab struct {
@@ -171,6 +175,7 @@ func New(opts Options) *Engine {
 		programs:  osPrograms,
 		tabs:      map[string]*tabState{},
 		byChrome:  map[chromeTab]string{},
+		tabLists:  map[string]uint64{},
 		connected: map[string]bool{},
 	}
 	e.queue = newQueue(e)
@@ -219,7 +224,10 @@ func (e *Engine) handle(ctx context.Context, m bridge.Event) {
 	case protocol.EventTabs:
 		var r protocol.TabsResult
 		if json.Unmarshal(m.Params, &r) == nil {
+			e.listMu.Lock()
+			e.tabLists[m.Profile]++
 			e.updateTabs(m.Profile, r.Tabs)
+			e.listMu.Unlock()
 		}
 	case protocol.EventNavigated:
 		var n protocol.Navigated
@@ -257,10 +265,20 @@ func (t *tabState) zoomOr1() float64 {
 	return t.zoom
 }
 
+// refreshTabs asks a browser for its tabs. The answer is dropped when a tab
+// list the browser sent of itself came in meanwhile: that one is newer, and
+// the answer, read before it, would close a tab just opened.
 func (e *Engine) refreshTabs(ctx context.Context, profile string) {
+	e.listMu.Lock()
+	gen := e.tabLists[profile]
+	e.listMu.Unlock()
 	var r protocol.TabsResult
 	if err := e.opts.Browser.Call(ctx, profile, protocol.MethodTabs, struct{}{}, &r); err == nil {
-		e.updateTabs(profile, r.Tabs)
+		e.listMu.Lock()
+		defer e.listMu.Unlock()
+		if e.tabLists[profile] == gen {
+			e.updateTabs(profile, r.Tabs)
+		}
 	}
 }
 
@@ -528,8 +546,24 @@ type alreadyLogged struct{ err *vocab.Error }
 func (a *alreadyLogged) Error() string { return a.err.Error() }
 func (a *alreadyLogged) Unwrap() error { return a.err }
 
+// recordRead writes a read's row and shows it in the activity strip. A read
+// whose row cannot be written is not given: the agent gets audit_failed in
+// place of the page, and the strip shows the failure.
+func (e *Engine) recordRead(ctx context.Context, en audit.Entry) error {
+	_, err := e.opts.Audit.Record(context.WithoutCancel(ctx), en)
+	if err == nil {
+		e.publish(persondoor.Event{Kind: persondoor.EventActivity, Tab: en.Target.Tab, Activity: activityOf(en, e.opts.Now())})
+		return nil
+	}
+	e.opts.Logf("audit: %v", err)
+	ce := &vocab.Error{Code: vocab.CodeAuditFailed, Message: "nothing was read out, because the audit log could not record the read: " + err.Error(), Err: err}
+	en.Outcome, en.Code, en.Detail = vocab.OutcomeFailed, ce.Code, ce.Message
+	e.publish(persondoor.Event{Kind: persondoor.EventActivity, Tab: en.Target.Tab, Activity: activityOf(en, e.opts.Now())})
+	return ce
+}
+
 // record writes a complete attempt row and shows it in the activity strip.
-// A read or refusal that cannot be logged is still refused; it is reported.
+// A refusal that cannot be logged is still refused; it is reported.
 func (e *Engine) record(ctx context.Context, en audit.Entry) {
 	if _, err := e.opts.Audit.Record(context.WithoutCancel(ctx), en); err != nil {
 		e.opts.Logf("audit: %v", err)

@@ -71,7 +71,9 @@ func (s *Session) Read(ctx context.Context, o agentdoor.ReadOptions) (*agentdoor
 		return nil, s.refuse(ctx, en, err)
 	}
 	en.Outcome, en.Detail = vocab.OutcomeRead, "snapshot "+res.ID
-	s.e.record(ctx, en)
+	if err := s.e.recordRead(ctx, en); err != nil {
+		return nil, err
+	}
 	return res, nil
 }
 
@@ -120,7 +122,9 @@ func (s *Session) Find(ctx context.Context, tab, query, role string) (*agentdoor
 		return nil, s.refuse(ctx, en, err)
 	}
 	en.Outcome, en.Detail = vocab.OutcomeRead, "snapshot "+snap.ID
-	s.e.record(ctx, en)
+	if err := s.e.recordRead(ctx, en); err != nil {
+		return nil, err
+	}
 	return &agentdoor.FindResult{ID: snap.ID, Tab: tab, Lines: snap.Find(query, role)}, nil
 }
 
@@ -149,7 +153,9 @@ func (s *Session) ScreenshotOf(ctx context.Context, tab, ref, snapshot string) (
 		return nil, s.refuse(ctx, en, err)
 	}
 	en.Outcome = vocab.OutcomeRead
-	s.e.record(ctx, en)
+	if err := s.e.recordRead(ctx, en); err != nil {
+		return nil, err
+	}
 	return pic, nil
 }
 

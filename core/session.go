@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"time"
+	"unicode/utf8"
 
 	"github.com/reins-app/reins/agentdoor"
 	"github.com/reins-app/reins/approvals"
@@ -72,7 +73,9 @@ func (s *Session) Snapshot(ctx context.Context, tab string) (*agentdoor.Snapshot
 	}
 	en.Outcome = vocab.OutcomeRead
 	en.Detail = "snapshot " + snap.ID
-	s.e.record(ctx, en)
+	if err := s.e.recordRead(ctx, en); err != nil {
+		return nil, err
+	}
 	return &agentdoor.SnapshotResult{ID: snap.ID, Tab: tab, URL: snap.URL, Title: snap.Title, Text: snap.Text}, nil
 }
 
@@ -139,7 +142,9 @@ func (s *Session) Screenshot(ctx context.Context, tab string) ([]byte, error) {
 		return nil, s.refuse(ctx, en, err)
 	}
 	en.Outcome = vocab.OutcomeRead
-	s.e.record(ctx, en)
+	if err := s.e.recordRead(ctx, en); err != nil {
+		return nil, err
+	}
 	return png, nil
 }
 
@@ -186,14 +191,21 @@ func (s *Session) refuse(ctx context.Context, en audit.Entry, err error) error {
 // Act runs one act through grant, grounding, approval, audit and executor.
 func (s *Session) Act(ctx context.Context, r agentdoor.ActRequest) (*agentdoor.ActResult, error) {
 	en := audit.Entry{Agent: s.agent, Act: r.Act, Target: vocab.Target{Tab: r.Tab, Ref: r.Ref, Claim: r.Element}}
-	res, err := s.act(ctx, r, &en)
+	found := false
+	res, err := s.act(ctx, r, &en, &found)
 	if err != nil {
+		if en.Act.Kind == vocab.Type && !found && en.Act.Text != "" {
+			// Refused before the field was found: it may be a password's.
+			en.Act.Text, en.Act.Withheld = "", utf8.RuneCountInString(en.Act.Text)
+		}
 		return nil, s.refuse(ctx, en, err)
 	}
 	return res, nil
 }
 
-func (s *Session) act(ctx context.Context, r agentdoor.ActRequest, en *audit.Entry) (*agentdoor.ActResult, error) {
+// act runs the act; *found turns true once the target element is found on
+// the page and known to be secret or not.
+func (s *Session) act(ctx context.Context, r agentdoor.ActRequest, en *audit.Entry, found *bool) (*agentdoor.ActResult, error) {
 	e := s.e
 	switch r.Act.Kind {
 	case vocab.Click, vocab.DoubleClick, vocab.RightClick, vocab.Hover, vocab.Type, vocab.Scroll:
@@ -264,6 +276,7 @@ func (s *Session) act(ctx context.Context, r agentdoor.ActRequest, en *audit.Ent
 			r.Act.Secret = true
 			en.Act.Secret = true
 		}
+		*found = true
 		if err := e.landsOnScreen(ctx, t, first); err != nil {
 			return nil, err
 		}

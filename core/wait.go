@@ -73,7 +73,9 @@ func (s *Session) WaitFor(ctx context.Context, o agentdoor.WaitOptions) (*agentd
 	if !res.Met {
 		en.Detail += "; gave up after " + res.Waited.Round(time.Millisecond).String()
 	}
-	s.e.record(ctx, en)
+	if err := s.e.recordRead(ctx, en); err != nil {
+		return nil, err
+	}
 	return res, nil
 }
 

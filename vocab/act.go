@@ -49,7 +49,12 @@ type Act struct {
 	Submit bool    `json:"submit,omitempty"` // Type: press Enter after
 	// Overlong is, for a Type act refused because its text was too long to
 	// type, the text's length in characters, kept in place of the text.
-	Overlong int    `json:"overlong,omitempty"`
+	Overlong int `json:"overlong,omitempty"`
+	// Withheld is, for a Type act refused before its field was found (a
+	// stale ref, no Control, the extension gone), the text's length in
+	// characters, kept in place of the text: the field may have been a
+	// password's, which the record never holds.
+	Withheld int    `json:"withheld,omitempty"`
 	Keys     string `json:"keys,omitempty"` // Key: a chord such as "Control+Shift+K"
 	DX       int    `json:"dx,omitempty"`   // Scroll: wheel notches, right is positive
 	DY       int    `json:"dy,omitempty"`   // Scroll: wheel notches, down is positive
@@ -154,6 +159,9 @@ func (a Act) typed() string {
 	n := utf8.RuneCountInString(a.Text)
 	if a.Overlong > 0 {
 		return fmt.Sprintf("%d characters (too long to type)", a.Overlong)
+	}
+	if a.Withheld > 0 {
+		return fmt.Sprintf("%d characters (not kept: the field was never found)", a.Withheld)
 	}
 	if a.Secret {
 		return fmt.Sprintf("%d characters", n)
