@@ -98,14 +98,7 @@ func TestAnAgentCannotAnswerInThePersonsTerminal(t *testing.T) {
 	transcript := filepath.Join(t.TempDir(), "serve.txt")
 	cmd := exec.Command(xterm, "-display", x.Display, "-geometry", "100x40+0+0", "-e",
 		script, "-qfc", reinsBinary.path+" serve -mcp-port -1", transcript)
-	cmd.Env = append(os.Environ(), "REINS_DATA_DIR="+data, "DISPLAY="+x.Display, "LANG=C.UTF-8")
-	testenv.OwnGroup(cmd)
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	exited := make(chan struct{})
-	go func() { cmd.Wait(); close(exited) }()
-	t.Cleanup(func() { testenv.StopGroup(cmd, 5*time.Second, func() { <-exited }) })
+	runServe(t, cmd, data, x.Display)
 	read := func() string { b, _ := os.ReadFile(transcript); return string(b) }
 	p := &servePerson{t: t, data: data, read: read, typed: func(text string) {
 		// Into the xterm, as the person: without a window manager the
@@ -156,15 +149,8 @@ func TestNoDesktopInputWhileThePersonsTerminalIsHidden(t *testing.T) {
 	data := filepath.Join(t.TempDir(), "data")
 	term := testenv.OpenTerminal(t)
 	cmd := exec.Command(reinsBinary.path, "serve", "-mcp-port", "-1")
-	cmd.Env = append(os.Environ(), "REINS_DATA_DIR="+data, "DISPLAY="+x.Display, "LANG=C.UTF-8")
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = term.TTY, term.TTY, term.TTY
-	testenv.OwnGroup(cmd)
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	exited := make(chan struct{})
-	go func() { cmd.Wait(); close(exited) }()
-	t.Cleanup(func() { testenv.StopGroup(cmd, 5*time.Second, func() { <-exited }) })
+	runServe(t, cmd, data, x.Display)
 	p := &servePerson{t: t, data: data, read: term.String, typed: func(text string) {
 		if err := term.Type(text); err != nil {
 			t.Fatal(err)
@@ -177,6 +163,20 @@ func TestNoDesktopInputWhileThePersonsTerminalIsHidden(t *testing.T) {
 		t.Errorf("the refusal does not say what to do: %s", out)
 	}
 	mcptest.Refused(t, cs, "desktop_click", map[string]any{"x": 10, "y": 10}, vocab.CodePersonTerminalHidden)
+}
+
+// runServe starts cmd, which runs reins serve on data and display, in a
+// process group of its own that the test's end stops.
+func runServe(t *testing.T, cmd *exec.Cmd, data, display string) {
+	t.Helper()
+	cmd.Env = append(os.Environ(), "REINS_DATA_DIR="+data, "DISPLAY="+display, "LANG=C.UTF-8")
+	testenv.OwnGroup(cmd)
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan struct{})
+	go func() { cmd.Wait(); close(exited) }()
+	t.Cleanup(func() { testenv.StopGroup(cmd, 5*time.Second, func() { <-exited }) })
 }
 
 // reinsBinaryFor builds the reins binary once for the package's tests.

@@ -21,6 +21,19 @@ func (w *witness) ownedBy(id xproto.Window, pid int) {
 	must(w.t, xproto.ChangePropertyChecked(w.conn, xproto.PropModeReplace, id, w.atom("_NET_WM_PID"), xproto.AtomCardinal, 32, 1, v).Check())
 }
 
+// ownRig gives r's executor the rule of Reins' own windows and returns the
+// pid of another program, whose windows are not Reins'.
+func ownRig(t *testing.T, r *x11Rig) int {
+	t.Helper()
+	other := exec.Command("sleep", "600")
+	if err := other.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { other.Process.Kill(); other.Wait() })
+	r.ex.SetDenyList(append(DefaultDenyList(), OwnRule(Ancestry())))
+	return other.Process.Pid
+}
+
 // Reins' own windows are known by the process behind them: a window of
 // Reins (here, of this test process, which the executor runs in) refuses a
 // click and typing whatever it is called, and a window called like Reins'
@@ -28,16 +41,11 @@ func (w *witness) ownedBy(id xproto.Window, pid int) {
 // refusal fires no event at all.
 func TestX11RefusesReinsOwnWindowsByProcessNotName(t *testing.T) {
 	r := newX11Rig(t, startDisplay(t, 1))
-	other := exec.Command("sleep", "600")
-	if err := other.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { other.Process.Kill(); other.Wait() })
-	r.ex.SetDenyList(append(DefaultDenyList(), OwnRule(Ancestry())))
+	other := ownRig(t, r)
 
 	notes := r.w.app("Notes", 100, 100, 300, 200)          // ours, innocently named
 	popup := r.w.app("Reins approval", 500, 100, 300, 200) // another program's, named like Reins' popup
-	r.w.ownedBy(popup, other.Process.Pid)
+	r.w.ownedBy(popup, other)
 	r.w.take()
 
 	r.w.setActive(popup)
@@ -67,14 +75,9 @@ func TestX11RefusesReinsOwnWindowsByProcessNotName(t *testing.T) {
 // before the next key: the check runs before every key, not only the first.
 func TestX11TypingStopsWhenReinsOwnWindowComesToTheFront(t *testing.T) {
 	r := newX11Rig(t, startDisplay(t, 1))
-	other := exec.Command("sleep", "600")
-	if err := other.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { other.Process.Kill(); other.Wait() })
-	r.ex.SetDenyList(append(DefaultDenyList(), OwnRule(Ancestry())))
+	other := ownRig(t, r)
 	editor := r.w.app("Editor", 100, 100, 300, 200)
-	r.w.ownedBy(editor, other.Process.Pid)
+	r.w.ownedBy(editor, other)
 	terminal := r.w.app("Terminal", 500, 100, 300, 200) // ours: the terminal running reins serve
 	r.w.setActive(editor)
 	r.w.take()
