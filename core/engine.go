@@ -124,35 +124,42 @@ type tabState struct {
 	order   []string                       // snapshot ids, oldest first
 }
 
-// closedTabs remembers the ids of the last closedKept tabs closed.
+// closedTabs remembers the last closedKept tabs closed: each one's id, and
+// its refs, so that a tab back under its id never gives a ref it gave
+// before to another element.
 type closedTabs struct {
-	ids   map[chromeTab]string
+	tabs  map[chromeTab]closedTab
 	order []chromeTab // oldest first
+}
+
+type closedTab struct {
+	id   string
+	refs *grounding.Refs
 }
 
 const closedKept = 256
 
-func (c *closedTabs) add(key chromeTab, id string) {
-	if c.ids == nil {
-		c.ids = map[chromeTab]string{}
+func (c *closedTabs) add(key chromeTab, t closedTab) {
+	if c.tabs == nil {
+		c.tabs = map[chromeTab]closedTab{}
 	}
-	if _, ok := c.ids[key]; !ok {
+	if _, ok := c.tabs[key]; !ok {
 		c.order = append(c.order, key)
 	}
-	c.ids[key] = id
+	c.tabs[key] = t
 	for len(c.order) > closedKept {
-		delete(c.ids, c.order[0])
+		delete(c.tabs, c.order[0])
 		c.order = c.order[1:]
 	}
 }
 
-func (c *closedTabs) take(key chromeTab) (string, bool) {
-	id, ok := c.ids[key]
+func (c *closedTabs) take(key chromeTab) (closedTab, bool) {
+	t, ok := c.tabs[key]
 	if ok {
-		delete(c.ids, key)
+		delete(c.tabs, key)
 		c.order = slices.DeleteFunc(c.order, func(k chromeTab) bool { return k == key })
 	}
-	return id, ok
+	return t, ok
 }
 
 // New makes an engine. Call Run to start consuming the browser's events.
@@ -301,13 +308,16 @@ func (e *Engine) updateTabs(profile string, tabs []protocol.Tab) {
 		key := chromeTab{profile, ct.ID}
 		id, ok := e.byChrome[key]
 		if !ok {
-			if id, ok = e.closed.take(key); !ok {
+			back, known := e.closed.take(key)
+			refs := back.refs
+			id = back.id
+			if !known {
 				e.nextTab++
-				id = strconv.Itoa(e.nextTab)
+				id, refs = strconv.Itoa(e.nextTab), grounding.NewRefs()
 			}
 			e.byChrome[key] = id
 			e.tabs[id] = &tabState{
-				id: id, chrome: key, frames: map[int]grounding.FrameState{}, refs: grounding.NewRefs(), reader: grounding.NewReader(),
+				id: id, chrome: key, frames: map[int]grounding.FrameState{}, refs: refs, reader: grounding.NewReader(),
 				session: map[string]*grounding.Snapshot{}, byID: map[string]*grounding.Snapshot{},
 			}
 		}
@@ -329,7 +339,8 @@ func (e *Engine) updateTabs(profile string, tabs []protocol.Tab) {
 		if t.chrome.profile == profile && !seen[id] {
 			delete(e.tabs, id)
 			delete(e.byChrome, t.chrome)
-			e.closed.add(t.chrome, id)
+			t.refs.Forget(nil) // the counters stay, the tab's elements go
+			e.closed.add(t.chrome, closedTab{id: id, refs: t.refs})
 			e.grants.Forget(id)
 			closed = append(closed, id)
 		}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"regexp"
 	"slices"
 	"testing"
 	"time"
@@ -13,9 +14,10 @@ import (
 
 // A closed tab is forgotten whole: a menu-bar app that runs for weeks while
 // the person opens and closes thousands of tabs keeps only the open ones,
-// with their snapshots. A closed tab's id names nothing, and a tab that
-// comes back under its Chrome number comes back unshared, with none of its
-// old snapshots.
+// with their snapshots. A closed tab's id names nothing; a tab that comes
+// back under its Chrome number (a tab list that was already old when it
+// came) comes back unshared, with none of its old snapshots and none of its
+// old refs given again.
 func TestClosedTabsAreForgotten(t *testing.T) {
 	f := newFixture(t, 2*time.Second)
 	ctx := context.Background()
@@ -33,6 +35,7 @@ func TestClosedTabsAreForgotten(t *testing.T) {
 		}
 	}
 	var last string
+	seen := map[string]bool{} // refs given on the tabs opened under Chrome's number 100
 	for i := 0; i < 100; i++ {
 		url := fmt.Sprintf("https://shop.example.com/item/%d", i)
 		p := shop()
@@ -43,8 +46,12 @@ func TestClosedTabsAreForgotten(t *testing.T) {
 			t.Fatal(err)
 		}
 		for j := 0; j < 3; j++ {
-			if _, err := f.agent.Snapshot(ctx, id); err != nil {
+			snap, err := f.agent.Snapshot(ctx, id)
+			if err != nil {
 				t.Fatalf("snapshot %d of tab %s: %v", j, id, err)
+			}
+			for _, ref := range regexp.MustCompile(`\[ref=(e\d+)\]`).FindAllStringSubmatch(snap.Text, -1) {
+				seen[ref[1]] = true
 			}
 		}
 		f.Browser.Close(100)
@@ -73,5 +80,15 @@ func TestClosedTabsAreForgotten(t *testing.T) {
 	}
 	if n := f.TabStates(); n != 2 {
 		t.Fatalf("the engine keeps %d tabs with two open", n)
+	}
+	// Back under its id, the tab never gives a ref it gave before.
+	snap, err := f.agent.Snapshot(ctx, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, ref := range regexp.MustCompile(`\[ref=(e\d+)\]`).FindAllStringSubmatch(snap.Text, -1) {
+		if seen[ref[1]] {
+			t.Errorf("the tab back under id %s gives %s again", id, ref[1])
+		}
 	}
 }

@@ -3,6 +3,7 @@ package core_test
 import (
 	"context"
 	"os"
+	"regexp"
 	"sync/atomic"
 	"testing"
 
@@ -110,5 +111,31 @@ func TestReinsOwnWindowsAreOnTheDenyList(t *testing.T) {
 	}
 	if _, ok := e.Exec.DenyList.Match(executor.App{Name: "renamed", PID: os.Getpid()}); !ok {
 		t.Fatal("the executor's deny list does not hold Reins' own process")
+	}
+}
+
+// Input in a tab is input on the desktop too: with the person's terminal
+// nowhere to be found, a click or typing in a shared tab is refused as a
+// desktop act is, and reading the tab goes on.
+func TestTabInputWaitsForThePersonsTerminalToShow(t *testing.T) {
+	ctx := context.Background()
+	e, agent, asked := terminalRig(t)
+	e.Browser.Open(7, shop())
+	tab := e.WaitTab(t, shopURL)
+	if err := e.SetShare(tab, vocab.Control); err != nil {
+		t.Fatal(err)
+	}
+	snap, err := agent.Snapshot(ctx, tab)
+	if err != nil {
+		t.Fatalf("reading the tab: %v", err)
+	}
+	ref := regexp.MustCompile(`"Search"[^\n]*\[ref=(e\d+)\]`).FindStringSubmatch(snap.Text)[1]
+	for _, act := range []vocab.Act{{Kind: vocab.Click}, {Kind: vocab.Type, Text: "allow a1234567\n"}} {
+		if _, err := agent.Act(ctx, agentdoor.ActRequest{Tab: tab, Ref: ref, Act: act}); codeOf(err) != vocab.CodePersonTerminalHidden {
+			t.Errorf("%s in the tab with the terminal hidden: %v, want %s", act.Kind, err, vocab.CodePersonTerminalHidden)
+		}
+	}
+	if asked.Load() != 0 || len(e.Exec.Fired()) != 0 {
+		t.Fatalf("asked %d times and fired %d acts, want none", asked.Load(), len(e.Exec.Fired()))
 	}
 }

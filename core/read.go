@@ -66,7 +66,7 @@ func (s *Session) CurrentTab(ctx context.Context) (string, error) {
 // shown.
 func (s *Session) Read(ctx context.Context, o agentdoor.ReadOptions) (*agentdoor.ReadResult, error) {
 	en := audit.Entry{Agent: s.agent, Act: vocab.Act{Kind: vocab.Read}, Target: vocab.Target{Tab: o.Tab, Ref: o.Root}}
-	res, err := s.read(ctx, o, &en)
+	res, install, err := s.read(ctx, o, &en)
 	if err != nil {
 		return nil, s.refuse(ctx, en, err)
 	}
@@ -74,13 +74,14 @@ func (s *Session) Read(ctx context.Context, o agentdoor.ReadOptions) (*agentdoor
 	if err := s.e.recordRead(ctx, en); err != nil {
 		return nil, err
 	}
+	install()
 	return res, nil
 }
 
-func (s *Session) read(ctx context.Context, o agentdoor.ReadOptions, en *audit.Entry) (*agentdoor.ReadResult, error) {
-	snap, prev, err := s.snapshot(ctx, o.Tab, en)
+func (s *Session) read(ctx context.Context, o agentdoor.ReadOptions, en *audit.Entry) (*agentdoor.ReadResult, func(), error) {
+	snap, prev, install, err := s.snapshot(ctx, o.Tab, en)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	res := &agentdoor.ReadResult{SnapshotResult: agentdoor.SnapshotResult{ID: snap.ID, Tab: o.Tab, URL: snap.URL, Title: snap.Title}}
 	if o.Diff {
@@ -93,17 +94,17 @@ func (s *Session) read(ctx context.Context, o agentdoor.ReadOptions, en *audit.E
 		}
 		r := truncateText(res.Text, o.MaxChars)
 		res.Text, res.Truncated, res.Hint = r.Text, r.Truncated, r.Hint
-		return res, nil
+		return res, install, nil
 	}
 	r, err := snap.Render(grounding.RenderOptions{Mode: o.Mode, MaxChars: o.MaxChars, Root: o.Root})
 	if err != nil {
 		if errors.Is(err, grounding.ErrStaleRef) {
-			return nil, err
+			return nil, nil, err
 		}
-		return nil, errorf(vocab.CodeBadRequest, "%v", err)
+		return nil, nil, errorf(vocab.CodeBadRequest, "%v", err)
 	}
 	res.Text, res.Truncated, res.Hint = r.Text, r.Truncated, r.Hint
-	return res, nil
+	return res, install, nil
 }
 
 // truncateText cuts text at a line boundary past max characters.
@@ -117,7 +118,7 @@ func truncateText(text string, max int) grounding.Rendered {
 // (any case) and, when role is set, whose role is role.
 func (s *Session) Find(ctx context.Context, tab, query, role string) (*agentdoor.FindResult, error) {
 	en := audit.Entry{Agent: s.agent, Act: vocab.Act{Kind: vocab.Read}, Target: vocab.Target{Tab: tab, Name: "find " + query}}
-	snap, _, err := s.snapshot(ctx, tab, &en)
+	snap, _, install, err := s.snapshot(ctx, tab, &en)
 	if err != nil {
 		return nil, s.refuse(ctx, en, err)
 	}
@@ -125,6 +126,7 @@ func (s *Session) Find(ctx context.Context, tab, query, role string) (*agentdoor
 	if err := s.e.recordRead(ctx, en); err != nil {
 		return nil, err
 	}
+	install()
 	return &agentdoor.FindResult{ID: snap.ID, Tab: tab, Lines: snap.Find(query, role)}, nil
 }
 

@@ -67,7 +67,7 @@ func (e *Engine) lookup(tab string) (*tabState, protocol.Tab, error) {
 // Snapshot reads a shared tab.
 func (s *Session) Snapshot(ctx context.Context, tab string) (*agentdoor.SnapshotResult, error) {
 	en := audit.Entry{Agent: s.agent, Act: vocab.Act{Kind: vocab.Read}, Target: vocab.Target{Tab: tab}}
-	snap, _, err := s.snapshot(ctx, tab, &en)
+	snap, _, install, err := s.snapshot(ctx, tab, &en)
 	if err != nil {
 		return nil, s.refuse(ctx, en, err)
 	}
@@ -76,23 +76,25 @@ func (s *Session) Snapshot(ctx context.Context, tab string) (*agentdoor.Snapshot
 	if err := s.e.recordRead(ctx, en); err != nil {
 		return nil, err
 	}
+	install()
 	return &agentdoor.SnapshotResult{ID: snap.ID, Tab: tab, URL: snap.URL, Title: snap.Title, Text: snap.Text}, nil
 }
 
-// snapshot reads the tab and makes the result the session's latest snapshot
-// of it; prev is the one it replaces (nil for the first).
-func (s *Session) snapshot(ctx context.Context, tab string, en *audit.Entry) (snap, prev *grounding.Snapshot, err error) {
+// snapshot reads the tab; prev is the session's latest snapshot of it (nil
+// for the first). install makes snap the latest in prev's place, once its
+// read is written to the log: a read the agent never got names nothing.
+func (s *Session) snapshot(ctx context.Context, tab string, en *audit.Entry) (snap, prev *grounding.Snapshot, install func(), err error) {
 	if err := s.admitted(ctx); err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	t, info, err := s.e.lookup(tab)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	en.Target.TabTitle, en.Target.Origin = info.Title, approvals.Origin(info.URL)
 	if err := s.e.checkGrant(tab, approvals.Origin(info.URL), vocab.ReadOnly); err != nil {
 		en.Target.TabTitle = "" // an unshared tab's title is not the agent's to learn, nor the log's
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	var res protocol.SnapshotResult
 	opts := grounding.BuildOptions{ID: s.e.newID("s" + tab + "."), Tab: tab, Title: info.Title}
@@ -101,19 +103,19 @@ func (s *Session) snapshot(ctx context.Context, tab string, en *audit.Entry) (sn
 	for _, known := range []map[string]string{t.reader.Known(), nil} {
 		res = protocol.SnapshotResult{}
 		if err := s.e.opts.Browser.Call(ctx, t.chrome.profile, protocol.MethodSnapshot, protocol.SnapshotParams{Tab: t.chrome.id, Known: known}, &res); err != nil {
-			return nil, nil, err
+			return nil, nil, nil, err
 		}
 		if snap, err = t.reader.Build(&res, t.refs, opts); !errors.Is(err, grounding.ErrMissingTree) {
 			break
 		}
 	}
 	if err != nil {
-		return nil, nil, errorf(vocab.CodeFailed, "%v", err)
+		return nil, nil, nil, errorf(vocab.CodeFailed, "%v", err)
 	}
 	// The snapshot's own origin is what the agent read: check it too, since
 	// the tab may have moved on between the tab list and the read.
 	if err := s.e.grants.Check(tab, snap.Origin, vocab.ReadOnly); err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	s.e.mu.Lock()
 	t.zoom = res.Zoom
@@ -121,15 +123,19 @@ func (s *Session) snapshot(ctx context.Context, tab string, en *audit.Entry) (sn
 		t.frames[id] = st
 	}
 	prev = t.session[s.agent.Session]
-	t.session[s.agent.Session] = snap
-	t.byID[snap.ID] = snap
-	t.order = append(t.order, snap.ID)
-	if len(t.order) > 16 {
-		delete(t.byID, t.order[0])
-		t.order = t.order[1:]
-	}
 	s.e.mu.Unlock()
-	return snap, prev, nil
+	install = func() {
+		s.e.mu.Lock()
+		defer s.e.mu.Unlock()
+		t.session[s.agent.Session] = snap
+		t.byID[snap.ID] = snap
+		t.order = append(t.order, snap.ID)
+		if len(t.order) > 16 {
+			delete(t.byID, t.order[0])
+			t.order = t.order[1:]
+		}
+	}
+	return snap, prev, install, nil
 }
 
 // Screenshot captures the visible area of a shared tab as PNG. It is a read:
@@ -241,6 +247,13 @@ func (s *Session) act(ctx context.Context, r agentdoor.ActRequest, en *audit.Ent
 			en.Target.Role, en.Target.Name = el.Role, el.Name
 		}
 		return nil, err
+	}
+	if r.Act.Kind.IsInput() {
+		// Input in a tab is input on the desktop too: focus can move to the
+		// person's terminal while it types.
+		if err := e.personTerminalShown(ctx); err != nil {
+			return nil, err
+		}
 	}
 	if r.Act.Kind.IsInput() && !info.Active {
 		return nil, errorf(vocab.CodeNotVisible, "tab %s is not the visible tab of its window; bring it to the front first", r.Tab)

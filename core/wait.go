@@ -49,11 +49,13 @@ func (s *Session) WaitFor(ctx context.Context, o agentdoor.WaitOptions) (*agentd
 	en := audit.Entry{Agent: s.agent, Act: vocab.Act{Kind: vocab.Read}, Target: vocab.Target{Tab: o.Tab, Name: what}}
 	deadline := time.Now().Add(timeout)
 	res := &agentdoor.WaitResult{}
+	var install func() // the last snapshot read's
 	for {
-		snap, _, err := s.snapshot(ctx, o.Tab, &en)
+		snap, _, last, err := s.snapshot(ctx, o.Tab, &en)
 		if err != nil {
 			return nil, s.refuse(ctx, en, err)
 		}
+		install = last
 		res.ID = snap.ID
 		if met, line := waitMet(snap, o); met {
 			res.Met, res.Matched = true, line
@@ -76,6 +78,7 @@ func (s *Session) WaitFor(ctx context.Context, o agentdoor.WaitOptions) (*agentd
 	if err := s.e.recordRead(ctx, en); err != nil {
 		return nil, err
 	}
+	install()
 	return res, nil
 }
 

@@ -110,8 +110,10 @@ func TestTheTerminalShowsHostileTextTamed(t *testing.T) {
 				t.Errorf("a forged approval block: %q", line)
 			}
 		}
-		if strings.HasPrefix(strings.TrimSpace(line), "Answer with: allow a99") {
-			t.Errorf("a forged answer line: %q", line)
+		if rest, ok := strings.CutPrefix(strings.TrimSpace(line), "Answer with: allow "); ok {
+			if id, _, _ := strings.Cut(rest, " "); !slices.Contains(ids, id) {
+				t.Errorf("a forged answer line: %q", line)
+			}
 		}
 	}
 	if strings.Count(text, "\nAPPROVAL ") != len(ids) {

@@ -150,15 +150,23 @@ func checkDoors(t *testing.T, p pkgInfo) {
 		if rest != pkg && !strings.HasPrefix(rest, pkg+"/") {
 			continue
 		}
-		for _, imp := range p.Imports {
+		// Through any path: a package in between would be a way round.
+		for _, dep := range p.Deps {
 			for _, b := range bad {
-				if imp == mod+b || strings.HasPrefix(imp, mod+b+"/") {
-					t.Errorf("%s imports %s, which it must never reach", rest, short(imp))
+				if dep == mod+b || strings.HasPrefix(dep, mod+b+"/") {
+					t.Errorf("%s depends on %s, which it must never reach", rest, short(dep))
 				}
 			}
 		}
 	}
+	if slices.Contains(p.Imports, mod+"core") && !slices.Contains(coreImporters, rest) {
+		t.Errorf("%s imports core; only %s may, to start it and hand out the doors", rest, strings.Join(coreImporters, " and "))
+	}
 }
+
+// coreImporters are the packages (tests aside) that may import core: the
+// main that starts it, and the test rig of a whole engine.
+var coreImporters = []string{"app/cmd/reins", "core/coretest"}
 
 // toolImports are the stage packages a developer's tool under app/cmd may
 // import: the screenshots tool looks at a real desktop and clicks on it as
