@@ -92,6 +92,11 @@ type Engine struct {
 	agents   agentBook // agents seen and allowed, see agents.go
 	prefs    prefs     // the person's settings, see settings.go
 	nextID   atomic.Uint64
+	asks     struct {
+		mu     sync.Mutex
+		issued map[string]bool // guarded by mu: the last asksKept ids given
+		order  []string        // guarded by mu: oldest first
+	}
 
 	mu       sync.Mutex
 	tabs     map[string]*tabState // guarded by mu; by Reins tab id
@@ -417,15 +422,20 @@ func (e *Engine) SetShare(tab string, level vocab.Level) error {
 	}
 	e.mu.Unlock()
 	if tab == vocab.DesktopKey {
-		// Written and told like a tab's share: the desktop at Control is
-		// the widest leave the person gives.
+		// Written and told like a tab's share.
+		// The row comes first: the desktop at Control is the widest leave
+		// there is, and it is not given unwritten.
+		en := audit.Entry{
+			Agent: vocab.Agent{Name: vocab.PersonName}, Act: vocab.Act{Kind: vocab.Share},
+			Target: vocab.Target{Desktop: true, Name: "desktop"}, Outcome: vocab.OutcomeDone, Detail: "shared at " + level.String(),
+		}
+		if _, err := e.opts.Audit.Record(context.Background(), en); err != nil && level > e.grants.Get(tab).Level {
+			return fmt.Errorf("the desktop was not shared, because the audit log could not record it: %w", err)
+		}
 		if err := e.grants.Set(tab, "", level); err != nil {
 			return err
 		}
-		e.record(context.Background(), audit.Entry{
-			Agent: vocab.Agent{Name: vocab.PersonName}, Act: vocab.Act{Kind: vocab.Share},
-			Target: vocab.Target{Desktop: true, Name: "desktop"}, Outcome: vocab.OutcomeDone, Detail: "shared at " + level.String(),
-		})
+		e.publish(persondoor.Event{Kind: persondoor.EventActivity, Activity: activityOf(en, e.opts.Now())})
 		e.publish(persondoor.Event{Kind: persondoor.EventShare, Tab: tab, Level: level})
 		return nil
 	}
@@ -539,17 +549,34 @@ func (e *Engine) newID(prefix string) string {
 // `reins serve` and never the next of a series, so that text put on the
 // desktop cannot name a question it has not seen.
 func (e *Engine) newAskID(prefix string) string {
+	e.asks.mu.Lock()
+	defer e.asks.mu.Unlock()
 	for {
 		n, err := rand.Int(rand.Reader, big.NewInt(9_000_000))
 		if err != nil {
 			panic("core: no randomness for an approval's id: " + err.Error())
 		}
 		id := prefix + strconv.FormatInt(n.Int64()+1_000_000, 10)
-		if !e.queue.has(id) {
-			return id
+		if e.asks.issued[id] || e.queue.has(id) {
+			continue
 		}
+		// Remembered for a while, so that a late answer to an old question
+		// cannot land on a new one that drew the same number.
+		if e.asks.issued == nil {
+			e.asks.issued = map[string]bool{}
+		}
+		e.asks.issued[id] = true
+		e.asks.order = append(e.asks.order, id)
+		if len(e.asks.order) > asksKept {
+			delete(e.asks.issued, e.asks.order[0])
+			e.asks.order = e.asks.order[1:]
+		}
+		return id
 	}
 }
+
+// asksKept is how many question ids are kept from being drawn again.
+const asksKept = 4096
 
 // alreadyLogged carries an act's failure whose outcome row is written.
 type alreadyLogged struct{ err *vocab.Error }

@@ -39,12 +39,12 @@ var (
 	dynamicImport = regexp.MustCompile(`(?:^|[^.\w$])(?:import\s*\(|require\s*\()`)
 )
 
-// stripJS blanks out comments and string literals (keeping line breaks), so
-// that what is left is code. It does not know regular expression literals;
-// one holding a quote or a comment marker would confuse it.
 // extensionSrc is the content script's source, from this package.
 var extensionSrc = filepath.Join("..", "..", "extension", "src")
 
+// stripJS blanks out comments and string literals (keeping line breaks), so
+// that what is left is code. It does not know regular expression literals;
+// one holding a quote or a comment marker would confuse it.
 func stripJS(src string) string {
 	var b strings.Builder
 	for i := 0; i < len(src); {
