@@ -106,6 +106,7 @@ type Engine struct {
 	// to refreshTabs, which may come in after a newer one.
 	listMu    sync.Mutex
 	tabLists  map[string]uint64 // guarded by listMu; tab lists a browser sent of itself, by profile
+	tabSeq    map[string]uint64 // guarded by listMu; the number of the last list applied, by profile
 	connected map[string]bool   // guarded by mu; browser profiles
 	nextTab   int               // guarded by mu
 }
@@ -188,6 +189,7 @@ func New(opts Options) *Engine {
 		tabs:      map[string]*tabState{},
 		byChrome:  map[chromeTab]string{},
 		tabLists:  map[string]uint64{},
+		tabSeq:    map[string]uint64{},
 		connected: map[string]bool{},
 	}
 	e.queue = newQueue(e)
@@ -227,6 +229,9 @@ func (e *Engine) handle(ctx context.Context, m bridge.Event) {
 		e.connected[m.Profile] = true
 		e.mu.Unlock()
 		e.publish(persondoor.Event{Kind: persondoor.EventConnection, Connected: true, Profile: m.Profile})
+		e.listMu.Lock()
+		delete(e.tabSeq, m.Profile) // a new connection numbers its lists anew
+		e.listMu.Unlock()
 		go e.refreshTabs(ctx, m.Profile)
 	case bridge.EventDisconnected:
 		e.mu.Lock()
@@ -236,10 +241,7 @@ func (e *Engine) handle(ctx context.Context, m bridge.Event) {
 	case protocol.EventTabs:
 		var r protocol.TabsResult
 		if json.Unmarshal(m.Params, &r) == nil {
-			e.listMu.Lock()
-			e.tabLists[m.Profile]++
-			e.updateTabs(m.Profile, r.Tabs)
-			e.listMu.Unlock()
+			e.applyTabs(m.Profile, r, true, 0)
 		}
 	case protocol.EventNavigated:
 		var n protocol.Navigated
@@ -286,12 +288,29 @@ func (e *Engine) refreshTabs(ctx context.Context, profile string) {
 	e.listMu.Unlock()
 	var r protocol.TabsResult
 	if err := e.opts.Browser.Call(ctx, profile, protocol.MethodTabs, struct{}{}, &r); err == nil {
-		e.listMu.Lock()
-		defer e.listMu.Unlock()
-		if e.tabLists[profile] == gen {
-			e.updateTabs(profile, r.Tabs)
-		}
+		e.applyTabs(profile, r, false, gen)
 	}
+}
+
+// applyTabs applies a tab list unless it is older than one applied: by its
+// number when the extension numbers its lists, else (an answer to
+// refreshTabs) when a pushed list was applied since the question, gen.
+func (e *Engine) applyTabs(profile string, r protocol.TabsResult, pushed bool, gen uint64) {
+	e.listMu.Lock()
+	defer e.listMu.Unlock()
+	switch {
+	case r.Seq != 0 && r.Seq <= e.tabSeq[profile]:
+		return
+	case r.Seq == 0 && !pushed && e.tabLists[profile] != gen:
+		return
+	}
+	if r.Seq != 0 {
+		e.tabSeq[profile] = r.Seq
+	}
+	if pushed {
+		e.tabLists[profile]++
+	}
+	e.updateTabs(profile, r.Tabs)
 }
 
 // tabLocked finds the state of a chrome tab; e.mu must be held.

@@ -280,12 +280,16 @@ function tabInfo(t, focusedWindow) {
   };
 }
 
+// Tab lists are numbered as they are read, so Reins can tell an answer read
+// before a list pushed after it, whichever reaches it first.
+let tabListSeq = 0;
+
 async function listTabs() {
   const [tabs, win] = await Promise.all([
     chrome.tabs.query({}),
     chrome.windows.getLastFocused().catch(() => null),
   ]);
-  return { tabs: tabs.map((t) => tabInfo(t, win && win.focused ? win.id : -1)) };
+  return { seq: ++tabListSeq, tabs: tabs.map((t) => tabInfo(t, win && win.focused ? win.id : -1)) };
 }
 
 let tabsTimer = null;

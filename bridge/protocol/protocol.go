@@ -301,7 +301,11 @@ type Tab struct {
 
 // TabsResult lists the open tabs.
 type TabsResult struct {
-	Tabs []Tab `json:"tabs"`
+	// Seq numbers the lists one connection sends, answered or pushed, in
+	// the order the extension read them; a list numbered below one already
+	// seen is older than it. 0: not numbered.
+	Seq  uint64 `json:"seq,omitempty"`
+	Tabs []Tab  `json:"tabs"`
 }
 
 // SnapshotParams asks for every frame of a tab.
