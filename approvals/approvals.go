@@ -1,7 +1,8 @@
 // Package approvals decides whether an agent may do what it asks: the
 // person's grants per tab (None, Read, Control, bound to the origin shown when
 // they shared it), the policy of what needs a person, remembered decisions,
-// and the broker that asks a person and treats silence as a no.
+// the table of acts always asked on their own ([Tiers]), and the broker that
+// asks a person and treats silence as a no.
 //
 // Only this package can mint an [Approved]; later stages accept nothing else
 // as leave to act.

@@ -101,9 +101,13 @@ func (b *Broker) SetRemember(d time.Duration) {
 
 // Rememberable reports whether an act may be covered by "allow on this tab
 // for a while": never typing into a secret field, never navigation, which may
-// leave the origin, and never desktop acts.
+// leave the origin, never desktop acts, and never an act that a rule of the
+// risk table ([Tiers]) matches.
 func Rememberable(act vocab.Act, t vocab.Target) bool {
 	if t.Desktop || t.Tab == "" {
+		return false
+	}
+	if _, risky := RiskOf(act, t); risky {
 		return false
 	}
 	switch act.Kind {
@@ -129,6 +133,10 @@ func (b *Broker) Covered(req vocab.Request) bool {
 
 // Decide returns leave for req, or why not: [ErrDenied], [ErrTimeout],
 // [ErrShutdown] or [ErrNoAnswerer]. It blocks until the person answers.
+// It sets what the person is shown about the request itself: whether
+// "allow on this tab" is offered, and the warning of the risk table's rule
+// the act falls under, if any; what the caller set there counts for
+// nothing.
 func (b *Broker) Decide(ctx context.Context, req vocab.Request) (Approved, error) {
 	select {
 	case <-b.closed:
@@ -140,6 +148,7 @@ func (b *Broker) Decide(ctx context.Context, req vocab.Request) (Approved, error
 		req.Asked = now
 	}
 	req.Rememberable = Rememberable(req.Act, req.Target)
+	req.Risk = Risk(req.Act, req.Target)
 	key := memoryKey{req.Agent.Session, req.Target.Tab, req.Act.Kind}
 	if req.Rememberable && req.Held == 0 {
 		b.mu.Lock()

@@ -31,7 +31,7 @@ func BenchmarkClickByRef(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	ref := regexp.MustCompile(`"Place order" \[ref=(e\d+)\]`).FindStringSubmatch(s.Text)[1]
+	ref := regexp.MustCompile(`"Next" \[ref=(e\d+)\]`).FindStringSubmatch(s.Text)[1]
 	req := agentdoor.ActRequest{Tab: tab, Ref: ref, Act: vocab.Act{Kind: "click"}}
 	if _, err := agent.Act(context.Background(), req); err != nil {
 		b.Fatal(err)

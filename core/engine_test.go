@@ -29,6 +29,7 @@ func shop() coretest.Page {
 		coretest.Button(1, "Place order", 100, 200),
 		coretest.Field(2, "Search", false, 100, 100),
 		coretest.Field(3, "Password", true, 100, 300),
+		coretest.Button(4, "Next", 100, 400), // commits nothing: "allow on this tab" may cover it
 	)}}
 }
 

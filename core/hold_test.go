@@ -134,7 +134,7 @@ func TestAHeldActFiresOnceThePersonAllowsItAgain(t *testing.T) {
 func TestARememberedAllowDoesNotCoverAHeldAct(t *testing.T) {
 	f := newFixture(t, 2*time.Second)
 	f.SetShare(f.tab, vocab.Control)
-	ref, _ := f.snapRef("Place order")
+	ref, _ := f.snapRef("Next")
 	seen := f.answerWith(func(r vocab.Request) vocab.Decision {
 		if r.Held > 0 {
 			f.Exec.SetLastInput(time.Time{})

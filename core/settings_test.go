@@ -278,7 +278,7 @@ func TestShorterRememberForEndsAnEarlierAllow(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ref := regexp.MustCompile(`"Place order"[^\n]*\[ref=(e\d+)\]`).FindStringSubmatch(snap.Text)[1]
+	ref := regexp.MustCompile(`"Next"[^\n]*\[ref=(e\d+)\]`).FindStringSubmatch(snap.Text)[1]
 	click := func() error {
 		_, err := agent.Act(ctx, agentdoor.ActRequest{Tab: tab, Ref: ref, Act: vocab.Act{Kind: "click"}})
 		return err

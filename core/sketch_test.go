@@ -1,8 +1,10 @@
 package core_test
 
 import (
+	"cmp"
 	"context"
 	"regexp"
+	"slices"
 	"testing"
 	"time"
 
@@ -38,13 +40,13 @@ func TestWithoutAPictureTheRequestCarriesASketchOfThePage(t *testing.T) {
 	if r.Sketch.W != 1000 || r.Sketch.H != 613 {
 		t.Errorf("sketch of a %gx%g viewport, want the tab's 1000x613", r.Sketch.W, r.Sketch.H)
 	}
-	// The shop page's three elements, top to bottom, with their roles.
+	// The shop page's four elements, top to bottom, with their roles.
 	var roles []string
 	for _, b := range r.Sketch.Boxes {
 		roles = append(roles, b.Role)
 	}
-	if len(r.Sketch.Boxes) != 3 || r.Sketch.Boxes[0].Y > r.Sketch.Boxes[1].Y || r.Sketch.Boxes[1].Y > r.Sketch.Boxes[2].Y {
-		t.Fatalf("sketch boxes %+v, want the page's three elements top to bottom", r.Sketch.Boxes)
+	if len(r.Sketch.Boxes) != 4 || !slices.IsSortedFunc(r.Sketch.Boxes, func(a, b vocab.SketchBox) int { return cmp.Compare(a.Y, b.Y) }) {
+		t.Fatalf("sketch boxes %+v, want the page's four elements top to bottom", r.Sketch.Boxes)
 	}
 	// The target's box is in the sketch's units, and is one of its boxes.
 	found := false

@@ -85,6 +85,12 @@ type Request struct {
 	// Remember reports whether "allow on this tab for a while" may be offered:
 	// never for secret fields or for navigation to another origin.
 	Rememberable bool `json:"rememberable"`
+	// Risk is, for an act Reins always asks about on its own (typing into
+	// a password or payment field, taking the tab to another site, an
+	// element whose label says it buys, pays, sends or deletes), the
+	// warning the person reads with it, in Reins' own words; "" for any
+	// other act. The approvals broker sets it from its risk table.
+	Risk string `json:"risk,omitempty"`
 }
 
 // Box is a rectangle in a picture's pixels.

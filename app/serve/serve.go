@@ -124,10 +124,14 @@ func (t *Terminal) event(ev persondoor.Event) {
 				r.ID, r.Agent.Label(), r.ID, r.ID)
 			return
 		}
-		t.printf("\nAPPROVAL %s  %s asks:\n    %s\n    %s\n%s%s  Answer with: allow %s | allow-tab %s | deny %s   (no answer = deny)\n",
-			r.ID, r.Agent.Label(), r.Sentence(), whereLine(r.Target), claimNote(r.Target), heldNote(r), r.ID, r.ID, r.ID)
+		t.printf("\nAPPROVAL %s  %s asks:\n    %s\n    %s\n%s%s  Answer with: %s   (no answer = deny)\n%s",
+			r.ID, r.Agent.Label(), r.Sentence(), whereLine(r.Target), claimNote(r.Target), heldNote(r), answers(r), riskNote(r))
 	case persondoor.EventApprovalEnd:
-		t.printf("Approval %s: %s.\n", ev.Request.ID, ev.Decision)
+		d := ev.Decision
+		if d == vocab.AllowTab && !ev.Request.Rememberable {
+			d = vocab.AllowOnce // what the broker makes of it
+		}
+		t.printf("Approval %s: %s.\n", ev.Request.ID, d)
 	case persondoor.EventPause:
 		if ev.Paused {
 			t.printf("All agents paused.\n")
@@ -168,6 +172,39 @@ func claimNote(t vocab.Target) string {
 	return ""
 }
 
+// answers is how request r may be answered: "allow-tab" only where the
+// broker offers "allow on this tab".
+func answers(r *vocab.Request) string {
+	if r.Rememberable {
+		return fmt.Sprintf("allow %s | allow-tab %s | deny %s", r.ID, r.ID, r.ID)
+	}
+	return fmt.Sprintf("allow %s | deny %s", r.ID, r.ID)
+}
+
+// riskNote is the line with the warning of an act always asked on its own,
+// or "". It closes the block, next to where the person types the answer,
+// which is where a terminal's reader looks. The words are Reins' own, from
+// the broker's table, and rendered all the same, as all text on the
+// terminal is.
+func riskNote(r *vocab.Request) string {
+	if w := plain.Text(r.Risk, plain.DetailMax); w != "" {
+		return "  ⚠ " + w + "\n"
+	}
+	return ""
+}
+
+// rememberable reports whether the pending request id, if it waits, may be
+// allowed on its tab; an id that waits for nothing is left to the engine
+// to refuse.
+func rememberable(pending []vocab.Request, id string) bool {
+	for _, r := range pending {
+		if r.ID == id {
+			return r.Rememberable
+		}
+	}
+	return true
+}
+
 // heldNote is the line that marks a request asked again because its act was
 // held back, so it does not read as the agent asking twice; "" for a first
 // request.
@@ -193,6 +230,7 @@ const help = `Commands:
   desktop none|read|control     share the desktop tools
   allow ID                      allow a pending act once
   allow-tab ID                  allow acts of that kind on that tab for a while
+                                (not for acts asked every time, marked ⚠)
   deny ID                       deny a pending act
   pending                       list pending approvals
   agents                        list agents that connected, and whether they are allowed
@@ -258,6 +296,11 @@ func (t *Terminal) command(f []string) (quit bool) {
 			return false
 		}
 		id := f[1]
+		if d == vocab.AllowTab && !rememberable(e.Pending(), id) {
+			id := plain.Text(id, plain.NameMax)
+			t.printf("%s cannot be allowed on its tab for a while, only once: answer allow %s or deny %s.\n", id, id, id)
+			return false
+		}
 		if err := e.Answer(id, d); err != nil {
 			t.printf("%s: %s\n", plain.Text(id, plain.NameMax), plain.Text(err.Error(), plain.DetailMax))
 		}
@@ -271,7 +314,7 @@ func (t *Terminal) command(f []string) (quit bool) {
 			if r.Held > 0 {
 				again = "; asked again: " + heldWhy
 			}
-			t.printf("%s  %s: %s (asked %s ago%s)\n", r.ID, r.Agent.Label(), r.Sentence(), time.Since(r.Asked).Round(time.Second), again)
+			t.printf("%s  %s: %s (asked %s ago%s)\n%s", r.ID, r.Agent.Label(), r.Sentence(), time.Since(r.Asked).Round(time.Second), again, riskNote(&r))
 		}
 	case "agents":
 		agents := e.Agents()

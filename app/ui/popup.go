@@ -449,6 +449,9 @@ func (p *Popup) fill(r *vocab.Request) {
 	default:
 		lines = [][]seg{{{text: r.Sentence(), size: sizeAct, bold: true}}, small(targetLine(r))}
 	}
+	if w := riskLine(r); w != "" {
+		lines = append(lines, []seg{{text: w, color: colorRed, bold: true, size: theme.SizeNameCaptionText}})
+	}
 	if claim := plain.Claim(t.Claim); claim != "" {
 		lines = append(lines, []seg{{text: claim, color: colorSecondary, size: theme.SizeNameCaptionText, bold: true}},
 			small("Reins has not checked what the agent says; what Reins sees there is above."))
@@ -501,6 +504,16 @@ func (p *Popup) fill(r *vocab.Request) {
 		setRich(p.frame)
 		p.frame.Hide()
 	}
+}
+
+// riskLine is the warning of an act always asked on its own, shown in red
+// under the act, or "". The words are Reins' own, from the broker's risk
+// table, and rendered all the same, as all text the popup shows is.
+func riskLine(r *vocab.Request) string {
+	if w := plain.Text(r.Risk, plain.DetailMax); w != "" {
+		return "⚠ " + w
+	}
+	return ""
 }
 
 func explainSegs(r *vocab.Request) []seg {

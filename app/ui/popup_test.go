@@ -7,6 +7,10 @@ import (
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/test"
+	"fyne.io/fyne/v2/widget"
+
+	"github.com/reins-app/reins/internal/plain"
+	"github.com/reins-app/reins/internal/plain/plaintest"
 	"github.com/reins-app/reins/vocab"
 )
 
@@ -217,3 +221,75 @@ func TestTheCountdownFollowsTheRequestsOwnDeadline(t *testing.T) {
 		t.Fatalf("after the timeout changed, countdown = %q, want 1:00 left of the request's own time", got)
 	}
 }
+
+// warningIn is the popup's red line for the request on screen, and
+// whether it is drawn in red; "" when it shows none.
+func warningIn(p *Popup) (text string, red bool) {
+	for _, s := range p.sentence.Segments {
+		if ts, ok := s.(*widget.TextSegment); ok && strings.HasPrefix(ts.Text, "⚠") {
+			return ts.Text, ts.Style.ColorName == colorRed
+		}
+	}
+	return "", false
+}
+
+// The warning the broker gives an act always asked on its own shows under
+// the act, in red, and "allow on this tab" is not offered; an ordinary act
+// shows none.
+func TestARiskyActShowsItsWarning(t *testing.T) {
+	plainReq := newPopupRig(t, click("a1", true))
+	if w, _ := warningIn(plainReq.p); w != "" {
+		t.Fatalf("an ordinary act shows a warning: %q", w)
+	}
+	const warning = "Its label says it buys, pays, sends or deletes, so it is asked every time. " +
+		"The page wrote that label and Reins can miss such buttons: look before you allow."
+	req := click("a2", false)
+	req.Risk = warning
+	r := newPopupRig(t, req)
+	r.clock.Advance(ArmDelay)
+	if got, red := warningIn(r.p); got != "⚠ "+warning || !red {
+		t.Fatalf("warning = %q (red %v)", got, red)
+	}
+	if got := richText(r.p.sentence); !strings.HasPrefix(got, "Click “Place order”") {
+		t.Fatalf("the act does not come first: %q", got)
+	}
+	if r.p.button("tab").Visible() {
+		t.Fatal(`"allow on this tab" is offered beside the warning`)
+	}
+	r.w.Resize(PopupSize)
+	var drawnWords []string
+	for _, s := range drawn(r.w.Canvas()) {
+		drawnWords = append(drawnWords, strings.Fields(s)...)
+	}
+	if all := strings.Join(drawnWords, " "); !strings.Contains(all, "The page wrote that label and Reins can miss such buttons: look before you allow.") {
+		t.Fatalf("the popup does not draw the warning whole: %q", all)
+	}
+	// The next request, an ordinary one, drops the warning.
+	r.eng.Ask(click("a3", true))
+	r.p.Add(ptr(click("a3", true)))
+	test.Tap(r.p.button("once"))
+	r.clock.Advance(AllowRest)
+	if r.p.Current() == nil || r.p.Current().ID != "a3" {
+		t.Fatal("the ordinary request did not follow")
+	}
+	if w, _ := warningIn(r.p); w != "" {
+		t.Fatalf("after the risky act, the ordinary one still shows the warning %q", w)
+	}
+}
+
+// What the popup shows of a warning goes through the renderer, as all text
+// does, whatever reached it.
+func TestAWarningIsRenderedLikeAllText(t *testing.T) {
+	req := hostileClick("a1")
+	req.Rememberable = false
+	req.Risk = plaintest.All
+	r := newPopupRig(t, req)
+	got, _ := warningIn(r.p)
+	if want := "⚠ " + plain.Text(plaintest.All, plain.DetailMax); got != want {
+		t.Fatalf("warning = %q, want %q", got, want)
+	}
+	plaintest.Check(t, "the warning", got, plain.DetailMax+2)
+	checkPopup(t, r, "python3 (pid 999)")
+}
+
+func ptr(r vocab.Request) *vocab.Request { return &r }

@@ -121,8 +121,14 @@ func claude() vocab.Agent {
 	return vocab.Agent{Name: "Claude Code", Version: "2.0.14", PID: 4121, Exe: "/usr/local/bin/claude", Session: "s1"}
 }
 
+// placeOrder is a click on the shop's "Place order" button as the broker
+// puts it to the person: its label is on the risk table, so it carries the
+// table's warning (these words are the table's) and "allow on this tab" is
+// not offered.
 func (s *scene) placeOrder(id string) vocab.Request {
-	r := vocab.Request{ID: id, Agent: claude(), Act: vocab.Act{Kind: vocab.Click}, Picture: shopPNG, Asked: s.now.Add(-6 * time.Second), Rememberable: true}
+	r := vocab.Request{ID: id, Agent: claude(), Act: vocab.Act{Kind: vocab.Click}, Picture: shopPNG, Asked: s.now.Add(-6 * time.Second),
+		Risk: "Its label says it buys, pays, sends or deletes, so it is asked every time. " +
+			"The page wrote that label and Reins can miss such buttons: look before you allow."}
 	r.Target.Tab, r.Target.TabTitle, r.Target.Origin = "3", "Cart — Shop", "https://shop.example.com"
 	r.Target.Role, r.Target.Name, r.Target.Ref = "button", "Place order", "e41"
 	ui.SetBox(&r, boxX, boxY, boxW, boxH)
@@ -152,7 +158,8 @@ func (s *scene) windows() []shot {
 	out = append(out, shot{"approval-popup", p.Content(), ui.PopupSize})
 
 	// A password, typed: the text is never shown, and nothing is remembered.
-	pw := vocab.Request{ID: "b1", Agent: claude(), Act: vocab.Act{Kind: vocab.Type, Text: "correct horse battery", Secret: true}, Asked: s.now.Add(-3 * time.Second)}
+	pw := vocab.Request{ID: "b1", Agent: claude(), Act: vocab.Act{Kind: vocab.Type, Text: "correct horse battery", Secret: true}, Asked: s.now.Add(-3 * time.Second),
+		Risk: "Typing into a password or payment field is asked every time; only the length is shown."} // the risk table's words
 	pw.Target.Tab, pw.Target.TabTitle, pw.Target.Origin, pw.Target.FrameOrigin = "3", "Checkout — Shop", "https://shop.example.com", "https://pay.example-payments.com"
 	pw.Target.Role, pw.Target.Name = "textbox", "Card security code"
 	ui.SetBox(&pw, 520, 300, 180, 36)

@@ -1,0 +1,295 @@
+package approvals
+
+import (
+	"slices"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"golang.org/x/text/unicode/norm"
+
+	"github.com/reins-app/reins/internal/plain"
+	"github.com/reins-app/reins/vocab"
+)
+
+// A Tier is one rule of the acts Reins always puts to the person on their
+// own: never covered by a remembered "allow on this tab", never offered
+// it, and shown with a warning.
+type Tier struct {
+	Name    string // what the rule matches, in a few words
+	Why     string // why such an act is always asked
+	Warning string // what the person reads beside the act
+	// Words are, for a row that reads an element's name, the phrases it
+	// looks for, as a person writes them; nil for other rows.
+	Words []string
+}
+
+// tier is a row of the table: a Tier and the acts it matches.
+type tier struct {
+	Tier
+	match func(*subject) bool
+}
+
+// subject is an act on its target as the rows look at it; the words of
+// the target's name are read once, for all the rows that need them.
+type subject struct {
+	act   vocab.Act
+	t     vocab.Target
+	names [][]string // the name's words, as written and with camel case split; nil until read
+}
+
+func (s *subject) nameWords() [][]string {
+	if s.names == nil {
+		s.names = [][]string{words(s.t.Name, false), words(s.t.Name, true)}
+	}
+	return s.names
+}
+
+// The warning for acts the page's labels mark: the person must know the
+// label is the page's, so that its absence reassures nobody.
+const commitWarning = "Its label says it buys, pays, sends or deletes, so it is asked every time. " +
+	"The page wrote that label and Reins can miss such buttons: look before you allow."
+
+// tiers is the table, checked in order; the first row that matches gives
+// the warning. Rows for other acts (file upload, accepting a dialog,
+// desktop acts) join it here.
+var tiers = []tier{
+	{
+		Tier: Tier{
+			Name:    "typing into a password or payment field",
+			Why:     "what is typed there opens accounts and spends money, and the person cannot read it back in the popup",
+			Warning: "Typing into a password or payment field is asked every time; only the length is shown.",
+		},
+		match: func(s *subject) bool { return s.act.Kind == vocab.Type && s.act.Secret },
+	},
+	{
+		Tier: Tier{
+			Name:    "navigation to another origin",
+			Why:     "the tab was shared on one site; another site was never shared, and its address is the one thing to check",
+			Warning: "This leaves the shared site for another one, so it is asked every time. Check the address: the tab is not shared there.",
+		},
+		match: func(s *subject) bool {
+			// An address with no origin of its own (data:, about:…) is
+			// another origin too.
+			return s.act.Kind == vocab.Navigate && (s.t.Origin == "" || Origin(s.act.URL) != s.t.Origin)
+		},
+	},
+	commitTier("English", []string{
+		"buy", "buy now", "purchase", "complete purchase", "confirm purchase",
+		"place order", "place your order", "order now", "complete order", "confirm order", "submit order",
+		"checkout", "check out", "pay", "pay now", "make payment", "make a payment", "submit payment", "confirm payment",
+		"donate", "send", "send money", "transfer", "transfer money", "confirm transfer",
+		"delete", "delete account", "remove account", "close account", "deactivate account", "cancel subscription",
+	}),
+	commitTier("German", []string{
+		"kaufen", "jetzt kaufen", "kauf abschließen", "kauf bestätigen",
+		"bestellen", "jetzt bestellen", "zahlungspflichtig bestellen", "kostenpflichtig bestellen",
+		"bestellung abschicken", "bestellung absenden", "bestellung abschließen", "bestellung bestätigen",
+		"zur kasse", "bezahlen", "jetzt bezahlen", "zahlung bestätigen", "jetzt zahlen", "spenden",
+		"senden", "absenden", "abschicken", "versenden",
+		"löschen", "loeschen", "konto löschen", "konto entfernen", "konto schließen",
+		"überweisen", "ueberweisen", "überweisung ausführen", "ueberweisung ausfuehren", "überweisung bestätigen",
+		"abo kündigen", "abonnement kündigen",
+	}),
+	commitTier("French", []string{
+		"acheter", "acheter maintenant", "finaliser l'achat", "valider l'achat", "confirmer l'achat",
+		"commander", "passer la commande", "passer commande", "valider la commande", "valider ma commande",
+		"confirmer la commande", "finaliser la commande",
+		"payer", "payer maintenant", "procéder au paiement", "confirmer le paiement", "valider le paiement", "effectuer le paiement",
+		"faire un don", "envoyer", "supprimer", "supprimer le compte", "supprimer mon compte", "fermer le compte",
+		"virement", "effectuer le virement", "transférer", "résilier l'abonnement",
+	}),
+	commitTier("Spanish", []string{
+		"comprar", "comprar ahora", "finalizar compra", "confirmar compra", "realizar compra",
+		"realizar pedido", "hacer pedido", "finalizar pedido", "confirmar pedido", "tramitar pedido",
+		"pagar", "pagar ahora", "confirmar pago", "realizar pago", "donar",
+		"enviar", "eliminar", "eliminar cuenta", "borrar", "borrar cuenta", "cerrar cuenta",
+		"transferir", "realizar transferencia", "confirmar transferencia", "cancelar suscripción",
+	}),
+}
+
+// commitTier is the row for one language's words for committing something:
+// an act on an element whose accessible name holds one of the phrases, as
+// whole words, however the page spelled them.
+func commitTier(language string, phrases []string) tier {
+	// Each phrase, folded, under its first word.
+	folded := map[string][][]string{}
+	for _, p := range phrases {
+		ws := words(p, false)
+		folded[ws[0]] = append(folded[ws[0]], ws)
+	}
+	return tier{
+		Tier: Tier{
+			Name: "an element whose name says it commits something, in " + language,
+			Why: "a purchase, a payment, a message sent or an account deleted cannot be taken back; " +
+				"the name is the page's own, so this row is an extra layer, not a boundary",
+			Warning: commitWarning,
+			Words:   phrases,
+		},
+		match: func(s *subject) bool {
+			if !commits(s.act) || s.t.Desktop || s.t.Name == "" {
+				return false
+			}
+			return holdsPhrase(s.nameWords(), folded)
+		},
+	}
+}
+
+// commits reports whether a, done to an element, can set off what the
+// element's name says: pointing at it, scrolling over it or opening its
+// context menu cannot, nor typing into it without pressing Enter.
+func commits(a vocab.Act) bool {
+	switch a.Kind {
+	case vocab.Hover, vocab.Scroll, vocab.RightClick:
+		return false
+	case vocab.Type:
+		return a.Submit
+	}
+	return true
+}
+
+// Tiers lists the table's rules in the order they are checked.
+func Tiers() []Tier {
+	out := make([]Tier, len(tiers))
+	for i, t := range tiers {
+		out[i] = t.Tier
+		out[i].Words = slices.Clone(t.Words)
+	}
+	return out
+}
+
+// RiskOf returns the first rule that act on t falls under, and whether
+// there is one. Such an act is always asked on its own.
+func RiskOf(act vocab.Act, t vocab.Target) (Tier, bool) {
+	s := &subject{act: act, t: t}
+	for _, row := range tiers {
+		if row.match(s) {
+			return row.Tier, true
+		}
+	}
+	return Tier{}, false
+}
+
+// Risk is the warning the person reads with act on t, or "" when no rule
+// of the table matches it.
+func Risk(act vocab.Act, t vocab.Target) string {
+	tier, _ := RiskOf(act, t)
+	return tier.Warning
+}
+
+// holdsPhrase reports whether a name, as readings of its words, holds one
+// of phrases, each a run of folded words filed under its first, as
+// consecutive whole words. Reading the words both as written and with camel
+// case split ("PlaceOrder") lets neither a mixed-case spelling ("DeLeTe")
+// nor a run-together one hide a phrase; letters spelled out one by one
+// ("P a y", "D-e-l-e-t-e") count as the word they spell.
+func holdsPhrase(readings [][]string, phrases map[string][][]string) bool {
+	for _, ws := range readings {
+		if holds(ws, phrases) || holds(joinLetters(ws), phrases) {
+			return true
+		}
+	}
+	return false
+}
+
+func holds(ws []string, phrases map[string][][]string) bool {
+	for i, w := range ws {
+		for _, p := range phrases[w] {
+			if len(ws)-i >= len(p) && slices.Equal(ws[i:i+len(p)], p) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// joinLetters returns ws with each run of one-letter words joined into one
+// word.
+func joinLetters(ws []string) []string {
+	out := make([]string, 0, len(ws))
+	run := ""
+	for _, w := range ws {
+		if utf8.RuneCountInString(w) == 1 {
+			run += w
+			continue
+		}
+		if run != "" {
+			out = append(out, run)
+			run = ""
+		}
+		out = append(out, w)
+	}
+	if run != "" {
+		out = append(out, run)
+	}
+	return out
+}
+
+// words splits text a page wrote into the words a person reads in it,
+// folded so that spellings that look alike compare equal: the text as the
+// renderer shows it (no invisible or format characters, spaces folded),
+// compatibility forms made plain (fullwidth, mathematical and circled
+// letters, ligatures), accents and other marks dropped, letters from other
+// scripts that pass for Latin ones read as those, and lower case, with ß as
+// ss. A word is a run of letters and digits; with camel, a capital after a
+// small letter starts a new one.
+func words(text string, camel bool) []string {
+	s := norm.NFKD.String(plain.Text(text, 0))
+	var out []string
+	var w strings.Builder
+	end := func() {
+		if w.Len() > 0 {
+			out = append(out, w.String())
+			w.Reset()
+		}
+	}
+	prevLower := false
+	for _, r := range s {
+		if unicode.Is(unicode.Mn, r) || unicode.Is(unicode.Me, r) || unicode.Is(unicode.Cf, r) {
+			continue
+		}
+		if !unicode.IsLetter(r) && !unicode.IsDigit(r) {
+			end()
+			prevLower = false
+			continue
+		}
+		if camel && unicode.IsUpper(r) && prevLower {
+			end() // "PlaceOrder" is two words
+		}
+		prevLower = unicode.IsLower(r)
+		if l, ok := lookalike[r]; ok {
+			r = l
+		} else {
+			r = unicode.ToLower(r)
+		}
+		if r == 'ß' {
+			w.WriteString("ss")
+			continue
+		}
+		w.WriteRune(r)
+	}
+	end()
+	return out
+}
+
+// lookalike maps letters of other scripts, and Latin small capitals, that
+// are drawn like a Latin letter to that letter, lower case: a page can
+// write "Раy" with a Cyrillic Р and а, which no person tells from "Pay".
+var lookalike = map[rune]rune{
+	// Cyrillic
+	'А': 'a', 'а': 'a', 'В': 'b', 'в': 'b', 'Е': 'e', 'е': 'e', 'Ѕ': 's', 'ѕ': 's',
+	'І': 'i', 'і': 'i', 'Ј': 'j', 'ј': 'j', 'К': 'k', 'к': 'k', 'М': 'm', 'м': 'm',
+	'Н': 'h', 'н': 'h', 'һ': 'h', 'О': 'o', 'о': 'o', 'Р': 'p', 'р': 'p', 'С': 'c', 'с': 'c',
+	'Т': 't', 'т': 't', 'У': 'y', 'у': 'y', 'Ү': 'y', 'ү': 'y', 'Х': 'x', 'х': 'x',
+	'Ԁ': 'd', 'ԁ': 'd', 'Ԛ': 'q', 'ԛ': 'q', 'Ԝ': 'w', 'ԝ': 'w', 'Ӏ': 'l', 'ӏ': 'l',
+	// Greek
+	'Α': 'a', 'α': 'a', 'Β': 'b', 'Ε': 'e', 'ε': 'e', 'Ζ': 'z', 'Η': 'h', 'Ι': 'i', 'ι': 'i',
+	'Κ': 'k', 'κ': 'k', 'Μ': 'm', 'Ν': 'n', 'ν': 'v', 'Ο': 'o', 'ο': 'o', 'Ρ': 'p', 'ρ': 'p',
+	'Τ': 't', 'τ': 't', 'Υ': 'y', 'υ': 'u', 'γ': 'y', 'Χ': 'x', 'χ': 'x',
+	// Armenian
+	'օ': 'o', 'ս': 'u', 'հ': 'h', 'ց': 'g',
+	// Latin letters drawn like others, and small capitals
+	'ı': 'i', 'ȷ': 'j', 'ɑ': 'a', 'ɡ': 'g', 'ᴀ': 'a', 'ʙ': 'b', 'ᴄ': 'c', 'ᴅ': 'd', 'ᴇ': 'e',
+	'ɢ': 'g', 'ʜ': 'h', 'ɪ': 'i', 'ᴊ': 'j', 'ᴋ': 'k', 'ʟ': 'l', 'ᴍ': 'm', 'ɴ': 'n', 'ᴏ': 'o',
+	'ᴘ': 'p', 'ʀ': 'r', 'ꜱ': 's', 'ᴛ': 't', 'ᴜ': 'u', 'ᴠ': 'v', 'ᴡ': 'w', 'ʏ': 'y', 'ᴢ': 'z',
+}
