@@ -81,7 +81,7 @@ const (
 
 func knownOutcome(s string) bool {
 	switch s {
-	case vocab.OutcomeDone, vocab.OutcomeRead, vocab.OutcomeRefused, vocab.OutcomeDenied, vocab.OutcomeTimeout, vocab.OutcomeFailed:
+	case vocab.OutcomeDone, vocab.OutcomeRead, vocab.OutcomeRefused, vocab.OutcomeDenied, vocab.OutcomeTimeout, vocab.OutcomeFailed, vocab.OutcomeUnknown:
 		return true
 	}
 	return false
@@ -336,7 +336,7 @@ func (l *Log) Path() string { return l.path }
 // its seq once it is committed.
 func (l *Log) Record(ctx context.Context, e Entry) (int64, error) {
 	if !knownOutcome(e.Outcome) {
-		return 0, fmt.Errorf("%w: outcome %q is not one of done, read, refused, denied, timeout, failed", ErrWrite, e.Outcome)
+		return 0, fmt.Errorf("%w: outcome %q is not one of done, read, refused, denied, timeout, failed, unknown", ErrWrite, e.Outcome)
 	}
 	r := record{
 		phase:    PhaseRecord,
@@ -399,7 +399,7 @@ func (l *Log) Finish(ctx context.Context, t Ticket, outcome, code, detail string
 		return 0, &finishError{seq: t.Seq(), err: errors.New("the ticket was not issued by an audit log")}
 	}
 	if !knownOutcome(outcome) {
-		return 0, &finishError{seq: t.Seq(), err: fmt.Errorf("outcome %q is not one of done, read, refused, denied, timeout, failed", outcome)}
+		return 0, &finishError{seq: t.Seq(), err: fmt.Errorf("outcome %q is not one of done, read, refused, denied, timeout, failed, unknown", outcome)}
 	}
 	req := t.Approved().Request()
 	r := record{

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -46,7 +47,17 @@ type StartOptions struct {
 	// Program is the program "start at login" registers; default this one.
 	// Tests give an installed one: a test binary's build folder goes away.
 	Program string // optional
+	// ReleaseGuard is the reins binary to run as `reins release-guard`,
+	// the dead man's switch that lets go of every key and button Reins
+	// holds when Reins dies ([ServeReleaseGuard]); the mains give their
+	// own executable. Empty runs none, for tests that start the core in
+	// their own process. Only with the executor Start makes itself.
+	ReleaseGuard string // optional
 }
+
+// ReleaseGuardMode is the argument that runs the reins binary as the
+// release guard.
+const ReleaseGuardMode = "release-guard"
 
 // Runtime is a started Reins: the engine and what it runs on.
 type Runtime struct {
@@ -114,6 +125,15 @@ func start(ctx context.Context, opts StartOptions, dir string) (*Runtime, error)
 	if err != nil {
 		return nil, fmt.Errorf("opening the audit log: %w", err)
 	}
+	// This Reins holds the folder and has fired nothing yet: a fire row
+	// without an outcome is an act a Reins that stopped without a word
+	// was firing.
+	if ended, err := log.FinishStopped(ctx); err != nil {
+		log.Close()
+		return nil, fmt.Errorf("marking the acts Reins stopped during: %w", err)
+	} else if len(ended) > 0 {
+		logf(opts.Logf, "Reins stopped while %d act(s) were firing (audit rows %v); their outcome is recorded as unknown", len(ended), ended)
+	}
 	ex := opts.Executor
 	if ex == nil {
 		if ex, err = executor.New(executor.Options{Display: opts.Display}); err != nil {
@@ -123,6 +143,7 @@ func start(ctx context.Context, opts StartOptions, dir string) (*Runtime, error)
 			}
 			ex = executor.NewNoDisplay(err)
 		}
+		guardInput(ex, opts)
 	}
 	port := opts.Port
 	if port == 0 {
@@ -161,6 +182,38 @@ func start(ctx context.Context, opts StartOptions, dir string) (*Runtime, error)
 		e.Run(rctx)
 	}()
 	return r, nil
+}
+
+// guardInput lets go of whatever a Reins that died with its release guard
+// left held on this desktop, then starts this Reins' release guard.
+func guardInput(ex executor.Executor, opts StartOptions) {
+	if left, err := executor.LetGoOfLeftovers(ex); err != nil {
+		logf(opts.Logf, "letting go of input left held: %v", err)
+	} else if len(left) > 0 {
+		logf(opts.Logf, "let go of input left held down as Reins started: %s", strings.Join(left, ", "))
+	}
+	if opts.ReleaseGuard == "" || executor.InputUnavailable(ex) != nil {
+		return
+	}
+	args := []string{ReleaseGuardMode}
+	if opts.Display != "" {
+		args = append(args, "-display", opts.Display)
+	}
+	g := executor.StartGuard(executor.GuardOptions{
+		Program: opts.ReleaseGuard, Args: args,
+		Logf: func(format string, args ...any) { logf(opts.Logf, format, args...) },
+	})
+	if !executor.AttachGuard(ex, g) {
+		g.Close()
+	}
+}
+
+// ServeReleaseGuard is the release guard's mode: told by the Reins that
+// started it, over stdin, of every key and button it holds, it lets go of
+// them when stdin ends (Reins has died or closed) and exits. display is
+// the X display, "" for $DISPLAY.
+func ServeReleaseGuard(stdin io.Reader, stdout io.Writer, display string) ([]string, error) {
+	return executor.ServeGuard(stdin, stdout, display)
 }
 
 // ErrAlreadyRunning is wrapped by Start's error when another Reins holds

@@ -24,6 +24,10 @@
 //   - keys.go, keys_mac.go: parsing chords and text; denylist.go: what is
 //     never touched; hotkey*.go: the person's pause chord; nodisplay.go: a
 //     Reins without a display.
+//   - deadman*.go: the release guard, a helper process told of everything
+//     the sequence holds, that lets go of it when Reins dies ([Guard],
+//     [ServeGuard]); and what Reins lets go of as it starts
+//     ([LetGoOfLeftovers]).
 package executor
 
 import (

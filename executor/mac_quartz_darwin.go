@@ -63,6 +63,8 @@ var (
 	cgEventSetFlags                        func(event uintptr, flags uint64)
 	cgEventPost                            func(tap uint32, event uintptr)
 	cgEventSourceSecondsSinceLastEventType func(state int32, typ uint32) float64
+	cgEventSourceKeyState                  func(state int32, code uint16) bool
+	cgEventSourceButtonState               func(state int32, button uint32) bool
 	cgWindowListCopyWindowInfo             func(option uint32, relativeTo uint32) uintptr
 	cgRectMakeWithDictionaryRepresentation func(dict uintptr, rect *cgRect) bool
 	cgGetDisplaysWithPoint                 func(at cgPoint, max uint32, displays *uint32, count *uint32) int32
@@ -143,6 +145,8 @@ func bindQuartz() error {
 		{cg, "CGEventSetFlags", &cgEventSetFlags},
 		{cg, "CGEventPost", &cgEventPost},
 		{cg, "CGEventSourceSecondsSinceLastEventType", &cgEventSourceSecondsSinceLastEventType},
+		{cg, "CGEventSourceKeyState", &cgEventSourceKeyState},
+		{cg, "CGEventSourceButtonState", &cgEventSourceButtonState},
 		{cg, "CGWindowListCopyWindowInfo", &cgWindowListCopyWindowInfo},
 		{cg, "CGRectMakeWithDictionaryRepresentation", &cgRectMakeWithDictionaryRepresentation},
 		{cg, "CGGetDisplaysWithPoint", &cgGetDisplaysWithPoint},

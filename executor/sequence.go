@@ -17,6 +17,10 @@ type sequence struct {
 	mu        sync.Mutex // one act at a time
 	own       time.Time  // guarded by mu: when the last act's last event was sent
 	stillLent []uint16   // guarded by mu: key codes an act could not give back
+	// guard, when set, is told of every key and button the sequence holds
+	// down and every key code it lends, so that they are let go of if Reins
+	// dies (deadman.go). Set before the first act.
+	guard guard
 
 	closedMu sync.Mutex
 	closed   bool // guarded by closedMu
@@ -48,6 +52,9 @@ func (s *sequence) close(b backend, release func() error) error {
 	}
 	if release != nil {
 		errs = append(errs, release())
+	}
+	if s.guard != nil {
+		errs = append(errs, s.guard.Close())
 	}
 	return errors.Join(errs...)
 }
@@ -95,6 +102,11 @@ func (s *sequence) fire(ctx context.Context, b backend, t audit.Ticket) (err err
 	}
 	if err := b.ready(); err != nil {
 		return err
+	}
+	if s.guard != nil {
+		if err := s.guard.ready(); err != nil {
+			return err
+		}
 	}
 	pts, err := b.reach(c.points, scale(c.plan.Scale))
 	if err != nil {
@@ -176,13 +188,30 @@ func (s *sequence) giveBack(b backend, codes []uint16) error {
 		if err := b.giveBack(code); err != nil {
 			s.stillLent = append(s.stillLent, code)
 			errs = append(errs, err)
+			continue
 		}
+		s.letGo(hold{kind: holdLent, code: code})
 	}
 	if len(errs) == 0 {
 		return nil
 	}
 	return fmt.Errorf("key codes %v still type the characters lent to them; Reins tries again before its next act and when it closes: %w",
 		s.stillLent, errors.Join(errs...))
+}
+
+// holding tells the guard of h before it is held; an error stops the act.
+func (s *sequence) holding(h hold) error {
+	if s.guard == nil {
+		return nil
+	}
+	return s.guard.holding(h)
+}
+
+// letGo tells the guard h is no longer held.
+func (s *sequence) letGo(h hold) {
+	if s.guard != nil {
+		s.guard.letGo(h)
+	}
 }
 
 // act is one act under way: what it holds, so that it can let go.
@@ -305,6 +334,9 @@ func (a *act) buttonDown(b button, clicks int) error {
 	if err := a.alive(); err != nil {
 		return err
 	}
+	if err := a.s.holding(heldButton(b)); err != nil {
+		return err
+	}
 	if err := a.send(event{kind: buttonDown, button: b, at: a.at, clicks: clicks}); err != nil {
 		return err
 	}
@@ -314,8 +346,16 @@ func (a *act) buttonDown(b button, clicks int) error {
 
 func (a *act) buttonUp(b button, clicks int) error {
 	a.buttons = remove(a.buttons, b)
-	return a.send(event{kind: buttonUp, button: b, at: a.at, clicks: clicks})
+	if err := a.send(event{kind: buttonUp, button: b, at: a.at, clicks: clicks}); err != nil {
+		return err
+	}
+	a.s.letGo(heldButton(b))
+	return nil
 }
+
+func heldButton(b button) hold { return hold{kind: holdButton, code: uint16(b)} }
+
+func heldKey(k key) hold { return hold{kind: holdKey, code: k.code} }
 
 // press is one click of b; clicks says which of a double click it is.
 func (a *act) press(b button, clicks int) error {
@@ -453,6 +493,9 @@ func (a *act) keyDown(k key) error {
 	if err := a.alive(); err != nil {
 		return err
 	}
+	if err := a.s.holding(heldKey(k)); err != nil {
+		return err
+	}
 	if err := a.send(event{kind: keyDown, key: k, mods: a.mods}); err != nil {
 		return err
 	}
@@ -463,7 +506,11 @@ func (a *act) keyDown(k key) error {
 func (a *act) keyUp(k key) error {
 	a.mods &^= k.mod
 	a.held = remove(a.held, k)
-	return a.send(event{kind: keyUp, key: k, mods: a.mods})
+	if err := a.send(event{kind: keyUp, key: k, mods: a.mods}); err != nil {
+		return err
+	}
+	a.s.letGo(heldKey(k))
+	return nil
 }
 
 // lend binds round r's key codes and gives clients time to notice.
@@ -471,6 +518,9 @@ func (a *act) lend(r int) error {
 	// Marked first, so that a failure half-way still gives back.
 	a.round = r
 	for _, l := range a.keys.loans[r] {
+		if err := a.s.holding(hold{kind: holdLent, code: l.code}); err != nil {
+			return err
+		}
 		if err := a.b.lend(l); err != nil {
 			return err
 		}
@@ -486,14 +536,18 @@ func (a *act) finish() error {
 	for i := len(a.buttons) - 1; i >= 0; i-- {
 		if err := a.send(event{kind: buttonUp, button: a.buttons[i], at: a.at, clicks: 1}); err != nil {
 			errs = append(errs, fmt.Errorf("a mouse button may still be down: %w", err))
+			continue
 		}
+		a.s.letGo(heldButton(a.buttons[i]))
 	}
 	for i := len(a.held) - 1; i >= 0; i-- {
 		k := a.held[i]
 		k.text = 0
 		if err := a.send(event{kind: keyUp, key: k, mods: a.mods}); err != nil {
 			errs = append(errs, fmt.Errorf("a key may still be down: %w", err))
+			continue
 		}
+		a.s.letGo(heldKey(k))
 	}
 	a.buttons, a.held, a.mods = nil, nil, 0
 	if a.round >= 0 && len(a.keys.lent) > 0 {

@@ -272,6 +272,9 @@ func (x *X11) lend(l loan) error {
 	if x.keyPer > 1 {
 		syms[1] = xproto.Keysym(l.sym)
 	}
+	// Recorded first: a Reins and release guard that both die in between
+	// leave the next Reins a code to give back, not a character bound.
+	x.recordLent(uint16(l.code), true)
 	if err := xproto.ChangeKeyboardMappingChecked(x.conn, 1, xproto.Keycode(l.code), byte(x.keyPer), syms).Check(); err != nil {
 		return fmt.Errorf("cannot lend keycode %d a character: %w", l.code, err)
 	}
@@ -284,5 +287,6 @@ func (x *X11) giveBack(code uint16) error {
 	if err := xproto.ChangeKeyboardMappingChecked(x.conn, 1, xproto.Keycode(code), byte(x.keyPer), empty).Check(); err != nil {
 		return fmt.Errorf("cannot give back keycode %d: %w", code, err)
 	}
+	x.recordLent(code, false)
 	return nil
 }

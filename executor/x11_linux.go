@@ -45,7 +45,8 @@ type X11 struct {
 	drained chan struct{} // closed when the connection's event stream ends
 
 	seq    sequence
-	keyPer int // guarded by seq.mu: keysyms per keycode, as the last act read the keyboard
+	keyPer int        // guarded by seq.mu: keysyms per keycode, as the last act read the keyboard
+	lent   lentRecord // guarded by seq.mu: the key codes lent now, as the display records them
 }
 
 var (

@@ -47,7 +47,11 @@ func FormatAuditRow(r audit.Row) string {
 			line += " text " + plain.Quote(act.Text, plain.TypedMax)
 		}
 	}
-	line += " → " + plain.Field(r.Outcome, plain.NameMax)
+	if r.Outcome == vocab.OutcomeUnknown {
+		line += " → " + StoppedWords
+	} else {
+		line += " → " + plain.Field(r.Outcome, plain.NameMax)
+	}
 	if r.Code != "" {
 		line += " [" + plain.Text(r.Code, plain.NameMax) + "]"
 	}

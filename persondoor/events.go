@@ -54,10 +54,14 @@ type Activity struct {
 	Agent   string    `json:"agent"`
 	Act     string    `json:"act"` // the act as a sentence
 	Kind    string    `json:"kind"`
-	Outcome string    `json:"outcome"` // done, read, refused, denied, timeout, failed
+	Outcome string    `json:"outcome"` // done, read, refused, denied, timeout, failed, unknown
 	Code    string    `json:"code,omitempty"`
 	Detail  string    `json:"detail,omitempty"`
 }
+
+// StoppedWords say the outcome of an act that was firing when Reins
+// stopped without a word (vocab.OutcomeUnknown).
+const StoppedWords = "outcome unknown (Reins stopped)"
 
 // OutcomeWords says an attempt's outcome the way the person reads it in an
 // activity strip, Reins' own and Chrome's ("done", "refused — tab not
@@ -82,6 +86,8 @@ func OutcomeWords(a Activity) (words string, refused bool) {
 			return "failed: " + d, false
 		}
 		return "failed", false
+	case vocab.OutcomeUnknown:
+		return StoppedWords, false
 	case vocab.OutcomeRefused:
 		if a.Code == vocab.CodePersonActive {
 			return "held — you were using the mouse or keyboard", true

@@ -30,7 +30,7 @@ const anyChoice = "Any"
 
 var (
 	actChoices     = []string{anyChoice, "click", "double_click", "right_click", "hover", "type", "key", "scroll", "drag", "navigate", "back", "forward", "activate", "read", "connect", "share"}
-	outcomeChoices = []string{anyChoice, vocab.OutcomeDone, vocab.OutcomeRead, vocab.OutcomeRefused, vocab.OutcomeDenied, vocab.OutcomeTimeout, vocab.OutcomeFailed, "about_to_fire"}
+	outcomeChoices = []string{anyChoice, vocab.OutcomeDone, vocab.OutcomeRead, vocab.OutcomeRefused, vocab.OutcomeDenied, vocab.OutcomeTimeout, vocab.OutcomeFailed, vocab.OutcomeUnknown, "about_to_fire"}
 )
 
 // AuditViewerOptions configures [NewAuditViewer].

@@ -3,7 +3,9 @@
 // `reins serve` runs the same core with approvals answered on the terminal;
 // `reins audit` reads and verifies the log; `reins doctor` says what is
 // missing; `reins extension` writes out the Chrome extension to load.
-// Chrome itself starts `reins chrome-extension://…/` as the pairing helper.
+// Chrome itself starts `reins chrome-extension://…/` as the pairing helper,
+// and Reins starts `reins release-guard` beside itself as its dead man's
+// switch.
 package main
 
 import (
@@ -69,6 +71,8 @@ func main() {
 		err = runExtension(args, os.Stdout)
 	case "doctor":
 		err = runDoctor(os.Stdout)
+	case core.ReleaseGuardMode:
+		err = runReleaseGuard(args)
 	case "help", "-h", "--help":
 		fmt.Print(usage)
 	default:
@@ -124,6 +128,7 @@ func startCore(ctx context.Context, opts core.StartOptions, mcpPort int, logf fu
 	if opts.Logf == nil {
 		opts.Logf = logf
 	}
+	opts.ReleaseGuard = releaseGuardProgram()
 	rt, err = core.Start(ctx, opts)
 	if err != nil {
 		return nil, nil, err
