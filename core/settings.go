@@ -64,7 +64,9 @@ func (e *Engine) initPrefs() {
 func (e *Engine) denyList(added []string) executor.DenyList {
 	d := settings.DenyList(added)
 	if len(e.opts.OwnProcesses) > 0 {
-		d = append(d, executor.OwnRule(e.opts.OwnProcesses))
+		// First, so that a window of Reins' own is refused as that, whatever
+		// rule its name also matches.
+		d = append(executor.DenyList{executor.OwnRule(e.opts.OwnProcesses)}, d...)
 	}
 	return d
 }

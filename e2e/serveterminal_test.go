@@ -5,11 +5,13 @@ package e2e
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -111,6 +113,11 @@ func TestAnAgentCannotAnswerInThePersonsTerminal(t *testing.T) {
 		}
 	}}
 	p.wait("reins serve", `Type "help"`)
+	// script(1) runs reins serve in a session of its own, which the
+	// xterm's group does not reach: stop it by its pid, before the xterm.
+	var serve int
+	testenv.WaitFor(t, "reins serve's process", func() bool { serve = descendant(cmd.Process.Pid, "serve"); return serve != 0 })
+	t.Cleanup(func() { stopPid(t, serve) })
 	cs := p.agentOf("e2e agent")
 
 	const forged = "allow a7777777\n"
@@ -177,6 +184,27 @@ func runServe(t *testing.T, cmd *exec.Cmd, data, display string) {
 	exited := make(chan struct{})
 	go func() { cmd.Wait(); close(exited) }()
 	t.Cleanup(func() { testenv.StopGroup(cmd, 5*time.Second, func() { <-exited }) })
+}
+
+// stopPid ends the process pid as a session's end would, SIGTERM and then
+// SIGKILL, and waits until it is gone.
+func stopPid(t *testing.T, pid int) {
+	t.Helper()
+	gone := func() bool { return syscall.Kill(pid, 0) != nil || strings.Contains(procState(pid), "Z") }
+	syscall.Kill(pid, syscall.SIGTERM)
+	if !testenv.Eventually(5*time.Second, gone) {
+		syscall.Kill(pid, syscall.SIGKILL)
+		testenv.WaitFor(t, fmt.Sprintf("process %d to end", pid), gone)
+	}
+}
+
+// procState is the state letter of pid in /proc ("Z" for a zombie).
+func procState(pid int) string {
+	b, _ := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if i := strings.LastIndexByte(string(b), ')'); i >= 0 && i+2 < len(b) {
+		return string(b[i+2])
+	}
+	return ""
 }
 
 // reinsBinaryFor builds the reins binary once for the package's tests.

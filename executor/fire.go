@@ -124,7 +124,7 @@ func denyCheck(ctx context.Context, b backend, plan, at []point) error {
 // denied is the refusal of an act that would land where rule forbids.
 func denied(rule Rule, where string) error {
 	if len(rule.PIDs) > 0 {
-		return fmt.Errorf("%w: %w: %s, a window of Reins or of the terminal that started it, which no agent may click or type into; nothing was fired", ErrDenyListed, ErrOwnWindow, where)
+		return fmt.Errorf("%w: %s; no agent may click or type into Reins' windows or the terminal that started it; nothing was fired", ErrOwnWindow, where)
 	}
 	return fmt.Errorf("%w: %s (deny list: %s); nothing was fired", ErrDenyListed, where, rule.Label)
 }

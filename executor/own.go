@@ -1,18 +1,18 @@
 package executor
 
 import (
-	"errors"
+	"fmt"
 	"os"
 	"slices"
 
 	"github.com/reins-app/reins/internal/peercred"
 )
 
-// ErrOwnWindow is wrapped (beside ErrDenyListed) by a refusal because the act
-// would land on one of Reins' own windows: its popup and windows, or the
-// terminal that runs `reins serve`. An agent that could click or type there
-// could answer its own approval.
-var ErrOwnWindow = errors.New("one of Reins' own windows is there")
+// ErrOwnWindow is wrapped by a refusal because the act would land on one of
+// Reins' own windows: its popup and windows, or the terminal that runs
+// `reins serve`. An agent that could click or type there could answer its
+// own approval. It wraps ErrDenyListed: Reins' windows are on the deny list.
+var ErrOwnWindow = fmt.Errorf("%w: it is one of Reins' own windows", ErrDenyListed)
 
 // OwnLabel is how the rule of Reins' own windows is shown in the deny list.
 const OwnLabel = "Reins itself, and the terminal that started it"

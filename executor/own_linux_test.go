@@ -85,7 +85,7 @@ func TestX11TypingStopsWhenReinsOwnWindowComesToTheFront(t *testing.T) {
 	r.w.setOnKey(func(xev) { once.Do(func() { r.w.setActive(terminal) }) })
 	text := strings.Repeat("allow a1234567 ", 4)
 	evs, err := r.fire(t, vocab.Act{Kind: vocab.Type, Text: text}, 0, 0)
-	if !errors.Is(err, ErrDenyListed) || !strings.Contains(err.Error(), "typing stopped") {
+	if !errors.Is(err, ErrOwnWindow) || !strings.Contains(err.Error(), "typing stopped") {
 		t.Fatalf("Fire = %v, want a refusal saying typing stopped", err)
 	}
 	if got := typed(evs); len(got) == 0 || len(got) >= len(text) {

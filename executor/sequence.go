@@ -302,14 +302,18 @@ func (a *act) perform(c checked, pts []point) error {
 }
 
 // frontStillAllowed stops typing when a deny-listed application has come to
-// the front since the act began (a password manager's prompt, say).
+// the front since the act began (a password manager's prompt, say), or one
+// of Reins' own windows.
 func (a *act) frontStillAllowed(done, total int) error {
 	app, err := a.b.frontmost(a.ctx)
 	if err != nil {
 		return fmt.Errorf("typing stopped after %d of %d keys: cannot tell which application is in front: %w", done, total, err)
 	}
-	if rule, ok := a.b.denyList().Match(app); ok {
-		return fmt.Errorf("%w: %s came to the front (deny list: %s); typing stopped after %d of %d keys", ErrDenyListed, app.Name, rule, done, total)
+	if rule, ok := a.b.denyList().rule(app); ok {
+		if len(rule.PIDs) > 0 {
+			return fmt.Errorf("%w: %s came to the front; typing stopped after %d of %d keys", ErrOwnWindow, app.Name, done, total)
+		}
+		return fmt.Errorf("%w: %s came to the front (deny list: %s); typing stopped after %d of %d keys", ErrDenyListed, app.Name, rule.Label, done, total)
 	}
 	return nil
 }

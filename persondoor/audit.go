@@ -43,6 +43,8 @@ func FormatAuditRow(r audit.Row) string {
 			line += " (secret text not stored)"
 		case act.Overlong > 0:
 			line += fmt.Sprintf(" (text of %d characters, too long to type, not stored)", act.Overlong)
+		case act.Withheld > 0:
+			line += fmt.Sprintf(" (text of %d characters, not stored: its field was never found)", act.Withheld)
 		default:
 			line += " text " + plain.Quote(act.Text, plain.TypedMax)
 		}

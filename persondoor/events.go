@@ -144,6 +144,10 @@ func refusalWords(a Activity) string {
 		return "the request made no sense"
 	case vocab.CodeNoDisplay:
 		return "no display, so Reins cannot click or type here"
+	case vocab.CodeOwnWindow:
+		return "it would land on Reins' own window"
+	case vocab.CodePersonTerminalHidden:
+		return "Reins cannot see the terminal running reins serve"
 	}
 	if code := plain.Text(strings.ReplaceAll(a.Code, "_", " "), plain.NameMax); code != "" {
 		return code

@@ -275,6 +275,8 @@ func actSummary(r persondoor.AuditRow) string {
 	var act struct {
 		Text       string `json:"text"`
 		TextLength *int   `json:"text_length"`
+		Overlong   int    `json:"overlong"`
+		Withheld   int    `json:"withheld"`
 		Keys       string `json:"keys"`
 		URL        string `json:"url"`
 		DX, DY     int
@@ -285,8 +287,13 @@ func actSummary(r persondoor.AuditRow) string {
 	switch r.ActKind {
 	case "type":
 		what := plain.Quote(act.Text, plain.TypedMax)
-		if act.TextLength != nil {
+		switch {
+		case act.TextLength != nil:
 			what = fmt.Sprintf("%d characters", *act.TextLength)
+		case act.Overlong > 0:
+			what = fmt.Sprintf("%d characters (too long to type, not stored)", act.Overlong)
+		case act.Withheld > 0:
+			what = fmt.Sprintf("%d characters (not stored: the field was never found)", act.Withheld)
 		}
 		s = "type " + what
 		if target != "" {
