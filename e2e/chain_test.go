@@ -29,6 +29,7 @@ import (
 	"github.com/reins-app/reins/core"
 	"github.com/reins-app/reins/core/coretest"
 	"github.com/reins-app/reins/executor"
+	"github.com/reins-app/reins/executor/xdesk"
 	"github.com/reins-app/reins/internal/browsertest"
 	"github.com/reins-app/reins/internal/testenv"
 	"github.com/reins-app/reins/internal/xvfb"
@@ -413,22 +414,9 @@ func (r *rig) personKeepsMoving(d time.Duration) (wait func()) {
 // keysDown lists the keycodes the X server holds down now.
 func keysDown(t testing.TB, display string) []int {
 	t.Helper()
-	c, err := xgb.NewConnDisplay(display)
+	down, err := xdesk.KeysDown(display)
 	if err != nil {
 		t.Fatal(err)
-	}
-	defer c.Close()
-	km, err := xproto.QueryKeymap(c).Reply()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var down []int
-	for i, b := range km.Keys {
-		for bit := range 8 {
-			if b&(1<<bit) != 0 {
-				down = append(down, i*8+bit)
-			}
-		}
 	}
 	return down
 }

@@ -422,29 +422,6 @@ func agent(t *testing.T, bin string, env []string) *sdk.ClientSession {
 	return cs
 }
 
-// heldKeycodes lists the key codes the X server holds down.
-func heldKeycodes(t *testing.T, display string) []int {
-	t.Helper()
-	c, err := xgb.NewConnDisplay(display)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	km, err := xproto.QueryKeymap(c).Reply()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var down []int
-	for i, b := range km.Keys {
-		for bit := range 8 {
-			if b&(1<<bit) != 0 {
-				down = append(down, i*8+bit)
-			}
-		}
-	}
-	return down
-}
-
 // typing lists the key codes that type r on the display.
 func typing(t *testing.T, display string, r rune) []int {
 	t.Helper()
@@ -523,7 +500,7 @@ func freezeHoldingKey(t *testing.T, s *serveProc, w *browsertest.Witness, displa
 		syscall.Kill(pid, syscall.SIGSTOP)
 		testenv.WaitFor(t, "Reins to stop", func() bool { return stopped(pid) && (!guard || stopped(gpid)) })
 		at := time.Now()
-		if len(heldKeycodes(t, display)) > 0 {
+		if len(keysDown(t, display)) > 0 {
 			return at
 		}
 		s.resume()
@@ -620,7 +597,7 @@ func TestKilledMidTypingLeavesNoKeyDown(t *testing.T) {
 			syscall.Kill(reins.pid, syscall.SIGKILL)
 			waitExit(t, reins.pid, 10*time.Second)
 			waitExit(t, gpid, 10*time.Second)
-			if down := heldKeycodes(t, x.Display); len(down) > 0 {
+			if down := keysDown(t, x.Display); len(down) > 0 {
 				t.Errorf("after the release guard exited, keys %v are still down", down)
 			}
 			if codes := typing(t, x.Display, '→'); len(codes) > 0 {
@@ -673,7 +650,7 @@ func TestKilledMidTypingLeavesNoKeyDown(t *testing.T) {
 		if n := utf8.RuneCountInString(text); all.repeats != 0 || all.presses != n {
 			t.Errorf("want %d keydowns and no auto-repeat, got %s", n, all)
 		}
-		if down := heldKeycodes(t, x.Display); len(down) > 0 {
+		if down := keysDown(t, x.Display); len(down) > 0 {
 			t.Errorf("keys %v are still down", down)
 		}
 		testenv.WaitFor(t, "a new release guard", func() bool { p := reins.guardPID(); return p != 0 && p != gpid })
@@ -706,7 +683,7 @@ func TestKilledMidTypingLeavesNoKeyDown(t *testing.T) {
 		c := countAfter(events, at)
 		t.Logf("kill -9 of Reins and its guard: %s in the %v before the restart (what gets through without the guard); %s in all, the key let go %v after the restart began",
 			before, held.Round(time.Millisecond), c, released.Round(time.Millisecond))
-		if down := heldKeycodes(t, x.Display); len(down) > 0 {
+		if down := keysDown(t, x.Display); len(down) > 0 {
 			t.Errorf("after the restart, keys %v are still down", down)
 		}
 		if codes := typing(t, x.Display, '→'); len(codes) > 0 {

@@ -10,6 +10,7 @@ import (
 	"github.com/jezek/xgb"
 	"github.com/jezek/xgb/xproto"
 
+	"github.com/reins-app/reins/executor/xdesk"
 	"github.com/reins-app/reins/internal/testenv"
 )
 
@@ -60,17 +61,13 @@ func x11State(t *testing.T, display string, code xproto.Keycode) (down map[int]b
 		t.Fatal(err)
 	}
 	defer c.Close()
-	km, err := xproto.QueryKeymap(c).Reply()
+	codes, err := xdesk.KeysDown(display)
 	if err != nil {
 		t.Fatal(err)
 	}
 	down = map[int]bool{}
-	for i, b := range km.Keys {
-		for bit := range 8 {
-			if b&(1<<bit) != 0 {
-				down[i*8+bit] = true
-			}
-		}
+	for _, k := range codes {
+		down[k] = true
 	}
 	m, err := xproto.GetKeyboardMapping(c, code, 1).Reply()
 	if err != nil {

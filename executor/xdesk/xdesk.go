@@ -160,3 +160,26 @@ func Keys(display string, names ...string) error {
 	_, err = xproto.GetInputFocus(conn).Reply()
 	return err
 }
+
+// KeysDown lists the key codes the X server holds down now, whoever pressed
+// them.
+func KeysDown(display string) ([]int, error) {
+	conn, err := xgb.NewConnDisplay(display)
+	if err != nil {
+		return nil, err
+	}
+	defer conn.Close()
+	km, err := xproto.QueryKeymap(conn).Reply()
+	if err != nil {
+		return nil, err
+	}
+	var down []int
+	for i, b := range km.Keys {
+		for bit := range 8 {
+			if b&(1<<bit) != 0 {
+				down = append(down, i*8+bit)
+			}
+		}
+	}
+	return down, nil
+}
