@@ -231,6 +231,13 @@ func parent(pid int) int {
 func (s *serveProc) resume() {
 	syscall.Kill(s.pid, syscall.SIGCONT)
 	syscall.Kill(s.script, syscall.SIGCONT)
+	// script, once going again, passes a SIGCONT on to its child: wait for
+	// both to run, so that the pass cannot undo the next stop.
+	testenv.WaitFor(s.t, "reins serve and script to run again", func() bool {
+		syscall.Kill(s.pid, syscall.SIGCONT)
+		syscall.Kill(s.script, syscall.SIGCONT)
+		return !stopped(s.pid) && !stopped(s.script)
+	})
 }
 
 // descendant is the pid of a process under pid whose command line holds
@@ -497,8 +504,15 @@ func freezeHoldingKey(t *testing.T, s *serveProc, w *browsertest.Witness, displa
 		if guard {
 			syscall.Kill(gpid, syscall.SIGSTOP)
 		}
-		syscall.Kill(pid, syscall.SIGSTOP)
-		testenv.WaitFor(t, "Reins to stop", func() bool { return stopped(pid) && (!guard || stopped(gpid)) })
+		// Asked until it holds: a SIGCONT that script passes on late would
+		// let Reins go on again.
+		testenv.WaitFor(t, "Reins to stop", func() bool {
+			syscall.Kill(pid, syscall.SIGSTOP)
+			if guard {
+				syscall.Kill(gpid, syscall.SIGSTOP)
+			}
+			return stopped(pid) && (!guard || stopped(gpid))
+		})
 		at := time.Now()
 		if len(keysDown(t, display)) > 0 {
 			return at
