@@ -7,6 +7,7 @@ package e2e
 import (
 	"context"
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -530,7 +531,7 @@ func freezeHoldingKey(t *testing.T, s *serveProc, w *browsertest.Witness, displa
 // unknownRows are the lines of `reins audit` that end an act as stopped.
 func unknownRows(t *testing.T, bin string, env []string) []string {
 	t.Helper()
-	cmd := exec.Command(bin, "audit", "-n", "200")
+	cmd := exec.Command(bin, "audit", "-n", "2000")
 	cmd.Env = env
 	out, err := cmd.CombinedOutput()
 	if err != nil {
@@ -545,9 +546,10 @@ func unknownRows(t *testing.T, bin string, env []string) []string {
 	return rows
 }
 
-// TestKilledMidTypingLeavesNoKeyDown types 400 characters into a real page
-// and kills Reins with SIGKILL part-way: Reins alone, its release guard
-// alone, and both at once. Each time it counts, with the page's own
+// TestKilledMidTypingLeavesNoKeyDown types into a real page and kills
+// Reins with SIGKILL part-way: Reins alone (20 acts of 50 characters, at
+// seeded points), its release guard alone, and both at once (400
+// characters). Each time it counts, with the page's own
 // handlers, the keydowns that arrive after the kill and the keys left down.
 func TestKilledMidTypingLeavesNoKeyDown(t *testing.T) {
 	if _, ok := browsertest.Chromium(); !ok {
@@ -584,7 +586,7 @@ func TestKilledMidTypingLeavesNoKeyDown(t *testing.T) {
 	text := strings.Repeat("the quick brown fox jumps over the lazy dog ", 10)[:399] + "→"
 
 	// startTyping shares the page with a new agent and has it type text.
-	startTyping := func(t *testing.T, s *serveProc) <-chan mcptest.Result {
+	startTyping := func(t *testing.T, s *serveProc, text string) <-chan mcptest.Result {
 		t.Helper()
 		tab := s.shareTab(t, origin)
 		cs := agent(t, bin, env)
@@ -594,19 +596,23 @@ func TestKilledMidTypingLeavesNoKeyDown(t *testing.T) {
 	}
 	began := time.Now()
 
-	// Reins alone, three times: the release guard lets go; each restart
-	// ends the act's row as unknown.
-	const alone = 3
+	// Reins alone, killed 20 times during a 50-character typing act, each
+	// time after a number of keydowns a seeded draw picks: the release
+	// guard lets go; each restart ends the act's row as unknown.
+	const alone = 20
+	short := strings.Repeat("the quick brown fox ", 3)[:49] + "→"
+	draw := rand.New(rand.NewPCG(20261201, 11))
 	for i := range alone {
-		t.Run(fmt.Sprintf("Reins alone %d", i+1), func(t *testing.T) {
+		after := 3 + draw.IntN(33)
+		t.Run(fmt.Sprintf("Reins alone %d, after %d keys", i+1, after), func(t *testing.T) {
 			witness.Reset("keys")
-			startTyping(t, reins)
+			startTyping(t, reins, short)
 			gpid := reins.guardPID()
 			if gpid == 0 {
 				t.Fatalf("reins serve runs no release guard; stderr:\n%s", reins.shown(0))
 			}
 			guards = append(guards, gpid)
-			at := freezeHoldingKey(t, reins, witness, x.Display, 30, false)
+			at := freezeHoldingKey(t, reins, witness, x.Display, after, false)
 			killed := time.Now()
 			syscall.Kill(reins.pid, syscall.SIGKILL)
 			waitExit(t, reins.pid, 10*time.Second)
@@ -638,7 +644,7 @@ func TestKilledMidTypingLeavesNoKeyDown(t *testing.T) {
 		defer reins.resume()
 		witness.Reset("keys")
 		from := time.Now()
-		typed := startTyping(t, reins)
+		typed := startTyping(t, reins, text)
 		gpid := reins.guardPID()
 		guards = append(guards, gpid)
 		at := freezeHoldingKey(t, reins, witness, x.Display, 30, false)
@@ -673,7 +679,7 @@ func TestKilledMidTypingLeavesNoKeyDown(t *testing.T) {
 
 	t.Run("Reins and its guard at once", func(t *testing.T) {
 		witness.Reset("keys")
-		startTyping(t, reins)
+		startTyping(t, reins, text)
 		gpid := reins.guardPID()
 		at := freezeHoldingKey(t, reins, witness, x.Display, 30, true)
 		syscall.Kill(gpid, syscall.SIGKILL)

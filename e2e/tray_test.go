@@ -188,7 +188,9 @@ func TestTrayApprovalClickedOnThePopup(t *testing.T) {
 // package's other tests use the release build.
 func buildTestOnlyReins(t *testing.T) string {
 	t.Helper()
-	out := filepath.Join(t.TempDir(), "reins")
+	// Renamed, as a copy of Reins may be: its windows are still its own,
+	// known by process, not by a name on a list.
+	out := filepath.Join(t.TempDir(), "notes")
 	cmd := exec.Command("go", "build", "-tags", "reinstest", "-o", out, "./app/cmd/reins")
 	cmd.Dir = ".."
 	if b, err := cmd.CombinedOutput(); err != nil {
