@@ -166,6 +166,15 @@ func (s *Session) admitted(ctx context.Context) error {
 	if !s.gated {
 		return nil
 	}
+	if last := s.asked.Load(); last != nil {
+		select {
+		case <-last.done:
+			if last.denied {
+				s.refused.Store(true)
+			}
+		default:
+		}
+	}
 	if s.refused.Load() {
 		return errorf(vocab.CodeAgentNotAllowed, "the person did not allow %s to use Reins; reconnect to ask them again", s.agent.Label())
 	}
@@ -224,6 +233,7 @@ func (s *Session) ask() *connectAsk {
 	if started {
 		e.publish(persondoor.Event{Kind: persondoor.EventAgents})
 	}
+	s.asked.Store(ask)
 	return ask
 }
 

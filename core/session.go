@@ -26,6 +26,10 @@ type Session struct {
 	gated   bool        // opened by Admit: the person must have allowed the agent
 	closed  atomic.Bool // Close ran
 	refused atomic.Bool // the person denied the agent during this session
+	// asked is the first-connection question this session last put, so
+	// that a "no" given before the session's first call waited on it still
+	// counts: the session is not asked again.
+	asked atomic.Pointer[connectAsk]
 }
 
 // session opens a session for an agent.
