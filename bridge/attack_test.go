@@ -29,6 +29,7 @@ import (
 	"github.com/reins-app/reins/bridge/bridgetest"
 	"github.com/reins-app/reins/bridge/protocol"
 	"github.com/reins-app/reins/extension"
+	"github.com/reins-app/reins/internal/testenv"
 )
 
 // The attacks on the bridge that need no browser. Each counts its tries and
@@ -375,16 +376,14 @@ func peekEOF(br *bufio.Reader) bool {
 
 func rssBytes(t testing.TB) int64 {
 	b, err := os.ReadFile("/proc/self/status")
-	if err != nil {
-		t.Skipf("no /proc here to read the resident size from: %v", err)
-	}
+	testenv.Need(t, err == nil, fmt.Sprintf("/proc/self/status, to read the resident size (%v)", err))
 	for _, line := range strings.Split(string(b), "\n") {
 		if rest, ok := strings.CutPrefix(line, "VmRSS:"); ok {
 			kb, _ := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(rest), " kB"), 10, 64)
 			return kb << 10
 		}
 	}
-	t.Skip("no VmRSS in /proc/self/status")
+	testenv.Need(t, false, "VmRSS in /proc/self/status")
 	return 0
 }
 

@@ -142,12 +142,9 @@ var reinsBinary struct {
 	path string
 }
 
-func setup(t testing.TB, screen string, scale float64, approvalTimeout time.Duration) *rig {
+// reinsBinaryFor builds the reins binary once for the package's tests.
+func reinsBinaryFor(t testing.TB) {
 	t.Helper()
-	if _, ok := browsertest.Chromium(); !ok {
-		// Let browsertest decide: skip on a laptop, fail under CI.
-		browsertest.Start(t, browsertest.Options{})
-	}
 	reinsBinary.once.Do(func() {
 		dir, err := os.MkdirTemp("", "reins-e2e-bin")
 		if err != nil {
@@ -155,6 +152,15 @@ func setup(t testing.TB, screen string, scale float64, approvalTimeout time.Dura
 		}
 		reinsBinary.path = browsertest.BuildReins(t, dir)
 	})
+}
+
+func setup(t testing.TB, screen string, scale float64, approvalTimeout time.Duration) *rig {
+	t.Helper()
+	if _, ok := browsertest.Chromium(); !ok {
+		// Let browsertest decide: skip on a laptop, fail under CI.
+		browsertest.Start(t, browsertest.Options{})
+	}
+	reinsBinaryFor(t)
 	x := xvfb.StartT(t, screen)
 	data := filepath.Join(t.TempDir(), "data")
 	raw, err := executor.New(executor.Options{Display: x.Display})

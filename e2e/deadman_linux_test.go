@@ -555,13 +555,7 @@ func TestKilledMidTypingLeavesNoKeyDown(t *testing.T) {
 	if _, ok := browsertest.Chromium(); !ok {
 		browsertest.Start(t, browsertest.Options{})
 	}
-	reinsBinary.once.Do(func() {
-		dir, err := os.MkdirTemp("", "reins-e2e-bin")
-		if err != nil {
-			t.Fatal(err)
-		}
-		reinsBinary.path = browsertest.BuildReins(t, dir)
-	})
+	reinsBinaryFor(t)
 	bin := reinsBinary.path
 	x := xvfb.StartT(t, "1280x800x24")
 	dir := t.TempDir()

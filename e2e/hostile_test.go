@@ -64,13 +64,7 @@ func TestHostileTextNeverReachesThePerson(t *testing.T) {
 	if _, ok := browsertest.Chromium(); !ok {
 		browsertest.Start(t, browsertest.Options{}) // skips on a laptop, fails under CI
 	}
-	reinsBinary.once.Do(func() {
-		dir, err := os.MkdirTemp("", "reins-e2e-bin")
-		if err != nil {
-			t.Fatal(err)
-		}
-		reinsBinary.path = browsertest.BuildReins(t, dir)
-	})
+	reinsBinaryFor(t)
 	x := xvfb.StartT(t, "1280x800x24")
 	data := filepath.Join(t.TempDir(), "data")
 	raw, err := executor.New(executor.Options{Display: x.Display})

@@ -304,13 +304,7 @@ func TestRelayAndBypassGetNothing(t *testing.T) {
 	_, ok := browsertest.Chromium()
 	testenv.Need(t, ok, "Debian chromium")
 	testenv.Need(t, os.Getuid() == 0, "root, to run the relay as another user (nobody)")
-	reinsBinary.once.Do(func() {
-		dir, err := os.MkdirTemp("", "reins-e2e-bin")
-		if err != nil {
-			t.Fatal(err)
-		}
-		reinsBinary.path = browsertest.BuildReins(t, dir)
-	})
+	reinsBinaryFor(t)
 	x := xvfb.StartT(t, "1280x800x24")
 	dir := t.TempDir()
 	data := filepath.Join(dir, "data")

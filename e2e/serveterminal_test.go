@@ -18,7 +18,6 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/reins-app/reins/executor/xdesk"
-	"github.com/reins-app/reins/internal/browsertest"
 	"github.com/reins-app/reins/internal/testenv"
 	"github.com/reins-app/reins/internal/xvfb"
 	"github.com/reins-app/reins/mcp/mcptest"
@@ -205,16 +204,4 @@ func procState(pid int) string {
 		return string(b[i+2])
 	}
 	return ""
-}
-
-// reinsBinaryFor builds the reins binary once for the package's tests.
-func reinsBinaryFor(t *testing.T) {
-	t.Helper()
-	reinsBinary.once.Do(func() {
-		dir, err := os.MkdirTemp("", "reins-e2e-bin")
-		if err != nil {
-			t.Fatal(err)
-		}
-		reinsBinary.path = browsertest.BuildReins(t, dir)
-	})
 }
