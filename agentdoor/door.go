@@ -61,6 +61,10 @@ type Session interface {
 	// Act asks for an act on a tab; it returns once the act fired or was
 	// refused.
 	Act(ctx context.Context, r ActRequest) (*ActResult, error)
+	// RunPlan puts a plan for one tab to the person in one popup and runs
+	// the steps they allow, each only while it matches the plan; it returns
+	// once the plan ended. A plan approves nothing by itself.
+	RunPlan(ctx context.Context, p PlanRequest) (*PlanResult, error)
 
 	// Desktop reads the desktop: the application in front and the windows.
 	Desktop(ctx context.Context) (*DesktopView, error)

@@ -137,3 +137,49 @@ type Window struct {
 	H      float64 `json:"h"`
 	Active bool    `json:"active"`
 }
+
+// MaxPlanSteps is the most steps one plan may hold: a long form and its
+// submit button, few enough for a person to read in one popup.
+const MaxPlanSteps = 30
+
+// PlanRequest is a plan for one tab and one document: steps the agent
+// means to take, put to the person in one popup. Each step fires only if
+// it still matches the plan when its turn comes; anything else is asked on
+// its own.
+type PlanRequest struct {
+	Tab      string
+	Snapshot string // optional: the snapshot the steps' refs come from; default the session's latest
+	Summary  string // optional: the agent's own words for the whole plan
+	Steps    []PlanStepRequest
+}
+
+// PlanStepRequest is one step of a plan: an act on an element by its ref,
+// or a key press in the tab.
+type PlanStepRequest struct {
+	Ref     string // the element; "" only for a key press
+	Act     vocab.Act
+	Element string // optional: the agent's own words for the target
+	Reason  string // optional: why, in the agent's own words
+}
+
+// PlanResult says how a plan went, step by step.
+type PlanResult struct {
+	Plan    string           `json:"plan"`    // the plan's id
+	Allowed int              `json:"allowed"` // how many steps the person allowed, from the first
+	Steps   []PlanStepResult `json:"steps"`
+	// Ended says why the plan ended before its last step, or "" when every
+	// step ran.
+	Ended string `json:"ended,omitempty"`
+}
+
+// PlanStepResult is one step's end.
+type PlanStepResult struct {
+	Step  int    `json:"step"` // from 1
+	Done  string `json:"done,omitempty"`
+	Audit int64  `json:"audit,omitempty"` // the step's "about to fire" row, when it fired
+	// Asked says the step was put to the person on its own: it falls
+	// under the risk table, or it no longer matched the plan.
+	Asked bool   `json:"asked,omitempty"`
+	Code  string `json:"code,omitempty"` // why it did not fire
+	Error string `json:"error,omitempty"`
+}

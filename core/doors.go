@@ -55,6 +55,7 @@ func (d person) SetShare(tab string, l vocab.Level) error            { return d.
 func (d person) Share(tab string) vocab.Level                        { return d.e.Share(tab) }
 func (d person) Pending() []vocab.Request                            { return d.e.Pending() }
 func (d person) Answer(id string, dec vocab.Decision) error          { return d.e.Answer(id, dec) }
+func (d person) AnswerPlan(id string, upTo int) error                { return d.e.AnswerPlan(id, upTo) }
 func (d person) Pause(on bool)                                       { d.e.Pause(on) }
 func (d person) Paused() bool                                        { return d.e.Paused() }
 func (d person) Connected() bool                                     { return d.e.Connected() }

@@ -2,6 +2,7 @@ package core
 
 import (
 	"context"
+	"fmt"
 	"sync"
 	"time"
 
@@ -81,14 +82,36 @@ type queue struct {
 
 type pending struct {
 	req    vocab.Request
-	answer chan vocab.Decision
+	answer chan answer
+}
+
+// answer is the person's: a decision, and for a plan the last step allowed.
+type answer struct {
+	d    vocab.Decision
+	upTo int
 }
 
 func newQueue(e *Engine) *queue { return &queue{e: e, pending: map[string]*pending{}} }
 
 // Answer implements approvals.Answerer.
 func (q *queue) Answer(ctx context.Context, req vocab.Request) (vocab.Decision, error) {
-	p := &pending{req: req, answer: make(chan vocab.Decision, 1)}
+	a, err := q.ask(ctx, req)
+	return a.d, err
+}
+
+// AnswerPlan implements approvals.PlanAnswerer: how many of the plan's
+// steps, from the first, the person allowed.
+func (q *queue) AnswerPlan(ctx context.Context, req vocab.Request) (int, error) {
+	a, err := q.ask(ctx, req)
+	if err != nil || a.d == vocab.Deny {
+		return 0, err
+	}
+	return a.upTo, nil
+}
+
+// ask puts req before the person and waits for their answer or ctx's end.
+func (q *queue) ask(ctx context.Context, req vocab.Request) (answer, error) {
+	p := &pending{req: req, answer: make(chan answer, 1)}
 	q.mu.Lock()
 	q.pending[req.ID] = p
 	q.order = append(q.order, req.ID)
@@ -106,12 +129,12 @@ func (q *queue) Answer(ctx context.Context, req vocab.Request) (vocab.Decision, 
 		q.mu.Unlock()
 	}()
 	select {
-	case d := <-p.answer:
-		q.e.publish(persondoor.Event{Kind: persondoor.EventApprovalEnd, Tab: req.Target.Tab, Request: &req, Decision: d})
-		return d, nil
+	case a := <-p.answer:
+		q.e.publish(persondoor.Event{Kind: persondoor.EventApprovalEnd, Tab: req.Target.Tab, Request: &req, Decision: a.d})
+		return a, nil
 	case <-ctx.Done():
 		q.e.publish(persondoor.Event{Kind: persondoor.EventApprovalEnd, Tab: req.Target.Tab, Request: &req, Decision: vocab.Deny})
-		return vocab.Deny, ctx.Err()
+		return answer{}, ctx.Err()
 	}
 }
 
@@ -144,8 +167,39 @@ func (e *Engine) Answer(id string, d vocab.Decision) error {
 	if p == nil {
 		return persondoor.ErrNoSuchApproval
 	}
+	a := answer{d: d}
+	if p.req.Act.Kind == vocab.Plan {
+		// A plan is allowed whole or not at all through Answer; "allow on
+		// this tab" means no more than allowing it once.
+		if d != vocab.Deny {
+			a = answer{d: vocab.AllowOnce, upTo: len(p.req.Plan)}
+		}
+	}
+	return p.put(a)
+}
+
+// AnswerPlan is the person's answer to a pending plan: steps 1 to upTo
+// allowed, 0 denies it.
+func (e *Engine) AnswerPlan(id string, upTo int) error {
+	q := e.queue
+	q.mu.Lock()
+	p := q.pending[id]
+	q.mu.Unlock()
+	if p == nil || p.req.Act.Kind != vocab.Plan {
+		return persondoor.ErrNoSuchApproval
+	}
+	if upTo < 0 || upTo > len(p.req.Plan) {
+		return fmt.Errorf("the plan has steps 1 to %d; %d is none of them", len(p.req.Plan), upTo)
+	}
+	if upTo == 0 {
+		return p.put(answer{d: vocab.Deny})
+	}
+	return p.put(answer{d: vocab.AllowOnce, upTo: upTo})
+}
+
+func (p *pending) put(a answer) error {
 	select {
-	case p.answer <- d:
+	case p.answer <- a:
 		return nil
 	default:
 		return persondoor.ErrNoSuchApproval

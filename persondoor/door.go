@@ -35,6 +35,10 @@ type Door interface {
 	// Answer answers a pending request; ErrNoSuchApproval when it is no
 	// longer pending.
 	Answer(id string, d vocab.Decision) error
+	// AnswerPlan answers a pending plan (a request whose Act.Kind is
+	// vocab.Plan): its steps 1 to upTo are allowed, 0 denies it. Answer
+	// with AllowOnce allows a plan whole, with Deny denies it.
+	AnswerPlan(id string, upTo int) error
 	// Pause stops every agent's act (on) or lets them go on (off).
 	Pause(on bool)
 	Paused() bool

@@ -28,6 +28,8 @@ const (
 	Share       ActKind = "share"    // the person changed a tab's share level
 	Settings    ActKind = "settings" // the person changed a setting
 	Connect     ActKind = "connect"  // an agent's first connection, which the person allows once
+	Plan        ActKind = "plan"     // an agent's plan of several steps, put to the person whole
+	Handoff     ActKind = "handoff"  // an agent hands a step of the tab to the person
 )
 
 // IsInput reports whether the act is real OS input (fired by the executor),
@@ -56,6 +58,11 @@ type Act struct {
 	// password's, which the record never holds.
 	Withheld int    `json:"withheld,omitempty"`
 	Keys     string `json:"keys,omitempty"` // Key: a chord such as "Control+Shift+K"
+	// Plan, Step and Steps place an act that is a step of a plan: the
+	// plan's id, the step's number from 1, and how many steps it has.
+	Plan  string `json:"plan,omitempty"`
+	Step  int    `json:"step,omitempty"`
+	Steps int    `json:"steps,omitempty"`
 	DX       int    `json:"dx,omitempty"`   // Scroll: wheel notches, right is positive
 	DY       int    `json:"dy,omitempty"`   // Scroll: wheel notches, down is positive
 	URL      string `json:"url,omitempty"`  // Navigate
@@ -114,6 +121,16 @@ func (a Act) Sentence(target string) string {
 		return "Read" + on
 	case Connect:
 		return "Connect to Reins for the first time"
+	case Plan:
+		if a.Text == "" {
+			return "Run a plan of several steps"
+		}
+		return "Run a plan of several steps; the agent says " + plain.Quote(a.Text, plain.NameMax)
+	case Handoff:
+		if a.Text == "" {
+			return "Hand the tab to you for a step of your own"
+		}
+		return "Hand the tab to you for a step of your own; the agent says " + plain.Quote(a.Text, plain.NameMax)
 	}
 	return plain.Text(string(a.Kind), plain.NameMax) + on
 }

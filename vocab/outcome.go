@@ -59,6 +59,13 @@ const (
 	// cannot tell which window shows it (tmux, screen, ssh), so it puts no
 	// input on the desktop.
 	CodePersonTerminalHidden = "person_terminal_hidden"
+	// CodeHandedOff: the agent handed the tab to the person for a step of
+	// their own (browser_handoff); acts on it wait for their Done or Stop.
+	CodeHandedOff = "handed_off"
+	// CodePlanEnded: a step of a plan was not run because the plan had
+	// ended (a step refused, the tab navigated, agents paused, its time
+	// up) or the person allowed the plan only up to an earlier step.
+	CodePlanEnded = "plan_ended"
 	// CodeStopped: Reins stopped while the act was firing.
 	CodeStopped = "reins_stopped"
 	CodeFailed  = "failed"

@@ -91,7 +91,31 @@ type Request struct {
 	// warning the person reads with it, in Reins' own words; "" for any
 	// other act. The approvals broker sets it from its risk table.
 	Risk string `json:"risk,omitempty"`
+	// Plan is, for a plan (Act.Kind Plan), its steps in order; the person
+	// allows it whole, up to a step, or not at all. Act.Text holds the
+	// agent's own summary of it.
+	Plan []PlanStep `json:"plan,omitempty"`
 }
+
+// PlanStep is one step of a plan as the person reads it.
+type PlanStep struct {
+	Act    Act    `json:"act"`
+	Target Target `json:"target"`
+	// Reason is the agent's own words for the step; Reins has not
+	// checked them.
+	Reason string `json:"reason,omitempty"`
+	// Box is the step's target within the plan's Picture, in its pixels,
+	// or within its Sketch; nil when it is not in view.
+	Box *Box `json:"box,omitempty"`
+	// Risk is the warning of the risk table's rule the step falls under:
+	// such a step is asked again on its own when its turn comes. The
+	// approvals broker sets it.
+	Risk string `json:"risk,omitempty"`
+}
+
+// Sentence is the step as the person reads it, in the words of a single
+// prompt.
+func (s PlanStep) Sentence() string { return SentenceOf(s.Act, s.Target) }
 
 // Box is a rectangle in a picture's pixels.
 type Box struct {

@@ -46,7 +46,7 @@ func TestStartFollowsTheEngine(t *testing.T) {
 	clock.Advance(ArmDelay)
 	test.Tap(u.Popup().button("once"))
 	waitFor(t, "the popup to empty", func() bool { return u.Popup().Len() == 0 })
-	if got := e.Answers(); len(got) != 1 || got[0] != (Answered{"a1", vocab.AllowOnce}) {
+	if got := e.Answers(); len(got) != 1 || got[0] != (Answered{ID: "a1", Decision: vocab.AllowOnce}) {
 		t.Fatalf("answers = %v", got)
 	}
 	// Sharing from the menu reaches the engine.
@@ -146,7 +146,7 @@ func TestAllowHidesThePopupWindowForARest(t *testing.T) {
 	if !w.visible || u.Popup().Current() == nil || u.Popup().Current().ID != "a2" {
 		t.Fatalf("after the rest: window shown %v, request %v; want a2 shown", w.visible, u.Popup().Current())
 	}
-	if got := e.Answers(); len(got) != 1 || got[0] != (Answered{"a1", vocab.AllowOnce}) {
+	if got := e.Answers(); len(got) != 1 || got[0] != (Answered{ID: "a1", Decision: vocab.AllowOnce}) {
 		t.Fatalf("answers = %v", got)
 	}
 }
@@ -175,7 +175,7 @@ func TestClosingThePopupDeniesAllAndHidesLikeAnAnswer(t *testing.T) {
 		t.Fatal("the popup window has no close intercept")
 	}
 	w.intercept()
-	if got := e.Answers(); len(got) != 2 || got[0] != (Answered{"a1", vocab.Deny}) || got[1] != (Answered{"a2", vocab.Deny}) {
+	if got := e.Answers(); len(got) != 2 || got[0] != (Answered{ID: "a1", Decision: vocab.Deny}) || got[1] != (Answered{ID: "a2", Decision: vocab.Deny}) {
 		t.Fatalf("answers = %v, want both denied", got)
 	}
 	if w.visible || w.hides != 1 || u.popupUp {

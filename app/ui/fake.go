@@ -36,6 +36,7 @@ type FakeEngine struct {
 type Answered struct {
 	ID       string
 	Decision vocab.Decision
+	UpTo     int // for a plan answered with AnswerPlan: the last step allowed, 0 for none
 }
 
 var _ persondoor.Door = (*FakeEngine)(nil)
@@ -168,13 +169,42 @@ func (f *FakeEngine) Answer(id string, d vocab.Decision) error {
 		ok = ok || r.ID == id
 	}
 	if ok {
-		f.answers = append(f.answers, Answered{id, d})
+		f.answers = append(f.answers, Answered{ID: id, Decision: d})
 	}
 	f.mu.Unlock()
 	if !ok {
 		return persondoor.ErrNoSuchApproval
 	}
 	f.End(id, d)
+	return nil
+}
+
+// AnswerPlan records a plan's answer: steps 1 to upTo allowed, 0 denied.
+func (f *FakeEngine) AnswerPlan(id string, upTo int) error {
+	f.mu.Lock()
+	var req *vocab.Request
+	for i := range f.pending {
+		if f.pending[i].ID == id {
+			req = &f.pending[i]
+		}
+	}
+	ok := req != nil && req.Act.Kind == vocab.Plan && upTo >= 0 && upTo <= len(req.Plan)
+	if ok {
+		d := vocab.Deny
+		if upTo > 0 {
+			d = vocab.AllowOnce
+		}
+		f.answers = append(f.answers, Answered{ID: id, Decision: d, UpTo: upTo})
+	}
+	f.mu.Unlock()
+	if !ok {
+		return persondoor.ErrNoSuchApproval
+	}
+	if upTo > 0 {
+		f.End(id, vocab.AllowOnce)
+	} else {
+		f.End(id, vocab.Deny)
+	}
 	return nil
 }
 

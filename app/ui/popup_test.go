@@ -70,7 +70,7 @@ func TestEachButtonDeliversItsDecision(t *testing.T) {
 			r := newPopupRig(t, click("a1", true))
 			r.clock.Advance(ArmDelay)
 			test.Tap(r.p.button(tc.button))
-			r.answers(t, Answered{"a1", tc.want})
+			r.answers(t, Answered{ID: "a1", Decision: tc.want})
 			if r.p.Len() != 0 || r.hidden == 0 {
 				t.Fatalf("the popup still shows %d requests after the answer", r.p.Len())
 			}
@@ -93,13 +93,13 @@ func TestAllowIsInertBeforeItArms(t *testing.T) {
 		t.Fatal("Allow is still inert after the arming delay")
 	}
 	test.Tap(r.p.button("once"))
-	r.answers(t, Answered{"a1", vocab.AllowOnce})
+	r.answers(t, Answered{ID: "a1", Decision: vocab.AllowOnce})
 }
 
 func TestDenyWorksAtOnce(t *testing.T) {
 	r := newPopupRig(t, click("a1", true))
 	test.Tap(r.p.button("deny"))
-	r.answers(t, Answered{"a1", vocab.Deny})
+	r.answers(t, Answered{ID: "a1", Decision: vocab.Deny})
 }
 
 func TestEscapeAndReturnDeny(t *testing.T) {
@@ -108,7 +108,7 @@ func TestEscapeAndReturnDeny(t *testing.T) {
 			r := newPopupRig(t, click("a1", true))
 			r.clock.Advance(ArmDelay)
 			r.w.Canvas().OnTypedKey()(&fyne.KeyEvent{Name: key})
-			r.answers(t, Answered{"a1", vocab.Deny})
+			r.answers(t, Answered{ID: "a1", Decision: vocab.Deny})
 		})
 	}
 }
@@ -152,7 +152,7 @@ func TestQueueAdvancesOldestFirstAndReArms(t *testing.T) {
 	if got := richText(r.p.counter); got != "" {
 		t.Fatalf("counter = %q with one request left", got)
 	}
-	r.answers(t, Answered{"a1", vocab.AllowOnce})
+	r.answers(t, Answered{ID: "a1", Decision: vocab.AllowOnce})
 }
 
 func TestTimeoutLeavesTheDecisionToTheBroker(t *testing.T) {

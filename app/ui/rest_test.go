@@ -43,7 +43,7 @@ func TestAllowHidesThePopupForARestBeforeTheNext(t *testing.T) {
 			r := newPopupRig(t, tc.first, payNow("a2"))
 			r.clock.Advance(ArmDelay)
 			test.Tap(r.p.button(tc.button))
-			r.answers(t, Answered{tc.first.ID, tc.want})
+			r.answers(t, Answered{ID: tc.first.ID, Decision: tc.want})
 			if r.hidden != 1 {
 				t.Fatalf("OnHide called %d times after the Allow, want 1: Reins must leave the front for the act to fire", r.hidden)
 			}
@@ -79,19 +79,19 @@ func TestAllowOnTheNextRequestArmsOnlyAfterItShows(t *testing.T) {
 	test.Tap(r.p.button("tab"))
 	r.clock.Advance(ArmDelay - time.Millisecond)
 	test.Tap(r.p.button("once"))
-	r.answers(t, Answered{"a1", vocab.AllowOnce})
+	r.answers(t, Answered{ID: "a1", Decision: vocab.AllowOnce})
 	if r.p.Armed() || !r.p.button("once").Disabled() {
 		t.Fatal("Allow is enabled before a2 has been on screen for the arming delay")
 	}
 	r.clock.Advance(time.Millisecond)
 	test.Tap(r.p.button("once"))
-	r.answers(t, Answered{"a1", vocab.AllowOnce}, Answered{"a2", vocab.AllowOnce})
+	r.answers(t, Answered{ID: "a1", Decision: vocab.AllowOnce}, Answered{ID: "a2", Decision: vocab.AllowOnce})
 }
 
 func TestDenyShowsTheNextAtOnce(t *testing.T) {
 	r := newPopupRig(t, click("a1", true), payNow("a2"))
 	test.Tap(r.p.button("deny"))
-	r.answers(t, Answered{"a1", vocab.Deny})
+	r.answers(t, Answered{ID: "a1", Decision: vocab.Deny})
 	r.showing(t, "a2")
 	if r.p.Resting() || r.hidden != 0 || r.shown != 2 {
 		t.Fatalf("after Deny: resting %v, OnHide %d, OnShow %d; want a2 shown at once", r.p.Resting(), r.hidden, r.shown)
@@ -214,7 +214,7 @@ func TestAllowingAConnectionNeedsNoRest(t *testing.T) {
 	r := newPopupRig(t, connect, payNow("a2"))
 	r.clock.Advance(ArmDelay)
 	test.Tap(r.p.button("once"))
-	r.answers(t, Answered{"c1", vocab.AllowOnce})
+	r.answers(t, Answered{ID: "c1", Decision: vocab.AllowOnce})
 	if r.p.Resting() {
 		t.Fatal("resting after allowing a connection, which fires nothing")
 	}
