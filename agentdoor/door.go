@@ -66,6 +66,16 @@ type Session interface {
 	// once the plan ended. A plan approves nothing by itself.
 	RunPlan(ctx context.Context, p PlanRequest) (*PlanResult, error)
 
+	// Handoff hands a shared tab to the person for a step of their own (log
+	// in, solve a captcha), with the agent's reason. It returns at once with
+	// the hand-off's id; wait on it with WaitHandoff. Only the person ends a
+	// hand-off (Done or Stop, in Reins' own windows or terminal); until
+	// then every agent's act on the tab is refused handed_off.
+	Handoff(ctx context.Context, r HandoffRequest) (*HandoffResult, error)
+	// WaitHandoff waits, at most o.Timeout and MaxWait, for the person to
+	// end the hand-off o.Handoff names, and says how it stands.
+	WaitHandoff(ctx context.Context, o WaitOptions) (*WaitResult, error)
+
 	// Desktop reads the desktop: the application in front and the windows.
 	Desktop(ctx context.Context) (*DesktopView, error)
 	// DesktopAct asks for an act on the desktop at a point.

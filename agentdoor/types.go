@@ -43,7 +43,7 @@ type ActResult struct {
 type ReadOptions struct {
 	Tab      string // required
 	Mode     string // optional: ModeAuto by default (the full tree while small, else the interactive view)
-	MaxChars int    // optional: a budget for the text; 0 is none
+	MaxChars int    // optional: the most characters of text; 0 is DefaultBudget, NoBudget (negative) none
 	Root     string // optional: only this ref's subtree
 	Diff     bool   // optional: only what changed since the session's previous snapshot
 }
@@ -76,6 +76,9 @@ type WaitOptions struct {
 	State   string        // with Ref: one of RefStates
 	Time    time.Duration // optional: wait this long (at most MaxWait)
 	Timeout time.Duration // optional: give up on Text or Gone after this; default and limit MaxWait
+	// Handoff is a hand-off's id, for Session.WaitHandoff: wait until the
+	// person ends it, at most Timeout.
+	Handoff string // optional
 }
 
 // WaitResult says how the wait ended.
@@ -84,6 +87,14 @@ type WaitResult struct {
 	Waited  time.Duration `json:"waited"`
 	ID      string        `json:"snapshot,omitempty"` // the last snapshot read; its refs are the session's latest
 	Matched string        `json:"matched,omitempty"`  // a line with Text
+	// HandoffState is, for a wait on a hand-off, how it stands: one of
+	// HandoffWithPerson, HandoffDone, HandoffStopped, HandoffClosed.
+	// Met is true once it is not HandoffWithPerson.
+	HandoffState string `json:"handoff,omitempty"`
+	// Origin is, for a hand-off the person ended with Done on another site
+	// than the tab was shared on, the site they confirmed: the share is
+	// bound to it now.
+	Origin string `json:"origin,omitempty"`
 }
 
 // DesktopActRequest is real input outside any tab: a click at a point on
@@ -183,3 +194,29 @@ type PlanStepResult struct {
 	Code  string `json:"code,omitempty"` // why it did not fire
 	Error string `json:"error,omitempty"`
 }
+
+// MaxHandoffReason is the most characters a hand-off's reason may have: a
+// few sentences, which the person reads in a small window.
+const MaxHandoffReason = 500
+
+// HandoffRequest hands a tab to the person for a step of their own.
+type HandoffRequest struct {
+	Tab    string // required
+	Reason string // required: what the person should do, in the agent's words
+}
+
+// HandoffResult names a hand-off in progress.
+type HandoffResult struct {
+	ID     string `json:"handoff"`
+	Tab    string `json:"tab"`
+	Origin string `json:"origin"` // the site the tab is shared on
+	Audit  int64  `json:"audit"`  // the hand-off's row
+}
+
+// How a hand-off stands, in [WaitResult.HandoffState].
+const (
+	HandoffWithPerson = "with_person" // not ended yet: wait again
+	HandoffDone       = "done"        // the person pressed Done; acts go through again
+	HandoffStopped    = "stopped"     // the person pressed Stop
+	HandoffClosed     = "tab_closed"  // the tab was closed
+)

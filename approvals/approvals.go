@@ -50,9 +50,9 @@ const (
 
 // Quiet is how long the person must have left the mouse and keyboard alone
 // before the act fires: AnsweredQuiet, or RememberedQuiet when a remembered
-// decision approved it.
+// decision or an allowed plan approved it.
 func (a Approved) Quiet() time.Duration {
-	if a.how == vocab.Remembered {
+	if a.how == vocab.Remembered || a.how == vocab.AllowPlan {
 		return RememberedQuiet
 	}
 	return AnsweredQuiet

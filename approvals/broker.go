@@ -163,29 +163,12 @@ func (b *Broker) Decide(ctx context.Context, req vocab.Request) (Approved, error
 	}
 	timeout := b.Timeout()
 	req.Deadline = now.Add(timeout)
-	actx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
-	go func() {
-		select {
-		case <-b.closed:
-			cancel()
-		case <-actx.Done():
-		}
-	}()
-	d, err := b.opts.Answerer.Answer(actx, req)
-	select {
-	case <-b.closed:
-		return Approved{}, ErrShutdown
-	default:
-	}
-	if err != nil || actx.Err() != nil {
-		if errors.Is(actx.Err(), context.DeadlineExceeded) && ctx.Err() == nil {
-			return Approved{}, ErrTimeout
-		}
-		if ctx.Err() != nil {
-			return Approved{}, ctx.Err()
-		}
-		return Approved{}, errors.Join(ErrDenied, err)
+	var d vocab.Decision
+	if err := b.ask(ctx, timeout, func(actx context.Context) (err error) {
+		d, err = b.opts.Answerer.Answer(actx, req)
+		return err
+	}); err != nil {
+		return Approved{}, err
 	}
 	switch d {
 	case vocab.AllowOnce:
@@ -201,6 +184,38 @@ func (b *Broker) Decide(ctx context.Context, req vocab.Request) (Approved, error
 		return Approved{}, ErrDenied
 	}
 	return Approved{req: req, how: d, at: b.opts.Now(), ok: true}, nil
+}
+
+// ask puts a question to the person through answer, which gets a context
+// that ends after timeout or when the broker closes. It returns why the
+// question got no answer, if it did not: [ErrTimeout], [ErrShutdown],
+// ctx's error, or [ErrDenied] joined with the answerer's.
+func (b *Broker) ask(ctx context.Context, timeout time.Duration, answer func(context.Context) error) error {
+	actx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	go func() {
+		select {
+		case <-b.closed:
+			cancel()
+		case <-actx.Done():
+		}
+	}()
+	err := answer(actx)
+	select {
+	case <-b.closed:
+		return ErrShutdown
+	default:
+	}
+	if err != nil || actx.Err() != nil {
+		if errors.Is(actx.Err(), context.DeadlineExceeded) && ctx.Err() == nil {
+			return ErrTimeout
+		}
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		return errors.Join(ErrDenied, err)
+	}
+	return nil
 }
 
 // ForgetTab drops remembered decisions for a tab (it navigated or closed).

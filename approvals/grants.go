@@ -83,8 +83,9 @@ type Grant struct {
 type Grants struct {
 	now func() time.Time
 
-	mu sync.Mutex
-	m  map[string]Grant // guarded by mu; key: tab id or DesktopKey
+	mu   sync.Mutex
+	m    map[string]Grant      // guarded by mu; key: tab id or DesktopKey
+	held map[string]*holdState // guarded by mu; tabs handed to the person, see hold.go
 }
 
 // NewGrants makes an empty set. now may be nil (time.Now).
@@ -131,38 +132,51 @@ func (g *Grants) ObserveProgram(key, program string) (ended bool, was string) {
 	return true, gr.Program
 }
 
-// Get returns key's grant; the zero Grant (None) when there is none.
+// Get returns key's grant; the zero Grant (None) when there is none, and
+// while the tab is held on another origin than its grant's (see
+// [Grants.Hold]), so that nothing of that other site is shown as shared.
 func (g *Grants) Get(key string) Grant {
 	g.mu.Lock()
 	defer g.mu.Unlock()
+	if g.heldElsewhereLocked(key) {
+		return Grant{}
+	}
 	return g.m[key]
 }
 
 // Observe tells the grants where a tab is now. It reports whether a grant was
-// withdrawn because the tab left the origin it was shared on.
+// withdrawn because the tab left the origin it was shared on; a held tab
+// keeps its grant (see [Grants.Hold]).
 func (g *Grants) Observe(key, origin string) (revoked bool) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
+	held := g.noteHeldLocked(key, origin)
 	gr, ok := g.m[key]
-	if !ok || key == vocab.DesktopKey || gr.Origin == origin {
+	if !ok || key == vocab.DesktopKey || gr.Origin == origin || held {
 		return false
 	}
 	delete(g.m, key)
 	return true
 }
 
-// Forget drops a closed tab's grant.
+// Forget drops a closed tab's grant, and its hold.
 func (g *Grants) Forget(key string) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	delete(g.m, key)
+	delete(g.held, key)
 }
 
 // Check reports nil when key is shared at need or more on origin. A tab found
-// on another origin loses its grant here and then (ErrOriginChanged).
+// on another origin loses its grant here and then (ErrOriginChanged), unless
+// it is held, which refuses it there (ErrHeldElsewhere), and refuses acts
+// on its own origin too (ErrHandedOff).
 func (g *Grants) Check(key, origin string, need vocab.Level) error {
 	if g.Observe(key, origin) {
 		return ErrOriginChanged
+	}
+	if err := g.checkHeld(key, origin, need); err != nil {
+		return err
 	}
 	have := g.Get(key).Level
 	switch {

@@ -43,7 +43,7 @@ func handHello(t *testing.T, h *harness, c *websocket.Conn, profile string) []by
 	rand.Read(nonce)
 	extNonce := fmt.Sprintf("%x", nonce)
 	tr := bridge.Transcript{Port: h.s.Port(), AppNonce: appNonce, ExtNonce: extNonce, Profile: profile}
-	params, _ := json.Marshal(protocol.Hello{Version: protocol.Version, Port: tr.Port, Profile: profile, Nonce: extNonce, Proof: bridge.ExtensionProof(h.secret, tr)})
+	params, _ := json.Marshal(protocol.Hello{Version: protocol.Version, Port: tr.Port, Profile: profile, BrowserSession: "s", Nonce: extNonce, Proof: bridge.ExtensionProof(h.secret, tr)})
 	b, _ := json.Marshal(&protocol.Message{ID: "h1", Method: protocol.MethodHello, Params: params})
 	writeRaw(t, c, string(b))
 	return b

@@ -98,7 +98,7 @@ func TestBridgetestChecksTheAppsProof(t *testing.T) {
 			var after <-chan string
 			url, after = squatter(t, func(h protocol.Hello, id, appNonce string) string {
 				// The hello itself must be right whatever comes next.
-				if h.Proof != bridge.ExtensionProof(secret, transcript(h, appNonce)) || id != "h"+h.Nonce[:8] || h.Version != protocol.Version || !strings.HasSuffix(url, fmt.Sprintf(":%d/bridge", h.Port)) {
+				if h.Proof != bridge.ExtensionProof(secret, transcript(h, appNonce)) || id != "h"+h.Nonce[:8] || h.Version != protocol.Version || h.BrowserSession == "" || !strings.HasSuffix(url, fmt.Sprintf(":%d/bridge", h.Port)) {
 					t.Errorf("hello %+v (id %s) is not what sw.js sends", h, id)
 				}
 				return c.answer(h, id, appNonce)

@@ -107,8 +107,17 @@ func CheckHello(secret []byte, port int, appNonce string, data []byte) (id strin
 	if h.Version != protocol.Version {
 		return refuse(&Refusal{Why: fmt.Sprintf("protocol version %d is not %d; update the Reins extension and Reins to the same release", h.Version, protocol.Version)})
 	}
-	if !lowerHex64(h.Nonce) || h.Profile == "" || len(h.Profile) > 128 || strings.ContainsAny(h.Profile, "\r\n") {
+	if !lowerHex64(h.Nonce) || !idLike(h.Profile) {
 		return refuse(&Refusal{Why: "hello lacks a nonce or profile"})
+	}
+	// Reins and its extension ship together, so an extension that names no
+	// browser session is from another release. Let in, it would keep its
+	// tabs' shares across a restart of the browser.
+	if h.BrowserSession == "" {
+		return refuse(&Refusal{Why: "hello names no browser session: the Reins extension is from another release than Reins; update both to the same release"})
+	}
+	if !idLike(h.BrowserSession) {
+		return refuse(&Refusal{Why: "hello's browser session is not one line of at most 128 bytes"})
 	}
 	tr = Transcript{Port: port, AppNonce: appNonce, ExtNonce: h.Nonce, Profile: h.Profile}
 	if checkProof(h.Proof, ExtensionProof(secret, tr)) {
@@ -125,6 +134,12 @@ func CheckHello(secret []byte, port int, appNonce string, data []byte) (id strin
 		})
 	}
 	return refuse(&Refusal{Why: "wrong pairing proof"})
+}
+
+// idLike reports whether s may name a profile or a browser session: a
+// short line that is not empty.
+func idLike(s string) bool {
+	return s != "" && len(s) <= 128 && !strings.ContainsAny(s, "\r\n")
 }
 
 // checkProof compares a proof with the one expected, in constant time. Only

@@ -211,6 +211,9 @@ func TestHelloIsChecked(t *testing.T) {
 		{"no profile", func(h *protocol.Hello) { h.Profile = "" }, correct},
 		{"a profile over 128 bytes", func(h *protocol.Hello) { h.Profile = strings.Repeat("p", 129) }, correct},
 		{"a profile with a newline", func(h *protocol.Hello) { h.Profile = "p\n1" }, correct},
+		{"no browser session", func(h *protocol.Hello) { h.BrowserSession = "" }, correct},
+		{"a browser session over 128 bytes", func(h *protocol.Hello) { h.BrowserSession = strings.Repeat("s", 129) }, correct},
+		{"a browser session with a carriage return", func(h *protocol.Hello) { h.BrowserSession = "s\r1" }, correct},
 		{"a short nonce", func(h *protocol.Hello) { h.Nonce = h.Nonce[:32] }, correct},
 		{"no proof", nil, func([]byte, bridge.Transcript) string { return "" }},
 		{"a proof that is not hex", nil, func([]byte, bridge.Transcript) string { return strings.Repeat("zz", 32) }},
@@ -243,7 +246,7 @@ func TestHelloIsChecked(t *testing.T) {
 			h := start(t, nil)
 			conn := h.rawDial(extension.Origin)
 			appNonce := readChallenge(t, conn)
-			hello := protocol.Hello{Version: protocol.Version, Port: h.s.Port(), Extension: "0.1.0", Browser: "test", Profile: "p", Nonce: strings.Repeat("ab", 32)}
+			hello := protocol.Hello{Version: protocol.Version, Port: h.s.Port(), Extension: "0.1.0", Browser: "test", Profile: "p", BrowserSession: "s", Nonce: strings.Repeat("ab", 32)}
 			tr := bridge.Transcript{Port: h.s.Port(), AppNonce: appNonce, ExtNonce: hello.Nonce, Profile: hello.Profile}
 			if c.mutate != nil {
 				c.mutate(&hello)
@@ -274,7 +277,7 @@ func TestWelcomeProvesTheSecret(t *testing.T) {
 	extNonce := strings.Repeat("ab", 32)
 	tr := bridge.Transcript{Port: h.s.Port(), AppNonce: appNonce, ExtNonce: extNonce, Profile: "p"}
 	params, _ := json.Marshal(protocol.Hello{
-		Version: protocol.Version, Port: h.s.Port(), Extension: "0.1.0", Browser: "test", Profile: "p", Nonce: extNonce,
+		Version: protocol.Version, Port: h.s.Port(), Extension: "0.1.0", Browser: "test", Profile: "p", BrowserSession: "s", Nonce: extNonce,
 		Proof: bridge.ExtensionProof(h.secret, tr),
 	})
 	writeMessage(t, conn, &protocol.Message{ID: "h1", Method: protocol.MethodHello, Params: params})

@@ -62,6 +62,11 @@ type Event struct {
 	Profile string
 	Method  string // a protocol event, or EventConnected / EventDisconnected
 	Params  json.RawMessage
+	// BrowserSession is, on EventConnected, the browser session the
+	// extension named in its hello (protocol.Hello.BrowserSession): a
+	// profile that connects under another one than before belongs to a
+	// browser that restarted. Empty on other events.
+	BrowserSession string
 }
 
 // Connection events.
@@ -72,10 +77,11 @@ const (
 
 // PeerInfo describes a connected browser profile.
 type PeerInfo struct {
-	Profile   string    `json:"profile"`
-	Browser   string    `json:"browser"`
-	Extension string    `json:"extension"`
-	Since     time.Time `json:"since"`
+	Profile        string    `json:"profile"`
+	BrowserSession string    `json:"browserSession"` // see protocol.Hello.BrowserSession
+	Browser        string    `json:"browser"`
+	Extension      string    `json:"extension"`
+	Since          time.Time `json:"since"`
 }
 
 // Server is the bridge.
@@ -332,7 +338,7 @@ func (s *Server) handshake(ctx context.Context, conn *websocket.Conn, deadline t
 		return nil, err
 	}
 	return &peer{
-		info:    PeerInfo{Profile: h.Profile, Browser: h.Browser, Extension: h.Extension, Since: time.Now()},
+		info:    PeerInfo{Profile: h.Profile, BrowserSession: h.BrowserSession, Browser: h.Browser, Extension: h.Extension, Since: time.Now()},
 		conn:    conn,
 		sess:    NewSession(SessionKey(s.opts.Secret, tr), AppToExtension),
 		pending: map[string]chan *protocol.Message{},
@@ -382,7 +388,7 @@ func (s *Server) register(p *peer) bool {
 		old.fail()
 		go old.conn.Close(websocket.StatusNormalClosure, "replaced by a newer connection")
 	}
-	s.emit(Event{Profile: p.info.Profile, Method: EventConnected})
+	s.emit(Event{Profile: p.info.Profile, Method: EventConnected, BrowserSession: p.info.BrowserSession})
 	return true
 }
 

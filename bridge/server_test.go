@@ -595,7 +595,7 @@ func TestCloseAlsoEndsHandshakesInProgress(t *testing.T) {
 
 	extNonce := strings.Repeat("cd", 32)
 	params, _ := json.Marshal(protocol.Hello{
-		Version: protocol.Version, Port: h.s.Port(), Profile: "late", Nonce: extNonce,
+		Version: protocol.Version, Port: h.s.Port(), Profile: "late", BrowserSession: "s", Nonce: extNonce,
 		Proof: bridge.ExtensionProof(h.secret, bridge.Transcript{Port: h.s.Port(), AppNonce: appNonce, ExtNonce: extNonce, Profile: "late"}),
 	})
 	// The write may fail if the server already dropped the socket; that is

@@ -182,8 +182,8 @@ func FuzzCheckHello(f *testing.F) {
 	const port, appNonce = 4242, "a1b2c3d4e5f60718293a4b5c6d7e8f90a1b2c3d4e5f60718293a4b5c6d7e8f90"
 	extNonce := strings.Repeat("0f", 32)
 	good := bridge.ExtensionProof(secret, bridge.Transcript{Port: port, AppNonce: appNonce, ExtNonce: extNonce, Profile: "p"})
-	f.Add([]byte(`{"id":"h1","method":"hello","params":{"version":2,"port":4242,"profile":"p","nonce":"` + extNonce + `","proof":"` + good + `"}}`))
-	f.Add([]byte(`{"id":"h1","method":"hello","params":{"version":2,"port":4243,"profile":"p","nonce":"` + extNonce + `","proof":"` + good + `"}}`))
+	f.Add([]byte(`{"id":"h1","method":"hello","params":{"version":2,"port":4242,"profile":"p","browserSession":"s","nonce":"` + extNonce + `","proof":"` + good + `"}}`))
+	f.Add([]byte(`{"id":"h1","method":"hello","params":{"version":2,"port":4243,"profile":"p","browserSession":"s","nonce":"` + extNonce + `","proof":"` + good + `"}}`))
 	f.Add([]byte(`{"id":"h1","method":"hello","params":{"version":1}}`))
 	f.Add([]byte(`{"method":"hello"}`))
 	f.Fuzz(func(t *testing.T, data []byte) {

@@ -74,3 +74,7 @@ func (d person) SetPauseChord(chord string) error               { return d.e.Set
 func (d person) AddDenied(name string) error                    { return d.e.AddDenied(name) }
 func (d person) RemoveDenied(name string) error                 { return d.e.RemoveDenied(name) }
 func (d person) OpenApps(ctx context.Context) ([]string, error) { return d.e.OpenApps(ctx) }
+func (d person) Handoffs() []persondoor.Handoff                 { return d.e.Handoffs() }
+func (d person) FinishHandoff(id string, done bool, confirm string) error {
+	return d.e.FinishHandoff(id, done, confirm)
+}

@@ -92,7 +92,10 @@ type Engine struct {
 	agents   agentBook // agents seen and allowed, see agents.go
 	prefs    prefs     // the person's settings, see settings.go
 	nextID   atomic.Uint64
-	asks     struct {
+	plans    livePlans // the plans running, by tab
+	// handoffBook holds the hand-offs; reach it through handoffs().
+	handoffBook handoffBook
+	asks        struct {
 		mu     sync.Mutex
 		issued map[string]bool // guarded by mu: the last asksKept ids given
 		order  []string        // guarded by mu: oldest first
@@ -109,6 +112,10 @@ type Engine struct {
 	tabSeq    map[string]uint64 // guarded by listMu; the number of the last list applied, by profile
 	connected map[string]bool   // guarded by mu; browser profiles
 	nextTab   int               // guarded by mu
+
+	// browserSessions is the browser session each profile last connected
+	// under; guarded by mu. See browsersession.go.
+	browserSessions map[string]string
 }
 
 type chromeTab struct {
@@ -225,6 +232,9 @@ func (e *Engine) Close() {
 func (e *Engine) handle(ctx context.Context, m bridge.Event) {
 	switch m.Method {
 	case bridge.EventConnected:
+		// Before anything of the new connection: its tab list must not
+		// meet the tabs of a browser that quit.
+		e.browserConnected(m.Profile, m.BrowserSession)
 		e.mu.Lock()
 		e.connected[m.Profile] = true
 		e.mu.Unlock()
@@ -373,6 +383,7 @@ func (e *Engine) updateTabs(profile string, tabs []protocol.Tab) {
 	for _, id := range closed {
 		e.broker.ForgetTab(id)
 	}
+	e.handoffTabsClosed(closed)
 	for _, id := range revoked {
 		e.broker.ForgetTab(id)
 		e.publish(persondoor.Event{Kind: persondoor.EventShare, Tab: id, Level: vocab.None, Detail: "the tab left the site it was shared on"})
@@ -395,6 +406,9 @@ func (e *Engine) navigated(profile string, n protocol.Navigated) {
 		}
 	}
 	e.mu.Unlock()
+	if id != "" && n.Frame == 0 {
+		e.plans.end(id, "the tab navigated")
+	}
 	if revoked {
 		e.broker.ForgetTab(id)
 		e.publish(persondoor.Event{Kind: persondoor.EventShare, Tab: id, Level: vocab.None, Detail: "the tab left the site it was shared on"})
@@ -527,6 +541,7 @@ func (e *Engine) Pause(on bool) {
 		}
 		clear(e.firing)
 		e.pauseMu.Unlock()
+		e.plans.end("", "agents were paused")
 	}
 	if changed {
 		e.publish(persondoor.Event{Kind: persondoor.EventPause, Paused: on})

@@ -14,7 +14,7 @@ import (
 
 func activityOf(en audit.Entry, now time.Time) *persondoor.Activity {
 	return &persondoor.Activity{
-		Time: now, Agent: en.Agent.Label(), Act: vocab.SentenceOf(en.Act, en.Target), Kind: plain.Text(string(en.Act.Kind), plain.NameMax),
+		Time: now, Agent: en.Agent.Label(), Act: vocab.StepSentence(en.Act, en.Target), Kind: plain.Text(string(en.Act.Kind), plain.NameMax),
 		Outcome: en.Outcome, Code: plain.Text(en.Code, plain.NameMax), Detail: plain.Text(en.Detail, plain.DetailMax),
 	}
 }

@@ -39,6 +39,9 @@ type firing struct {
 	done string
 	// input says the act is OS input, fired by the executor.
 	input bool
+	// turn is, for a step of a plan, which step of which plan; nil
+	// otherwise.
+	turn *planTurn
 }
 
 // canInput refuses an act that is OS input when this Reins has no display
@@ -159,7 +162,7 @@ func (s *Session) decideAndFire(ctx context.Context, f firing) (*agentdoor.ActRe
 	}
 	for holds := 0; ; {
 		f.en.Decision = ""
-		approved, err := e.broker.Decide(ctx, f.req)
+		approved, err := s.decide(ctx, &f, holds)
 		if err != nil {
 			return nil, err
 		}
@@ -191,6 +194,29 @@ func (s *Session) decideAndFire(ctx context.Context, f firing) (*agentdoor.ActRe
 			f.again(ctx, &f.req)
 		}
 	}
+}
+
+// decide returns leave for f's act: for a step of a plan, the plan's when
+// the step matches it (and it was not held back before); otherwise the
+// person's, asked on their own.
+func (s *Session) decide(ctx context.Context, f *firing, holds int) (approvals.Approved, error) {
+	e := s.e
+	if f.turn != nil && holds == 0 {
+		approved, err := f.turn.plan.Step(f.turn.i, f.req)
+		if err == nil {
+			return approved, nil
+		}
+		f.turn.why = err.Error()
+		if f.again != nil {
+			f.again(ctx, &f.req) // the person needs the picture after all
+		}
+		approved, err = e.broker.Decide(ctx, f.req)
+		// A remembered "allow on this tab" may answer it; then no one was
+		// asked.
+		f.turn.asked = err != nil || approved.How() != vocab.Remembered
+		return approved, err
+	}
+	return e.broker.Decide(ctx, f.req)
 }
 
 // fireApproved waits for the person to be still, checks again, commits the
@@ -233,7 +259,7 @@ func (s *Session) fireApproved(ctx context.Context, f firing, approved approvals
 		return nil, err
 	}
 	e.publish(persondoor.Event{Kind: persondoor.EventActivity, Tab: f.tab, Activity: &persondoor.Activity{
-		Time: e.opts.Now(), Agent: s.agent.Label(), Act: f.req.Sentence(), Kind: string(f.req.Act.Kind), Outcome: "firing",
+		Time: e.opts.Now(), Agent: s.agent.Label(), Act: vocab.StepSentence(f.req.Act, f.req.Target), Kind: string(f.req.Act.Kind), Outcome: "firing",
 	}})
 	fctx, stop := e.untilPaused(ctx)
 	fireErr := f.perform(fctx, ticket)

@@ -4,9 +4,11 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"image"
 	"image/png"
 	"math"
+	"strings"
 	"time"
 
 	"github.com/reins-app/reins/agentdoor"
@@ -27,7 +29,8 @@ func (s *Session) ListTabs(ctx context.Context) ([]vocab.TabInfo, error) {
 
 // CurrentTab picks the tab an agent means when it names none: the only tab
 // it may read, or else the one in front of the focused window among those
-// it may read. It names no tab the agent may not read.
+// it may read. It names no tab the agent may not read, and no tab of a
+// browser whose extension is not connected: such a tab may be gone.
 func (s *Session) CurrentTab(ctx context.Context) (string, error) {
 	if err := s.admitted(ctx); err != nil {
 		return "", s.refuse(ctx, audit.Entry{Agent: s.agent, Act: vocab.Act{Kind: vocab.Read}, Target: vocab.Target{Name: "tab list"}}, err)
@@ -36,8 +39,13 @@ func (s *Session) CurrentTab(ctx context.Context) (string, error) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	var readable, active, focused []string
+	gone := 0
 	for id, t := range e.tabs {
 		if e.grants.Get(id).Level < vocab.ReadOnly {
+			continue
+		}
+		if !e.connected[t.chrome.profile] {
+			gone++
 			continue
 		}
 		readable = append(readable, id)
@@ -51,6 +59,8 @@ func (s *Session) CurrentTab(ctx context.Context) (string, error) {
 	switch {
 	case len(readable) == 1:
 		return readable[0], nil
+	case len(readable) == 0 && gone > 0:
+		return "", errorf(vocab.CodeDisconnected, "the Chrome extension of the tabs open to you is not connected, so they may be gone; try again when it reconnects (browser_tabs lists them as gone meanwhile)")
 	case len(readable) == 0:
 		return "", &vocab.Error{Code: vocab.CodeGrantRequired, Message: "no tab is open to agents yet; ask the person to give you a tab from the Reins menu", Err: approvals.ErrNotShared}
 	case len(focused) == 1:
@@ -84,19 +94,20 @@ func (s *Session) read(ctx context.Context, o agentdoor.ReadOptions, en *audit.E
 		return nil, nil, err
 	}
 	res := &agentdoor.ReadResult{SnapshotResult: agentdoor.SnapshotResult{ID: snap.ID, Tab: o.Tab, URL: snap.URL, Title: snap.Title}}
+	budget := agentdoor.Budget(o.MaxChars)
 	if o.Diff {
 		res.Diff = true
-		if prev == nil || prev.Origin != snap.Origin {
-			res.First = true
-			res.Text = snap.Text
-		} else {
-			res.Text = snap.Diff(prev)
+		if prev != nil && prev.Origin == snap.Origin {
+			r := truncateText(snap.Diff(prev), budget)
+			res.Text, res.Truncated, res.Hint = r.Text, r.Truncated, r.Hint
+			return res, install, nil
 		}
-		r := truncateText(res.Text, o.MaxChars)
-		res.Text, res.Truncated, res.Hint = r.Text, r.Truncated, r.Hint
-		return res, install, nil
+		// Nothing to compare with: the page as a snapshot shows it by
+		// default, within the same budget.
+		res.First = true
+		o.Mode, o.Root = "", ""
 	}
-	r, err := snap.Render(grounding.RenderOptions{Mode: o.Mode, MaxChars: o.MaxChars, Root: o.Root})
+	r, err := snap.Render(grounding.RenderOptions{Mode: o.Mode, MaxChars: budget, Root: o.Root})
 	if err != nil {
 		if errors.Is(err, grounding.ErrStaleRef) {
 			return nil, nil, err
@@ -107,15 +118,37 @@ func (s *Session) read(ctx context.Context, o agentdoor.ReadOptions, en *audit.E
 	return res, install, nil
 }
 
-// truncateText cuts text at a line boundary past max characters.
+// truncateText cuts a diff at a line boundary before max characters. Its
+// hint sends the agent to the page as it is now: the snapshot the diff was
+// taken from is the session's latest, so a second diff would be empty.
+//
+// What appeared comes before what went when the diff is cut: after a
+// navigation most of a diff is the old page going, and the agent needs to
+// see the new one.
 func truncateText(text string, max int) grounding.Rendered {
+	if max > 0 && len(text) > max {
+		var appeared, went strings.Builder
+		for l := range strings.Lines(text) {
+			if strings.HasPrefix(l, "+ ") {
+				appeared.WriteString(l)
+			} else {
+				went.WriteString(l)
+			}
+		}
+		text = appeared.String() + went.String()
+	}
 	s := grounding.Snapshot{Text: text}
 	r, _ := s.Render(grounding.RenderOptions{MaxChars: max})
+	if r.Truncated {
+		r.Hint = fmt.Sprintf("what changed is %d characters, so it was cut at %d, what appeared first; %d more changed lines were left out. Read the page as it is now with a snapshot: a subtree by ref, find, mode %q, or a larger max_chars (-1 for no limit)", r.Size, len(r.Text), r.Left, grounding.ModeViewport)
+	}
 	return r
 }
 
 // Find takes a fresh snapshot and returns its lines whose text contains query
-// (any case) and, when role is set, whose role is role.
+// (any case) and, when role is set, whose role is role, the best matches
+// first (see [grounding.Snapshot.Ranked]): all of them, for the front end to
+// fit to its budget.
 func (s *Session) Find(ctx context.Context, tab, query, role string) (*agentdoor.FindResult, error) {
 	en := audit.Entry{Agent: s.agent, Act: vocab.Act{Kind: vocab.Read}, Target: vocab.Target{Tab: tab, Name: "find " + query}}
 	snap, _, install, err := s.snapshot(ctx, tab, &en)
@@ -127,7 +160,7 @@ func (s *Session) Find(ctx context.Context, tab, query, role string) (*agentdoor
 		return nil, err
 	}
 	install()
-	return &agentdoor.FindResult{ID: snap.ID, Tab: tab, Lines: snap.Find(query, role)}, nil
+	return &agentdoor.FindResult{ID: snap.ID, Tab: tab, Lines: snap.Ranked(query, role)}, nil
 }
 
 // Changes is what an agent sees after an act: it waits settle for the page
@@ -140,7 +173,7 @@ func (s *Session) Changes(ctx context.Context, tab string, settle time.Duration)
 	case <-ctx.Done():
 		return nil, ctx.Err()
 	}
-	return s.Read(ctx, agentdoor.ReadOptions{Tab: tab, Diff: true, MaxChars: 4000})
+	return s.Read(ctx, agentdoor.ReadOptions{Tab: tab, Diff: true, MaxChars: agentdoor.ChangesBudget})
 }
 
 // ScreenshotOf is [Session.Screenshot] cropped to an element when ref is set:

@@ -100,21 +100,9 @@ func (s *Session) snapshot(ctx context.Context, tab string, en *audit.Entry) (sn
 		en.Target.TabTitle = "" // an unshared tab's title is not the agent's to learn, nor the log's
 		return nil, nil, nil, err
 	}
-	var res protocol.SnapshotResult
-	opts := grounding.BuildOptions{ID: s.e.newID("s" + tab + "."), Tab: tab, Title: info.Title}
-	// Frames whose tree the reader holds answer "same"; if the reader lost
-	// one meanwhile (another session's read moved it on), ask once in full.
-	for _, known := range []map[string]string{t.reader.Known(), nil} {
-		res = protocol.SnapshotResult{}
-		if err := s.e.opts.Browser.Call(ctx, t.chrome.profile, protocol.MethodSnapshot, protocol.SnapshotParams{Tab: t.chrome.id, Known: known}, &res); err != nil {
-			return nil, nil, nil, err
-		}
-		if snap, err = t.reader.Build(&res, t.refs, opts); !errors.Is(err, grounding.ErrMissingTree) {
-			break
-		}
-	}
+	snap, res, err := s.e.readTree(ctx, t, tab, info.Title)
 	if err != nil {
-		return nil, nil, nil, errorf(vocab.CodeFailed, "%v", err)
+		return nil, nil, nil, err
 	}
 	// The snapshot's own origin is what the agent read: check it too, since
 	// the tab may have moved on between the tab list and the read.
@@ -140,6 +128,30 @@ func (s *Session) snapshot(ctx context.Context, tab string, en *audit.Entry) (sn
 		}
 	}
 	return snap, prev, install, nil
+}
+
+// readTree reads a tab's accessibility tree and builds a snapshot of it,
+// which is not yet any session's latest.
+func (e *Engine) readTree(ctx context.Context, t *tabState, tab, title string) (*grounding.Snapshot, protocol.SnapshotResult, error) {
+	var res protocol.SnapshotResult
+	var snap *grounding.Snapshot
+	var err error
+	opts := grounding.BuildOptions{ID: e.newID("s" + tab + "."), Tab: tab, Title: title}
+	// Frames whose tree the reader holds answer "same"; if the reader lost
+	// one meanwhile (another session's read moved it on), ask once in full.
+	for _, known := range []map[string]string{t.reader.Known(), nil} {
+		res = protocol.SnapshotResult{}
+		if err := e.opts.Browser.Call(ctx, t.chrome.profile, protocol.MethodSnapshot, protocol.SnapshotParams{Tab: t.chrome.id, Known: known}, &res); err != nil {
+			return nil, res, err
+		}
+		if snap, err = t.reader.Build(&res, t.refs, opts); !errors.Is(err, grounding.ErrMissingTree) {
+			break
+		}
+	}
+	if err != nil {
+		return nil, res, errorf(vocab.CodeFailed, "%v", err)
+	}
+	return snap, res, nil
 }
 
 // Screenshot captures the visible area of a shared tab as PNG. It is a read:
@@ -174,6 +186,12 @@ func (s *Session) screenshot(ctx context.Context, tab string, en *audit.Entry) (
 	if !info.Active {
 		return nil, errorf(vocab.CodeNotVisible, "tab %s is not the visible tab of its window; a screenshot shows only what is on screen", tab)
 	}
+	// The secret fields' places before and after the capture: the page may
+	// move them meanwhile.
+	before, err := s.e.secretBoxes(ctx, t, tab, info.Title)
+	if err != nil {
+		return nil, err
+	}
 	var c protocol.CaptureResult
 	if err := s.e.opts.Browser.Call(ctx, t.chrome.profile, protocol.MethodCapture, protocol.CaptureParams{Tab: t.chrome.id}, &c); err != nil {
 		return nil, err
@@ -182,7 +200,11 @@ func (s *Session) screenshot(ctx context.Context, tab string, en *audit.Entry) (
 	if !ok {
 		return nil, errorf(vocab.CodeFailed, "the browser returned no picture")
 	}
-	return png, nil
+	after, err := s.e.secretBoxes(ctx, t, tab, info.Title)
+	if err != nil {
+		return nil, err
+	}
+	return redact(png, append(before, after...))
 }
 
 // refuse logs a refused, denied or failed attempt and returns the agent's
@@ -200,9 +222,14 @@ func (s *Session) refuse(ctx context.Context, en audit.Entry, err error) error {
 
 // Act runs one act through grant, grounding, approval, audit and executor.
 func (s *Session) Act(ctx context.Context, r agentdoor.ActRequest) (*agentdoor.ActResult, error) {
+	return s.actIn(ctx, r, nil)
+}
+
+// actIn runs an act, as a step of a plan when turn is not nil.
+func (s *Session) actIn(ctx context.Context, r agentdoor.ActRequest, turn *planTurn) (*agentdoor.ActResult, error) {
 	en := audit.Entry{Agent: s.agent, Act: r.Act, Target: vocab.Target{Tab: r.Tab, Ref: r.Ref, Claim: r.Element}}
 	found := false
-	res, err := s.act(ctx, r, &en, &found)
+	res, err := s.act(ctx, r, &en, &found, turn)
 	if err != nil {
 		if en.Act.Kind == vocab.Type && !found && en.Act.Text != "" {
 			// Refused before the field was found: it may be a password's.
@@ -214,8 +241,9 @@ func (s *Session) Act(ctx context.Context, r agentdoor.ActRequest) (*agentdoor.A
 }
 
 // act runs the act; *found turns true once the target element is found on
-// the page and known to be secret or not.
-func (s *Session) act(ctx context.Context, r agentdoor.ActRequest, en *audit.Entry, found *bool) (*agentdoor.ActResult, error) {
+// the page and known to be secret or not. For a step of a plan, turn says
+// which: the plan's leave is tried before the person is asked.
+func (s *Session) act(ctx context.Context, r agentdoor.ActRequest, en *audit.Entry, found *bool, turn *planTurn) (*agentdoor.ActResult, error) {
 	e := s.e
 	switch r.Act.Kind {
 	case vocab.Click, vocab.DoubleClick, vocab.RightClick, vocab.Hover, vocab.Type, vocab.Scroll:
@@ -243,6 +271,9 @@ func (s *Session) act(ctx context.Context, r agentdoor.ActRequest, en *audit.Ent
 	en.Target.TabTitle, en.Target.Origin = info.Title, origin
 	if err := e.checkGrant(r.Tab, origin, vocab.Control); err != nil {
 		en.Target.TabTitle = ""
+		return nil, err
+	}
+	if err := e.handedOff(r.Tab); err != nil {
 		return nil, err
 	}
 	if err := e.canInput(r.Act.Kind); err != nil {
@@ -300,10 +331,10 @@ func (s *Session) act(ctx context.Context, r agentdoor.ActRequest, en *audit.Ent
 	}
 
 	req := vocab.Request{ID: e.newAskID("a"), Agent: s.agent, Act: r.Act, Target: en.Target}
-	if info.Active && !e.broker.Covered(req) {
+	if info.Active && !e.broker.Covered(req) && turn == nil {
 		req.Picture, req.Box, req.Sketch = e.picture(ctx, t, first, snap, el)
 	}
-	f := firing{tab: r.Tab, req: req, en: en, input: r.Act.Kind.IsInput()}
+	f := firing{tab: r.Tab, req: req, en: en, input: r.Act.Kind.IsInput(), turn: turn}
 	f.ready = func(ctx context.Context) (audit.Plan, error) {
 		info, err := e.awaitInFront(ctx, r.Tab, r.Act.Kind)
 		if err != nil {

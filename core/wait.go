@@ -110,7 +110,7 @@ func waitMet(snap *grounding.Snapshot, o agentdoor.WaitOptions) (bool, string) {
 		return met, line
 	}
 	if o.Text != "" {
-		lines := snap.Find(o.Text, "")
+		lines := snap.Ranked(o.Text, "")
 		if len(lines) == 0 {
 			return false, ""
 		}

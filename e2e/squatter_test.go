@@ -148,7 +148,7 @@ func TestSquatterGetsNothing(t *testing.T) {
 		params, _ := m["params"].(map[string]any)
 		for k := range params {
 			switch k {
-			case "version", "port", "extension", "browser", "profile", "nonce", "proof":
+			case "version", "port", "extension", "browser", "profile", "browserSession", "nonce", "proof":
 			default:
 				t.Errorf("the hello carried %q", k)
 			}

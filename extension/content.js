@@ -2,8 +2,8 @@
 "use strict";
 (() => {
   // pure/reply.js
-  function fail(code, message) {
-    return { error: { code, message } };
+  function fail(code, message, now) {
+    return now ? { error: { code, message, now } } : { error: { code, message } };
   }
 
   // dom/channel.js
@@ -1416,7 +1416,7 @@
     forgetStyles();
     const known = shownAs(el);
     if (!known || known.role !== role || known.name !== name || role !== p.role || name !== p.name) {
-      return fail("changed", `the element changed since the snapshot: it is now ${role} "${name}"`);
+      return fail("changed", `the element changed since the snapshot: it is now ${role} "${name}"`, { id: idFor(el, role, name), role, name });
     }
     if (el.getAttribute("aria-disabled") === "true" || el.matches && el.matches(":disabled")) return fail("disabled", "the element is disabled");
     const style = getComputedStyle(el);

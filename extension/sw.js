@@ -63,6 +63,18 @@ async function profileId() {
   return id;
 }
 
+// browserSessionId names this run of the browser. chrome.storage.session
+// keeps it while the browser runs, through restarts of this worker, and
+// forgets it when the browser quits: the app then drops the profile's tabs
+// and their shares, since the new browser reuses the old one's tab ids.
+async function browserSessionId() {
+  const { browserSession } = await chrome.storage.session.get("browserSession");
+  if (browserSession) return browserSession;
+  const id = crypto.randomUUID();
+  await chrome.storage.session.set({ browserSession: id });
+  return id;
+}
+
 function browserName() {
   const brands = (navigator.userAgentData && navigator.userAgentData.brands) || [];
   const b = brands.find((x) => !/Not.?A.?Brand/i.test(x.brand) && x.brand !== "Chromium") || brands[0];
@@ -144,6 +156,7 @@ async function connect() {
             extension: chrome.runtime.getManifest().version,
             browser: browserName(),
             profile: transcript.profile,
+            browserSession: await browserSessionId(),
             nonce: myNonce,
             proof: await ReinsSession.extensionProof(pair.secret, transcript),
           },
@@ -232,9 +245,10 @@ function emit(method, params) {
 // --- requests from the app -----------------------------------------------------
 
 class Failure extends Error {
-  constructor(code, message) {
+  constructor(code, message, now) {
     super(message);
     this.code = code;
+    this.now = now; // a changed element: what it is now
   }
 }
 
@@ -264,7 +278,9 @@ async function handleRequest(l, m) {
     send(l, { id: m.id, result: result || {} });
   } catch (e) {
     const code = e.code || (/No tab with id/i.test(e.message) ? "no_tab" : "internal");
-    send(l, { id: m.id, error: { code, message: e.message || String(e) } });
+    const error = { code, message: e.message || String(e) };
+    if (e.now) error.now = e.now;
+    send(l, { id: m.id, error });
   }
 }
 
@@ -382,7 +398,7 @@ async function ask(tab, frameId, msg) {
   }
   if (!r) r = await withTimeout(chrome.tabs.sendMessage(tab, msg, { frameId }), FRAME_TIMEOUT_MS, `frame ${frameId}`);
   if (!r) throw new Failure("no_frame", `frame ${frameId} has no Reins content script`);
-  if (r.error) throw new Failure(r.error.code, r.error.message);
+  if (r.error) throw new Failure(r.error.code, r.error.message, r.error.now);
   return r.result;
 }
 

@@ -20,7 +20,10 @@ import (
 // of it is prose the agent did not ask about; the interactive view keeps
 // every control with its ref under the heading or landmark it belongs to, at
 // a fraction of the size, and the hint says how to read more (a subtree by
-// ref, find, or the full mode with a budget).
+// ref, find, or the full mode with a budget). A page of thousands of
+// controls (a long table) is too large even so: every mode is cut to
+// RenderOptions.MaxChars at a line, and the hint counts what was left out
+// and names the refs of the sections that hold it.
 const (
 	ModeAuto        = "auto"        // ModeFull up to AutoFullChars, else ModeInteractive
 	ModeFull        = "full"        // everything readable
@@ -35,7 +38,7 @@ const AutoFullChars = 16000
 // RenderOptions chooses what of a snapshot to show.
 type RenderOptions struct {
 	Mode     string // optional: ModeAuto by default
-	MaxChars int    // optional: cut the text at a line boundary past this many characters
+	MaxChars int    // optional: cut the text at a line boundary before this many characters, and say what was left out; 0 or less is no limit
 	Root     string // optional: only the subtree of this ref
 	Boxes    bool   // optional: add [box=x,y,w,h] in screen points to lines with a ref
 }
@@ -46,6 +49,8 @@ type Rendered struct {
 	Mode      string // the mode that was rendered (ModeAuto resolves to another)
 	Truncated bool
 	Hint      string // how to get the rest, when Truncated or when a mode left lines out
+	Size      int    // when Truncated: the characters of the whole text
+	Left      int    // when Truncated: the lines the cut left out
 	Above     int    // viewport mode: elements with a ref above the visible area
 	Below     int    // viewport mode: and below it (to the sides count as below)
 }
@@ -89,7 +94,7 @@ func selectAll(ls []line) []bool {
 func (s *Snapshot) Render(opts RenderOptions) (Rendered, error) {
 	if s.lines == nil && s.Text != "" {
 		// A snapshot made from text alone (a diff to cut to a budget).
-		return truncate(s.Text, opts.MaxChars), nil
+		return cutText(s.Text, opts.MaxChars), nil
 	}
 	lo, hi := 0, len(s.lines)
 	if opts.Root != "" {
@@ -103,32 +108,48 @@ func (s *Snapshot) Render(opts RenderOptions) (Rendered, error) {
 		}
 	}
 	mode := opts.Mode
+	all := selectAll(s.lines)
 	full := s.Text
 	if opts.Root != "" || opts.Boxes {
-		full = s.renderRange(lo, hi, selectAll(s.lines), opts.Boxes)
+		full = s.renderRange(lo, hi, all, opts.Boxes)
 	}
-	if mode == "" || mode == ModeAuto {
+	auto := mode == "" || mode == ModeAuto
+	if auto {
 		mode = ModeFull
 		if len(full) > AutoFullChars {
 			mode = ModeInteractive
 		}
 	}
+	o := cutOptions{mode: mode, root: opts.Root != ""}
 	var r Rendered
 	switch mode {
 	case ModeFull:
-		r = truncate(full, opts.MaxChars)
+		o.view = "the snapshot"
+		r = s.cut(lo, hi, all, opts.Boxes, full, opts.MaxChars, o)
 	case ModeInteractive:
 		keep := s.interactive(lo, hi)
-		r = truncate(s.renderRange(lo, hi, keep, opts.Boxes), opts.MaxChars)
-		if !r.Truncated && (opts.Mode == "" || opts.Mode == ModeAuto) {
-			r.Hint = fmt.Sprintf("the full snapshot is %d characters, so only what can be acted on is shown, under its headings and landmarks; read more with a subtree by ref, find, or mode %q with max_chars", len(full), ModeFull)
+		o.view = "the interactive view"
+		r = s.cut(lo, hi, keep, opts.Boxes, s.renderRange(lo, hi, keep, opts.Boxes), opts.MaxChars, o)
+		if auto {
+			shown := fmt.Sprintf("the full snapshot is %d characters, so only what can be acted on is shown, under its headings and landmarks", len(full))
+			if r.Truncated {
+				r.Hint = shown + "; " + r.Hint
+			} else {
+				r.Hint = shown + fmt.Sprintf("; read more with a subtree by ref, find, or mode %q with max_chars", ModeFull)
+			}
 		}
 	case ModeViewport:
 		keep, above, below := s.viewport(lo, hi)
-		r = truncate(s.renderRange(lo, hi, keep, opts.Boxes), opts.MaxChars)
+		o.view = "the viewport view"
+		r = s.cut(lo, hi, keep, opts.Boxes, s.renderRange(lo, hi, keep, opts.Boxes), opts.MaxChars, o)
 		r.Above, r.Below = above, below
-		if !r.Truncated && above+below > 0 {
-			r.Hint = fmt.Sprintf("%d elements with refs lie above the visible area and %d below or beside it; scroll, or use mode %q", above, below, ModeFull)
+		if above+below > 0 {
+			outside := fmt.Sprintf("%d elements with refs lie above the visible area and %d below or beside it; scroll, or use mode %q", above, below, ModeFull)
+			if r.Truncated {
+				r.Hint += " Besides, " + outside + "."
+			} else {
+				r.Hint = outside
+			}
 		}
 	default:
 		return Rendered{}, fmt.Errorf("snapshot mode %q is not available; use %q, %q, %q or %q", opts.Mode, ModeAuto, ModeFull, ModeInteractive, ModeViewport)
@@ -154,6 +175,12 @@ func (s *Snapshot) render(keep []bool, opts RenderOptions) string {
 // number of its kept ancestors inside the range, and it ends with a colon
 // exactly when the next kept line sits under it.
 func (s *Snapshot) renderRange(lo, hi int, keep []bool, boxes bool) string {
+	return s.renderLines(lo, hi, keep, boxes, nil)
+}
+
+// renderLines is renderRange; when w is set, it also notes where each line
+// starts.
+func (s *Snapshot) renderLines(lo, hi int, keep []bool, boxes bool, w *lineIndex) string {
 	depth := make([]int, hi-lo)
 	var b strings.Builder
 	var ox, oy, z float64
@@ -183,6 +210,10 @@ func (s *Snapshot) renderRange(lo, hi int, keep []bool, boxes bool) string {
 				b.WriteByte(':')
 			}
 			b.WriteByte('\n')
+		}
+		if w != nil {
+			w.idx = append(w.idx, i)
+			w.starts = append(w.starts, b.Len())
 		}
 		for range d {
 			b.WriteString("  ")
@@ -283,18 +314,6 @@ func (s *Snapshot) viewport(lo, hi int) (keep []bool, above, below int) {
 		}
 	}
 	return keep, above, below
-}
-
-func truncate(text string, max int) Rendered {
-	if max <= 0 || len(text) <= max {
-		return Rendered{Text: text}
-	}
-	cut := strings.LastIndexByte(text[:max], '\n') + 1
-	return Rendered{
-		Text:      text[:cut],
-		Truncated: true,
-		Hint:      fmt.Sprintf("the snapshot was cut at %d of %d characters; ask for a subtree by ref, the interactive mode, find, or a larger budget", cut, len(text)),
-	}
 }
 
 // Diff lists what changed from prev to s, line by line: "+ " for lines that

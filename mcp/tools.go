@@ -25,15 +25,16 @@ type tabIn struct {
 type snapshotIn struct {
 	tabIn
 	Mode     string `json:"mode,omitempty" jsonschema:"auto (default: the full tree while it is small, else only what can be acted on), full, interactive or viewport"`
-	MaxChars int    `json:"max_chars,omitempty" jsonschema:"cut the text at a line boundary past this many characters; 0 for no limit"`
+	MaxChars int    `json:"max_chars,omitempty" jsonschema:"the most characters the result may have, 40000 by default; the page's lines are cut to fit, and a cut result says what was left out and how to read it. Give more to read more, -1 for no limit"`
 	Ref      string `json:"ref,omitempty" jsonschema:"only the subtree of this ref"`
 	Diff     bool   `json:"diff,omitempty" jsonschema:"only the lines that changed since your previous snapshot of this tab"`
 }
 
 type findIn struct {
 	tabIn
-	Text string `json:"text" jsonschema:"text to look for in names, values and text, any case"`
-	Role string `json:"role,omitempty" jsonschema:"only elements with this role, e.g. button, link, textbox"`
+	Text     string `json:"text" jsonschema:"text to look for in names, values and text, any case"`
+	Role     string `json:"role,omitempty" jsonschema:"only elements with this role, e.g. button, link, textbox"`
+	MaxChars int    `json:"max_chars,omitempty" jsonschema:"the most characters the result may have, 40000 by default; the best matches come first and the rest are counted. Give more to list more, -1 for no limit"`
 }
 
 type targetIn struct {
@@ -79,6 +80,7 @@ type waitIn struct {
 	Ref      string  `json:"ref,omitempty" jsonschema:"wait until this element (a ref from your latest snapshot of the tab) is in state"`
 	State    string  `json:"state,omitempty" jsonschema:"with ref: visible, hidden, enabled, disabled, checked, unchecked, expanded or collapsed"`
 	Time     float64 `json:"time,omitempty" jsonschema:"seconds to wait (at most 30); with text, how long to keep looking"`
+	Handoff  string  `json:"handoff,omitempty" jsonschema:"a hand-off id from browser_handoff: wait until the person presses Done or Stop (at most 30 s a call)"`
 }
 
 type navigateIn struct {
@@ -120,6 +122,7 @@ func acting(title string) *sdk.ToolAnnotations {
 
 // addTools registers every tool. Each handler is a thin call through the agents' door.
 func (h *handler) addTools(s *sdk.Server) {
+	h.addHandoffTools(s)
 	sdk.AddTool(s, &sdk.Tool{Name: "browser_tabs", Annotations: readOnly("List tabs"),
 		Description: "List the browser's tabs with the access the person gave you to each (none, read, control). Titles and addresses are shown only for tabs you can read."},
 		func(ctx context.Context, req *sdk.CallToolRequest, in tabsIn) (*sdk.CallToolResult, any, error) {
@@ -131,14 +134,14 @@ func (h *handler) addTools(s *sdk.Server) {
 		})
 
 	sdk.AddTool(s, &sdk.Tool{Name: "browser_snapshot", Annotations: readOnly("Read a tab"),
-		Description: "Read a tab as an accessibility snapshot: one line per element, with refs like [ref=e12] to act on, and a snapshot id. Needs read access to the tab."},
+		Description: "Read a tab as an accessibility snapshot: one line per element, with refs like [ref=e12] to act on, and a snapshot id. Needs read access to the tab. A result is at most max_chars characters (40000 by default); a longer page is cut at a line, and the result says what was left out and how to read it: the subtree of a ref it names (ref), browser_find, mode viewport, or a larger max_chars."},
 		func(ctx context.Context, req *sdk.CallToolRequest, in snapshotIn) (*sdk.CallToolResult, any, error) {
 			s := h.session(req.Session, req.Extra)
 			tab, err := h.tab(ctx, s, in.tabIn)
 			if err != nil {
 				return refusal(err), nil, nil
 			}
-			r, err := s.Read(ctx, agentdoor.ReadOptions{Tab: tab, Mode: in.Mode, MaxChars: in.MaxChars, Root: in.Ref, Diff: in.Diff})
+			r, err := s.Read(ctx, agentdoor.ReadOptions{Tab: tab, Mode: in.Mode, MaxChars: agentdoor.TextBudget(in.MaxChars), Root: in.Ref, Diff: in.Diff})
 			if err != nil {
 				return refusal(err), nil, nil
 			}
@@ -146,7 +149,7 @@ func (h *handler) addTools(s *sdk.Server) {
 		})
 
 	sdk.AddTool(s, &sdk.Tool{Name: "browser_find", Annotations: readOnly("Find on a tab"),
-		Description: "Take a fresh snapshot of a tab and return only the lines whose text contains the given words (and role, if given), with their refs."},
+		Description: "Take a fresh snapshot of a tab and return only the lines whose text contains the given words (and role, if given), with their refs: first those named exactly so, then those where the words stand whole, then the rest, controls before text. A result is at most max_chars characters (40000 by default); it says how many lines matched in all and how to narrow the search."},
 		func(ctx context.Context, req *sdk.CallToolRequest, in findIn) (*sdk.CallToolResult, any, error) {
 			s := h.session(req.Session, req.Extra)
 			tab, err := h.tab(ctx, s, in.tabIn)
@@ -157,10 +160,51 @@ func (h *handler) addTools(s *sdk.Server) {
 			if err != nil {
 				return refusal(err), nil, nil
 			}
-			var b strings.Builder
-			fmt.Fprintf(&b, "Snapshot %s of tab %s: %d matching lines.\n", r.ID, r.Tab, len(r.Lines))
+			// The lines come best first; as many as the budget holds are shown.
+			budget := agentdoor.TextBudget(in.MaxChars)
+			var lines strings.Builder
+			shown := 0
 			for _, l := range r.Lines {
-				b.WriteString(l + "\n")
+				if budget > 0 && lines.Len()+len(l)+1 > budget {
+					break
+				}
+				lines.WriteString(l + "\n")
+				shown++
+			}
+			var b strings.Builder
+			fmt.Fprintf(&b, "Snapshot %s of tab %s: %d matching lines", r.ID, r.Tab, len(r.Lines))
+			if shown < len(r.Lines) {
+				fmt.Fprintf(&b, ", best first; the first %d are shown", shown)
+			}
+			b.WriteString(".\n" + lines.String())
+			if shown < len(r.Lines) {
+				// What the matches are, by role, so that the agent can narrow.
+				count := map[string]int{}
+				var roles []string
+				for _, l := range r.Lines {
+					role, _, _ := strings.Cut(strings.TrimPrefix(l, "- "), " ")
+					role = strings.TrimSuffix(role, ":")
+					if count[role] == 0 {
+						roles = append(roles, role)
+					}
+					count[role]++
+				}
+				var top []string
+				for len(top) < 4 && len(roles) > 0 {
+					best := 0
+					for i, role := range roles {
+						if count[role] > count[roles[best]] {
+							best = i
+						}
+					}
+					top = append(top, fmt.Sprintf("%d %s", count[roles[best]], roles[best]))
+					roles = append(roles[:best], roles[best+1:]...)
+				}
+				if len(roles) > 0 {
+					top = append(top, fmt.Sprintf("%d other roles", len(roles)))
+				}
+				fmt.Fprintf(&b, "[Left out: %d of the %d matching lines (by role: %s). Narrow the search with more of the text, a role, or browser_snapshot with the ref of the part of the page to look in; or list more with a larger max_chars (-1 for no limit).]\n",
+					len(r.Lines)-shown, len(r.Lines), strings.Join(top, ", "))
 			}
 			return textResult(b.String()), nil, nil
 		})
@@ -216,6 +260,9 @@ func (h *handler) addTools(s *sdk.Server) {
 	sdk.AddTool(s, &sdk.Tool{Name: "browser_wait_for", Annotations: readOnly("Wait"),
 		Description: "Wait until text appears on a tab or disappears from it, or until an element (by ref) is visible, hidden, enabled, disabled, checked, unchecked, expanded or collapsed — reading the tab a few times a second, for up to 30 s — or just wait a number of seconds."},
 		func(ctx context.Context, req *sdk.CallToolRequest, in waitIn) (*sdk.CallToolResult, any, error) {
+			if in.Handoff != "" {
+				return h.waitHandoff(ctx, req, in), nil, nil
+			}
 			s := h.session(req.Session, req.Extra)
 			o := agentdoor.WaitOptions{Text: in.Text, Gone: in.TextGone, Ref: in.Ref, State: in.State, Time: time.Duration(in.Time * float64(time.Second))}
 			if o.Text != "" || o.Gone != "" || o.Ref != "" {
@@ -302,6 +349,7 @@ func (h *handler) addTools(s *sdk.Server) {
 		func(ctx context.Context, req *sdk.CallToolRequest, in desktopKeyIn) (*sdk.CallToolResult, any, error) {
 			return h.desktopAct(ctx, req, agentdoor.DesktopActRequest{Act: vocab.Act{Kind: vocab.Key, Keys: in.Key}}), nil, nil
 		})
+	h.addPlanTools(s)
 }
 
 // tab is the tab a call names, or the current one.
@@ -331,20 +379,28 @@ func (h *handler) act(ctx context.Context, req *sdk.CallToolRequest, in targetIn
 		settle *= 3 // a new document takes longer than a click's effect
 	}
 	ch, err := s.Changes(ctx, tab, settle)
+	writeChanges(&b, ch, err)
+	return textResult(b.String())
+}
+
+// writeChanges says what changed on the page after an act, or why it could
+// not be read.
+func writeChanges(b *strings.Builder, ch *agentdoor.ReadResult, err error) {
 	switch {
 	case err != nil:
-		fmt.Fprintf(&b, "The tab could not be read afterwards: %v\n", err)
+		fmt.Fprintf(b, "The tab could not be read afterwards: %v\n", err)
 	case ch.First:
-		fmt.Fprintf(&b, "The tab now shows %s (snapshot %s):\n%s", ch.URL, ch.ID, ch.Text)
+		fmt.Fprintf(b, "The tab now shows %s (snapshot %s):\n%s", ch.URL, ch.ID, ch.Text)
 	case ch.Text == "":
-		fmt.Fprintf(&b, "Nothing changed on the page yet (snapshot %s).\n", ch.ID)
+		fmt.Fprintf(b, "Nothing changed on the page yet (snapshot %s).\n", ch.ID)
 	default:
-		fmt.Fprintf(&b, "Changes on the page (snapshot %s; + appeared, - went):\n%s", ch.ID, ch.Text)
+		fmt.Fprintf(b, "Changes on the page (snapshot %s; + appeared, - went):\n%s", ch.ID, ch.Text)
 	}
-	if ch != nil && ch.Truncated {
-		b.WriteString(ch.Hint + "\n")
+	if ch != nil && ch.Hint != "" {
+		// The act's answer keeps to agentdoor.ChangesBudget; the rest of
+		// the page is read with the tools the hint's words stand for.
+		fmt.Fprintf(b, "[%s (with browser_snapshot and browser_find).]\n", strings.TrimSuffix(ch.Hint, "."))
 	}
-	return textResult(b.String())
 }
 
 func (h *handler) desktopAct(ctx context.Context, req *sdk.CallToolRequest, r agentdoor.DesktopActRequest) *sdk.CallToolResult {
@@ -388,6 +444,11 @@ func formatTabs(tabs []vocab.TabInfo) string {
 		if t.Active {
 			front = " (in front)"
 		}
+		if !t.Connected {
+			// Its browser's extension is not connected: the tab may be
+			// gone, and nothing can be read or done on it now.
+			front = " (gone: its browser is not connected)"
+		}
 		if t.Title == "" && t.URL == "" {
 			fmt.Fprintf(&b, "- tab %s: %s%s\n", t.ID, t.Share, front)
 			continue
@@ -404,11 +465,20 @@ func quoteLine(s string) string {
 }
 
 func formatRead(r *agentdoor.ReadResult) string {
+	// The page's title and address are the page's to choose: long ones
+	// are shortened, so that the answer keeps to agentdoor.AnswerRoom.
+	title, url := []rune(r.Title), []rune(r.URL)
+	if len(title) > 200 {
+		title = append(title[:199], '…')
+	}
+	if len(url) > 500 {
+		url = append(url[:499], '…')
+	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "Tab %s — %s <%s>\nSnapshot %s", r.Tab, quoteLine(r.Title), r.URL, r.ID)
+	fmt.Fprintf(&b, "Tab %s — %s <%s>\nSnapshot %s", r.Tab, quoteLine(string(title)), string(url), r.ID)
 	switch {
 	case r.Diff && r.First:
-		b.WriteString(" (nothing earlier to compare with; the whole page follows)")
+		b.WriteString(" (nothing earlier to compare with; the page follows)")
 	case r.Diff && r.Text == "":
 		b.WriteString(": nothing changed since your previous snapshot.\n")
 		return b.String()
@@ -417,7 +487,7 @@ func formatRead(r *agentdoor.ReadResult) string {
 	}
 	b.WriteString(":\n")
 	b.WriteString(r.Text)
-	if r.Truncated {
+	if r.Hint != "" {
 		b.WriteString("[" + r.Hint + "]\n")
 	}
 	return b.String()

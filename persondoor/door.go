@@ -70,6 +70,15 @@ type Door interface {
 	// OpenApps names the applications with a window open now that the deny
 	// list does not cover yet, for the person to pick from.
 	OpenApps(ctx context.Context) ([]string, error)
+
+	// Handoffs lists the tabs agents handed to the person, oldest first.
+	Handoffs() []Handoff
+	// FinishHandoff ends a hand-off: done is the person's Done, else Stop.
+	// Done on another site than the tab was shared on returns an error
+	// wrapping ErrConfirmOrigin (a *ConfirmOriginError naming that site)
+	// until confirm names the site on screen; the share is then bound to
+	// it. ErrNoSuchHandoff when id is not in progress.
+	FinishHandoff(id string, done bool, confirm string) error
 }
 
 // ChordHolder is an optional capability of a [Door]: telling whether the

@@ -148,6 +148,10 @@ func refusalWords(a Activity) string {
 		return "it would land on Reins' own window"
 	case vocab.CodePersonTerminalHidden:
 		return "Reins cannot see the terminal running reins serve"
+	case vocab.CodeHandedOff:
+		return "the tab is handed to you"
+	case vocab.CodePlanEnded:
+		return "the plan had ended"
 	}
 	if code := plain.Text(strings.ReplaceAll(a.Code, "_", " "), plain.NameMax); code != "" {
 		return code

@@ -63,9 +63,9 @@ type Act struct {
 	Plan  string `json:"plan,omitempty"`
 	Step  int    `json:"step,omitempty"`
 	Steps int    `json:"steps,omitempty"`
-	DX       int    `json:"dx,omitempty"`   // Scroll: wheel notches, right is positive
-	DY       int    `json:"dy,omitempty"`   // Scroll: wheel notches, down is positive
-	URL      string `json:"url,omitempty"`  // Navigate
+	DX    int    `json:"dx,omitempty"`  // Scroll: wheel notches, right is positive
+	DY    int    `json:"dy,omitempty"`  // Scroll: wheel notches, down is positive
+	URL   string `json:"url,omitempty"` // Navigate
 }
 
 // Sentence renders the act the way the popup and the activity strip say it,
@@ -122,10 +122,14 @@ func (a Act) Sentence(target string) string {
 	case Connect:
 		return "Connect to Reins for the first time"
 	case Plan:
-		if a.Text == "" {
-			return "Run a plan of several steps"
+		plan := "Run a plan of several steps"
+		if a.Steps > 0 {
+			plan = fmt.Sprintf("Run a plan of %d steps", a.Steps)
 		}
-		return "Run a plan of several steps; the agent says " + plain.Quote(a.Text, plain.NameMax)
+		if a.Text == "" {
+			return plan
+		}
+		return plan + "; the agent says " + plain.Quote(a.Text, plain.NameMax)
 	case Handoff:
 		if a.Text == "" {
 			return "Hand the tab to you for a step of your own"

@@ -138,6 +138,15 @@ type SketchBox struct {
 // Sentence is the act as the person reads it.
 func (r Request) Sentence() string { return SentenceOf(r.Act, r.Target) }
 
+// StepSentence is an act as the person reads it in an activity strip: a
+// step of a plan says which one it is ("Step 3 of 20: Click “Email”").
+func StepSentence(a Act, t Target) string {
+	if a.Step > 0 && a.Kind != Plan {
+		return fmt.Sprintf("Step %d of %d: %s", a.Step, a.Steps, SentenceOf(a, t))
+	}
+	return SentenceOf(a, t)
+}
+
 // SentenceOf is an act on a target as the person reads it; a desktop act
 // says where it lands as Reins sees it.
 func SentenceOf(a Act, t Target) string {
@@ -157,6 +166,9 @@ const (
 	// Remembered is how an act a remembered AllowTab covered was approved;
 	// only the approvals broker gives it, never a person.
 	Remembered
+	// AllowPlan is how a step of a plan the person allowed was approved;
+	// only the approvals broker gives it, for a step that matched the plan.
+	AllowPlan
 )
 
 func (d Decision) String() string {
@@ -167,6 +179,8 @@ func (d Decision) String() string {
 		return "allowed on this tab"
 	case Remembered:
 		return "allowed (remembered)"
+	case AllowPlan:
+		return "allowed in a plan"
 	}
 	return "denied"
 }

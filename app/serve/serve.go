@@ -13,6 +13,7 @@ package serve
 import (
 	"bufio"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -36,6 +37,14 @@ type Core interface {
 	Agents() []persondoor.AgentInfo
 	AllowAgent(key string) error
 	ForgetAgent(key string) error
+}
+
+// HandoffCore is what the terminal needs of Reins for hand-offs: the tabs
+// agents handed to the person, and their Done and Stop. A Core without it
+// shows no hand-offs; the person's door of *core.Runtime has it.
+type HandoffCore interface {
+	Handoffs() []persondoor.Handoff
+	FinishHandoff(id string, done bool, confirm string) error
 }
 
 // Terminal reads the person's commands from In and writes to Out.
@@ -124,6 +133,10 @@ func (t *Terminal) event(ev persondoor.Event) {
 				r.ID, r.Agent.Label(), r.ID, r.ID)
 			return
 		}
+		if r.Act.Kind == vocab.Plan {
+			t.printf("%s", planBlock(r))
+			return
+		}
 		t.printf("\nAPPROVAL %s  %s asks:\n    %s\n    %s\n%s%s  Answer with: %s   (no answer = deny)\n%s",
 			r.ID, r.Agent.Label(), r.Sentence(), whereLine(r.Target), claimNote(r.Target), heldNote(r), answers(r), riskNote(r))
 	case persondoor.EventApprovalEnd:
@@ -132,6 +145,8 @@ func (t *Terminal) event(ev persondoor.Event) {
 			d = vocab.AllowOnce // what the broker makes of it
 		}
 		t.printf("Approval %s: %s.\n", ev.Request.ID, d)
+	case persondoor.EventHandoff, persondoor.EventHandoffEnd:
+		t.handoffEvent(ev)
 	case persondoor.EventPause:
 		if ev.Paused {
 			t.printf("All agents paused.\n")
@@ -229,6 +244,7 @@ const help = `Commands:
   share TAB none|read|control   share a tab (bound to the site it shows now)
   desktop none|read|control     share the desktop tools
   allow ID                      allow a pending act once
+  allow ID to N                 allow steps 1 to N of a pending plan
   allow-tab ID                  allow acts of that kind on that tab for a while
                                 (not for acts asked every time, marked ⚠)
   deny ID                       deny a pending act
@@ -236,6 +252,11 @@ const help = `Commands:
   agents                        list agents that connected, and whether they are allowed
   allow-agent N | forget-agent N
                                 allow agent N of that list for the life of Reins, or forget it
+  handoffs                      list the tabs agents handed to you for a step of your own
+  done ID | stop ID             end a hand-off: Done lets agents act on the tab again,
+                                Stop ends it without that
+  done ID SITE                  Done for a tab now on another site than it was shared on:
+                                it is shared on SITE from then on
   pause | resume                stop or restart all agents' acts
   audit [N]                     show the last N audit rows (default 10)
   quit                          stop Reins
@@ -296,6 +317,16 @@ func (t *Terminal) command(f []string) (quit bool) {
 			return false
 		}
 		id := f[1]
+		if plan := pendingPlan(e.Pending(), id); plan != nil && d != vocab.Deny {
+			if d == vocab.AllowTab {
+				t.printf("A plan is not allowed on its tab for a while: answer allow %s, allow %s to N or deny %s.\n", plain.Text(id, plain.NameMax), plain.Text(id, plain.NameMax), plain.Text(id, plain.NameMax))
+				return false
+			}
+			if len(f) > 2 {
+				t.answerPlan(plan, f[2:])
+				return false
+			}
+		}
 		if d == vocab.AllowTab && !rememberable(e.Pending(), id) {
 			id := plain.Text(id, plain.NameMax)
 			t.printf("%s cannot be allowed on its tab for a while, only once: answer allow %s or deny %s.\n", id, id, id)
@@ -356,6 +387,8 @@ func (t *Terminal) command(f []string) (quit bool) {
 		if err != nil {
 			t.printf("%s\n", plain.Text(err.Error(), plain.DetailMax))
 		}
+	case "handoffs", "done", "stop":
+		t.handoffCommand(f)
 	case "pause":
 		e.Pause(true)
 	case "resume":
@@ -379,4 +412,66 @@ func (t *Terminal) command(f []string) (quit bool) {
 		t.printf("Unknown command %q. Type \"help\".\n", f[0])
 	}
 	return false
+}
+
+// handoffEvent prints a hand-off as it starts and as it ends.
+func (t *Terminal) handoffEvent(ev persondoor.Event) {
+	id := plain.Text(ev.Detail, plain.NameMax)
+	if ev.Kind == persondoor.EventHandoffEnd {
+		t.printf("Hand-off %s is over.\n", id)
+		return
+	}
+	r := ev.Request
+	if r == nil {
+		return
+	}
+	t.printf("\nHAND-OFF %s  %s hands you tab %s for a step of your own:\n    %s\n    %s · %s\n  Agents cannot act on the tab until you type: done %s | stop %s\n",
+		id, r.Agent.Label(), plain.Text(r.Target.Tab, plain.NameMax), orDash(plain.Claim(r.Act.Text)),
+		orDash(plain.Text(r.Target.Origin, plain.URLMax)), plain.Quote(r.Target.TabTitle, plain.TitleMax), id, id)
+}
+
+// handoffCommand obeys handoffs, done and stop.
+func (t *Terminal) handoffCommand(f []string) {
+	hc, ok := t.Engine.(HandoffCore)
+	if !ok {
+		t.printf("This Reins has no hand-offs.\n")
+		return
+	}
+	if f[0] == "handoffs" {
+		list := hc.Handoffs()
+		if len(list) == 0 {
+			t.printf("No tab is handed to you.\n")
+		}
+		for _, h := range list {
+			where := plain.Text(h.Origin, plain.URLMax)
+			if h.Moved() {
+				where = "shared on " + orDash(where) + ", now on " + orDash(plain.Text(h.Now, plain.URLMax))
+			}
+			t.printf("%s  tab %s  %s: %s  (%s · %s, since %s)\n", plain.Text(h.ID, plain.NameMax), plain.Text(h.Tab, plain.NameMax),
+				h.Agent.Label(), orDash(plain.Claim(h.Reason)), where, plain.Quote(h.Title, plain.TitleMax), h.Since.Format("15:04:05"))
+		}
+		return
+	}
+	// Like an answer, a Done or Stop names its hand-off.
+	if len(f) < 2 || len(f) > 3 || (f[0] == "stop" && len(f) > 2) {
+		t.printf("usage: done ID | stop ID | done ID SITE, with the ID its HAND-OFF block shows; \"handoffs\" lists them.\n")
+		return
+	}
+	id, confirm := f[1], ""
+	if len(f) == 3 {
+		confirm = f[2]
+	}
+	err := hc.FinishHandoff(id, f[0] == "done", confirm)
+	var co *persondoor.ConfirmOriginError
+	switch {
+	case errors.As(err, &co):
+		now := plain.Text(co.Now, plain.URLMax)
+		if confirm != "" {
+			t.printf("The tab shows %s, not %s; nothing changed.\n", orDash(now), plain.Text(confirm, plain.URLMax))
+		}
+		t.printf("The tab was shared on %s and now shows %s. To share it on %s from now on, type: done %s %s — or stop %s.\n",
+			orDash(plain.Text(co.Shared, plain.URLMax)), orDash(now), orDash(now), plain.Text(id, plain.NameMax), now, plain.Text(id, plain.NameMax))
+	case err != nil:
+		t.printf("%s: %s\n", plain.Text(id, plain.NameMax), plain.Text(err.Error(), plain.DetailMax))
+	}
 }

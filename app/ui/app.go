@@ -66,6 +66,9 @@ type UI struct {
 	trayKey  string      // the state trayMenu was built from
 	stop     func()
 	icon     Icon
+	handoff  *HandoffPanel // tabs handed to the person; see handoff.go
+	handWin  fyne.Window   // its window, once a hand-off showed it
+	handUp   bool          // handWin is shown
 }
 
 // Start is [New] followed by [UI.Show], for a UI started while the app
@@ -94,6 +97,8 @@ func New(opts Options) *UI {
 		Timeout: opts.Engine.Settings().ApprovalTimeout, RememberFor: opts.Engine.Settings().RememberFor,
 		OnShow: u.showPopup, OnHide: u.hidePopup,
 	})
+	u.handoff = NewHandoffPanel(HandoffOptions{Engine: opts.Engine, Clock: opts.Clock, Logf: opts.Logf,
+		OnShow: u.showHandoff, OnHide: u.hideHandoff})
 	u.strip = NewActivityStrip()
 	u.strip.SetTabs(opts.Engine.Tabs())
 
@@ -123,6 +128,7 @@ func New(opts Options) *UI {
 		}
 	}()
 	u.popup.Sync(opts.Engine.Pending())
+	u.handoff.Sync()
 	u.refreshTray()
 	return u
 }
@@ -193,6 +199,9 @@ func (u *UI) handle(ev persondoor.Event) {
 		return
 	case persondoor.EventTabs, persondoor.EventShare:
 		u.strip.SetTabs(u.opts.Engine.Tabs())
+		u.handoff.Sync()
+	case persondoor.EventHandoff, persondoor.EventHandoffEnd:
+		u.handoff.Sync()
 	case persondoor.EventSettings:
 		s := u.opts.Engine.Settings()
 		u.popup.SetDurations(s.ApprovalTimeout, s.RememberFor)
@@ -227,6 +236,8 @@ func (u *UI) TrayItems() []Item {
 		ShowPrefs:    u.ShowPreferences,
 		ShowFirstRun: u.ShowFirstRun,
 		Quit:         u.quit,
+		Handoff:      u.handoff.Finish,
+		ShowHandoff:  u.handoff.Show,
 	})
 }
 

@@ -420,3 +420,109 @@ func (f *FakeEngine) change(c settings.Change) error {
 	f.publish(persondoor.Event{Kind: persondoor.EventSettings, Detail: detail})
 	return nil
 }
+
+// Hand-offs. The fake keeps them beside the engine's other state, in
+// fakeHandoffs, and answers Done and Stop with the engine's rules: Done on
+// another site than the share's waits for that site's confirmation.
+
+// FinishedHandoff is one hand-off the person ended through the fake.
+type FinishedHandoff struct {
+	ID      string
+	Done    bool   // Done, else Stop
+	Confirm string // the site confirmed, for Done on another site
+}
+
+type fakeHandoffState struct {
+	list     []persondoor.Handoff
+	finished []FinishedHandoff
+}
+
+var fakeHandoffs struct {
+	mu sync.Mutex
+	m  map[*FakeEngine]*fakeHandoffState // guarded by mu
+}
+
+func (f *FakeEngine) handoffState() *fakeHandoffState {
+	if fakeHandoffs.m == nil {
+		fakeHandoffs.m = map[*FakeEngine]*fakeHandoffState{}
+	}
+	s := fakeHandoffs.m[f]
+	if s == nil {
+		s = &fakeHandoffState{}
+		fakeHandoffs.m[f] = s
+	}
+	return s
+}
+
+// StartHandoff puts a hand-off in progress, as an agent's browser_handoff
+// would, and publishes EventHandoff.
+func (f *FakeEngine) StartHandoff(h persondoor.Handoff) {
+	fakeHandoffs.mu.Lock()
+	s := f.handoffState()
+	s.list = append(s.list, h)
+	fakeHandoffs.mu.Unlock()
+	f.publish(persondoor.Event{Kind: persondoor.EventHandoff, Tab: h.Tab, Detail: h.ID, Request: handoffRequest(h)})
+}
+
+// MoveHandoff says the hand-off's tab shows site now, as navigation would.
+func (f *FakeEngine) MoveHandoff(id, now string) {
+	fakeHandoffs.mu.Lock()
+	s := f.handoffState()
+	var tab string
+	for i := range s.list {
+		if s.list[i].ID == id {
+			s.list[i].Now, tab = now, s.list[i].Tab
+		}
+	}
+	fakeHandoffs.mu.Unlock()
+	f.publish(persondoor.Event{Kind: persondoor.EventTabs, Tab: tab})
+}
+
+func (f *FakeEngine) Handoffs() []persondoor.Handoff {
+	fakeHandoffs.mu.Lock()
+	defer fakeHandoffs.mu.Unlock()
+	return append([]persondoor.Handoff(nil), f.handoffState().list...)
+}
+
+// FinishHandoff ends a hand-off as the engine does.
+func (f *FakeEngine) FinishHandoff(id string, done bool, confirm string) error {
+	fakeHandoffs.mu.Lock()
+	s := f.handoffState()
+	i := slices.IndexFunc(s.list, func(h persondoor.Handoff) bool { return h.ID == id })
+	if i < 0 {
+		fakeHandoffs.mu.Unlock()
+		return persondoor.ErrNoSuchHandoff
+	}
+	h := s.list[i]
+	if done && h.Moved() {
+		switch {
+		case h.Now == "":
+			fakeHandoffs.mu.Unlock()
+			return errors.New("the tab shows no web page now, so it cannot be shared there; go back to " + h.Origin + " and press Done, or press Stop")
+		case confirm != h.Now:
+			fakeHandoffs.mu.Unlock()
+			return &persondoor.ConfirmOriginError{Shared: h.Origin, Now: h.Now}
+		}
+	}
+	if !done || !h.Moved() {
+		confirm = ""
+	}
+	s.list = slices.Delete(s.list, i, i+1)
+	s.finished = append(s.finished, FinishedHandoff{ID: id, Done: done, Confirm: confirm})
+	fakeHandoffs.mu.Unlock()
+	f.publish(persondoor.Event{Kind: persondoor.EventHandoffEnd, Tab: h.Tab, Detail: id, Request: handoffRequest(h)})
+	return nil
+}
+
+// FinishedHandoffs lists the hand-offs ended through the fake, in order.
+func (f *FakeEngine) FinishedHandoffs() []FinishedHandoff {
+	fakeHandoffs.mu.Lock()
+	defer fakeHandoffs.mu.Unlock()
+	return append([]FinishedHandoff(nil), f.handoffState().finished...)
+}
+
+func handoffRequest(h persondoor.Handoff) *vocab.Request {
+	r := &vocab.Request{ID: h.ID, Agent: h.Agent, Act: vocab.Act{Kind: vocab.Handoff, Text: h.Reason}, Asked: h.Since}
+	r.Target.Tab, r.Target.TabTitle, r.Target.Origin = h.Tab, h.Title, h.Origin
+	return r
+}

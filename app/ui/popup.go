@@ -44,6 +44,12 @@ type Answerer interface {
 	Answer(id string, d vocab.Decision) error
 }
 
+// PlanAnswerer takes the person's answer to a plan: its steps 1 to upTo
+// allowed. An Answerer without it can only allow a plan whole.
+type PlanAnswerer interface {
+	AnswerPlan(id string, upTo int) error
+}
+
 // PopupOptions configures [NewPopup].
 type PopupOptions struct {
 	Engine  Answerer      // required
@@ -82,7 +88,14 @@ type Popup struct {
 	explain                                  *widget.RichText
 	deny, once, tab                          *widget.Button
 	bar                                      *countdown
-	content                                  fyne.CanvasObject
+	// A plan's steps, its picture with each target numbered, and how far
+	// the person allows it.
+	steps       *widget.RichText
+	planPicture *canvas.Image
+	planArea    fyne.CanvasObject
+	upTo        *widget.Select
+	upToN       int // the last step "Allow" allows; the plan's length by default
+	content     fyne.CanvasObject
 }
 
 // NewPopup builds the popup's content; put [Popup.Content] in a window.
@@ -117,18 +130,28 @@ func NewPopup(opts PopupOptions) *Popup {
 	p.once = widget.NewButton("Allow once", func() { p.decide(vocab.AllowOnce) })
 	p.tab = widget.NewButton(allowForLabel(opts.RememberFor), func() { p.decide(vocab.AllowTab) })
 	p.bar = newCountdown()
+	p.steps = para()
+	p.planPicture = canvas.NewImageFromImage(nil)
+	p.planPicture.FillMode = canvas.ImageFillContain
+	p.planPicture.ScaleMode = canvas.ImageScaleSmooth
+	p.planPicture.CornerRadius = 8
+	p.planPicture.SetMinSize(fyne.NewSize(pictureW*0.45, pictureH*0.45))
+	p.planArea = container.NewBorder(p.planPicture, nil, nil, nil, container.NewVScroll(p.steps))
+	p.upTo = widget.NewSelect(nil, func(s string) { p.pickUpTo(s) })
+	p.upTo.Hide()
+	p.planArea.Hide()
 
 	// The mark sits by the header's first line, however many it wraps to.
 	line := fyne.MeasureText("Mg", theme.TextSize(), fyne.TextStyle{Bold: true}).Height
 	mark := container.NewVBox(container.New(layout.NewCustomPaddedLayout(theme.InnerPadding()+(line-9)/2, 0, 0, 0), dot(Accent, 9)))
 	header := container.NewBorder(nil, nil, mark, container.NewVBox(p.counter), p.who)
-	buttons := container.NewHBox(p.deny, layout.NewSpacer(), p.once, p.tab)
+	buttons := container.NewHBox(p.deny, layout.NewSpacer(), p.upTo, p.once, p.tab)
 	p.content = inset(container.NewBorder(
 		container.NewVBox(header, p.sentence, p.held),
 		container.NewVBox(buttons, sized(p.bar, 10, 3), p.remaining),
 		nil, nil,
 		container.New(layout.NewCustomPaddedLayout(0, 10, 0, 0),
-			container.NewBorder(nil, p.frame, nil, nil, container.NewStack(p.pictureArea, container.NewVBox(p.explainArea)))),
+			container.NewBorder(nil, p.frame, nil, nil, container.NewStack(p.pictureArea, container.NewVBox(p.explainArea), p.planArea))),
 	))
 	p.render()
 	return p
@@ -249,6 +272,29 @@ func (p *Popup) button(name string) *widget.Button {
 	return nil
 }
 
+// upToLabel is the choice of how far to allow a plan of n steps: "Up to
+// step k", or "All n steps".
+func upToLabel(k, n int) string {
+	if k == n {
+		return fmt.Sprintf("All %d steps", n)
+	}
+	return fmt.Sprintf("Up to step %d", k)
+}
+
+// pickUpTo follows the person's choice of how far to allow the plan shown.
+func (p *Popup) pickUpTo(choice string) {
+	r := p.Current()
+	if r == nil || r.Act.Kind != vocab.Plan {
+		return
+	}
+	for k := 1; k <= len(r.Plan); k++ {
+		if upToLabel(k, len(r.Plan)) == choice {
+			p.upToN = k
+		}
+	}
+	p.updateButtons()
+}
+
 func (p *Popup) decide(d vocab.Decision) {
 	r := p.Current()
 	if r == nil {
@@ -260,7 +306,7 @@ func (p *Popup) decide(d vocab.Decision) {
 	if d == vocab.AllowTab && !r.Rememberable {
 		return
 	}
-	if err := p.opts.Engine.Answer(r.ID, d); err != nil {
+	if err := p.answer(r, d); err != nil {
 		p.opts.Logf("answering %s: %v", r.ID, err)
 	}
 	p.drop(r.ID)
@@ -268,6 +314,21 @@ func (p *Popup) decide(d vocab.Decision) {
 		p.rest(r.ID)
 	}
 	p.render()
+}
+
+// answer gives the engine the person's decision on r; for a plan, Allow
+// allows the steps up to the one picked.
+func (p *Popup) answer(r *vocab.Request, d vocab.Decision) error {
+	if r.Act.Kind != vocab.Plan || d == vocab.Deny {
+		return p.opts.Engine.Answer(r.ID, d)
+	}
+	if pa, ok := p.opts.Engine.(PlanAnswerer); ok {
+		return pa.AnswerPlan(r.ID, p.upToN)
+	}
+	if p.upToN == len(r.Plan) {
+		return p.opts.Engine.Answer(r.ID, vocab.AllowOnce)
+	}
+	return fmt.Errorf("this Reins cannot allow part of a plan")
 }
 
 // ActDone ends the rest when the act the person allowed in request id is
@@ -368,10 +429,20 @@ func (p *Popup) updateButtons() {
 	} else {
 		p.tab.Hide()
 	}
-	if r != nil && r.Act.Kind == vocab.Connect {
+	switch {
+	case r != nil && r.Act.Kind == vocab.Connect:
 		p.once.SetText("Allow")
-	} else {
+	case r != nil && r.Act.Kind == vocab.Plan && p.upToN == len(r.Plan):
+		p.once.SetText(fmt.Sprintf("Allow all %d steps", len(r.Plan)))
+	case r != nil && r.Act.Kind == vocab.Plan:
+		p.once.SetText(fmt.Sprintf("Allow steps 1–%d", p.upToN))
+	default:
 		p.once.SetText("Allow once")
+	}
+	if r != nil && r.Act.Kind == vocab.Plan && len(r.Plan) > 1 {
+		p.upTo.Show()
+	} else {
+		p.upTo.Hide()
 	}
 }
 
@@ -430,6 +501,11 @@ func (p *Popup) fill(r *vocab.Request) {
 
 	t := r.Target
 	small := func(s string) []seg { return []seg{{text: s, color: colorSecondary, size: theme.SizeNameCaptionText}} }
+	if r.Act.Kind == vocab.Plan {
+		p.fillPlan(r)
+		return
+	}
+	p.planArea.Hide()
 	var lines [][]seg
 	switch {
 	case r.Act.Kind == vocab.Connect:
@@ -504,6 +580,62 @@ func (p *Popup) fill(r *vocab.Request) {
 		setRich(p.frame)
 		p.frame.Hide()
 	}
+}
+
+// fillPlan writes a plan into the popup: what it is, the agent's own
+// summary labelled as the agent's, the picture with each step's target
+// outlined and numbered, and every step in the sentences of a single
+// prompt (secret fields as lengths), those always asked on their own
+// marked with their warning.
+func (p *Popup) fillPlan(r *vocab.Request) {
+	small := func(s string) []seg { return []seg{{text: s, color: colorSecondary, size: theme.SizeNameCaptionText}} }
+	lines := [][]seg{{{text: fmt.Sprintf("Run a plan of %d steps", len(r.Plan)), size: sizeAct, bold: true}}, small(targetLine(r))}
+	if claim := plain.Claim(r.Act.Text); claim != "" {
+		lines = append(lines, []seg{{text: claim, color: colorSecondary, size: theme.SizeNameCaptionText, bold: true}})
+	}
+	setPara(p.sentence, lines...)
+
+	var steps [][]seg
+	for i, st := range r.Plan {
+		steps = append(steps, []seg{{text: fmt.Sprintf("%d  ", i+1), bold: true, color: colorAccent}, {text: plain.Text(st.Sentence(), plain.DetailMax)}})
+		if w := plain.Text(st.Risk, plain.DetailMax); w != "" {
+			steps = append(steps, []seg{{text: "⚠ asked on its own: " + w, color: colorRed, bold: true, size: theme.SizeNameCaptionText}})
+		}
+		if claim := plain.Claim(st.Reason); claim != "" {
+			steps = append(steps, small(claim))
+		}
+	}
+	steps = append(steps, small("Each step runs only if it still matches this list when its turn comes; anything else is asked on its own."))
+	setPara(p.steps, steps...)
+
+	boxes := make([]*box, len(r.Plan))
+	for i, st := range r.Plan {
+		if st.Box != nil {
+			boxes[i] = requestBox(st.Box.X, st.Box.Y, st.Box.W, st.Box.H)
+		}
+	}
+	if img := renderPlanPicture(r.Picture, boxes, r.Sketch); img != nil {
+		p.planPicture.Image = img
+		p.planPicture.Refresh()
+		p.planPicture.Show()
+	} else {
+		p.planPicture.Hide()
+	}
+	p.pictureArea.Hide()
+	p.explainArea.Hide()
+	p.planArea.Show()
+	setRich(p.held)
+	p.held.Hide()
+	setRich(p.frame)
+	p.frame.Hide()
+
+	opts := make([]string, len(r.Plan))
+	for k := range opts {
+		opts[k] = upToLabel(k+1, len(r.Plan))
+	}
+	p.upToN = len(r.Plan)
+	p.upTo.Options = opts
+	p.upTo.SetSelected(opts[len(opts)-1])
 }
 
 // riskLine is the warning of an act always asked on its own, shown in red

@@ -18,13 +18,14 @@ type TrayState struct {
 	Pending   int
 	Paused    bool
 	Connected bool // the Chrome extension
+	Handoffs  []persondoor.Handoff
 }
 
 // ReadTrayState reads the tray's state from the engine.
 func ReadTrayState(e persondoor.Door) TrayState {
 	return TrayState{
 		Tabs: e.Tabs(), Desktop: e.Share(vocab.DesktopKey), Agents: e.Agents(),
-		Pending: len(e.Pending()), Paused: e.Paused(), Connected: e.Connected(),
+		Pending: len(e.Pending()), Paused: e.Paused(), Connected: e.Connected(), Handoffs: e.Handoffs(),
 	}
 }
 
@@ -41,6 +42,8 @@ type TrayActions struct {
 	ShowPrefs    func()
 	ShowFirstRun func()
 	Quit         func()
+	Handoff      func(id string, done bool) // the person's Done or Stop on a hand-off
+	ShowHandoff  func(id string)
 }
 
 // Item is one line of the tray menu, as plain data so tests can read it.
@@ -68,13 +71,13 @@ func (i Icon) String() string {
 	return [...]string{"idle", "connected", "waiting", "paused"}[i]
 }
 
-// IconFor picks the icon: paused first, then a waiting approval, then
-// whether an agent is connected.
+// IconFor picks the icon: paused first, then a waiting approval or a tab
+// handed to the person, then whether an agent is connected.
 func IconFor(s TrayState) Icon {
 	switch {
 	case s.Paused:
 		return IconPaused
-	case s.Pending > 0:
+	case s.Pending > 0 || len(s.Handoffs) > 0:
 		return IconWaiting
 	case connectedAgents(s.Agents) > 0:
 		return IconConnected
@@ -161,6 +164,7 @@ func BuildTray(s TrayState, a TrayActions) []Item {
 		items = append(items, Item{Label: "Chrome extension: not connected — Install…", Do: call(a.Install)})
 	}
 	items = append(items, Item{Separator: true})
+	items = append(items, handoffItems(s.Handoffs, a)...)
 
 	// The menu is two levels deep at most: each tab's name heads its three
 	// choices inside Tabs. Hosts built on libdbusmenu (Xfce, Cinnamon,

@@ -44,15 +44,23 @@ type Handler func(method string, params json.RawMessage) (any, *protocol.Error)
 
 // DialOptions configures [Dial].
 type DialOptions struct {
-	URL     string  // required: ws://127.0.0.1:<port>/bridge
-	Origin  string  // required: sent as the Origin header; extension.Origin to be let in
-	Secret  []byte  // required: the pairing secret
-	Profile string  // optional: default "bridgetest"
-	Handler Handler // optional: nil answers every method but keepalive with unknown_method
+	URL     string // required: ws://127.0.0.1:<port>/bridge
+	Origin  string // required: sent as the Origin header; extension.Origin to be let in
+	Secret  []byte // required: the pairing secret
+	Profile string // optional: default "bridgetest"
+	// BrowserSession is the browser session the hello names (optional:
+	// default DefaultBrowserSession). Dial again with the same one to act
+	// out a restarted service worker, with another for a restarted browser.
+	BrowserSession string
+	Handler        Handler // optional: nil answers every method but keepalive with unknown_method
 	// OnEvent is called, in order and on the read loop, with each event the
 	// app pushes (the share table, activity, tab states).
 	OnEvent func(method string, params json.RawMessage) // optional
 }
+
+// DefaultBrowserSession is the browser session a hello names unless told
+// otherwise: every connection of the fake extension comes from one browser.
+const DefaultBrowserSession = "bridgetest-session"
 
 // Extension is one paired connection.
 type Extension struct {
@@ -75,6 +83,9 @@ func Dial(ctx context.Context, opts DialOptions) (*Extension, error) {
 	if opts.Profile == "" {
 		opts.Profile = "bridgetest"
 	}
+	if opts.BrowserSession == "" {
+		opts.BrowserSession = DefaultBrowserSession
+	}
 	h := http.Header{}
 	if opts.Origin != "" {
 		h.Set("Origin", opts.Origin)
@@ -93,7 +104,7 @@ func Dial(ctx context.Context, opts DialOptions) (*Extension, error) {
 		conn.CloseNow()
 		return nil, err
 	}
-	sealed, err := Pair(ctx, conn, opts.Secret, opts.Profile, port)
+	sealed, err := pair(ctx, conn, opts.Secret, opts.Profile, opts.BrowserSession, port)
 	if err != nil {
 		conn.Close(StatusAppUnproven, "the app did not prove itself")
 		return nil, err
@@ -162,8 +173,12 @@ func (s *Sealed) CloseNow() error { return s.Conn.CloseNow() }
 // Pair runs the extension's side of the handshake on an open connection to
 // port, for tests that need to misbehave after pairing, and returns the
 // sealed connection. It leaves c open whatever happens; on an error the
-// caller closes it.
+// caller closes it. The hello names DefaultBrowserSession.
 func Pair(ctx context.Context, c *websocket.Conn, secret []byte, profile string, port int) (*Sealed, error) {
+	return pair(ctx, c, secret, profile, DefaultBrowserSession, port)
+}
+
+func pair(ctx context.Context, c *websocket.Conn, secret []byte, profile, browserSession string, port int) (*Sealed, error) {
 	nonce := make([]byte, 32)
 	rand.Read(nonce)
 	myNonce := hex.EncodeToString(nonce)
@@ -187,13 +202,14 @@ func Pair(ctx context.Context, c *websocket.Conn, secret []byte, profile string,
 
 	tr := bridge.Transcript{Port: port, AppNonce: appNonce, ExtNonce: myNonce, Profile: profile}
 	params, _ := json.Marshal(protocol.Hello{
-		Version:   protocol.Version,
-		Port:      port,
-		Extension: extensionVersion(),
-		Browser:   "Reins bridgetest",
-		Profile:   profile,
-		Nonce:     myNonce,
-		Proof:     bridge.ExtensionProof(secret, tr),
+		Version:        protocol.Version,
+		Port:           port,
+		Extension:      extensionVersion(),
+		Browser:        "Reins bridgetest",
+		Profile:        profile,
+		BrowserSession: browserSession,
+		Nonce:          myNonce,
+		Proof:          bridge.ExtensionProof(secret, tr),
 	})
 	if err := writeMessage(ctx, c, &protocol.Message{ID: helloID, Method: protocol.MethodHello, Params: params}); err != nil {
 		return nil, fmt.Errorf("bridgetest: sending hello: %w", err)

@@ -45,6 +45,7 @@ var golden = []struct {
 	{"stop_sharing_request.json", protocol.KindRequest, protocol.MethodStopSharing, func() any { return new(protocol.StopSharing) }},
 	{"pause_all_request.json", protocol.KindRequest, protocol.MethodPauseAll, func() any { return new(struct{}) }},
 	{"busy_error_response.json", protocol.KindResponse, "", func() any { return new(protocol.Error) }},
+	{"changed_error_response.json", protocol.KindResponse, "", func() any { return new(protocol.Error) }},
 }
 
 func readGolden(t testing.TB, name string) []byte {

@@ -210,6 +210,17 @@ func (m *Message) Kind() Kind {
 type Error struct {
 	Code    string `json:"code"`
 	Message string `json:"message"`
+	// Now is, for CodeChanged from a resolve, what the element is now: its
+	// new element id with its role and name; nil otherwise.
+	Now *Shown `json:"now,omitempty"`
+}
+
+// Shown is an element as a frame shows it now: its element id, role and
+// name.
+type Shown struct {
+	ID   int    `json:"id"`
+	Role string `json:"role"`
+	Name string `json:"name"`
 }
 
 func (e *Error) Error() string { return e.Code + ": " + e.Message }
@@ -270,8 +281,13 @@ type Hello struct {
 	Extension string `json:"extension"` // extension version
 	Browser   string `json:"browser"`   // user agent brand and version
 	Profile   string `json:"profile"`   // random id kept in the profile's storage
-	Nonce     string `json:"nonce"`     // the extension's nonce, hex
-	Proof     string `json:"proof"`
+	// BrowserSession is a random id kept in the browser's session storage:
+	// the same while the browser runs, across restarts of the service
+	// worker, and new after the browser restarts. The app drops a profile's
+	// tabs and shares when it changes, since Chrome then reuses tab ids.
+	BrowserSession string `json:"browserSession"`
+	Nonce          string `json:"nonce"` // the extension's nonce, hex
+	Proof          string `json:"proof"`
 }
 
 // Welcome answers Hello. Proof is

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -170,7 +171,7 @@ func FuzzDecode(f *testing.F) {
 			t.Fatalf("round trip changed the message: %v %q %q → %v %q %q",
 				m.Kind(), m.ID, m.Method, m2.Kind(), m2.ID, m2.Method)
 		}
-		if (m.Error == nil) != (m2.Error == nil) || (m.Error != nil && *m.Error != *m2.Error) {
+		if (m.Error == nil) != (m2.Error == nil) || (m.Error != nil && !reflect.DeepEqual(m.Error, m2.Error)) {
 			t.Fatalf("round trip changed the error: %+v → %+v", m.Error, m2.Error)
 		}
 	})

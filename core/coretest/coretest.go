@@ -6,9 +6,15 @@
 package coretest
 
 import (
+	"bytes"
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"image"
+	"image/color"
+	"image/draw"
+	"image/png"
 	"path/filepath"
 	"slices"
 	"sync"
@@ -33,6 +39,24 @@ const Profile = "test-profile"
 var (
 	Window   = protocol.Window{ScreenX: 0, ScreenY: 0, OuterWidth: 1000, OuterHeight: 700, DPR: 1}
 	Viewport = protocol.Viewport{Width: 1000, Height: 613, InnerWidth: 1000, InnerHeight: 613, ClientWidth: 1000, ClientHeight: 613}
+)
+
+// Capture is the picture the fake browser gives of any tab: the viewport,
+// white, in its CSS pixels.
+func Capture() []byte {
+	captureOnce.Do(func() {
+		img := image.NewRGBA(image.Rect(0, 0, int(Viewport.InnerWidth), int(Viewport.InnerHeight)))
+		draw.Draw(img, img.Bounds(), image.NewUniform(color.White), image.Point{}, draw.Src)
+		var b bytes.Buffer
+		png.Encode(&b, img)
+		capture = b.Bytes()
+	})
+	return capture
+}
+
+var (
+	captureOnce sync.Once
+	capture     []byte
 )
 
 // Page is a tab's content: its frames, as the extension would report them.
@@ -298,7 +322,7 @@ func (b *Browser) answerLocked(method string, raw json.RawMessage) (any, error) 
 		if b.noCapture {
 			return nil, &protocol.Error{Code: protocol.CodeInternal, Message: "This request exceeds the MAX_CAPTURE_VISIBLE_TAB_CALLS_PER_SECOND quota."}
 		}
-		return protocol.CaptureResult{DataURL: "data:image/png;base64,iVBORw0KGgo="}, nil
+		return protocol.CaptureResult{DataURL: "data:image/png;base64," + base64.StdEncoding.EncodeToString(Capture())}, nil
 	case protocol.MethodActivate, protocol.MethodNavigate, protocol.MethodKeepalive:
 		return struct{}{}, nil
 	}
@@ -324,7 +348,7 @@ func (b *Browser) resolveLocked(p protocol.ResolveParams) (*protocol.ResolveResu
 		return nil, &protocol.Error{Code: protocol.CodeStale, Message: "the element is no longer on the page"}
 	}
 	if n.Role != p.Role || n.Name != p.Name {
-		return nil, &protocol.Error{Code: protocol.CodeChanged, Message: fmt.Sprintf("the element is now %s %q", n.Role, n.Name)}
+		return nil, &protocol.Error{Code: protocol.CodeChanged, Message: fmt.Sprintf("the element is now %s %q", n.Role, n.Name), Now: &protocol.Shown{ID: n.ID, Role: n.Role, Name: n.Name}}
 	}
 	box := protocol.Rect{}
 	if n.Box != nil {

@@ -45,9 +45,12 @@ type Options struct {
 	URL         string // the first page
 	Width       int    // window size in DIP, default 1000×700
 	Height      int
+	// DevTools opens Chromium's DevTools port on 127.0.0.1 (see
+	// chromium.Options.DevTools); the test finds it in the profile.
+	DevTools bool
 }
 
-// Browser is a running Chromium.
+// Browser is a running Chromium. Restart replaces its Process.
 type Browser struct {
 	*chromium.Process
 }
@@ -63,20 +66,33 @@ func Start(t testing.TB, opts Options) *Browser {
 	}
 	p, err := chromium.Launch(chromium.Options{
 		Display: opts.X.Display, Dir: t.TempDir(), Reins: opts.Reins, DataDir: opts.DataDir, URL: opts.URL,
-		Width: opts.Width, Height: opts.Height, DeviceScale: opts.DeviceScale,
+		Width: opts.Width, Height: opts.Height, DeviceScale: opts.DeviceScale, DevTools: opts.DevTools,
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
+	b := &Browser{p}
 	t.Cleanup(func() {
-		p.Stop()
+		b.Stop()
 		if t.Failed() {
-			if log, err := os.ReadFile(p.LogPath); err == nil {
+			if log, err := os.ReadFile(b.LogPath); err == nil {
 				t.Logf("chromium log (tail):\n%s", tail(string(log), 4000))
 			}
 		}
 	})
-	return &Browser{p}
+	return b
+}
+
+// Restart quits Chromium and starts it again on the same profile, with the
+// same options: the extension keeps what it stored in chrome.storage.local
+// and loses chrome.storage.session, as when a person restarts the browser.
+func (b *Browser) Restart(t testing.TB) {
+	t.Helper()
+	p, err := b.Process.Restart()
+	if err != nil {
+		t.Fatal(err)
+	}
+	b.Process = p
 }
 
 // GroupAlive reports whether any process of the group is still running.

@@ -42,12 +42,20 @@ type Options struct {
 	DeviceScale float64  // optional: --force-device-scale-factor
 	Args        []string // optional: more flags, before the URL
 	Path        string   // optional: the Chromium binary; default Find()
+	// DevTools opens Chromium's DevTools port on 127.0.0.1, on a free port
+	// that Chromium writes into DevToolsActivePort in the profile.
+	DevTools bool // optional
 }
+
+// DevToolsFile is the file in the profile where Chromium started with
+// Options.DevTools writes its DevTools port and the browser target's path.
+const DevToolsFile = "DevToolsActivePort"
 
 // Process is a running Chromium in its own process group.
 type Process struct {
 	cmd     *exec.Cmd
 	exited  chan struct{}
+	opts    Options // as Launch was given them, for Restart
 	LogPath string
 	Profile string // the --user-data-dir
 }
@@ -83,6 +91,9 @@ func Launch(opts Options) (*Process, error) {
 	if opts.DeviceScale > 0 {
 		args = append(args, fmt.Sprintf("--force-device-scale-factor=%g", opts.DeviceScale))
 	}
+	if opts.DevTools {
+		args = append(args, "--remote-debugging-port=0", "--remote-debugging-address=127.0.0.1")
+	}
 	args = append(args, opts.Args...)
 	if opts.URL != "" {
 		args = append(args, opts.URL)
@@ -100,13 +111,31 @@ func Launch(opts Options) (*Process, error) {
 		logf.Close()
 		return nil, err
 	}
-	p := &Process{cmd: cmd, exited: make(chan struct{}), LogPath: logPath, Profile: profile}
+	p := &Process{cmd: cmd, exited: make(chan struct{}), opts: opts, LogPath: logPath, Profile: profile}
 	go func() {
 		cmd.Wait()
 		logf.Close()
 		close(p.exited)
 	}()
 	return p, nil
+}
+
+// Restart stops Chromium and launches it again with the same options, on
+// the same profile folder: as a person who quits the browser and opens it
+// again, it keeps the profile's storage and loses the browser's session.
+// The log of the run that ended is kept beside the new one, with ".1"
+// added to its name.
+func (p *Process) Restart() (*Process, error) {
+	p.Stop()
+	// It names the port of the Chromium that stopped until the next one
+	// writes its own.
+	if err := os.Remove(filepath.Join(p.Profile, DevToolsFile)); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return nil, err
+	}
+	if err := os.Rename(p.LogPath, p.LogPath+".1"); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return nil, err
+	}
+	return Launch(p.opts)
 }
 
 // Exited is closed once Chromium's main process has ended.

@@ -176,6 +176,23 @@ func (s *scene) windows() []shot {
 	p2.Add(&pw)
 	out = append(out, shot{"approval-popup-secret-in-frame", p2.Content(), ui.PopupSize})
 
+	// A plan of three steps, one of them always asked on its own.
+	pl := vocab.Request{ID: "p1", Agent: claude(), Act: vocab.Act{Kind: vocab.Plan, Text: "Check the sizes, then place the order", Steps: 3}, Picture: shopPNG, Asked: s.now.Add(-4 * time.Second),
+		Target: vocab.Target{Tab: "3", TabTitle: "Cart — Shop", Origin: "https://shop.example.com"}}
+	step := func(kind vocab.ActKind, ref, role, name, reason string, b vocab.Box) vocab.PlanStep {
+		return vocab.PlanStep{Act: vocab.Act{Kind: kind, Plan: "p1", Steps: 3}, Target: vocab.Target{Tab: "3", TabTitle: "Cart — Shop", Origin: "https://shop.example.com", Ref: ref, Role: role, Name: name}, Reason: reason, Box: &b}
+	}
+	pl.Plan = []vocab.PlanStep{
+		step(vocab.Hover, "e12", "link", "Linen shirt", "see the size", vocab.Box{X: 124, Y: 116, W: 92, H: 20}),
+		step(vocab.Hover, "e15", "link", "Canvas tote", "see the colour", vocab.Box{X: 124, Y: 205, W: 102, H: 20}),
+		step(vocab.Click, "e41", "button", "Place order", "", vocab.Box{X: boxX, Y: boxY, W: boxW, H: boxH}),
+	}
+	pl.Plan[2].Risk = s.placeOrder("x").Risk
+	p4 := ui.NewPopup(ui.PopupOptions{Engine: e, Clock: s.clock, Timeout: 42 * time.Second})
+	p4.Add(&pl)
+	s.clock.Advance(ui.ArmDelay)
+	out = append(out, shot{"approval-popup-plan", p4.Content(), ui.PopupSize})
+
 	// A new agent's first connection.
 	cn := vocab.Request{ID: "c1", Agent: vocab.Agent{Name: "Codex", PID: 5230, Exe: "/opt/homebrew/bin/codex"}, Act: vocab.Act{Kind: vocab.Connect}, Asked: s.now.Add(-2 * time.Second)}
 	p3 := ui.NewPopup(ui.PopupOptions{Engine: e, Clock: s.clock, Timeout: 30 * time.Second})

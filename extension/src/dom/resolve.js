@@ -11,7 +11,7 @@ import { fail } from "../pure/reply.js";
 import { forgetSecrets, isSecret, nameOf, roleAsShown } from "./accessible.js";
 import { composedContains, deepFromPoint } from "./composed.js";
 import { checkNav, doc, epoch } from "./nav.js";
-import { elementOf, shownAs } from "./refs.js";
+import { elementOf, idFor, shownAs } from "./refs.js";
 import { forgetStyles } from "./style.js";
 import { box, clientSize, frameChild, frameIndex, viewport, windowMetrics } from "./window.js";
 
@@ -30,7 +30,7 @@ export function resolve(p) {
   forgetStyles();
   const known = shownAs(el);
   if (!known || known.role !== role || known.name !== name || role !== p.role || name !== p.name) {
-    return fail("changed", `the element changed since the snapshot: it is now ${role} "${name}"`);
+    return fail("changed", `the element changed since the snapshot: it is now ${role} "${name}"`, { id: idFor(el, role, name), role, name });
   }
   if (el.getAttribute("aria-disabled") === "true" || (el.matches && el.matches(":disabled"))) return fail("disabled", "the element is disabled");
   const style = getComputedStyle(el);

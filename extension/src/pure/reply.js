@@ -4,6 +4,8 @@
 
 // fail is the answer {error: {code, message}}; the code is one the bridge
 // protocol names (stale_ref, changed, disabled, not_visible, obscured, …).
-export function fail(code, message) {
-  return { error: { code, message } };
+// A changed element's answer also says what it is now: now, its
+// {id, role, name}.
+export function fail(code, message, now) {
+  return now ? { error: { code, message, now } } : { error: { code, message } };
 }

@@ -194,6 +194,7 @@ test("resolve answers with the golden result's fields", () => {
 
 test("resolve refuses with the protocol's codes and the golden error's fields", () => {
   const want = golden("error_response.json").error;
+  const wantChanged = golden("changed_error_response.json").error;
   const r = first.result;
   const ask = (p) => sw.ask({ type: "resolve", doc: r.doc, epoch: r.epoch, id: 3, role: "button", name: "Sign in", ...p });
   doc.hit = el.signIn;
@@ -207,8 +208,12 @@ test("resolve refuses with the protocol's codes and the golden error's fields", 
   for (const [p, code] of cases) {
     const got = ask(p);
     assert.ok(got.error, JSON.stringify(p));
-    sameFields(got.error, want, {}, "error");
+    sameFields(got.error, code === "changed" ? wantChanged : want, {}, "error");
     assert.equal(got.error.code, code, JSON.stringify(p));
+    if (code === "changed") {
+      // What the element is now, under the id a snapshot names it by.
+      assert.deepEqual(got.error.now, { id: 3, role: "button", name: "Sign in" });
+    }
   }
   doc.hit = el.heading;
   assert.equal(ask({}).error.code, "obscured");

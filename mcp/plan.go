@@ -1,0 +1,109 @@
+package mcp
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/reins-app/reins/agentdoor"
+	"github.com/reins-app/reins/vocab"
+)
+
+type planStepIn struct {
+	Action  string `json:"action" jsonschema:"click, double_click, right_click, hover, type, select_option, press_key or scroll"`
+	Ref     string `json:"ref,omitempty" jsonschema:"the element's ref from the snapshot; every action but press_key needs one"`
+	Text    string `json:"text,omitempty" jsonschema:"type: the text to type; select_option: the visible text of the option"`
+	Submit  bool   `json:"submit,omitempty" jsonschema:"type: press Enter after typing"`
+	Clear   bool   `json:"clear,omitempty" jsonschema:"type: select everything in the field and delete it first"`
+	Key     string `json:"key,omitempty" jsonschema:"press_key: a key or chord such as Tab or Enter"`
+	DX      int    `json:"dx,omitempty" jsonschema:"scroll: wheel notches to the right"`
+	DY      int    `json:"dy,omitempty" jsonschema:"scroll: wheel notches down"`
+	Element string `json:"element,omitempty" jsonschema:"the element in a few words of your own"`
+	Reason  string `json:"reason,omitempty" jsonschema:"why this step, in a few words, shown to the person"`
+}
+
+type planIn struct {
+	tabIn
+	Snapshot string       `json:"snapshot,omitempty" jsonschema:"the snapshot id every step's ref comes from; by default your latest snapshot of the tab"`
+	Summary  string       `json:"summary,omitempty" jsonschema:"what the plan does, in one line, shown to the person as your words"`
+	Steps    []planStepIn `json:"steps" jsonschema:"the steps in order"`
+}
+
+// addPlanTools registers browser_run_plan.
+func (h *handler) addPlanTools(s *sdk.Server) {
+	sdk.AddTool(s, &sdk.Tool{Name: "browser_run_plan", Annotations: acting("Run a plan"),
+		Description: fmt.Sprintf("Propose several steps on one tab (at most %d, all refs from one snapshot, no navigation), e.g. the fields of a form and its button, "+
+			"and run them. The person reads the whole plan in one popup and says yes to all of it, yes up to one of its steps, or no; nothing here says yes for them. "+
+			"Each step the person took fires only if it still matches the plan at its turn (same action, element, role, name, site and text); anything else, "+
+			"and every step that types into a password or payment field or presses a button that buys, pays, sends or deletes, is put to the person on its own. "+
+			"The plan ends at the first step not done, when the tab navigates, when the person stops all agents, or when its time runs out. "+
+			"The result lists each step's outcome and what changed on the page.", agentdoor.MaxPlanSteps)},
+		func(ctx context.Context, req *sdk.CallToolRequest, in planIn) (*sdk.CallToolResult, any, error) {
+			s := h.session(req.Session, req.Extra)
+			tab, err := h.tab(ctx, s, in.tabIn)
+			if err != nil {
+				return refusal(err), nil, nil
+			}
+			p := agentdoor.PlanRequest{Tab: tab, Snapshot: in.Snapshot, Summary: in.Summary}
+			for i, st := range in.Steps {
+				act, err := planAct(st)
+				if err != nil {
+					return refusal(badRequest("step %d: %v", i+1, err)), nil, nil
+				}
+				p.Steps = append(p.Steps, agentdoor.PlanStepRequest{Ref: st.Ref, Act: act, Element: st.Element, Reason: st.Reason})
+			}
+			r, err := s.RunPlan(ctx, p)
+			if err != nil {
+				return refusal(err), nil, nil
+			}
+			var b strings.Builder
+			fmt.Fprintf(&b, "Plan %s: the person allowed steps 1 to %d of %d.\n", r.Plan, r.Allowed, len(p.Steps))
+			for _, st := range r.Steps {
+				switch {
+				case st.Code == "" && st.Asked:
+					fmt.Fprintf(&b, "%d. done, asked on its own: %s (audit row %d)\n", st.Step, st.Done, st.Audit)
+				case st.Code == "":
+					fmt.Fprintf(&b, "%d. done: %s (audit row %d)\n", st.Step, st.Done, st.Audit)
+				default:
+					fmt.Fprintf(&b, "%d. not done (%s): %s\n", st.Step, st.Code, st.Error)
+				}
+			}
+			if r.Ended != "" {
+				fmt.Fprintf(&b, "The plan ended: %s.\n", r.Ended)
+			}
+			ch, err := s.Changes(ctx, tab, h.opts.Settle)
+			writeChanges(&b, ch, err)
+			return textResult(b.String()), nil, nil
+		})
+}
+
+// planAct is the act a step of a plan names.
+func planAct(st planStepIn) (vocab.Act, error) {
+	switch st.Action {
+	case "click":
+		return vocab.Act{Kind: vocab.Click}, nil
+	case "double_click":
+		return vocab.Act{Kind: vocab.DoubleClick}, nil
+	case "right_click":
+		return vocab.Act{Kind: vocab.RightClick}, nil
+	case "hover":
+		return vocab.Act{Kind: vocab.Hover}, nil
+	case "type":
+		return vocab.Act{Kind: vocab.Type, Text: st.Text, Submit: st.Submit, Clear: st.Clear}, nil
+	case "select_option":
+		return vocab.Act{Kind: vocab.Type, Text: st.Text, Submit: true}, nil
+	case "press_key":
+		if st.Key == "" {
+			return vocab.Act{}, fmt.Errorf("press_key needs a key")
+		}
+		return vocab.Act{Kind: vocab.Key, Keys: st.Key}, nil
+	case "scroll":
+		if st.DX == 0 && st.DY == 0 {
+			st.DY = 3
+		}
+		return vocab.Act{Kind: vocab.Scroll, DX: st.DX, DY: st.DY}, nil
+	}
+	return vocab.Act{}, fmt.Errorf("action %q is not one a plan can hold; use click, double_click, right_click, hover, type, select_option, press_key or scroll", st.Action)
+}
