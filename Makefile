@@ -63,8 +63,8 @@ screenshots: deps
 ## bench: benchmarks, outside `make test`.
 bench: deps
 	$(GO) test -run '^$$' -bench . -benchmem ./bridge/... ./audit/... ./grounding/... ./core/... ./internal/plain/
-	$(GO) test -run '^$$' -bench . -benchtime 50x -p 1 $(E2E_PKGS)
 	cd bench && npm ci --no-audit --no-fund
+	$(GO) test -run '^$$' -bench . -benchtime 50x -p 1 $(E2E_PKGS)
 	$(GO) run ./bench -pages $(PAGES)
 
 ## fuzz: a short run of each fuzz target.

@@ -49,8 +49,14 @@ type Session interface {
 	// Find lists the lines of a fresh snapshot that match query or role.
 	Find(ctx context.Context, tab, query, role string) (*FindResult, error)
 	// Changes reads what changed on the tab since the session's last
-	// snapshot, after settle.
+	// snapshot, once the page has settled (settle is the fixed wait when
+	// the extension cannot tell).
 	Changes(ctx context.Context, tab string, settle time.Duration) (*ReadResult, error)
+	// ChangesAfter reads what changed on the tab after act, as soon as the
+	// page has settled (a navigation's once the new document has), and says
+	// in note when it did not within the cap; fallback is the fixed wait
+	// used when the extension cannot tell.
+	ChangesAfter(ctx context.Context, tab string, act vocab.Act, fallback time.Duration) (res *ReadResult, note string, err error)
 	// Screenshot is a PNG of the tab's visible area.
 	Screenshot(ctx context.Context, tab string) ([]byte, error)
 	// ScreenshotOf is a PNG of one element, by its ref in snapshot ("" for

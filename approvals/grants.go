@@ -148,9 +148,19 @@ func (g *Grants) Get(key string) Grant {
 // withdrawn because the tab left the origin it was shared on; a held tab
 // keeps its grant (see [Grants.Hold]).
 func (g *Grants) Observe(key, origin string) (revoked bool) {
+	return g.observe(key, origin, true)
+}
+
+// observe is Observe; note says origin is where the tab is now (a
+// navigation said so), which a held tab's hold records. A read's origin
+// may be older than the tab's last navigation, and is not noted.
+func (g *Grants) observe(key, origin string, note bool) (revoked bool) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	held := g.noteHeldLocked(key, origin)
+	held := g.held[key] != nil
+	if note {
+		held = g.noteHeldLocked(key, origin)
+	}
 	gr, ok := g.m[key]
 	if !ok || key == vocab.DesktopKey || gr.Origin == origin || held {
 		return false
@@ -172,7 +182,7 @@ func (g *Grants) Forget(key string) {
 // it is held, which refuses it there (ErrHeldElsewhere), and refuses acts
 // on its own origin too (ErrHandedOff).
 func (g *Grants) Check(key, origin string, need vocab.Level) error {
-	if g.Observe(key, origin) {
+	if g.observe(key, origin, false) {
 		return ErrOriginChanged
 	}
 	if err := g.checkHeld(key, origin, need); err != nil {

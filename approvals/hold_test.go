@@ -115,3 +115,19 @@ func TestHoldNeedsAShare(t *testing.T) {
 		t.Fatal("a forgotten tab is still held")
 	}
 }
+
+func TestAStaleReadDoesNotMoveAHeldTabBack(t *testing.T) {
+	g := heldGrants(t)
+	g.Observe("1", sso) // the sign-on page, by navigation
+	// A read begun on the shop site checks in after the navigation: the
+	// tab is elsewhere now, so it is refused.
+	if err := g.Check("1", shop, vocab.ReadOnly); err == nil {
+		t.Fatal("a read that began on the shop site was let through while the tab shows the sign-on site")
+	}
+	if _, now, _ := g.Held("1"); now != sso {
+		t.Fatalf("a read's origin moved the held tab to %q", now)
+	}
+	if got := g.Get("1"); got.Level != vocab.None {
+		t.Fatalf("the tab, on the sign-on site, lists as shared: %+v", got)
+	}
+}

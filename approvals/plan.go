@@ -125,6 +125,11 @@ func (p *Planned) Step(i int, req vocab.Request) (Approved, error) {
 	if _, risky := RiskOf(req.Act, req.Target); risky {
 		return Approved{}, errors.New("the risk table says such an act is always asked on its own")
 	}
+	if req.Act.Kind == vocab.Key {
+		// Keys go wherever the focus is, which the page can move between
+		// the steps; the plan names no element for them.
+		return Approved{}, errors.New("a key press goes wherever the focus is, so it is asked on its own")
+	}
 	step := p.req.Plan[i]
 	if why := differs(step, req); why != "" {
 		return Approved{}, errors.New("it no longer matches the plan: " + why)
@@ -183,6 +188,8 @@ func differs(step vocab.PlanStep, req vocab.Request) string {
 		return "the scrolling differs"
 	case a.URL != b.URL:
 		return "the address differs"
+	case a.Reach != b.Reach:
+		return "the element must be scrolled into view first, which the plan did not say"
 	}
 	s, t := step.Target, req.Target
 	switch {

@@ -98,6 +98,7 @@ func TestAStepThatDiffersFromThePlanIsNotCovered(t *testing.T) {
 		"another site":       func(r *vocab.Request) { r.Target.Origin = "https://evil.example" },
 		"a frame of another": func(r *vocab.Request) { r.Target.FrameOrigin = "https://ads.example" },
 		"another tab":        func(r *vocab.Request) { r.Target.Tab = "2" },
+		"scrolled to first":  func(r *vocab.Request) { r.Act.Reach = true },
 	}
 	for name, f := range change {
 		t.Run(name, func(t *testing.T) {

@@ -530,7 +530,7 @@ func TestTheShareTableComesFirstAndBeforeEveryRead(t *testing.T) {
 	h := start(t, nil)
 	var mu sync.Mutex
 	level := protocol.LevelNone
-	h.s.ShareTable(func(profile string) protocol.Shares {
+	h.s.ShareTable(func(profile, _ string) protocol.Shares {
 		mu.Lock()
 		defer mu.Unlock()
 		line := protocol.TabShare{Tab: 3, Level: level}

@@ -92,8 +92,8 @@ type Server struct {
 	events chan Event
 	nextID atomic.Uint64
 
-	handler atomic.Pointer[Handler]                      // extension → app requests; see Handle
-	shares  atomic.Pointer[func(string) protocol.Shares] // see ShareTable
+	handler atomic.Pointer[Handler]                              // extension → app requests; see Handle
+	shares  atomic.Pointer[func(string, string) protocol.Shares] // see ShareTable
 
 	mu    sync.Mutex
 	peers map[string]*peer // guarded by mu; by profile
@@ -584,9 +584,22 @@ func (p *peer) write(ctx context.Context, m *protocol.Message) error {
 // extension that pairs before anything else, and again, when it changed,
 // before every request that reads or acts on a tab ([protocol.NeedsShare]):
 // the extension refuses those for a tab its latest table does not share.
-// f is called without the bridge's locks held and must not call the
-// bridge.
-func (s *Server) ShareTable(f func(profile string) protocol.Shares) { s.shares.Store(&f) }
+// f is given the profile and the browser session (protocol.Hello's) of the
+// connection, is called without the bridge's locks held and must not call
+// the bridge.
+func (s *Server) ShareTable(f func(profile, session string) protocol.Shares) { s.shares.Store(&f) }
+
+// SessionOf is the browser session (protocol.Hello's) of profile's
+// connection now, and whether it has one.
+func (s *Server) SessionOf(profile string) (string, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	p := s.peers[profile]
+	if p == nil {
+		return "", false
+	}
+	return p.info.BrowserSession, true
+}
 
 // PushShares sends profile's extension its share table when it differs
 // from the last one that connection got. It fails with ErrNotConnected
@@ -614,7 +627,7 @@ func (s *Server) pushShares(ctx context.Context, p *peer) error {
 	}
 	p.sharesMu.Lock()
 	defer p.sharesMu.Unlock()
-	t := (*f)(p.info.Profile)
+	t := (*f)(p.info.Profile, p.info.BrowserSession)
 	if t.Tabs == nil {
 		t.Tabs = []protocol.TabShare{}
 	}

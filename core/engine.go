@@ -382,10 +382,12 @@ func (e *Engine) updateTabs(profile string, tabs []protocol.Tab) {
 	e.mu.Unlock()
 	for _, id := range closed {
 		e.broker.ForgetTab(id)
+		e.plans.end(id, "the tab was closed")
 	}
 	e.handoffTabsClosed(closed)
 	for _, id := range revoked {
 		e.broker.ForgetTab(id)
+		e.plans.end(id, "the tab left the site it was shared on")
 		e.publish(persondoor.Event{Kind: persondoor.EventShare, Tab: id, Level: vocab.None, Detail: "the tab left the site it was shared on"})
 	}
 	e.publish(persondoor.Event{Kind: persondoor.EventTabs})
@@ -493,6 +495,8 @@ func (e *Engine) SetShare(tab string, level vocab.Level) error {
 	if err := e.grants.SetPinned(tab, origin, pin, level); err != nil {
 		return err
 	}
+	// A plan was allowed on the share the person just changed.
+	e.plans.end(tab, "the person changed how the tab is shared")
 	if level < vocab.Control {
 		e.broker.ForgetTab(tab)
 	}

@@ -37,6 +37,9 @@ type firing struct {
 	again func(ctx context.Context, req *vocab.Request)
 	// done is the detail of the outcome row when the act fires; may be "".
 	done string
+	// said, if set, adds to done what perform did on the way: how far a
+	// reach scrolled, say.
+	said func() string
 	// input says the act is OS input, fired by the executor.
 	input bool
 	// turn is, for a step of a plan, which step of which plan; nil
@@ -204,7 +207,11 @@ func (s *Session) decide(ctx context.Context, f *firing, holds int) (approvals.A
 	if f.turn != nil && holds == 0 {
 		approved, err := f.turn.plan.Step(f.turn.i, f.req)
 		if err == nil {
+			f.turn.page = e.topFrame(f.tab)
 			return approved, nil
+		}
+		if live := f.turn.plan.Live(); live != nil {
+			return approvals.Approved{}, errorf(vocab.CodePlanEnded, "%v; nothing was asked or done", live)
 		}
 		f.turn.why = err.Error()
 		if f.again != nil {
@@ -250,6 +257,13 @@ func (s *Session) fireApproved(ctx context.Context, f firing, approved approvals
 	if err != nil {
 		return nil, err
 	}
+	if approved.How() == vocab.AllowPlan {
+		// The plan's leave holds only while the plan does, on the page it
+		// was matched on.
+		if err := e.planStill(f); err != nil {
+			return nil, err
+		}
+	}
 	if err := paused(); err != nil {
 		return nil, err
 	}
@@ -268,6 +282,9 @@ func (s *Session) fireApproved(ctx context.Context, f firing, approved approvals
 		fireErr = &vocab.Error{Code: vocab.CodePaused, Message: "the person paused all agents while this act was under way; it was stopped there, and any key or button it held was let go", Err: fireErr}
 	}
 	final := audit.Entry{Agent: s.agent, Act: f.en.Act, Target: f.en.Target, Decision: f.en.Decision, Outcome: vocab.OutcomeDone, Detail: f.done}
+	if f.said != nil {
+		final.Detail = joinDetail(f.done, f.said())
+	}
 	if fireErr != nil {
 		ce, outcome := classify(fireErr)
 		final.Outcome, final.Code, final.Detail = outcome, ce.Code, ce.Message

@@ -24,6 +24,35 @@ type planTurn struct {
 	i     int
 	asked bool
 	why   string
+	page  grounding.FrameState // the top frame's document when the plan covered the step
+}
+
+// topFrame is the tab's top frame's document and epoch now.
+func (e *Engine) topFrame(tab string) grounding.FrameState {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if t := e.tabs[tab]; t != nil {
+		return t.frames[0]
+	}
+	return grounding.FrameState{}
+}
+
+// planStill refuses a step the plan covered when, by the time it is to
+// fire, the plan has ended (the tab navigated, agents were paused, the
+// share changed, its time ran out) or the tab's top frame shows another
+// document than when the plan covered it: the plan's leave was for that
+// page.
+func (e *Engine) planStill(f firing) error {
+	if f.turn == nil {
+		return errorf(vocab.CodePlanEnded, "the step has no plan; nothing was done")
+	}
+	if err := f.turn.plan.Live(); err != nil {
+		return errorf(vocab.CodePlanEnded, "%v; nothing was done", err)
+	}
+	if now := e.topFrame(f.tab); now != f.turn.page {
+		return errorf(vocab.CodePlanEnded, "the tab shows another page than when the plan covered this step; nothing was done")
+	}
+	return nil
 }
 
 // livePlans are the plans running, by tab, so that a navigation or a pause

@@ -153,10 +153,12 @@ func TestARelabelledStepIsAskedNotFired(t *testing.T) {
 	}
 }
 
-func TestAPlanEndsOnNavigationAndOnPause(t *testing.T) {
+func TestAPlanEndsOnNavigationPauseAndShareChange(t *testing.T) {
 	for name, during := range map[string]func(f *fixture){
 		"navigation": func(f *fixture) { f.Browser.Load(7, shop()) },
 		"pause":      func(f *fixture) { f.Pause(true) },
+		// Shared anew: the plan was allowed on the share before.
+		"share change": func(f *fixture) { f.SetShare(f.tab, vocab.Control) },
 	} {
 		t.Run(name, func(t *testing.T) {
 			f := newFixture(t, 2*time.Second)

@@ -163,17 +163,15 @@ func (s *Session) Find(ctx context.Context, tab, query, role string) (*agentdoor
 	return &agentdoor.FindResult{ID: snap.ID, Tab: tab, Lines: snap.Ranked(query, role)}, nil
 }
 
-// Changes is what an agent sees after an act: it waits settle for the page
-// to respond, takes a fresh snapshot and returns what changed since the
-// session's previous one. An act that took the tab off the site it was given
-// on ends the agent's access; that is reported as such, not as a failure.
+// Changes is what an agent sees after an act: it waits until the page has
+// settled (see [Session.ChangesAfter]; settle is the fixed wait used when
+// the extension cannot tell), takes a fresh snapshot and returns what
+// changed since the session's previous one. An act that took the tab off
+// the site it was given on ends the agent's access; that is reported as
+// such, not as a failure.
 func (s *Session) Changes(ctx context.Context, tab string, settle time.Duration) (*agentdoor.ReadResult, error) {
-	select {
-	case <-time.After(settle):
-	case <-ctx.Done():
-		return nil, ctx.Err()
-	}
-	return s.Read(ctx, agentdoor.ReadOptions{Tab: tab, Diff: true, MaxChars: agentdoor.ChangesBudget})
+	res, _, err := s.ChangesAfter(ctx, tab, vocab.Act{}, settle)
+	return res, err
 }
 
 // ScreenshotOf is [Session.Screenshot] cropped to an element when ref is set:

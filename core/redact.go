@@ -10,6 +10,7 @@ import (
 	"math"
 
 	"github.com/reins-app/reins/bridge/protocol"
+	"github.com/reins-app/reins/internal/plain"
 	"github.com/reins-app/reins/vocab"
 )
 
@@ -27,9 +28,15 @@ type shownBox struct {
 // secret field in a frame Reins cannot place is a reason to give no
 // picture, not to guess.
 func (e *Engine) secretBoxes(ctx context.Context, t *tabState, tab, title string) ([]shownBox, error) {
-	snap, _, err := e.readTree(ctx, t, tab, title)
+	snap, res, err := e.readTree(ctx, t, tab, title)
 	if err != nil {
 		return nil, err
+	}
+	// A frame that did not report may hold such a field too.
+	for _, f := range res.Frames {
+		if f.Error != "" {
+			return nil, errorf(vocab.CodeFailed, "a frame of the page (%s) did not say what it shows (%s), so Reins cannot tell whether a password or payment field is in it; no picture was taken: try again", plain.Text(f.URL, plain.URLMax), plain.Text(f.Error, plain.DetailMax))
+		}
 	}
 	vp := snap.Viewport()
 	vw := vp.InnerWidth

@@ -5,9 +5,12 @@ import (
 	"context"
 	"image"
 	"image/png"
+	"strings"
 	"testing"
 	"time"
 
+	"github.com/reins-app/reins/bridge/protocol"
+	"github.com/reins-app/reins/core/coretest"
 	"github.com/reins-app/reins/vocab"
 )
 
@@ -51,5 +54,16 @@ func TestAScreenshotHidesPasswordFields(t *testing.T) {
 	}
 	if r, g, b := pixel(t, crop, 10, 10); r|g|b != 0 {
 		t.Errorf("the password field's own picture shows it: %x %x %x", r, g, b)
+	}
+}
+
+func TestNoScreenshotWhileAFrameSaysNothing(t *testing.T) {
+	f := newFixture(t, time.Second)
+	f.SetShare(f.tab, vocab.ReadOnly)
+	f.Browser.Mutate(7, func(p *coretest.Page) {
+		p.Frames = append(p.Frames, protocol.FrameReport{Frame: 5, Parent: 0, URL: "https://pay.example/card", Index: -1, Error: "frame 5 timed out"})
+	})
+	if _, err := f.agent.Screenshot(context.Background(), f.tab); codeOf(err) != vocab.CodeFailed || !strings.Contains(err.Error(), "cannot tell whether a password or payment field is in it") {
+		t.Fatalf("a screenshot with a frame that did not report: %v", err)
 	}
 }

@@ -57,15 +57,30 @@ func (s *Session) tabs(ctx context.Context) []vocab.TabInfo {
 // callers need.
 func (e *Engine) lookup(tab string) (*tabState, protocol.Tab, error) {
 	e.mu.Lock()
-	defer e.mu.Unlock()
 	t := e.tabs[tab]
 	if t == nil {
+		e.mu.Unlock()
 		return nil, protocol.Tab{}, errorf(vocab.CodeNoTab, "there is no open tab %q; list tabs first", tab)
 	}
-	if !e.connected[t.chrome.profile] {
+	profile, info, connected, session := t.chrome.profile, t.info, e.connected[t.chrome.profile], e.browserSessions[t.chrome.profile]
+	e.mu.Unlock()
+	if !connected {
 		return nil, protocol.Tab{}, errorf(vocab.CodeDisconnected, "the Chrome extension for tab %s is not connected; try again when it reconnects", tab)
 	}
-	return t, t.info, nil
+	// A browser run that connected before the engine took it in numbers its
+	// tabs anew: a request for this tab would reach another run's tab.
+	if sb, ok := e.opts.Browser.(sessioned); ok {
+		if now, ok := sb.SessionOf(profile); ok && now != session {
+			return nil, protocol.Tab{}, errorf(vocab.CodeDisconnected, "the browser of tab %s has just started again and Reins has not taken in its tabs yet; list tabs again in a moment", tab)
+		}
+	}
+	return t, info, nil
+}
+
+// sessioned is a Browser that tells which browser session each profile's
+// connection is of; bridge.Server is one.
+type sessioned interface {
+	SessionOf(profile string) (string, bool)
 }
 
 // Snapshot reads a shared tab.
@@ -254,6 +269,9 @@ func (s *Session) act(ctx context.Context, r agentdoor.ActRequest, en *audit.Ent
 	default:
 		return nil, errorf(vocab.CodeBadRequest, "unknown act %q", r.Act.Kind)
 	}
+	// Whether an act scrolls to its element first is Reins' to find, never
+	// the agent's to ask.
+	r.Act.Reach, en.Act.Reach = false, false
 	if err := possible(en); err != nil {
 		return nil, err
 	}
@@ -306,6 +324,7 @@ func (s *Session) act(ctx context.Context, r agentdoor.ActRequest, en *audit.Ent
 	var el grounding.Element
 	var snap *grounding.Snapshot
 	var first *protocol.ResolveResult
+	var reach *protocol.Reach // the element is out of view: how to scroll to it
 	if r.Ref != "" {
 		el, snap, err = s.element(r)
 		if err != nil {
@@ -318,14 +337,23 @@ func (s *Session) act(ctx context.Context, r agentdoor.ActRequest, en *audit.Ent
 		// Find it now, so the person is asked about what is really there.
 		first, err = e.resolve(ctx, t, el)
 		if err != nil {
-			return nil, err
+			if reach = reachOf(err, el); reach == nil || !reachable(r.Act.Kind) {
+				return nil, err
+			}
+			// One act that scrolls to the element first, asked about as such.
+			r.Act.Reach, en.Act.Reach = true, true
 		}
-		if first.Secret || el.Secret {
+		if (first != nil && first.Secret) || el.Secret {
 			r.Act.Secret = true
 			en.Act.Secret = true
 		}
 		*found = true
-		if err := e.landsOnScreen(ctx, t, first); err != nil {
+		if reach != nil {
+			err = e.reachOnScreen(ctx, t, reach)
+		} else {
+			err = e.landsOnScreen(ctx, t, first)
+		}
+		if err != nil {
 			return nil, err
 		}
 	}
@@ -335,6 +363,8 @@ func (s *Session) act(ctx context.Context, r agentdoor.ActRequest, en *audit.Ent
 		req.Picture, req.Box, req.Sketch = e.picture(ctx, t, first, snap, el)
 	}
 	f := firing{tab: r.Tab, req: req, en: en, input: r.Act.Kind.IsInput(), turn: turn}
+	var reachFrom sighting // where ready found a reach act's element
+	var reached reaching   // how far its wheel has turned
 	f.ready = func(ctx context.Context) (audit.Plan, error) {
 		info, err := e.awaitInFront(ctx, r.Tab, r.Act.Kind)
 		if err != nil {
@@ -345,6 +375,10 @@ func (s *Session) act(ctx context.Context, r agentdoor.ActRequest, en *audit.Ent
 		}
 		if r.Ref == "" {
 			return audit.Plan{Scale: 1}, nil
+		}
+		if r.Act.Reach {
+			reached = reaching{}
+			return e.readyReach(ctx, t, el, &reachFrom)
 		}
 		fresh, err := e.resolve(ctx, t, el)
 		if err != nil {
@@ -359,7 +393,15 @@ func (s *Session) act(ctx context.Context, r agentdoor.ActRequest, en *audit.Ent
 		}
 		return audit.Plan{X: pt.X, Y: pt.Y, Scale: pt.Scale, Frame: el.FrameOrigin}, nil
 	}
-	f.perform = func(ctx context.Context, ticket audit.Ticket) error { return e.perform(ctx, t, ticket) }
+	f.perform = func(ctx context.Context, ticket audit.Ticket) error {
+		if r.Act.Reach {
+			return e.performReach(ctx, t, el, ticket, reachFrom, &reached)
+		}
+		return e.perform(ctx, t, ticket)
+	}
+	if r.Act.Reach {
+		f.said = reached.words
+	}
 	f.again = func(ctx context.Context, req *vocab.Request) {
 		req.Picture, req.Box, req.Sketch = nil, nil, nil
 		if r.Ref == "" || !info.Active {
@@ -372,7 +414,13 @@ func (s *Session) act(ctx context.Context, r agentdoor.ActRequest, en *audit.Ent
 	if r.Element != "" {
 		f.done = "the agent described the target as " + quoteIf(r.Element)
 	}
-	return s.decideAndFire(ctx, f)
+	res, err := s.decideAndFire(ctx, f)
+	if err == nil && r.Act.Kind == vocab.Scroll && snap != nil {
+		if where := e.scrolledTo(ctx, t, r.Tab, info.Title, el, snap); where != "" {
+			res.Done += "; " + where
+		}
+	}
+	return res, err
 }
 
 // landsOnScreen refuses input at an element whose point, where the tab

@@ -23,7 +23,7 @@ import (
 type StripLink interface {
 	Notify(ctx context.Context, profile, method string, params any) error
 	Handle(h bridge.Handler)
-	ShareTable(f func(profile string) protocol.Shares)
+	ShareTable(f func(profile, session string) protocol.Shares)
 	PushShares(ctx context.Context, profile string) error
 }
 
@@ -245,13 +245,20 @@ func (s *strip) forgetClosed() {
 	}
 }
 
-// table is profile's share table, without its Seq. The bridge calls it
-// from its own goroutines.
-func (s *strip) table(profile string) protocol.Shares {
+// table is profile's share table, without its Seq, for a connection of
+// the browser session named. The bridge calls it from its own goroutines,
+// for a new connection before the engine has heard of it: until the engine
+// has taken in that session, and dropped the tabs of a browser run that
+// ended, the table shares nothing, since the tabs it knows may be another
+// run's under the same numbers.
+func (s *strip) table(profile, session string) protocol.Shares {
 	e := s.e
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	t := protocol.Shares{Paused: e.Paused(), Tabs: []protocol.TabShare{}}
+	if e.browserSessions[profile] != session {
+		return t
+	}
 	for id, ts := range e.tabs {
 		if ts.chrome.profile != profile {
 			continue

@@ -35,7 +35,7 @@ type fakeLink struct {
 	mu      sync.Mutex
 	sent    []notice // guarded by mu
 	handler bridge.Handler
-	table   func(string) protocol.Shares
+	table   func(string, string) protocol.Shares
 	last    map[string]string // guarded by mu: by profile, the last table without Seq
 	seq     uint64            // guarded by mu
 }
@@ -56,7 +56,7 @@ func (l *fakeLink) Notify(ctx context.Context, profile, method string, params an
 	return nil
 }
 
-func (l *fakeLink) ShareTable(f func(string) protocol.Shares) {
+func (l *fakeLink) ShareTable(f func(string, string) protocol.Shares) {
 	l.mu.Lock()
 	l.table = f
 	l.mu.Unlock()
@@ -66,7 +66,7 @@ func (l *fakeLink) PushShares(ctx context.Context, profile string) error {
 	l.mu.Lock()
 	f := l.table
 	l.mu.Unlock()
-	t := f(profile)
+	t := f(profile, "")
 	key, _ := json.Marshal(t)
 	l.mu.Lock()
 	defer l.mu.Unlock()
@@ -592,4 +592,22 @@ func engineOnARealBridge(t *testing.T) (ctx context.Context, br *bridge.Server, 
 	go e.Run(ctx)
 	t.Cleanup(func() { e.Close() })
 	return ctx, br, e, secret
+}
+
+func TestANewBrowserRunGetsNoSharesBeforeReinsHasTakenItIn(t *testing.T) {
+	f, l := stripFixture(t, 2*time.Second)
+	if err := f.SetShare(f.tab, vocab.Control); err != nil {
+		t.Fatal(err)
+	}
+	l.mu.Lock()
+	table := l.table
+	l.mu.Unlock()
+	if s := table(coretest.Profile, ""); len(s.Tabs) != 1 || s.Tabs[0].Level != protocol.LevelControl {
+		t.Fatalf("the run Reins knows: %+v", s)
+	}
+	// A connection of another run, before its connected event: the tab
+	// numbers Reins knows may be that run's other tabs.
+	if s := table(coretest.Profile, "a run Reins has not heard of"); len(s.Tabs) != 0 {
+		t.Fatalf("a new run's table shares %+v", s.Tabs)
+	}
 }

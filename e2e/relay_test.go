@@ -264,7 +264,7 @@ func startBareBridge(t *testing.T, secret []byte, table func(string) protocol.Sh
 	if err != nil {
 		t.Fatal(err)
 	}
-	s.ShareTable(table)
+	s.ShareTable(func(profile, _ string) protocol.Shares { return table(profile) })
 	if err := s.Start(); err != nil {
 		t.Fatal(err)
 	}

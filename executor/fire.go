@@ -73,6 +73,69 @@ func check(t audit.Ticket) (checked, error) {
 	return c, nil
 }
 
+// ReachStep is one step of an act whose target is first scrolled into view
+// (vocab.Act.Reach), fired under the act's one ticket: a burst of wheel
+// notches over a point, or, with no notches, the act itself at the point
+// where its target was found once it showed. The caller finds each point
+// afresh; each step goes through every check an act does.
+type ReachStep struct {
+	X, Y   float64 // DIP
+	DX, DY int     // wheel notches, right and down positive; both 0: the act itself
+}
+
+// MaxReachNotches is the most wheel notches one step of a reach turns along
+// each axis.
+const MaxReachNotches = 15
+
+type reachKey struct{}
+
+// WithReachStep returns ctx carrying s, for Fire to fire that step of the
+// ticket's act. A ticket whose act has Reach fires only step by step, and a
+// step only under such a ticket.
+func WithReachStep(ctx context.Context, s ReachStep) context.Context {
+	return context.WithValue(ctx, reachKey{}, s)
+}
+
+// ReachStepOf is the reach step ctx carries, if any: for a recorder or a
+// test to see which step of a reach act is firing.
+func ReachStepOf(ctx context.Context) (ReachStep, bool) {
+	s, ok := ctx.Value(reachKey{}).(ReachStep)
+	return s, ok
+}
+
+// stepped turns c into the reach step ctx carries, or refuses a step that
+// does not belong to c's act.
+func stepped(ctx context.Context, c checked) (checked, error) {
+	st, ok := ReachStepOf(ctx)
+	switch {
+	case !ok && !c.act.Reach:
+		return c, nil
+	case !ok:
+		return checked{}, fmt.Errorf("%w: an act that scrolls its target into view fires step by step", ErrInvalid)
+	case !c.act.Reach:
+		return checked{}, fmt.Errorf("%w: a reach step under a ticket whose act does not scroll", ErrInvalid)
+	}
+	if abs(st.DX) > MaxReachNotches || abs(st.DY) > MaxReachNotches {
+		return checked{}, fmt.Errorf("%w: %d, %d wheel notches is more than one step turns (%d)", ErrInvalid, st.DX, st.DY, MaxReachNotches)
+	}
+	p := point{st.X, st.Y}
+	if math.IsNaN(p.X) || math.IsNaN(p.Y) || math.IsInf(p.X, 0) || math.IsInf(p.Y, 0) {
+		return checked{}, fmt.Errorf("%w: the step's point (%g, %g) is not a place", ErrOffScreen, p.X, p.Y)
+	}
+	if st.DX != 0 || st.DY != 0 {
+		return checked{act: vocab.Act{Kind: vocab.Scroll, DX: st.DX, DY: st.DY}, plan: c.plan, points: []point{p}}, nil
+	}
+	c.points = []point{p}
+	return c, nil
+}
+
+func abs(n int) int {
+	if n < 0 {
+		return -n
+	}
+	return n
+}
+
 // selectAllMod is the modifier of the select-all shortcut.
 func selectAllMod() mods {
 	m, _ := modifier("ControlOrMeta")

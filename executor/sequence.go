@@ -88,6 +88,9 @@ func (s *sequence) fire(ctx context.Context, b backend, t audit.Ticket) (err err
 	if err != nil {
 		return err
 	}
+	if c, err = stepped(ctx, c); err != nil {
+		return err
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.isClosed() {

@@ -6,6 +6,124 @@
     return now ? { error: { code, message, now } } : { error: { code, message } };
   }
 
+  // dom/composed.js
+  function shadowOf(el) {
+    try {
+      return chrome.dom.openOrClosedShadowRoot(el) || null;
+    } catch {
+      return el.shadowRoot || null;
+    }
+  }
+  function deepFromPoint(x, y) {
+    let hit = document.elementFromPoint(x, y);
+    for (let i = 0; hit && i < 32; i++) {
+      const sr = shadowOf(hit);
+      if (!sr) break;
+      const inner = sr.elementFromPoint(x, y);
+      if (!inner || inner === hit) break;
+      hit = inner;
+    }
+    return hit;
+  }
+  function composedContains(outer, inner) {
+    for (let n = inner; n; n = n.parentNode || n.host) {
+      if (n === outer) return true;
+      if (n.nodeType === Node.DOCUMENT_NODE) return false;
+    }
+    return false;
+  }
+  function deepActive() {
+    let a = document.activeElement;
+    for (let i = 0; a && i < 32; i++) {
+      const sr = shadowOf(a);
+      if (!sr || !sr.activeElement) break;
+      a = sr.activeElement;
+    }
+    return a;
+  }
+
+  // dom/settle.js
+  var STIRS = [
+    "pointerdown",
+    "pointerup",
+    "click",
+    "keydown",
+    "keyup",
+    "input",
+    "change",
+    "scroll",
+    "load",
+    "error",
+    "transitionend",
+    "animationend",
+    "toggle",
+    "readystatechange"
+  ];
+  var MAX_ELEMENTS = 2e4;
+  var OBSERVE = { subtree: true, childList: true, attributes: true, characterData: true };
+  var LISTEN = { capture: true, passive: true };
+  var MIN_WAIT_MS = 15;
+  var leavingAt = 0;
+  var changedAt = 0;
+  var changed = () => changedAt = performance.now();
+  function startSettle() {
+    try {
+      changed();
+      new MutationObserver(changed).observe(document, OBSERVE);
+      for (const t of STIRS) addEventListener(t, changed, LISTEN);
+      if (!globalThis.navigation) return;
+      navigation.addEventListener("navigate", (e) => {
+        if (!e.destination.sameDocument && !e.downloadRequest) leavingAt = performance.now();
+      });
+      navigation.addEventListener("navigateerror", () => leavingAt = 0);
+    } catch {
+    }
+  }
+  function watchShadows(root, observer2, budget2) {
+    if (!document.createTreeWalker) return;
+    const walker = document.createTreeWalker(
+      root,
+      1
+      /* NodeFilter.SHOW_ELEMENT */
+    );
+    for (let n = walker.nextNode(); n && budget2.left > 0; n = walker.nextNode()) {
+      budget2.left--;
+      const sr = shadowOf(n);
+      if (sr) {
+        observer2.observe(sr, OBSERVE);
+        watchShadows(sr, observer2, budget2);
+      }
+    }
+  }
+  function settle(msg) {
+    const quiet = Math.max(0, Number(msg.quiet) || 0);
+    const cap = Math.max(0, Number(msg.cap) || 0);
+    return new Promise((resolve2) => {
+      const start = performance.now();
+      const observer2 = new MutationObserver(changed);
+      let timer = 0;
+      const done = (settled) => {
+        clearTimeout(timer);
+        observer2.disconnect();
+        if (settled === "cap") leavingAt = 0;
+        resolve2({ result: { settled } });
+      };
+      const check = () => {
+        const now = performance.now();
+        if (now - start >= cap) return done("cap");
+        const idle = now - Math.max(changedAt, start + MIN_WAIT_MS - quiet);
+        if (!leavingAt && document.readyState !== "loading" && idle >= quiet) return done("quiet");
+        const wait = leavingAt || document.readyState === "loading" ? quiet || 10 : quiet - idle;
+        timer = setTimeout(check, Math.max(1, Math.min(wait, cap - (now - start))));
+      };
+      try {
+        watchShadows(document, observer2, { left: MAX_ELEMENTS });
+      } catch {
+      }
+      check();
+    });
+  }
+
   // dom/channel.js
   var port = null;
   var answer = () => null;
@@ -27,7 +145,17 @@
     try {
       const p = chrome.runtime.connect({ name: "reins-frame" });
       p.onMessage.addListener((msg) => {
-        if (msg && msg.rid) p.postMessage({ rid: msg.rid, ...answer(msg) });
+        if (!msg || !msg.rid) return;
+        if (msg.type === "settle") {
+          settle(msg).then((a) => {
+            try {
+              p.postMessage({ rid: msg.rid, ...a });
+            } catch {
+            }
+          });
+          return;
+        }
+        p.postMessage({ rid: msg.rid, ...answer(msg) });
       });
       p.onDisconnect.addListener(() => {
         if (port === p) port = null;
@@ -42,9 +170,14 @@
     chrome.runtime.onMessage.addListener((msg, sender, reply) => {
       if (!msg || sender.id !== chrome.runtime.id || sender.tab) return false;
       if (!port) connectPort();
+      if (msg.type === "settle") {
+        settle(msg).then(reply);
+        return true;
+      }
       reply(answer(msg));
       return false;
     });
+    startSettle();
     connectPort();
   }
 
@@ -68,17 +201,27 @@
     if (style.pointerEvents === "none") return false;
     return true;
   }
-  function visibleCentre(b, vw, vh) {
-    const x0 = Math.max(b.x, 0), x1 = Math.min(b.x + b.w, vw);
-    const y0 = Math.max(b.y, 0), y1 = Math.min(b.y + b.h, vh);
-    if (x1 - x0 < 1 || y1 - y0 < 1) return null;
-    return { x: (x0 + x1) / 2, y: (y0 + y1) / 2 };
-  }
   function insideContent(c, x, y) {
     return !(x < 0 || y < 0 || x > c.w || y > c.h);
   }
   function inViewport(p, vw, vh) {
     return !(p.x < 0 || p.y < 0 || p.x >= vw || p.y >= vh);
+  }
+  function clipTo(b, c) {
+    const x0 = Math.max(b.x, c.x), x1 = Math.min(b.x + b.w, c.x + c.w);
+    const y0 = Math.max(b.y, c.y), y1 = Math.min(b.y + b.h, c.y + c.h);
+    if (x1 - x0 < 1 || y1 - y0 < 1) return null;
+    return { x: x0, y: y0, w: x1 - x0, h: y1 - y0 };
+  }
+  function scrollBy(b, view, s) {
+    const want = (from, to, at, max) => {
+      const d = from - to;
+      return (d > 0 ? Math.min(d, Math.max(0, max - at)) : Math.max(d, -at)) || 0;
+    };
+    return {
+      dx: round2(b.w > view.w ? want(b.x, view.x, s.x, s.maxX) : want(b.x + b.w / 2, view.x + view.w / 2, s.x, s.maxX)),
+      dy: round2(b.h > view.h ? want(b.y, view.y, s.y, s.maxY) : want(b.y + b.h / 2, view.y + view.h / 2, s.y, s.maxY))
+    };
   }
 
   // dom/window.js
@@ -1112,7 +1255,7 @@
     if (el.tagName !== "INPUT") return false;
     if ((el.getAttribute("type") || "").toLowerCase() === "password") return true;
     const ac = (el.getAttribute("autocomplete") || "").toLowerCase();
-    return /\bcc-(number|csc|exp|exp-month|exp-year)\b/.test(ac);
+    return /\bcc-(number|csc|exp|exp-month|exp-year)\b|\bone-time-code\b/.test(ac);
   }
   var secretValues = null;
   function secrets() {
@@ -1137,42 +1280,6 @@
     name = clean(name);
     if (name && secrets().length) name = maskSecrets(name, secrets().map((s) => s.value));
     return name;
-  }
-
-  // dom/composed.js
-  function shadowOf(el) {
-    try {
-      return chrome.dom.openOrClosedShadowRoot(el) || null;
-    } catch {
-      return el.shadowRoot || null;
-    }
-  }
-  function deepFromPoint(x, y) {
-    let hit = document.elementFromPoint(x, y);
-    for (let i = 0; hit && i < 32; i++) {
-      const sr = shadowOf(hit);
-      if (!sr) break;
-      const inner = sr.elementFromPoint(x, y);
-      if (!inner || inner === hit) break;
-      hit = inner;
-    }
-    return hit;
-  }
-  function composedContains(outer, inner) {
-    for (let n = inner; n; n = n.parentNode || n.host) {
-      if (n === outer) return true;
-      if (n.nodeType === Node.DOCUMENT_NODE) return false;
-    }
-    return false;
-  }
-  function deepActive() {
-    let a = document.activeElement;
-    for (let i = 0; a && i < 32; i++) {
-      const sr = shadowOf(a);
-      if (!sr || !sr.activeElement) break;
-      a = sr.activeElement;
-    }
-    return a;
   }
 
   // dom/live.js
@@ -1423,8 +1530,24 @@
     const b = box(el);
     if (!refable(style, b)) return fail("not_visible", "the element is not visible");
     const { vw, vh } = clientSize();
-    const point = visibleCentre(b, vw, vh);
-    if (!point) return fail("not_visible", "the element is scrolled out of view; scroll it into view first");
+    const levels = [{ page: true, box: { x: 0, y: 0, w: vw, h: vh }, inner: { x: 0, y: 0, w: vw, h: vh }, scroll: pageScroll(vw, vh) }, ...clipChain(el)];
+    const block = blocker(levels, levels.length - 1, b, true);
+    if (block) {
+      const out = "the element is scrolled out of view";
+      const lv = levels[block.k];
+      if (!block.view || !lv.scroll) return fail("not_visible", out + " inside a box that cuts it off and does not scroll; nothing was done");
+      const d = scrollBy(block.target, block.view, lv.scroll);
+      if (Math.abs(d.dx) < 1 && Math.abs(d.dy) < 1) return fail("not_visible", out + ", and scrolling cannot bring it in; nothing was done");
+      const at = wheelPoint(lv, block.view, Math.abs(d.dy) >= 1 ? "y" : "x");
+      if (!at) return fail("not_visible", out + ", and something covers every place to turn the wheel over the box that holds it; nothing was done");
+      const reach = { point: at, dx: d.dx, dy: d.dy, scroll: lv.scroll, viewport: viewport(), window: windowMetrics() };
+      if (lv.page) reach.page = true;
+      return fail("not_visible", out + "; scroll it into view first", { id: idFor(el, role, name), role, name, reach });
+    }
+    let seen = b;
+    for (const lv of levels) seen = seen && clipTo(seen, lv.inner);
+    if (!seen) return fail("not_visible", "the element is scrolled out of view; nothing was done");
+    const point = { x: seen.x + seen.w / 2, y: seen.y + seen.h / 2 };
     const hit = deepFromPoint(point.x, point.y);
     if (!hit || !(hit === el || composedContains(el, hit))) {
       const what = hit ? hit.tagName.toLowerCase() + (hit.id ? "#" + hit.id : "") : "nothing";
@@ -1443,6 +1566,81 @@
         index: frameIndex()
       }
     };
+  }
+  function blocker(levels, k, t, last) {
+    let part = t;
+    for (let i = k; i >= 0; i--) {
+      const lv = levels[i];
+      const shown = clipTo(part, lv.inner);
+      if (enough(shown, part, last)) {
+        part = shown;
+        continue;
+      }
+      let view = lv.inner;
+      for (let j = i - 1; j >= 0 && view; j--) view = clipTo(view, levels[j].inner);
+      if (i > 0 && !enough(view, lv.inner, false)) return blocker(levels, i - 1, lv.box, false);
+      return { k: i, target: part, view };
+    }
+    return null;
+  }
+  function enough(shown, target, last) {
+    if (!shown) return false;
+    if (last) return true;
+    return shown.w >= Math.min(target.w, 20) && shown.h >= Math.min(target.h, 20);
+  }
+  var wheelable = (o) => o === "auto" || o === "scroll";
+  var cuts = (o) => o && o !== "visible";
+  function scrollState(el, style = getComputedStyle) {
+    const st = style(el);
+    const x = wheelable(st.overflowX), y = wheelable(st.overflowY);
+    if (!x && !y) return null;
+    const maxX = x ? (el.scrollWidth || 0) - (el.clientWidth || 0) : 0;
+    const maxY = y ? (el.scrollHeight || 0) - (el.clientHeight || 0) : 0;
+    if (maxX < 1 && maxY < 1) return null;
+    return { x: round2(el.scrollLeft || 0), y: round2(el.scrollTop || 0), maxX: maxX >= 1 ? round2(maxX) : 0, maxY: maxY >= 1 ? round2(maxY) : 0 };
+  }
+  function pageScroll(vw, vh) {
+    const se = document.scrollingElement || document.documentElement;
+    const root = document.documentElement ? getComputedStyle(document.documentElement) : {};
+    const held = (axis) => root[axis] === "hidden" || root[axis] === "clip";
+    const maxX = held("overflowX") ? 0 : Math.max(0, (se && se.scrollWidth) - vw || 0);
+    const maxY = held("overflowY") ? 0 : Math.max(0, (se && se.scrollHeight) - vh || 0);
+    return { x: round2(scrollX || 0), y: round2(scrollY || 0), maxX: round2(maxX), maxY: round2(maxY) };
+  }
+  function parentOf2(n) {
+    return n.parentElement || n.parentNode && n.parentNode.host || null;
+  }
+  function inside(el, b) {
+    return { x: b.x + (el.clientLeft || 0), y: b.y + (el.clientTop || 0), w: el.clientWidth || 0, h: el.clientHeight || 0 };
+  }
+  function clipChain(el) {
+    const chain = [];
+    const de = document.documentElement;
+    for (let p = parentOf2(el); p && p !== de && p !== document.body; p = parentOf2(p)) {
+      const st = getComputedStyle(p);
+      if (!cuts(st.overflowX) && !cuts(st.overflowY)) continue;
+      const b = box(p);
+      chain.push({ el: p, box: b, inner: inside(p, b), scroll: scrollState(p) });
+    }
+    return chain.reverse();
+  }
+  function scrollerAt(hit, axis) {
+    const de = document.documentElement;
+    for (let n = hit; n && n !== de && n !== document.body; n = parentOf2(n)) {
+      const s = scrollState(n);
+      if (s && (axis === "y" ? s.maxY : s.maxX) >= 1) return n;
+    }
+    return "page";
+  }
+  function wheelPoint(lv, view, axis) {
+    const want = lv.page ? "page" : lv.el;
+    for (const [fx, fy] of [[0.5, 0.5], [0.5, 0.25], [0.5, 0.75], [0.25, 0.5], [0.75, 0.5], [0.25, 0.25], [0.75, 0.25], [0.25, 0.75], [0.75, 0.75], [0.5, 0.1], [0.5, 0.9]]) {
+      const p = { x: round2(view.x + view.w * fx), y: round2(view.y + view.h * fy) };
+      const hit = deepFromPoint(p.x, p.y);
+      if (!hit || hit.tagName === "IFRAME" || hit.tagName === "FRAME") continue;
+      if (scrollerAt(hit, axis) === want) return p;
+    }
+    return null;
   }
   function frameHit(p) {
     checkNav();
@@ -1475,15 +1673,15 @@
   }
 
   // pure/wire.js
-  function emit(kids, out, buf, toNode) {
+  function emit(kids, out, buf, toNode, stands) {
     for (const k of kids) {
       if (typeof k === "string") {
         buf.s += k;
         continue;
       }
-      if (!k.role && !k.pointer) {
+      if (!k.role && !k.pointer && !(stands && stands(k))) {
         if (k.block) flush(out, buf);
-        emit(k.kids, out, buf, toNode);
+        emit(k.kids, out, buf, toNode, stands);
         if (k.block) flush(out, buf);
         continue;
       }
@@ -1498,10 +1696,10 @@
     buf.s = "";
     if (t) out.push({ role: "text", text: t });
   }
-  function childrenOf(kids, toNode) {
+  function childrenOf(kids, toNode, stands) {
     const out = [];
     const buf = { s: "" };
-    emit(kids, out, buf, toNode);
+    emit(kids, out, buf, toNode, stands);
     flush(out, buf);
     return out;
   }
@@ -1525,12 +1723,15 @@
     if (e.pointer) n.pointer = true;
     states(el, role, n);
     if (role === FRAME_ROLE) n.frame = frameChild(el);
-    const children = childrenOf(e.kids, node);
+    const sc = e.visible && scrollState(el, styleOf);
+    if (sc) n.scroll = sc;
+    const children = childrenOf(e.kids, node, scrolls);
     if (!e.visible && !children.length) return null;
     const kids = shownChildren(role, e.name, children);
     if (kids.length) n.children = kids;
     return n;
   }
+  var scrolls = (e) => !!(e.el && e.visible && scrollState(e.el, styleOf));
   function states(el, role, n) {
     const aria = (a) => el.getAttribute(a);
     if (role === "checkbox" || role === "radio" || role === "switch" || role === "menuitemcheckbox" || role === "menuitemradio") {
@@ -1593,7 +1794,7 @@
     const top = document.body || document.documentElement;
     if (top) {
       const e = read(top, 0, fresh);
-      if (e && !e.hidden) out = childrenOf(e.role || e.pointer ? [e] : e.kids, node);
+      if (e && !e.hidden) out = childrenOf(e.role || e.pointer ? [e] : e.kids, node, scrolls);
     }
     const root = { role: "document", name: document.title || "", children: out };
     forgetStyles();

@@ -253,7 +253,7 @@ class Failure extends Error {
 }
 
 // The level each request needs on its tab (bridge/protocol NeedsShare).
-const NEEDS = { snapshot: "read", resolve: "read", capture: "read", activate: "control", navigate: "control" };
+const NEEDS = { snapshot: "read", resolve: "read", capture: "read", settle: "read", activate: "control", navigate: "control" };
 
 // mirror refuses, on the extension's own authority, a request for a tab the
 // person's latest share table does not share at the level it needs, or
@@ -432,6 +432,86 @@ chrome.webNavigation.onBeforeNavigate.addListener((d) => forgetFacts(d.tabId));
 chrome.webNavigation.onCommitted.addListener((d) => forgetFacts(d.tabId));
 chrome.tabs.onRemoved.addListener((tab) => forgetFacts(tab));
 
+// --- settle: answering once a tab's page is quiet after an act ------------------
+
+// frameNews resolves when tab's frame opens a new port (a new document) or
+// reports a navigation, or at deadline; its cancel() stops it early.
+function frameNews(tab, frameId, deadline) {
+  let cancel = () => {};
+  const p = new Promise((resolve) => {
+    const ours = (s) => !!s && !!s.tab && s.tab.id === tab && (s.frameId || 0) === frameId;
+    const onConnect = (port) => port.name === "reins-frame" && ours(port.sender) && finish();
+    const onMessage = (msg, sender) => {
+      if (msg && msg.type === "navigated" && ours(sender)) finish();
+    };
+    const timer = setTimeout(() => finish(), Math.max(0, deadline - performance.now()));
+    function finish() {
+      clearTimeout(timer);
+      chrome.runtime.onConnect.removeListener(onConnect);
+      chrome.runtime.onMessage.removeListener(onMessage);
+      resolve();
+    }
+    chrome.runtime.onConnect.addListener(onConnect);
+    chrome.runtime.onMessage.addListener(onMessage);
+    cancel = finish;
+  });
+  p.cancel = cancel;
+  return p;
+}
+
+// settleLeft reports whether the top frame shows another document or epoch
+// than after before deadline.
+async function settleLeft(tab, after, deadline) {
+  for (;;) {
+    const news = frameNews(tab, 0, deadline);
+    let m = null;
+    try {
+      m = await ask(tab, 0, { type: "metrics" });
+    } catch {
+      // Between documents: the next one reports itself.
+    }
+    if (m && (m.doc !== after.doc || m.epoch !== after.epoch)) {
+      news.cancel();
+      return true;
+    }
+    if (performance.now() >= deadline) {
+      news.cancel();
+      return false;
+    }
+    await news;
+  }
+}
+
+// settleFrame asks one frame to answer once it is quiet, and says "quiet"
+// or "cap". A top frame whose document goes away meanwhile is asked again
+// in its next one; any other frame that stops answering, or has no content
+// script, is not waited for.
+async function settleFrame(tab, frameId, quiet, deadline) {
+  const key = `${tab}:${frameId}`;
+  let known = false; // the frame had a port: the one it lost is waited for
+  for (;;) {
+    const left = deadline - performance.now();
+    if (left <= 0) return "cap";
+    const entry = framePorts.get(key);
+    if (entry) known = true;
+    const news = frameNews(tab, frameId, deadline);
+    const msg = { type: "settle", quiet, cap: Math.ceil(left) };
+    const asked = entry ? viaPort(entry, msg) : chrome.tabs.sendMessage(tab, msg, { frameId });
+    const r = await withTimeout(asked, left + FRAME_TIMEOUT_MS, `frame ${frameId}`).catch(() => null);
+    if (r && (r.result || r.error)) {
+      news.cancel();
+      return r.result && r.result.settled === "cap" ? "cap" : "quiet";
+    }
+    if (!known || frameId !== 0) {
+      news.cancel();
+      return "quiet";
+    }
+    const now = framePorts.get(key);
+    if (now && now !== entry) news.cancel();
+    else await news;
+  }
+}
+
 const HANDLERS = {
   keepalive: async () => ({}),
   tabs: listTabs,
@@ -498,6 +578,29 @@ const HANDLERS = {
       editable: r.editable,
       origin: r.origin,
     };
+  },
+
+  // settle answers once no frame of the tab has changed for quiet ms, or at
+  // cap ms (bridge/protocol SettleParams); with after, only once the top
+  // frame has left that document or epoch, within after.within ms. Frames
+  // that appear meanwhile are settled too, while time is left.
+  async settle({ tab, quiet, cap, after }) {
+    const start = performance.now();
+    const ms = (v) => Math.max(0, Number(v) || 0);
+    quiet = ms(quiet);
+    const answer = (settled) => ({ settled, took: Math.round(performance.now() - start) });
+    if (after && !(await settleLeft(tab, after, start + ms(after.within)))) return answer("stayed");
+    const deadline = performance.now() + ms(cap);
+    const done = new Set();
+    for (;;) {
+      const frames = await chrome.webNavigation.getAllFrames({ tabId: tab });
+      if (!frames) throw new Failure("no_tab", `No tab with id: ${tab}`);
+      const todo = frames.filter((f) => !done.has(f.frameId));
+      if (!todo.length) return answer("quiet");
+      for (const f of todo) done.add(f.frameId);
+      const ends = await Promise.all(todo.map((f) => settleFrame(tab, f.frameId, quiet, deadline)));
+      if (ends.includes("cap")) return answer("cap");
+    }
   },
 
   async capture({ tab }) {

@@ -74,6 +74,7 @@ type line struct {
 	ref     string
 	pointer bool
 	box     *protocol.Rect // CSS pixels in the top frame's viewport; nil if unplaced
+	scroll  *protocol.Scroll
 	text    string
 }
 
@@ -227,6 +228,35 @@ func (s *Snapshot) renderLines(lo, hi int, keep []bool, boxes bool, w *lineIndex
 	}
 	if prev >= 0 {
 		b.WriteByte('\n')
+	}
+	return b.String()
+}
+
+// ScrollAround is where the nearest box that scrolls around ref, or ref
+// itself, stands: its ref and its scroll position. ok is false when no box
+// around it scrolls, or ref is not in s.
+func (s *Snapshot) ScrollAround(ref string) (box string, at protocol.Scroll, ok bool) {
+	for i := s.lineOf(ref); i >= 0; i = s.lines[i].parent {
+		if l := &s.lines[i]; l.scroll != nil && l.ref != "" {
+			return l.ref, *l.scroll, true
+		}
+	}
+	return "", protocol.Scroll{}, false
+}
+
+// scrollMarks says where a box that scrolls stands: [scroll=240/1160] is
+// scrolled 240 of the 1160 CSS pixels it can go down, [scroll-x=…] the same
+// sideways.
+func scrollMarks(sc *protocol.Scroll) string {
+	if sc == nil {
+		return ""
+	}
+	var b strings.Builder
+	if sc.MaxY > 0 {
+		fmt.Fprintf(&b, " [scroll=%s/%s]", num(sc.Y), num(sc.MaxY))
+	}
+	if sc.MaxX > 0 {
+		fmt.Fprintf(&b, " [scroll-x=%s/%s]", num(sc.X), num(sc.MaxX))
 	}
 	return b.String()
 }

@@ -233,12 +233,12 @@ func (w *walker) node(f *protocol.FrameReport, n *protocol.Node, path []protocol
 		return
 	}
 	role := renderedRole(n.Role)
-	l := line{depth: depth, parent: parent, kind: kindNode, role: role, pointer: n.Pointer}
+	l := line{depth: depth, parent: parent, kind: kindNode, role: role, pointer: n.Pointer, scroll: n.Scroll}
 	text := role
 	if n.Name != "" {
 		text += " " + quote(n.Name)
 	}
-	text += stateMarks(n)
+	text += stateMarks(n) + scrollMarks(n.Scroll)
 	if n.Box != nil && off != nil {
 		l.box = &protocol.Rect{X: n.Box.X + off.x, Y: n.Box.Y + off.y, W: n.Box.W, H: n.Box.H}
 	}
@@ -360,7 +360,7 @@ func quote(s string) string {
 	return b.String()
 }
 
-var markers = []string{"ref=", "checked", "disabled", "expanded", "level=", "pressed", "selected", "active", "cursor=", "box="}
+var markers = []string{"ref=", "checked", "disabled", "expanded", "level=", "pressed", "selected", "active", "cursor=", "box=", "scroll"}
 
 func looksLikeMarker(rest string) bool {
 	for _, m := range markers {

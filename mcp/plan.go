@@ -31,13 +31,17 @@ type planIn struct {
 	Steps    []planStepIn `json:"steps" jsonschema:"the steps in order"`
 }
 
+// stepMessageMax bounds what a plan's answer says of each step, so that
+// the answer of a plan of MaxPlanSteps keeps to the budget.
+const stepMessageMax = 400
+
 // addPlanTools registers browser_run_plan.
 func (h *handler) addPlanTools(s *sdk.Server) {
 	sdk.AddTool(s, &sdk.Tool{Name: "browser_run_plan", Annotations: acting("Run a plan"),
 		Description: fmt.Sprintf("Propose several steps on one tab (at most %d, all refs from one snapshot, no navigation), e.g. the fields of a form and its button, "+
 			"and run them. The person reads the whole plan in one popup and says yes to all of it, yes up to one of its steps, or no; nothing here says yes for them. "+
 			"Each step the person took fires only if it still matches the plan at its turn (same action, element, role, name, site and text); anything else, "+
-			"and every step that types into a password or payment field or presses a button that buys, pays, sends or deletes, is put to the person on its own. "+
+			"and every step that types into a password or payment field, presses a key (it goes wherever the focus is) or presses a button that buys, pays, sends or deletes, is put to the person on its own. "+
 			"The plan ends at the first step not done, when the tab navigates, when the person stops all agents, or when its time runs out. "+
 			"The result lists each step's outcome and what changed on the page.", agentdoor.MaxPlanSteps)},
 		func(ctx context.Context, req *sdk.CallToolRequest, in planIn) (*sdk.CallToolResult, any, error) {
@@ -67,14 +71,24 @@ func (h *handler) addPlanTools(s *sdk.Server) {
 				case st.Code == "":
 					fmt.Fprintf(&b, "%d. done: %s (audit row %d)\n", st.Step, st.Done, st.Audit)
 				default:
-					fmt.Fprintf(&b, "%d. not done (%s): %s\n", st.Step, st.Code, st.Error)
+					fmt.Fprintf(&b, "%d. not done (%s): %s\n", st.Step, st.Code, shorten(st.Error, stepMessageMax))
 				}
 			}
 			if r.Ended != "" {
-				fmt.Fprintf(&b, "The plan ended: %s.\n", r.Ended)
+				fmt.Fprintf(&b, "The plan ended: %s.\n", shorten(r.Ended, stepMessageMax))
 			}
-			ch, err := s.Changes(ctx, tab, h.opts.Settle)
+			// The page settles after the last step that fired.
+			last := vocab.Act{}
+			for _, st := range r.Steps {
+				if st.Audit != 0 && st.Step <= len(p.Steps) {
+					last = p.Steps[st.Step-1].Act
+				}
+			}
+			ch, note, err := s.ChangesAfter(ctx, tab, last, h.opts.Settle)
 			writeChanges(&b, ch, err)
+			if note != "" {
+				fmt.Fprintf(&b, "[%s]\n", note)
+			}
 			return textResult(b.String()), nil, nil
 		})
 }

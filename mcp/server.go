@@ -34,7 +34,7 @@ type Process struct {
 type ServerOptions struct {
 	Agents  agentdoor.Door // required
 	Process Process        // optional: the process behind every session of this server
-	Settle  time.Duration  // optional: how long a page gets to respond before an act's result is read; default 400 ms
+	Settle  time.Duration  // optional: how long a page gets to respond before an act's result is read when the extension cannot tell that it has settled (three times as long after a navigation); default 400 ms
 	Logf    func(format string, args ...any)
 
 	// processOf, when set, finds the process per session instead of Process.

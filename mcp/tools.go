@@ -249,7 +249,7 @@ func (h *handler) addTools(s *sdk.Server) {
 		})
 
 	sdk.AddTool(s, &sdk.Tool{Name: "browser_scroll", Annotations: acting("Scroll"),
-		Description: "Scroll with the mouse wheel over an element by its ref (a list, a panel, the page's main region). The person is asked first."},
+		Description: "Scroll with the mouse wheel over an element by its ref (a list, a panel, the page's main region; a box that scrolls shows as [scroll=240/1160]: 240 of the 1160 pixels it can go down). The person is asked first. The result says where the box and the page stand afterwards. To act on an element out of view there is no need to scroll first: the act scrolls to it."},
 		func(ctx context.Context, req *sdk.CallToolRequest, in scrollIn) (*sdk.CallToolResult, any, error) {
 			if in.DX == 0 && in.DY == 0 {
 				in.DY = 3
@@ -378,8 +378,13 @@ func (h *handler) act(ctx context.Context, req *sdk.CallToolRequest, in targetIn
 	case vocab.Navigate, vocab.Back, vocab.Forward:
 		settle *= 3 // a new document takes longer than a click's effect
 	}
-	ch, err := s.Changes(ctx, tab, settle)
+	// The session answers as soon as the page has settled after this act,
+	// and says when it did not; settle is then only its fallback.
+	ch, note, err := s.ChangesAfter(ctx, tab, act, settle)
 	writeChanges(&b, ch, err)
+	if note != "" {
+		fmt.Fprintf(&b, "[%s]\n", note)
+	}
 	return textResult(b.String())
 }
 
@@ -388,9 +393,9 @@ func (h *handler) act(ctx context.Context, req *sdk.CallToolRequest, in targetIn
 func writeChanges(b *strings.Builder, ch *agentdoor.ReadResult, err error) {
 	switch {
 	case err != nil:
-		fmt.Fprintf(b, "The tab could not be read afterwards: %v\n", err)
+		fmt.Fprintf(b, "The tab could not be read afterwards: %s\n", shorten(err.Error(), messageMax))
 	case ch.First:
-		fmt.Fprintf(b, "The tab now shows %s (snapshot %s):\n%s", ch.URL, ch.ID, ch.Text)
+		fmt.Fprintf(b, "The tab now shows %s (snapshot %s):\n%s", shorten(ch.URL, urlMax), ch.ID, ch.Text)
 	case ch.Text == "":
 		fmt.Fprintf(b, "Nothing changed on the page yet (snapshot %s).\n", ch.ID)
 	default:
@@ -416,16 +421,34 @@ func textResult(s string) *sdk.CallToolResult {
 }
 
 // refusal is a tool error: the stable code first, then what to do next.
+// The page's title and address, and its words in an error, are the page's
+// to choose: long ones are shortened, so that an answer keeps to
+// agentdoor.AnswerRoom.
+const (
+	titleMax   = 200
+	urlMax     = 500
+	messageMax = 2000
+)
+
+// shorten cuts s to at most max characters, the last an ellipsis.
+func shorten(s string, max int) string {
+	r := []rune(s)
+	if len(r) <= max {
+		return s
+	}
+	return string(append(r[:max-1], '…'))
+}
+
 func refusal(err error) *sdk.CallToolResult {
 	var ce *vocab.Error
 	text := ""
 	switch {
 	case errors.As(err, &ce):
-		text = ce.Code + ": " + ce.Message
+		text = ce.Code + ": " + shorten(ce.Message, messageMax)
 	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
 		text = vocab.CodeFailed + ": the call was cancelled before it finished; nothing more will happen for it"
 	default:
-		text = vocab.CodeFailed + ": " + err.Error()
+		text = vocab.CodeFailed + ": " + shorten(err.Error(), messageMax)
 	}
 	return &sdk.CallToolResult{IsError: true, Content: []sdk.Content{&sdk.TextContent{Text: text}}}
 }
@@ -453,7 +476,7 @@ func formatTabs(tabs []vocab.TabInfo) string {
 			fmt.Fprintf(&b, "- tab %s: %s%s\n", t.ID, t.Share, front)
 			continue
 		}
-		fmt.Fprintf(&b, "- tab %s: %s%s — %s <%s>\n", t.ID, t.Share, front, quoteLine(t.Title), t.URL)
+		fmt.Fprintf(&b, "- tab %s: %s%s — %s <%s>\n", t.ID, t.Share, front, quoteLine(shorten(t.Title, titleMax)), shorten(t.URL, urlMax))
 	}
 	return b.String()
 }
@@ -465,17 +488,8 @@ func quoteLine(s string) string {
 }
 
 func formatRead(r *agentdoor.ReadResult) string {
-	// The page's title and address are the page's to choose: long ones
-	// are shortened, so that the answer keeps to agentdoor.AnswerRoom.
-	title, url := []rune(r.Title), []rune(r.URL)
-	if len(title) > 200 {
-		title = append(title[:199], '…')
-	}
-	if len(url) > 500 {
-		url = append(url[:499], '…')
-	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "Tab %s — %s <%s>\nSnapshot %s", r.Tab, quoteLine(string(title)), string(url), r.ID)
+	fmt.Fprintf(&b, "Tab %s — %s <%s>\nSnapshot %s", r.Tab, quoteLine(shorten(r.Title, titleMax)), shorten(r.URL, urlMax), r.ID)
 	switch {
 	case r.Diff && r.First:
 		b.WriteString(" (nothing earlier to compare with; the page follows)")

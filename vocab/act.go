@@ -66,6 +66,10 @@ type Act struct {
 	DX    int    `json:"dx,omitempty"`  // Scroll: wheel notches, right is positive
 	DY    int    `json:"dy,omitempty"`  // Scroll: wheel notches, down is positive
 	URL   string `json:"url,omitempty"` // Navigate
+	// Reach is, for an act on an element scrolled out of view, that Reins
+	// turns the wheel over the box that hides it until it shows, then acts:
+	// one act, asked about once.
+	Reach bool `json:"reach,omitempty"`
 }
 
 // Sentence renders the act the way the popup and the activity strip say it,
@@ -74,6 +78,17 @@ type Act struct {
 // renderer people read: quoted where it is page or agent text, cleaned and
 // capped.
 func (a Act) Sentence(target string) string {
+	s := a.sentence(target)
+	if a.Reach {
+		switch a.Kind {
+		case Click, DoubleClick, RightClick, Hover, Type:
+			return "Scroll to and " + strings.ToLower(s[:1]) + s[1:]
+		}
+	}
+	return s
+}
+
+func (a Act) sentence(target string) string {
 	on := ""
 	if target != "" {
 		on = " " + plain.Quote(target, plain.NameMax)

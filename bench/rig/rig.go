@@ -72,7 +72,7 @@ func Start(ctx context.Context, opts Options) (*Rig, error) {
 	r := &Rig{Bridge: br}
 	// The extension reads and acts only on tabs its share table shares.
 	// The rig stands in for the person: every tab it has listed is shared.
-	br.ShareTable(func(string) protocol.Shares {
+	br.ShareTable(func(string, string) protocol.Shares {
 		t := protocol.Shares{Tabs: []protocol.TabShare{}}
 		r.listed.Range(func(k, _ any) bool {
 			t.Tabs = append(t.Tabs, protocol.TabShare{Tab: k.(int), Level: protocol.LevelControl})

@@ -46,6 +46,8 @@ var golden = []struct {
 	{"pause_all_request.json", protocol.KindRequest, protocol.MethodPauseAll, func() any { return new(struct{}) }},
 	{"busy_error_response.json", protocol.KindResponse, "", func() any { return new(protocol.Error) }},
 	{"changed_error_response.json", protocol.KindResponse, "", func() any { return new(protocol.Error) }},
+	{"reach_error_response.json", protocol.KindResponse, "", func() any { return new(protocol.Error) }},
+	{"settle_request.json", protocol.KindRequest, protocol.MethodSettle, func() any { return new(protocol.SettleParams) }},
 }
 
 func readGolden(t testing.TB, name string) []byte {

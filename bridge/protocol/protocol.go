@@ -63,7 +63,7 @@ const (
 // the app sends the table before such a request.
 func NeedsShare(method string) string {
 	switch method {
-	case MethodSnapshot, MethodResolve, MethodCapture:
+	case MethodSnapshot, MethodResolve, MethodCapture, MethodSettle:
 		return LevelRead
 	case MethodActivate, MethodNavigate:
 		return LevelControl
@@ -211,16 +211,19 @@ type Error struct {
 	Code    string `json:"code"`
 	Message string `json:"message"`
 	// Now is, for CodeChanged from a resolve, what the element is now: its
-	// new element id with its role and name; nil otherwise.
+	// new element id with its role and name; for CodeNotVisible, the
+	// element with its Reach when it can be scrolled into view; nil
+	// otherwise.
 	Now *Shown `json:"now,omitempty"`
 }
 
 // Shown is an element as a frame shows it now: its element id, role and
 // name.
 type Shown struct {
-	ID   int    `json:"id"`
-	Role string `json:"role"`
-	Name string `json:"name"`
+	ID    int    `json:"id"`
+	Role  string `json:"role"`
+	Name  string `json:"name"`
+	Reach *Reach `json:"reach,omitempty"` // scrolled out of view: how to bring it in
 }
 
 func (e *Error) Error() string { return e.Code + ": " + e.Message }
@@ -438,6 +441,7 @@ type Node struct {
 	Pointer     bool    `json:"pointer,omitempty"` // cursor: pointer
 	Secret      bool    `json:"secret,omitempty"`  // password or payment field: value never sent
 	Frame       *Child  `json:"frame,omitempty"`   // iframe: where its document sits
+	Scroll      *Scroll `json:"scroll,omitempty"`  // a box that scrolls: where it stands
 	Children    []*Node `json:"children,omitempty"`
 }
 

@@ -325,6 +325,8 @@ func (b *Browser) answerLocked(method string, raw json.RawMessage) (any, error) 
 		return protocol.CaptureResult{DataURL: "data:image/png;base64," + base64.StdEncoding.EncodeToString(Capture())}, nil
 	case protocol.MethodActivate, protocol.MethodNavigate, protocol.MethodKeepalive:
 		return struct{}{}, nil
+	case protocol.MethodSettle: // the fake pages never change by themselves
+		return protocol.SettleResult{Settled: protocol.SettledQuiet}, nil
 	}
 	return nil, &protocol.Error{Code: protocol.CodeUnknownMethod, Message: method}
 }
@@ -470,18 +472,7 @@ func New(t testing.TB, opts Options) *Engine {
 	ex := &executor.Fake{}
 	e := core.New(core.Options{Browser: br, Audit: log, Executor: ex, ApprovalTimeout: opts.ApprovalTimeout, PersonWait: opts.PersonWait, Logf: t.Logf,
 		PersonTerminal: opts.PersonTerminal, OwnProcesses: opts.OwnProcesses})
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		e.Run(ctx)
-	}()
-	t.Cleanup(func() {
-		e.Close()
-		cancel()
-		<-done
-		log.Close()
-	})
+	Run(t, e, log)
 	br.Connect()
 	return &Engine{Engine: e, Browser: br, Exec: ex, Log: log, LogPath: path}
 }
@@ -500,6 +491,22 @@ func (e *Engine) WaitTab(t testing.TB, url string) string {
 	}
 	t.Fatalf("the engine never saw a tab at %s", url)
 	return ""
+}
+
+// Run runs e until the test ends, then closes it and log.
+func Run(t testing.TB, e *core.Engine, log *audit.Log) {
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		e.Run(ctx)
+	}()
+	t.Cleanup(func() {
+		e.Close()
+		cancel()
+		<-done
+		log.Close()
+	})
 }
 
 // AnswerAll answers every approval with d until the returned stop is called.

@@ -65,7 +65,7 @@ export function isSecret(el) {
   if (el.tagName !== "INPUT") return false;
   if ((el.getAttribute("type") || "").toLowerCase() === "password") return true;
   const ac = (el.getAttribute("autocomplete") || "").toLowerCase();
-  return /\bcc-(number|csc|exp|exp-month|exp-year)\b/.test(ac);
+  return /\bcc-(number|csc|exp|exp-month|exp-year)\b|\bone-time-code\b/.test(ac);
 }
 
 // Secret fields with a value in this frame, found once per snapshot: a

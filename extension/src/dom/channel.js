@@ -1,8 +1,11 @@
 // The frame's channels to the service worker: one-off messages out, the
 // frame's port (requests in, the "stirred" notice out, in order), and
-// one-off requests in from a worker that restarted and lost the port.
+// one-off requests in from a worker that restarted and lost the port. A
+// settle is the one request answered later, when the page is quiet.
 //
-// DOM side (chrome.runtime). Imports nothing.
+// DOM side (chrome.runtime). Imports dom/settle.js.
+
+import { settle, startSettle } from "./settle.js";
 
 let port = null;
 let answer = () => null;
@@ -34,7 +37,16 @@ function connectPort() {
   try {
     const p = chrome.runtime.connect({ name: "reins-frame" });
     p.onMessage.addListener((msg) => {
-      if (msg && msg.rid) p.postMessage({ rid: msg.rid, ...answer(msg) });
+      if (!msg || !msg.rid) return;
+      if (msg.type === "settle") {
+        settle(msg).then((a) => {
+          try {
+            p.postMessage({ rid: msg.rid, ...a });
+          } catch {} // the worker went away meanwhile
+        });
+        return;
+      }
+      p.postMessage({ rid: msg.rid, ...answer(msg) });
     });
     p.onDisconnect.addListener(() => {
       if (port === p) port = null;
@@ -46,14 +58,19 @@ function connectPort() {
 }
 
 // listen answers the worker's requests, from the port and one-off, with
-// answerer(msg), and opens the port.
+// answerer(msg) (a settle from settle.js), and opens the port.
 export function listen(answerer) {
   answer = answerer;
   chrome.runtime.onMessage.addListener((msg, sender, reply) => {
     if (!msg || sender.id !== chrome.runtime.id || sender.tab) return false;
     if (!port) connectPort();
+    if (msg.type === "settle") {
+      settle(msg).then(reply);
+      return true;
+    }
     reply(answer(msg));
     return false;
   });
+  startSettle();
   connectPort();
 }

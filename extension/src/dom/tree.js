@@ -1,10 +1,12 @@
 // Tree generation: a snapshot of this frame as wire nodes (role, name, box,
-// ref, states, frame, children) in one report, from the live tree's
-// entries. Boxes, form state and focus are read here, afresh each time, for
+// ref, states, frame, scroll, children) in one report, from the live
+// tree's entries. A box that scrolls is a node of its own, with a ref when
+// it can be pointed at, so that an agent can turn the wheel over it. Boxes, form state and focus are read here, afresh each time, for
 // the elements that are emitted.
 //
 // DOM side. Imports pure modules and dom/accessible.js, dom/composed.js,
-// dom/live.js, dom/nav.js, dom/refs.js, dom/style.js, dom/window.js.
+// dom/live.js, dom/nav.js, dom/refs.js, dom/resolve.js, dom/style.js,
+// dom/window.js.
 
 import { round2 } from "../pure/geometry.js";
 import { FRAME_ROLE } from "../pure/roles.js";
@@ -15,7 +17,8 @@ import { deepActive } from "./composed.js";
 import { beginRead, quietAt, read, stir, takeMutations, truncated } from "./live.js";
 import { checkNav, currentEntry, doc, epoch } from "./nav.js";
 import { idFor } from "./refs.js";
-import { forgetStyles } from "./style.js";
+import { scrollState } from "./resolve.js";
+import { forgetStyles, styleOf } from "./style.js";
 import { box, frameChild, frameIndex, viewport, windowMetrics } from "./window.js";
 
 // The last tree text sent and its version: an app that already holds it
@@ -39,7 +42,9 @@ export function node(e) {
   if (e.pointer) n.pointer = true;
   states(el, role, n);
   if (role === FRAME_ROLE) n.frame = frameChild(el);
-  const children = childrenOf(e.kids, node);
+  const sc = e.visible && scrollState(el, styleOf);
+  if (sc) n.scroll = sc;
+  const children = childrenOf(e.kids, node, scrolls);
   // A node named from its content would repeat that content as children.
   // Invisible itself, it stands only as the parent of something visible.
   if (!e.visible && !children.length) return null;
@@ -47,6 +52,10 @@ export function node(e) {
   if (kids.length) n.children = kids;
   return n;
 }
+
+// scrolls reports whether an entry with no role of its own is a visible box
+// that scrolls, which stands as a node all the same.
+const scrolls = (e) => !!(e.el && e.visible && scrollState(e.el, styleOf));
 
 function states(el, role, n) {
   const aria = (a) => el.getAttribute(a);
@@ -115,7 +124,7 @@ export function snapshot(known) {
   const top = document.body || document.documentElement;
   if (top) {
     const e = read(top, 0, fresh);
-    if (e && !e.hidden) out = childrenOf(e.role || e.pointer ? [e] : e.kids, node);
+    if (e && !e.hidden) out = childrenOf(e.role || e.pointer ? [e] : e.kids, node, scrolls);
   }
   const root = { role: "document", name: document.title || "", children: out };
   forgetStyles();

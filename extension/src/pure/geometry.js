@@ -53,3 +53,27 @@ export function insideContent(c, x, y) {
 export function inViewport(p, vw, vh) {
   return !(p.x < 0 || p.y < 0 || p.x >= vw || p.y >= vh);
 }
+
+// clipTo is the part of box b inside rect c, or null when less than a
+// pixel of it lies inside either way.
+export function clipTo(b, c) {
+  const x0 = Math.max(b.x, c.x), x1 = Math.min(b.x + b.w, c.x + c.w);
+  const y0 = Math.max(b.y, c.y), y1 = Math.min(b.y + b.h, c.y + c.h);
+  if (x1 - x0 < 1 || y1 - y0 < 1) return null;
+  return { x: x0, y: y0, w: x1 - x0, h: y1 - y0 };
+}
+
+// scrollBy is how far a scroll box whose visible area is view, scrolled to
+// s ({x, y, maxX, maxY}), must scroll to bring box b's centre to the
+// middle of view, held to what it can still scroll: {dx, dy}, right and
+// down positive, in CSS pixels.
+export function scrollBy(b, view, s) {
+  const want = (from, to, at, max) => {
+    const d = from - to;
+    return (d > 0 ? Math.min(d, Math.max(0, max - at)) : Math.max(d, -at)) || 0;
+  };
+  return {
+    dx: round2(b.w > view.w ? want(b.x, view.x, s.x, s.maxX) : want(b.x + b.w / 2, view.x + view.w / 2, s.x, s.maxX)),
+    dy: round2(b.h > view.h ? want(b.y, view.y, s.y, s.maxY) : want(b.y + b.h / 2, view.y + view.h / 2, s.y, s.maxY)),
+  };
+}

@@ -13,16 +13,18 @@ import { clean } from "./text.js";
 
 // emit turns children into wire nodes: runs of text (across lifted inline
 // elements) merge into one text node; a lifted block element breaks them.
-// toNode makes the node of an entry that stands on its own, or null.
-export function emit(kids, out, buf, toNode) {
+// toNode makes the node of an entry that stands on its own, or null;
+// stands, if given, says whether an entry without a role or pointer stands
+// on its own all the same (a box that scrolls).
+export function emit(kids, out, buf, toNode, stands) {
   for (const k of kids) {
     if (typeof k === "string") {
       buf.s += k;
       continue;
     }
-    if (!k.role && !k.pointer) {
+    if (!k.role && !k.pointer && !(stands && stands(k))) {
       if (k.block) flush(out, buf);
-      emit(k.kids, out, buf, toNode);
+      emit(k.kids, out, buf, toNode, stands);
       if (k.block) flush(out, buf);
       continue;
     }
@@ -41,10 +43,10 @@ export function flush(out, buf) {
 }
 
 // childrenOf is the wire children of a list of kids.
-export function childrenOf(kids, toNode) {
+export function childrenOf(kids, toNode, stands) {
   const out = [];
   const buf = { s: "" };
-  emit(kids, out, buf, toNode);
+  emit(kids, out, buf, toNode, stands);
   flush(out, buf);
   return out;
 }

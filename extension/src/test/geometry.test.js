@@ -1,7 +1,7 @@
 // Unit tests for pure/geometry.js. Imports pure modules only.
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { contentBox, inViewport, insideContent, refable, round2, roundBox, visibleCentre } from "../pure/geometry.js";
+import { clipTo, contentBox, inViewport, insideContent, refable, round2, roundBox, scrollBy, visibleCentre } from "../pure/geometry.js";
 
 test("boxes are rounded to hundredths of a pixel", () => {
   assert.equal(round2(32.456), 32.46);
@@ -39,4 +39,18 @@ test("a point is inside a frame's content (edges included) and a viewport (far e
   assert.equal(inViewport({ x: 0, y: 0 }, 843, 487), true);
   assert.equal(inViewport({ x: 843, y: 10 }, 843, 487), false);
   assert.equal(inViewport({ x: 10, y: -1 }, 843, 487), false);
+});
+
+test("a box clipped to another keeps what lies inside, if a pixel of it does", () => {
+  assert.deepEqual(clipTo({ x: 8, y: 300, w: 80, h: 24 }, { x: 0, y: 290, w: 100, h: 30 }), { x: 8, y: 300, w: 80, h: 20 });
+  assert.equal(clipTo({ x: 8, y: 300, w: 80, h: 24 }, { x: 0, y: 0, w: 100, h: 299.5 }), null);
+});
+
+test("a scroll brings the box's middle to the view's, as far as the box can go", () => {
+  const view = { x: 0, y: 0, w: 800, h: 600 };
+  assert.deepEqual(scrollBy({ x: 10, y: 1500, w: 100, h: 40 }, view, { x: 0, y: 0, maxX: 0, maxY: 5000 }), { dx: 0, dy: 1220 });
+  assert.deepEqual(scrollBy({ x: 10, y: 1500, w: 100, h: 40 }, view, { x: 0, y: 0, maxX: 0, maxY: 1000 }), { dx: 0, dy: 1000 }, "held to what is left");
+  assert.deepEqual(scrollBy({ x: 10, y: -500, w: 100, h: 40 }, view, { x: 0, y: 200, maxX: 0, maxY: 1000 }), { dx: 0, dy: -200 }, "up, to the top at most");
+  assert.deepEqual(scrollBy({ x: 10, y: 1500, w: 100, h: 40 }, view, { x: 0, y: 300, maxX: 0, maxY: 0 }), { dx: 0, dy: 0 }, "never the wrong way");
+  assert.deepEqual(scrollBy({ x: 10, y: 900, w: 100, h: 2000 }, view, { x: 0, y: 0, maxX: 0, maxY: 5000 }), { dx: 0, dy: 900 }, "a box taller than the view: its top to the view's");
 });

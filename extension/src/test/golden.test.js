@@ -82,6 +82,13 @@ const doc = page(
       { box: { x: 8, y: 110, width: 200, height: 24 }, value: "4111111111111111" }
     )),
     (el.save = h("div", { role: "option", "aria-selected": "true" }, { box: { x: 8, y: 140, width: 100, height: 20 } }, "Save card")),
+    (el.box = h(
+      "div",
+      {},
+      { box: { x: 8, y: 166, width: 200, height: 30 }, style: { overflowY: "auto" }, scrollTop: 40, scrollHeight: 190, clientHeight: 30, clientWidth: 200, scrollWidth: 200 },
+      "Terms of sale",
+      (el.buy = h("button", {}, { box: { x: 8, y: 300, width: 80, height: 24 } }, "Buy"))
+    )),
     (el.more = h("div", {}, { box: { x: 8, y: 170, width: 60, height: 20 }, style: { cursor: "pointer" } }, "More"))
   )
 );
@@ -221,11 +228,47 @@ test("resolve refuses with the protocol's codes and the golden error's fields", 
   doc.hit = el.signIn;
   el.signIn.rect.y = 600;
   assert.equal(ask({}).error.code, "not_visible");
+  assert.equal(ask({}).error.now, undefined, "the page cannot scroll: nothing to reach it by");
   el.signIn.rect.y = 100;
   el.signIn.childNodes[0].nodeValue = "Delete everything";
   assert.match(ask({}).error.message, /it is now button "Delete everything"/);
   el.signIn.childNodes[0].nodeValue = "Sign in";
   assert.equal(sw.ask({ type: "nonsense" }).error.code, "unknown_method");
+});
+
+test("a box that scrolls is a node with a ref and where it stands", () => {
+  const want = golden("snapshot_result.json").result.frames[1].root.children.find((n) => n.scroll);
+  const root = JSON.parse(first.result.tree);
+  const got = nodes(root).find((n) => n.scroll);
+  assert.ok(got, "no node for the box");
+  assert.equal(got.role, "generic");
+  assert.ok(got.id > 0, "the box has a ref");
+  assert.deepEqual(Object.keys(got.scroll), Object.keys(want.scroll));
+  assert.deepEqual(got.scroll, { x: 0, y: 40, maxX: 0, maxY: 160 });
+});
+
+test("resolve says how to bring an element scrolled out of its box into view", () => {
+  const want = golden("reach_error_response.json").error;
+  const r = first.result;
+  const root = JSON.parse(first.result.tree);
+  const buy = nodes(root).find((n) => n.name === "Buy");
+  // The wheel over the box's middle scrolls the box.
+  doc.hit = (x, y) => (y >= 166 && y < 196 ? el.box : el.heading);
+  const got = sw.ask({ type: "resolve", doc: r.doc, epoch: r.epoch, id: buy.id, role: "button", name: "Buy" });
+  assert.ok(got.error, JSON.stringify(got));
+  sameFields(got.error, want, {}, "error");
+  sameFields(got.error.now, want.now, {}, "now");
+  sameFields(got.error.now.reach, want.now.reach, { page: "boolean" }, "reach");
+  assert.equal(got.error.code, "not_visible");
+  const reach = got.error.now.reach;
+  assert.deepEqual(reach.point, { x: 108, y: 181 }, "the middle of the box");
+  assert.equal(reach.dx, 0);
+  assert.equal(reach.dy, 120, "the button's middle to the box's, held to what the box can still scroll");
+  assert.deepEqual(reach.scroll, { x: 0, y: 40, maxX: 0, maxY: 160 });
+  assert.equal(reach.page, undefined);
+  // Nowhere to turn the wheel but over something else that scrolls.
+  doc.hit = el.heading;
+  assert.doesNotMatch(sw.ask({ type: "resolve", doc: r.doc, epoch: r.epoch, id: buy.id, role: "button", name: "Buy" }).error.message, /scroll it into view first/);
 });
 
 test("frameHit maps a point in the child frame to this one", () => {

@@ -1,0 +1,202 @@
+package e2e
+
+import (
+	"context"
+	"math"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/reins-app/reins/agentdoor"
+	"github.com/reins-app/reins/audit"
+	"github.com/reins-app/reins/core"
+	"github.com/reins-app/reins/core/coretest"
+	"github.com/reins-app/reins/executor"
+	"github.com/reins-app/reins/internal/browsertest"
+	"github.com/reins-app/reins/internal/testenv"
+	"github.com/reins-app/reins/internal/xvfb"
+	"github.com/reins-app/reins/persondoor"
+	"github.com/reins-app/reins/vocab"
+)
+
+// reachPage has a button far below the fold, a button in a box scrolled
+// away from it, a box that the page keeps the wheel from, and a box that
+// cuts off what overflows it without scrolling.
+func reachPage() string {
+	return `<!doctype html>
+<html><head><title>Reach test page</title>
+<style>
+  body { margin: 0; font: 16px sans-serif; }
+  button { width: 150px; height: 40px; margin: 6px; }
+  .box { width: 320px; height: 120px; overflow: auto; border: 1px solid #444; margin: 6px; }
+  #cut { overflow: hidden; }
+</style></head>
+<body>
+<h1>Reach</h1>
+<button id="top">Top button</button>
+<div id="box" class="box"><div style="height:700px">Box spacer</div><button id="inbox">Box button</button><div style="height:300px"></div></div>
+<div id="stuck" class="box"><div style="height:700px">Stuck spacer</div><button id="stuckbtn">Stuck button</button></div>
+<div id="cut" class="box"><div style="height:700px">Cut spacer</div><button id="cutbtn">Cut button</button></div>
+<div style="height:2600px">Page spacer</div>
+<button id="below">Below button</button>
+<div style="height:600px"></div>
+<script>
+` + reportJS + `
+document.querySelectorAll('button').forEach((b) => watch(b, 'top'));
+document.getElementById('stuck').addEventListener('wheel', (e) => e.preventDefault(), {passive: false});
+addEventListener('load', () => report({type: 'loaded', page: 'reach'}));
+</script>
+</body></html>`
+}
+
+func setupReach(t *testing.T) *rig {
+	t.Helper()
+	if _, ok := browsertest.Chromium(); !ok {
+		browsertest.Start(t, browsertest.Options{}) // skips on a laptop, fails under CI
+	}
+	reinsBinaryFor(t)
+	x := xvfb.StartT(t, "1280x800x24")
+	data := filepath.Join(t.TempDir(), "data")
+	raw, err := executor.New(executor.Options{Display: x.Display})
+	if err != nil {
+		t.Fatal(err)
+	}
+	checked := &checkedExecutor{Executor: raw, dbPath: filepath.Join(data, "audit.db")}
+	ctx := context.Background()
+	rt, err := core.Start(ctx, core.StartOptions{DataDir: data, Executor: checked, ApprovalTimeout: 10 * time.Second, Logf: t.Logf})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { rt.Close() })
+	r := &rig{t: t, rt: rt, exec: checked, raw: raw, witness: browsertest.NewWitness(), data: data, scale: 1, display: x.Display, answer: &answerer{policy: "allow"}}
+	t.Cleanup(r.answer.run(rt))
+	r.origin = browsertest.Serve(t, r.witness, map[string]string{"/reach.html": reachPage()})
+	r.browser = browsertest.Start(t, browsertest.Options{
+		X: x, DataDir: data, Reins: reinsBinary.path, URL: r.origin + "/reach.html", Width: 1200, Height: 780,
+	})
+	r.assertNoProcessesLeft()
+	r.agent = coretest.Admitted(t, rt.AgentDoor(), rt.PersonDoor(), vocab.Agent{Name: "e2e reach agent", Version: "1", PID: os.Getpid(), Exe: os.Args[0]})
+	testenv.WaitWithin(t, 30*time.Second, "the extension to pair and report the tab", func() bool {
+		for _, tab := range rt.Tabs() {
+			if tab.Connected && strings.HasPrefix(tab.URL, r.origin+"/reach.html") {
+				r.tab = tab.ID
+				return true
+			}
+		}
+		return false
+	})
+	r.wait(ctx, "loaded", func(m map[string]any) bool { return m["page"] == "reach" })
+	if err := rt.SetShare(r.tab, vocab.Control); err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+// TestReach clicks, by ref, a button below the fold and a button in a box
+// scrolled away from it: each is one act the person is asked about once,
+// whose wheel input scrolls the page or the box until the button shows, and
+// the page's own handler sees one trusted click on it. A box that keeps the
+// wheel to itself, and one that cuts off without scrolling, are refused
+// with nothing clicked.
+func TestReach(t *testing.T) {
+	r := setupReach(t)
+	ctx := context.Background()
+	s := r.snapshot()
+	if !regexp.MustCompile(`- generic \[scroll=0/\d+\] \[ref=e\d+\]`).MatchString(s.Text) {
+		t.Errorf("the boxes that scroll have no ref or no position in the snapshot:\n%s", s.Text)
+	}
+
+	for _, b := range []struct{ id, name, where string }{
+		{"below", "Below button", "below the fold"},
+		{"inbox", "Box button", "in a scrolled box"},
+	} {
+		t.Run(b.where, func(t *testing.T) {
+			s := r.snapshot()
+			asked := r.asked()
+			res, err := r.agent.Act(ctx, agentdoor.ActRequest{Tab: r.tab, Ref: ref(t, s, "button", b.name), Snapshot: s.ID, Act: vocab.Act{Kind: vocab.Click}})
+			if err != nil {
+				t.Fatalf("click %s: %v", b.name, err)
+			}
+			if want := "Scroll to and click “" + b.name + "”"; res.Done != want {
+				t.Errorf("done %q, want %q", res.Done, want)
+			}
+			c := r.wait(ctx, "click", func(m map[string]any) bool { return m["id"] == b.id })
+			if c["trusted"] != true {
+				t.Errorf("click not trusted: %v", c)
+			}
+			// At the middle of what shows of the button (150 × 40): a notch
+			// scrolls more than the box is tall, so its edge may cut it.
+			if dx, dy := c["x"].(float64)-c["cx"].(float64), c["y"].(float64)-c["cy"].(float64); math.Abs(dx) > 1.5 || math.Abs(dy) > 19 {
+				t.Errorf("the click landed %.1f, %.1f CSS px from the button's centre, off the button (%v)", dx, dy, c)
+			}
+			if n := r.asked() - asked; n != 1 {
+				t.Errorf("the person was asked %d times, want once", n)
+			}
+			out := r.outcomeOf(res.Audit)
+			if out.Outcome != vocab.OutcomeDone || !strings.Contains(out.Detail, "turned the wheel") {
+				t.Errorf("outcome row %s %q, want done, saying how far it scrolled", out.Outcome, out.Detail)
+			}
+			t.Logf("outcome: %s", out.Detail)
+		})
+	}
+
+	t.Run("a scroll says where the box stands", func(t *testing.T) {
+		s := r.snapshot()
+		m := regexp.MustCompile(`- generic \[scroll=(\d+)/(\d+)\] \[ref=(e\d+)\]`).FindStringSubmatch(s.Text)
+		if m == nil {
+			t.Fatalf("no box in:\n%s", s.Text)
+		}
+		res, err := r.agent.Act(ctx, agentdoor.ActRequest{Tab: r.tab, Ref: m[3], Snapshot: s.ID, Act: vocab.Act{Kind: vocab.Scroll, DY: -2}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		after := regexp.MustCompile(`now the box \[ref=` + m[3] + `\] is scrolled (\d+) of ` + m[2] + ` px down and the page \d+ px down$`).FindStringSubmatch(res.Done)
+		if after == nil {
+			t.Fatalf("done %q does not say where box %s stands", res.Done, m[3])
+		}
+		if after[1] == m[1] {
+			t.Errorf("the box is at %s px both before and after the scroll: %q", m[1], res.Done)
+		}
+		t.Logf("done: %s (the box was at %s)", res.Done, m[1])
+	})
+
+	for _, b := range []struct{ name, why string }{
+		{"Stuck button", "the page keeps the wheel from the box"},
+		{"Cut button", "the box cuts it off and does not scroll"},
+	} {
+		t.Run(b.why, func(t *testing.T) {
+			s := r.snapshot()
+			_, err := r.agent.Act(ctx, agentdoor.ActRequest{Tab: r.tab, Ref: ref(t, s, "button", b.name), Snapshot: s.ID, Act: vocab.Act{Kind: vocab.Click}})
+			if code(err) != vocab.CodeNotVisible {
+				t.Fatalf("click %s: %v, want %s", b.name, err, vocab.CodeNotVisible)
+			}
+			t.Logf("refused: %v", err)
+		})
+	}
+	if n := len(r.clicks("stuckbtn")) + len(r.clicks("cutbtn")); n != 0 {
+		t.Errorf("%d clicks on buttons that could not be brought into view", n)
+	}
+	r.assertFiredChecked()
+}
+
+// asked counts the questions put to the person so far.
+func (r *rig) asked() int {
+	r.answer.mu.Lock()
+	defer r.answer.mu.Unlock()
+	return r.answer.asked
+}
+
+// outcomeOf is the outcome row of the fire row seq.
+func (r *rig) outcomeOf(seq int64) persondoor.AuditRow {
+	r.t.Helper()
+	for _, row := range r.auditRows(persondoor.AuditFilter{Tab: r.tab}) {
+		if row.Phase == audit.PhaseOutcome && row.RefSeq == seq {
+			return row
+		}
+	}
+	r.t.Fatalf("no outcome row for row %d", seq)
+	return persondoor.AuditRow{}
+}
