@@ -136,6 +136,11 @@ func TestBrowserSession(t *testing.T) {
 			t.Errorf("after the browser restarted the old tab %s is still listed: %+v", tab, ti)
 		}
 	}
+	// Nothing is shared in the new run, so the agent's default tab is
+	// none, and never the old run's.
+	if got, err := agent.CurrentTab(ctx); code(err) != vocab.CodeGrantRequired {
+		t.Errorf("the agent's default tab after the browser restarted: %q %v, want %s", got, err, vocab.CodeGrantRequired)
+	}
 	if _, err := agent.Snapshot(ctx, tab); code(err) != vocab.CodeNoTab {
 		t.Errorf("a snapshot of the old tab after the browser restarted: %v, want %s", err, vocab.CodeNoTab)
 	}

@@ -134,7 +134,8 @@ type rig struct {
 	answer  *answerer
 	data    string
 	scale   float64
-	display string // the X display Chromium runs on
+	display string       // the X display Chromium runs on
+	x       *xvfb.Server // that display
 }
 
 var reinsBinary struct {
@@ -154,7 +155,12 @@ func reinsBinaryFor(t testing.TB) {
 	})
 }
 
-func setup(t testing.TB, screen string, scale float64, approvalTimeout time.Duration) *rig {
+// reinsOn starts what a test in real Chromium needs but its pages and the
+// browser: an X display of the size screen names, Reins with the real
+// executor (checked: every act's row is committed before it fires), a
+// witness for the pages, and a person who allows every act (r.answer.set
+// changes that; "silent" leaves the answering to the test).
+func reinsOn(t testing.TB, screen string, approvalTimeout time.Duration) *rig {
 	t.Helper()
 	if _, ok := browsertest.Chromium(); !ok {
 		// Let browsertest decide: skip on a laptop, fail under CI.
@@ -168,14 +174,21 @@ func setup(t testing.TB, screen string, scale float64, approvalTimeout time.Dura
 		t.Fatal(err)
 	}
 	exec := &checkedExecutor{Executor: raw, dbPath: filepath.Join(data, "audit.db")}
-	ctx := context.Background()
-	rt, err := core.Start(ctx, core.StartOptions{DataDir: data, Executor: exec, ApprovalTimeout: approvalTimeout, Logf: t.Logf})
+	rt, err := core.Start(context.Background(), core.StartOptions{DataDir: data, Executor: exec, ApprovalTimeout: approvalTimeout, Logf: t.Logf})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { rt.Close() })
-	r := &rig{t: t, rt: rt, exec: exec, raw: raw, witness: browsertest.NewWitness(), data: data, scale: scale, display: x.Display, answer: &answerer{policy: "allow"}}
+	r := &rig{t: t, rt: rt, exec: exec, raw: raw, witness: browsertest.NewWitness(), data: data, scale: 1, display: x.Display, x: x, answer: &answerer{policy: "allow"}}
 	t.Cleanup(r.answer.run(rt))
+	return r
+}
+
+func setup(t testing.TB, screen string, scale float64, approvalTimeout time.Duration) *rig {
+	t.Helper()
+	r := reinsOn(t, screen, approvalTimeout)
+	r.scale = scale
+	rt, data, x := r.rt, r.data, r.x
 	r.cross = browsertest.Serve(t, r.witness, map[string]string{"/frame.html": framePage()})
 	r.origin = browsertest.Serve(t, r.witness, map[string]string{
 		"/index.html": mainPage(rt.Port(), r.cross),

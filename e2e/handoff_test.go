@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -18,11 +17,8 @@ import (
 	"github.com/jezek/xgb/xtest"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/reins-app/reins/core"
-	"github.com/reins-app/reins/executor"
 	"github.com/reins-app/reins/internal/browsertest"
 	"github.com/reins-app/reins/internal/testenv"
-	"github.com/reins-app/reins/internal/xvfb"
 	"github.com/reins-app/reins/mcp"
 	"github.com/reins-app/reins/mcp/mcptest"
 	"github.com/reins-app/reins/persondoor"
@@ -74,25 +70,9 @@ type handoffRig struct {
 
 func setupHandoff(t *testing.T) *handoffRig {
 	t.Helper()
-	if _, ok := browsertest.Chromium(); !ok {
-		browsertest.Start(t, browsertest.Options{}) // skips on a laptop, fails under CI
-	}
-	reinsBinaryFor(t)
-	x := xvfb.StartT(t, "1280x800x24")
-	data := filepath.Join(t.TempDir(), "data")
-	raw, err := executor.New(executor.Options{Display: x.Display})
-	if err != nil {
-		t.Fatal(err)
-	}
-	checked := &checkedExecutor{Executor: raw, dbPath: filepath.Join(data, "audit.db")}
+	r := reinsOn(t, "1280x800x24", 10*time.Second)
+	rt, data, x := r.rt, r.data, r.x
 	ctx := context.Background()
-	rt, err := core.Start(ctx, core.StartOptions{DataDir: data, Executor: checked, ApprovalTimeout: 10 * time.Second, Logf: t.Logf})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { rt.Close() })
-	r := &rig{t: t, rt: rt, exec: checked, raw: raw, witness: browsertest.NewWitness(), data: data, scale: 1, display: x.Display, answer: &answerer{policy: "allow"}}
-	t.Cleanup(r.answer.run(rt))
 	// Each page links to the other origin: the files are filled in once
 	// both servers listen, before any page is asked for.
 	shopFiles, ssoFiles := map[string]string{}, map[string]string{}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -13,10 +12,8 @@ import (
 	"github.com/reins-app/reins/agentdoor"
 	"github.com/reins-app/reins/core"
 	"github.com/reins-app/reins/core/coretest"
-	"github.com/reins-app/reins/executor"
 	"github.com/reins-app/reins/internal/browsertest"
 	"github.com/reins-app/reins/internal/testenv"
-	"github.com/reins-app/reins/internal/xvfb"
 	"github.com/reins-app/reins/persondoor"
 	"github.com/reins-app/reins/vocab"
 )
@@ -144,22 +141,10 @@ func newPageRig(t *testing.T, files map[string]string, page, run string) *checko
 // newPageRigWith is newPageRig for pages that name other servers: pages
 // is given a way to serve files on another origin first.
 func newPageRigWith(t *testing.T, pages func(serve func(map[string]string) string) (map[string]string, string), run string) *checkoutRig {
-	if _, ok := browsertest.Chromium(); !ok {
-		browsertest.Start(t, browsertest.Options{}) // skips on a laptop, fails under CI
-	}
-	reinsBinaryFor(t)
-	x := xvfb.StartT(t, "1280x800x24")
-	data := filepath.Join(t.TempDir(), "data")
-	raw, err := executor.New(executor.Options{Display: x.Display})
-	if err != nil {
-		t.Fatal(err)
-	}
-	r := &checkoutRig{t: t, exec: &checkedExecutor{Executor: raw, dbPath: filepath.Join(data, "audit.db")}, witness: browsertest.NewWitness()}
-	r.rt, err = core.Start(context.Background(), core.StartOptions{DataDir: data, Executor: r.exec, ApprovalTimeout: 20 * time.Second, Logf: t.Logf})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { r.rt.Close() })
+	base := reinsOn(t, "1280x800x24", 20*time.Second)
+	base.answer.set("silent") // this rig's person answers below
+	x, data := base.x, base.data
+	r := &checkoutRig{t: t, rt: base.rt, exec: base.exec, witness: base.witness}
 	events, stop := r.rt.Subscribe(64)
 	t.Cleanup(stop)
 	go func() {

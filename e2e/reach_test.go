@@ -4,7 +4,6 @@ import (
 	"context"
 	"math"
 	"os"
-	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -12,12 +11,9 @@ import (
 
 	"github.com/reins-app/reins/agentdoor"
 	"github.com/reins-app/reins/audit"
-	"github.com/reins-app/reins/core"
 	"github.com/reins-app/reins/core/coretest"
-	"github.com/reins-app/reins/executor"
 	"github.com/reins-app/reins/internal/browsertest"
 	"github.com/reins-app/reins/internal/testenv"
-	"github.com/reins-app/reins/internal/xvfb"
 	"github.com/reins-app/reins/persondoor"
 	"github.com/reins-app/reins/vocab"
 )
@@ -54,25 +50,9 @@ addEventListener('load', () => report({type: 'loaded', page: 'reach'}));
 
 func setupReach(t *testing.T) *rig {
 	t.Helper()
-	if _, ok := browsertest.Chromium(); !ok {
-		browsertest.Start(t, browsertest.Options{}) // skips on a laptop, fails under CI
-	}
-	reinsBinaryFor(t)
-	x := xvfb.StartT(t, "1280x800x24")
-	data := filepath.Join(t.TempDir(), "data")
-	raw, err := executor.New(executor.Options{Display: x.Display})
-	if err != nil {
-		t.Fatal(err)
-	}
-	checked := &checkedExecutor{Executor: raw, dbPath: filepath.Join(data, "audit.db")}
+	r := reinsOn(t, "1280x800x24", 10*time.Second)
+	rt, data, x := r.rt, r.data, r.x
 	ctx := context.Background()
-	rt, err := core.Start(ctx, core.StartOptions{DataDir: data, Executor: checked, ApprovalTimeout: 10 * time.Second, Logf: t.Logf})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { rt.Close() })
-	r := &rig{t: t, rt: rt, exec: checked, raw: raw, witness: browsertest.NewWitness(), data: data, scale: 1, display: x.Display, answer: &answerer{policy: "allow"}}
-	t.Cleanup(r.answer.run(rt))
 	r.origin = browsertest.Serve(t, r.witness, map[string]string{"/reach.html": reachPage()})
 	r.browser = browsertest.Start(t, browsertest.Options{
 		X: x, DataDir: data, Reins: reinsBinary.path, URL: r.origin + "/reach.html", Width: 1200, Height: 780,
