@@ -1,11 +1,9 @@
 package e2e
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -22,7 +20,6 @@ import (
 	"github.com/reins-app/reins/internal/browsertest"
 	"github.com/reins-app/reins/internal/testenv"
 	"github.com/reins-app/reins/internal/xvfb"
-	"github.com/reins-app/reins/mcp"
 	"github.com/reins-app/reins/mcp/mcptest"
 	"github.com/reins-app/reins/vocab"
 )
@@ -105,23 +102,7 @@ func TestBudgetOnAFiveThousandRowTable(t *testing.T) {
 	if err := rt.SetShare(tab, vocab.Control); err != nil {
 		t.Fatal(err)
 	}
-	door, err := mcp.Start(ctx, mcp.Options{Agents: rt.AgentDoor(), DataDir: data, HTTPPort: -1, Logf: t.Logf})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer door.Close()
-	cmd := exec.Command(reinsBinary.path, "mcp")
-	cmd.Env = append(os.Environ(), "REINS_DATA_DIR="+data)
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	client := sdk.NewClient(&sdk.Implementation{Name: "e2e MCP agent", Version: "0.9"}, nil)
-	cctx, cancel := context.WithTimeout(ctx, 60*time.Second)
-	defer cancel()
-	cs, err := client.Connect(cctx, &sdk.CommandTransport{Command: cmd}, nil)
-	if err != nil {
-		t.Fatalf("%v\nreins mcp: %s", err, stderr.String())
-	}
-	defer cs.Close()
+	cs := agentThroughMCP(t, rt, data, sdk.Implementation{Name: "e2e MCP agent", Version: "0.9"})
 	within := func(what, answer string) {
 		t.Helper()
 		t.Logf("%s: %d characters", what, len(answer))

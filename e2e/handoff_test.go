@@ -1,12 +1,9 @@
 package e2e
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
-	"os"
-	"os/exec"
 	"regexp"
 	"strings"
 	"testing"
@@ -19,7 +16,6 @@ import (
 
 	"github.com/reins-app/reins/internal/browsertest"
 	"github.com/reins-app/reins/internal/testenv"
-	"github.com/reins-app/reins/mcp"
 	"github.com/reins-app/reins/mcp/mcptest"
 	"github.com/reins-app/reins/persondoor"
 	"github.com/reins-app/reins/vocab"
@@ -99,23 +95,7 @@ func setupHandoff(t *testing.T) *handoffRig {
 		t.Fatal(err)
 	}
 
-	door, err := mcp.Start(ctx, mcp.Options{Agents: rt.AgentDoor(), DataDir: data, HTTPPort: -1, Logf: t.Logf})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { door.Close() })
-	cmd := exec.Command(reinsBinary.path, "mcp")
-	cmd.Env = append(os.Environ(), "REINS_DATA_DIR="+data)
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	client := sdk.NewClient(&sdk.Implementation{Name: "e2e hand-off agent", Version: "1"}, nil)
-	cctx, cancel := context.WithTimeout(ctx, 60*time.Second)
-	defer cancel()
-	h.cs, err = client.Connect(cctx, &sdk.CommandTransport{Command: cmd}, nil)
-	if err != nil {
-		t.Fatalf("%v\nreins mcp: %s", err, stderr.String())
-	}
-	t.Cleanup(func() { h.cs.Close() })
+	h.cs = agentThroughMCP(t, rt, data, sdk.Implementation{Name: "e2e hand-off agent", Version: "1"})
 	return h
 }
 

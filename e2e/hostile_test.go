@@ -3,12 +3,10 @@
 package e2e
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"html"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -28,7 +26,6 @@ import (
 	"github.com/reins-app/reins/internal/plain/plaintest"
 	"github.com/reins-app/reins/internal/testenv"
 	"github.com/reins-app/reins/internal/xvfb"
-	"github.com/reins-app/reins/mcp"
 	"github.com/reins-app/reins/mcp/mcptest"
 	"github.com/reins-app/reins/persondoor"
 	"github.com/reins-app/reins/vocab"
@@ -102,23 +99,7 @@ func TestHostileTextNeverReachesThePerson(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	door, err := mcp.Start(ctx, mcp.Options{Agents: rt.AgentDoor(), DataDir: data, HTTPPort: -1, Logf: t.Logf})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer door.Close()
-	cmd := exec.Command(reinsBinary.path, "mcp")
-	cmd.Env = append(os.Environ(), "REINS_DATA_DIR="+data)
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	client := sdk.NewClient(&sdk.Implementation{Name: plaintest.AgentName, Version: "6.6\x1b[8m"}, nil)
-	cctx, ccancel := context.WithTimeout(ctx, 90*time.Second)
-	defer ccancel()
-	cs, err := client.Connect(cctx, &sdk.CommandTransport{Command: cmd}, nil)
-	if err != nil {
-		t.Fatalf("%v\nreins mcp: %s", err, stderr.String())
-	}
-	defer cs.Close()
+	cs := agentThroughMCP(t, rt, data, sdk.Implementation{Name: plaintest.AgentName, Version: "6.6\x1b[8m"})
 
 	exe, _ := os.Executable()
 	exe, _ = filepath.EvalSymlinks(exe)

@@ -12,6 +12,7 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/reins-app/reins/core"
 	"github.com/reins-app/reins/mcp"
 	"github.com/reins-app/reins/mcp/mcptest"
 	"github.com/reins-app/reins/persondoor"
@@ -105,4 +106,29 @@ func TestAgentThroughReinsMCP(t *testing.T) {
 		t.Fatalf("after Chromium quit: want extension_disconnected, got %q", text)
 	}
 	t.Logf("extension_disconnected after Chromium quit: %v", time.Since(t0))
+}
+
+// agentThroughMCP opens rt's agents' door and connects an MCP client that says it
+// is who through the real `reins mcp`, as an agent's program does; both
+// close when the test ends.
+func agentThroughMCP(t testing.TB, rt *core.Runtime, data string, who sdk.Implementation) *sdk.ClientSession {
+	t.Helper()
+	ctx := context.Background()
+	door, err := mcp.Start(ctx, mcp.Options{Agents: rt.AgentDoor(), DataDir: data, HTTPPort: -1, Logf: t.Logf})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { door.Close() })
+	cmd := exec.Command(reinsBinary.path, "mcp")
+	cmd.Env = append(os.Environ(), "REINS_DATA_DIR="+data)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	cctx, cancel := context.WithTimeout(ctx, 90*time.Second)
+	defer cancel()
+	cs, err := sdk.NewClient(&who, nil).Connect(cctx, &sdk.CommandTransport{Command: cmd}, nil)
+	if err != nil {
+		t.Fatalf("%v\nreins mcp: %s", err, stderr.String())
+	}
+	t.Cleanup(func() { cs.Close() })
+	return cs
 }

@@ -23,7 +23,6 @@ import (
 	"github.com/reins-app/reins/internal/chromium"
 	"github.com/reins-app/reins/internal/testenv"
 	"github.com/reins-app/reins/internal/xvfb"
-	"github.com/reins-app/reins/mcp"
 	"github.com/reins-app/reins/mcp/mcptest"
 	"github.com/reins-app/reins/vocab"
 )
@@ -110,23 +109,7 @@ func startSettleRig(t testing.TB, first string, devTools bool) *settleRig {
 	if err := rt.SetShare(r.tab, vocab.Control); err != nil {
 		t.Fatal(err)
 	}
-	door, err := mcp.Start(ctx, mcp.Options{Agents: rt.AgentDoor(), DataDir: data, HTTPPort: -1, Logf: t.Logf})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { door.Close() })
-	cmd := exec.Command(reinsBinary.path, "mcp")
-	cmd.Env = append(os.Environ(), "REINS_DATA_DIR="+data)
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	client := sdk.NewClient(&sdk.Implementation{Name: "e2e MCP agent", Version: "0.9"}, nil)
-	cctx, cancel := context.WithTimeout(ctx, 60*time.Second)
-	defer cancel()
-	r.cs, err = client.Connect(cctx, &sdk.CommandTransport{Command: cmd}, nil)
-	if err != nil {
-		t.Fatalf("%v\nreins mcp: %s", err, stderr.String())
-	}
-	t.Cleanup(func() { r.cs.Close() })
+	r.cs = agentThroughMCP(t, rt, data, sdk.Implementation{Name: "e2e MCP agent", Version: "0.9"})
 	return r
 }
 
