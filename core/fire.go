@@ -213,7 +213,6 @@ func (s *Session) decide(ctx context.Context, f *firing, holds int) (approvals.A
 		if live := f.turn.plan.Live(); live != nil {
 			return approvals.Approved{}, errorf(vocab.CodePlanEnded, "%v; nothing was asked or done", live)
 		}
-		f.turn.why = err.Error()
 		if f.again != nil {
 			f.again(ctx, &f.req) // the person needs the picture after all
 		}

@@ -18,12 +18,11 @@ import (
 )
 
 // planTurn is a step of a plan on its way: which plan, which step (from
-// 0), and whether it had to be asked on its own, and why.
+// 0), and whether it had to be asked on its own.
 type planTurn struct {
 	plan  *approvals.Planned
 	i     int
 	asked bool
-	why   string
 	page  grounding.FrameState // the top frame's document when the plan covered the step
 }
 
@@ -267,11 +266,7 @@ func (s *Session) proposePlan(ctx context.Context, p agentdoor.PlanRequest, en *
 		}
 		one := audit.Entry{Act: st.Act}
 		if err := possible(&one); err != nil {
-			var ce *vocab.Error
-			if errors.As(err, &ce) {
-				return nil, "", &vocab.Error{Code: ce.Code, Message: fmt.Sprintf("step %d: %s", i+1, ce.Message), Err: err}
-			}
-			return nil, "", err
+			return nil, "", stepError(i, err)
 		}
 	}
 	if err := s.admitted(ctx); err != nil {
@@ -357,12 +352,6 @@ func (s *Session) proposePlan(ctx context.Context, p agentdoor.PlanRequest, en *
 		id = snap.ID
 	}
 	return planned, id, nil
-}
-
-// codeOf is the stable code of an error an act returned.
-func codeOf(err error) string {
-	ce, _ := classify(err)
-	return ce.Code
 }
 
 // stepError names the step an error is about.
