@@ -37,6 +37,16 @@ type ActResult struct {
 	Done   string `json:"done"` // the act as a sentence
 	Target string `json:"target,omitempty"`
 	Audit  int64  `json:"audit"` // the "about to fire" row
+	// Effect says where the act's events arrived, as the target's frame saw
+	// them: "the click reached button “Pay now”"; "" when nothing watched
+	// (an act with no element, a key press, a hover).
+	Effect string `json:"effect,omitempty"`
+	// Missed: the act fired, but its events arrived elsewhere than at the
+	// element, or not at all.
+	Missed bool `json:"missed,omitempty"`
+	// Left: the page began leaving, or was gone, by the time where the
+	// events landed was read.
+	Left bool `json:"left,omitempty"`
 }
 
 // ReadOptions says how an agent wants a tab read.
@@ -56,6 +66,9 @@ type ReadResult struct {
 	Hint      string `json:"hint,omitempty"`  // how to see the rest
 	Diff      bool   `json:"diff,omitempty"`  // Text holds "+ " and "- " lines
 	First     bool   `json:"first,omitempty"` // Diff was asked but there was nothing to compare with
+	// NewPage: with Diff, the tab shows another page (document or
+	// navigation) than the session's previous snapshot, whose refs are gone.
+	NewPage bool `json:"newPage,omitempty"`
 }
 
 // FindResult lists the lines of a fresh snapshot that match.
@@ -191,8 +204,10 @@ type PlanStepResult struct {
 	// Asked says the step was put to the person on its own: it falls
 	// under the risk table, or it no longer matched the plan.
 	Asked bool   `json:"asked,omitempty"`
-	Code  string `json:"code,omitempty"` // why it did not fire
+	Code  string `json:"code,omitempty"` // why it did not fire, or vocab.CodeMissed: it fired but missed
 	Error string `json:"error,omitempty"`
+	// Effect is where the step's events arrived (ActResult.Effect).
+	Effect string `json:"effect,omitempty"`
 }
 
 // MaxHandoffReason is the most characters a hand-off's reason may have: a

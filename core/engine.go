@@ -70,6 +70,10 @@ type Options struct {
 	// serve. Default executor.Ancestry(): Reins and the processes it
 	// descends from.
 	OwnProcesses []int // optional
+	// TestOnlyMisplace, in tests only, moves every point on screen a
+	// browser act aims at, as a wrong mapping from the page to the screen
+	// would: for the witness to catch.
+	TestOnlyMisplace func(x, y float64) (float64, float64)
 
 	saved settings.Settings // set by Start: what was saved, for the settings the engine does not run on
 }

@@ -47,6 +47,8 @@ func classify(err error) (*vocab.Error, string) {
 		ce = &vocab.Error{Code: vocab.CodeDenied, Message: err.Error(), Err: err}
 	case errors.Is(err, grounding.ErrStaleRef):
 		ce = &vocab.Error{Code: vocab.CodeStaleRef, Message: err.Error(), Err: err}
+	case errors.Is(err, grounding.ErrTurned):
+		ce = &vocab.Error{Code: vocab.CodeUnmapped, Message: err.Error(), Err: err}
 	case errors.Is(err, grounding.ErrNoFrame):
 		ce = &vocab.Error{Code: vocab.CodeNotVisible, Message: err.Error(), Err: err}
 	case errors.Is(err, grounding.ErrNotVisible):
@@ -85,6 +87,8 @@ func remoteCode(c string) string {
 		return vocab.CodeDisabled
 	case protocol.CodeNoTab, protocol.CodeNoFrame:
 		return vocab.CodeNoTab
+	case protocol.CodeUnmapped:
+		return vocab.CodeUnmapped
 	}
 	return vocab.CodeFailed
 }

@@ -45,6 +45,10 @@ type firing struct {
 	// turn is, for a step of a plan, which step of which plan; nil
 	// otherwise.
 	turn *planTurn
+	// effect is, once perform is done, where the act's events arrived, as
+	// its target's frame saw them (witness.go); nil, or zero, when nothing
+	// watched. A pointer: firing is passed by value.
+	effect *effect
 }
 
 // canInput refuses an act that is OS input when this Reins has no display
@@ -276,6 +280,10 @@ func (s *Session) fireApproved(ctx context.Context, f firing, approved approvals
 	}})
 	fctx, stop := e.untilPaused(ctx)
 	fireErr := f.perform(fctx, ticket)
+	var ef effect
+	if f.effect != nil {
+		ef = *f.effect
+	}
 	stop()
 	if fireErr != nil && errors.Is(fireErr, context.Canceled) && ctx.Err() == nil && e.Paused() {
 		fireErr = &vocab.Error{Code: vocab.CodePaused, Message: "the person paused all agents while this act was under way; it was stopped there, and any key or button it held was let go", Err: fireErr}
@@ -283,6 +291,12 @@ func (s *Session) fireApproved(ctx context.Context, f firing, approved approvals
 	final := audit.Entry{Agent: s.agent, Act: f.en.Act, Target: f.en.Target, Decision: f.en.Decision, Outcome: vocab.OutcomeDone, Detail: f.done}
 	if f.said != nil {
 		final.Detail = joinDetail(f.done, f.said())
+	}
+	if ef.words != "" {
+		final.Detail = joinDetail(final.Detail, ef.words)
+	}
+	if ef.missed {
+		final.Code = vocab.CodeMissed
 	}
 	if fireErr != nil {
 		ce, outcome := classify(fireErr)
@@ -296,7 +310,7 @@ func (s *Session) fireApproved(ctx context.Context, f firing, approved approvals
 		ce, _ := classify(fireErr)
 		return nil, &alreadyLogged{ce}
 	}
-	return &agentdoor.ActResult{Done: f.req.Sentence(), Target: f.req.Target.Ref, Audit: ticket.Seq()}, nil
+	return &agentdoor.ActResult{Done: f.req.Sentence(), Target: f.req.Target.Ref, Audit: ticket.Seq(), Effect: ef.words, Missed: ef.missed, Left: ef.left}, nil
 }
 
 // awaitStill returns once the person has left the mouse and keyboard alone

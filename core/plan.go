@@ -142,8 +142,12 @@ func (s *Session) RunPlan(ctx context.Context, p agentdoor.PlanRequest) (*agentd
 		step, err := s.planStep(ctx, planned, i, r)
 		res.Steps = append(res.Steps, step)
 		if err != nil {
-			planned.End(fmt.Sprintf("step %d was not done (%s)", i+1, step.Code))
-			res.Ended = fmt.Sprintf("step %d was not done (%s)", i+1, step.Code)
+			why := fmt.Sprintf("step %d was not done (%s)", i+1, step.Code)
+			if step.Code == vocab.CodeMissed {
+				why = fmt.Sprintf("step %d fired but missed its element", i+1)
+			}
+			planned.End(why)
+			res.Ended = why
 			break
 		}
 	}
@@ -202,7 +206,13 @@ func (s *Session) planStep(ctx context.Context, planned *approvals.Planned, i in
 		out.Code, out.Error = ce.Code, ce.Message
 		return out, err
 	}
-	out.Done, out.Audit = res.Done, res.Audit
+	out.Done, out.Audit, out.Effect = res.Done, res.Audit, res.Effect
+	if res.Missed {
+		// It fired, but not on its element: what the plan meant to do next
+		// may no longer fit the page.
+		out.Code, out.Error = vocab.CodeMissed, res.Effect
+		return out, errorf(vocab.CodeMissed, "%s", res.Effect)
+	}
 	return out, nil
 }
 

@@ -283,3 +283,32 @@ func TestTheStripTicksOffEachStep(t *testing.T) {
 		t.Fatal("the strip shows a password")
 	}
 }
+
+// A step whose click landed elsewhere fired, but the plan stops there:
+// what came next was planned for a page the miss may have changed.
+func TestAPlanStopsAtAStepThatMissed(t *testing.T) {
+	f := newFixture(t, 2*time.Second)
+	f.SetShare(f.tab, vocab.Control)
+	f.person(&planPerson{single: vocab.AllowOnce})
+	f.Browser.SetEffects(func(p protocol.EffectsParams) protocol.EffectsResult {
+		if p.Kind == string(vocab.Click) {
+			cover := &protocol.Landed{Role: "dialog", Name: "Newsletter", Tag: "div"}
+			return protocol.EffectsResult{Down: cover, Up: cover, Click: cover}
+		}
+		on := &protocol.Landed{On: true, Role: "textbox", Name: "Search", Tag: "input"}
+		return protocol.EffectsResult{Keys: 5, KeysOn: 5, Input: on, Inputs: 5}
+	})
+	res, err := f.agent.RunPlan(context.Background(), f.plan())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(f.Exec.Fired()) != 2 || len(res.Steps) != 4 {
+		t.Fatalf("fired %d acts, result %+v; want the search typed and Next clicked, then nothing", len(f.Exec.Fired()), res)
+	}
+	if st := res.Steps[1]; st.Code != vocab.CodeMissed || st.Audit == 0 || !strings.Contains(st.Effect, "landed on dialog “Newsletter”") {
+		t.Errorf("step 2 %+v, want fired and missed, saying where it landed", st)
+	}
+	if res.Steps[2].Code != vocab.CodePlanEnded || !strings.Contains(res.Ended, "step 2 fired but missed") {
+		t.Errorf("the plan went on after the miss: %+v", res)
+	}
+}

@@ -59,7 +59,9 @@ func reachOf(err error, el grounding.Element) *protocol.Reach {
 	if !errors.As(err, &re) || re.Code != protocol.CodeNotVisible || re.Now == nil || re.Now.Reach == nil {
 		return nil
 	}
-	if len(el.Path) > 0 || re.Now.ID != el.ID || re.Now.Role != el.Role || re.Now.Name != el.Name {
+	// A child frame's reach is taken only once its point is in the top
+	// frame's viewport.
+	if (len(el.Path) > 0 && !re.Now.Reach.Framed) || re.Now.ID != el.ID || re.Now.Role != el.Role || re.Now.Name != el.Name {
 		return nil
 	}
 	return re.Now.Reach
@@ -219,14 +221,16 @@ func notches(d, per float64) int {
 // as ready found it. A step the executor refuses stops it there; so does a
 // burst that scrolls nothing, and MaxReachBursts bursts that did not bring
 // it into view.
-func (e *Engine) performReach(ctx context.Context, t *tabState, el grounding.Element, ticket audit.Ticket, now sighting, r *reaching) error {
+func (e *Engine) performReach(ctx context.Context, t *tabState, el grounding.Element, ticket audit.Ticket, now sighting, r *reaching, ef *effect) error {
 	for {
 		if now.at != nil {
 			pt, err := grounding.ToScreen(now.at.Point, now.at.Window, now.at.Viewport, now.at.Zoom, e.calOf(t))
 			if err != nil {
 				return r.stopped(err)
 			}
-			if err := e.opts.Executor.Fire(executor.WithReachStep(ctx, executor.ReachStep{X: pt.X, Y: pt.Y}), ticket); err != nil {
+			pt = e.misplaced(pt)
+			step := executor.WithReachStep(ctx, executor.ReachStep{X: pt.X, Y: pt.Y})
+			if *ef, err = e.fireWatched(step, t, el, ticket, func(ctx context.Context) error { return e.opts.Executor.Fire(ctx, ticket) }); err != nil {
 				return r.stopped(err)
 			}
 			r.at = &pt

@@ -97,6 +97,7 @@ func (s *Session) read(ctx context.Context, o agentdoor.ReadOptions, en *audit.E
 	budget := agentdoor.Budget(o.MaxChars)
 	if o.Diff {
 		res.Diff = true
+		res.NewPage = prev != nil && !snap.SamePage(prev)
 		if prev != nil && prev.Origin == snap.Origin {
 			r := truncateText(snap.Diff(prev), budget)
 			res.Text, res.Truncated, res.Hint = r.Text, r.Truncated, r.Hint

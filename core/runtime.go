@@ -53,6 +53,8 @@ type StartOptions struct {
 	// own executable. Empty runs none, for tests that start the core in
 	// their own process. Only with the executor Start makes itself.
 	ReleaseGuard string // optional
+	// TestOnlyMisplace is Options.TestOnlyMisplace.
+	TestOnlyMisplace func(x, y float64) (float64, float64)
 }
 
 // ReleaseGuardMode is the argument that runs the reins binary as the
@@ -173,6 +175,7 @@ func start(ctx context.Context, opts StartOptions, dir string) (*Runtime, error)
 	e := New(Options{
 		Browser: br, Audit: log, Executor: ex, ApprovalTimeout: timeout, RememberFor: saved.RememberFor, Logf: opts.Logf,
 		Settings: store, Login: settings.Desktop{Executable: opts.Program}, PersonTerminal: opts.PersonTerminal, saved: saved,
+		TestOnlyMisplace: opts.TestOnlyMisplace,
 	})
 	rctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	r := &Runtime{Engine: e, DataDir: dir, display: opts.Display, bridge: br, log: log, exec: ex, cancel: cancel, done: make(chan struct{})}

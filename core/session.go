@@ -391,11 +391,20 @@ func (s *Session) act(ctx context.Context, r agentdoor.ActRequest, en *audit.Ent
 		if err != nil {
 			return audit.Plan{}, err
 		}
+		pt = e.misplaced(pt)
 		return audit.Plan{X: pt.X, Y: pt.Y, Scale: pt.Scale, Frame: el.FrameOrigin}, nil
 	}
+	watched := r.Ref != "" && r.Act.Kind.IsInput()
+	ef := &effect{}
+	f.effect = ef
 	f.perform = func(ctx context.Context, ticket audit.Ticket) error {
 		if r.Act.Reach {
-			return e.performReach(ctx, t, el, ticket, reachFrom, &reached)
+			return e.performReach(ctx, t, el, ticket, reachFrom, &reached, ef)
+		}
+		if watched {
+			var err error
+			*ef, err = e.fireWatched(ctx, t, el, ticket, func(ctx context.Context) error { return e.perform(ctx, t, ticket) })
+			return err
 		}
 		return e.perform(ctx, t, ticket)
 	}

@@ -162,6 +162,12 @@ func reinsBinaryFor(t testing.TB) {
 // changes that; "silent" leaves the answering to the test).
 func reinsOn(t testing.TB, screen string, approvalTimeout time.Duration) *rig {
 	t.Helper()
+	return reinsWith(t, screen, approvalTimeout, nil)
+}
+
+// reinsWith is reinsOn, with more of Reins' start options set by more.
+func reinsWith(t testing.TB, screen string, approvalTimeout time.Duration, more func(*core.StartOptions)) *rig {
+	t.Helper()
 	if _, ok := browsertest.Chromium(); !ok {
 		// Let browsertest decide: skip on a laptop, fail under CI.
 		browsertest.Start(t, browsertest.Options{})
@@ -174,7 +180,11 @@ func reinsOn(t testing.TB, screen string, approvalTimeout time.Duration) *rig {
 		t.Fatal(err)
 	}
 	exec := &checkedExecutor{Executor: raw, dbPath: filepath.Join(data, "audit.db")}
-	rt, err := core.Start(context.Background(), core.StartOptions{DataDir: data, Executor: exec, ApprovalTimeout: approvalTimeout, Logf: t.Logf})
+	so := core.StartOptions{DataDir: data, Executor: exec, ApprovalTimeout: approvalTimeout, Logf: t.Logf}
+	if more != nil {
+		more(&so)
+	}
+	rt, err := core.Start(context.Background(), so)
 	if err != nil {
 		t.Fatal(err)
 	}

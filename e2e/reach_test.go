@@ -33,6 +33,7 @@ func reachPage() string {
 <body>
 <h1>Reach</h1>
 <button id="top">Top button</button>
+<iframe src="/reachframe.html" title="Reach frame" style="width:360px;height:150px;border:2px solid #888;vertical-align:top"></iframe>
 <div id="box" class="box"><div style="height:700px">Box spacer</div><button id="inbox">Box button</button><div style="height:300px"></div></div>
 <div id="stuck" class="box"><div style="height:700px">Stuck spacer</div><button id="stuckbtn">Stuck button</button></div>
 <div id="cut" class="box"><div style="height:700px">Cut spacer</div><button id="cutbtn">Cut button</button></div>
@@ -48,12 +49,24 @@ addEventListener('load', () => report({type: 'loaded', page: 'reach'}));
 </body></html>`
 }
 
+// reachFramePage is a frame with a box scrolled away from its button.
+func reachFramePage() string {
+	return `<!doctype html><html><head><style>
+  body { margin: 0; font: 16px sans-serif; }
+  #fbox { width: 320px; height: 110px; overflow: auto; border: 1px solid #444; margin: 6px; }
+  button { width: 150px; height: 40px; margin: 6px; }
+</style></head><body>
+<div id="fbox"><div style="height:600px">Frame box spacer</div><button id="framebox">Frame box button</button><div style="height:200px"></div></div>
+<script>` + reportJS + `watch(document.getElementById('framebox'), 'reachframe');</script>
+</body></html>`
+}
+
 func setupReach(t *testing.T) *rig {
 	t.Helper()
 	r := reinsOn(t, "1280x800x24", 10*time.Second)
 	rt, data, x := r.rt, r.data, r.x
 	ctx := context.Background()
-	r.origin = browsertest.Serve(t, r.witness, map[string]string{"/reach.html": reachPage()})
+	r.origin = browsertest.Serve(t, r.witness, map[string]string{"/reach.html": reachPage(), "/reachframe.html": reachFramePage()})
 	r.browser = browsertest.Start(t, browsertest.Options{
 		X: x, DataDir: data, Reins: reinsBinary.path, URL: r.origin + "/reach.html", Width: 1200, Height: 780,
 	})
@@ -92,6 +105,7 @@ func TestReach(t *testing.T) {
 	for _, b := range []struct{ id, name, where string }{
 		{"below", "Below button", "below the fold"},
 		{"inbox", "Box button", "in a scrolled box"},
+		{"framebox", "Frame box button", "in a scrolled box inside a frame"},
 	} {
 		t.Run(b.where, func(t *testing.T) {
 			s := r.snapshot()

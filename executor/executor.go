@@ -127,6 +127,9 @@ var (
 	// ErrPersonActive: the person used the mouse or keyboard after the act
 	// was approved, so nothing fired; the act is theirs to ask about again.
 	ErrPersonActive = errors.New("the person is using the mouse or keyboard")
+	// ErrNotThere: the act's Witness said the pointer, at the act's point,
+	// is not over its target, so no button or wheel moved.
+	ErrNotThere = errors.New("the pointer is not over the act's target")
 )
 
 // Options configures [New].

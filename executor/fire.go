@@ -136,6 +136,30 @@ func abs(n int) int {
 	return n
 }
 
+// Witness says whether the pointer, sent to an act's point (x, y in DIP),
+// is over the act's target, from something that does not share the
+// arithmetic that found the point: the target's own page, say, from the
+// pointer events it saw. A nil error lets the act press there.
+type Witness func(ctx context.Context, x, y float64) error
+
+type witnessKey struct{}
+
+// WithWitness returns ctx carrying w: an act fired under it that presses,
+// turns the wheel or drags at a point (Click, DoubleClick, RightClick,
+// Scroll, Drag, and the click that focuses a field for Type) first moves
+// the pointer there, asks w, and goes on only when w says yes; otherwise it
+// stops with nothing pressed, puts the pointer back and returns w's error
+// wrapped in ErrNotThere. A pointer already at the point is moved off it
+// and back first, so that the page sees it arrive.
+func WithWitness(ctx context.Context, w Witness) context.Context {
+	return context.WithValue(ctx, witnessKey{}, w)
+}
+
+func witnessOf(ctx context.Context) Witness {
+	w, _ := ctx.Value(witnessKey{}).(Witness)
+	return w
+}
+
 // selectAllMod is the modifier of the select-all shortcut.
 func selectAllMod() mods {
 	m, _ := modifier("ControlOrMeta")

@@ -122,7 +122,7 @@ func (s *sequence) fire(ctx context.Context, b backend, t audit.Ticket) (err err
 		}
 	}
 
-	a := &act{s: s, b: b, ctx: ctx, tr: b.traits(), keys: keys, round: -1}
+	a := &act{s: s, b: b, ctx: ctx, tr: b.traits(), keys: keys, round: -1, witness: witnessOf(ctx)}
 	defer func() {
 		if ferr := a.finish(); ferr != nil {
 			err = afterStop(err, ferr)
@@ -158,7 +158,21 @@ func (s *sequence) fire(ctx context.Context, b backend, t audit.Ticket) (err err
 			return err
 		}
 	}
+	if a.witness != nil && len(pts) > 0 && len(c.points) > 0 {
+		a.aim = c.points[0]
+		if home == pts[0] {
+			// No event shows a page a pointer that does not move.
+			if err := a.move(point{pts[0].X + 1, pts[0].Y}); err != nil {
+				return err
+			}
+		}
+	}
 	if err := a.perform(c, pts); err != nil {
+		if errors.Is(err, ErrNotThere) && back {
+			if merr := a.move(home); merr != nil {
+				return fmt.Errorf("%w; and the pointer could not be put back: %w", err, merr)
+			}
+		}
 		return err
 	}
 	if returnsPointer(c.act.Kind) && len(pts) > 0 && back {
@@ -226,6 +240,11 @@ type act struct {
 	keys *strokes
 	// round is the lending round in place, or -1.
 	round int
+	// witness, when set, is asked before the first press at aim, the act's
+	// point in DIP.
+	witness Witness
+	aim     point
+	asked   bool // the witness has been asked
 
 	at      point    // where the pointer was last sent
 	buttons []button // held, in press order
@@ -323,6 +342,24 @@ func (a *act) frontStillAllowed(done, total int) error {
 
 func (a *act) move(to point) error { return a.pointer(moveTo, to) }
 
+// arrive moves the pointer to at and lets it settle there; the first
+// time, with a witness, it asks the witness instead whether the pointer is
+// over the target: its yes means the page has seen the pointer arrive,
+// which is what the wait stands for.
+func (a *act) arrive(at point) error {
+	if err := a.move(at); err != nil {
+		return err
+	}
+	if a.witness == nil || a.asked {
+		return a.wait(settleWait)
+	}
+	a.asked = true
+	if err := a.witness(a.ctx, a.aim.X, a.aim.Y); err != nil {
+		return fmt.Errorf("%w: %w", ErrNotThere, err)
+	}
+	return a.alive()
+}
+
 func (a *act) dragTo(to point) error { return a.pointer(dragTo, to) }
 
 // pointer sends the pointer to to, by a move or a drag.
@@ -376,10 +413,7 @@ func (a *act) press(b button, clicks int) error {
 }
 
 func (a *act) click(at point, b button, times int) error {
-	if err := a.move(at); err != nil {
-		return err
-	}
-	if err := a.wait(settleWait); err != nil {
+	if err := a.arrive(at); err != nil {
 		return err
 	}
 	for i := 1; i <= times; i++ {
@@ -398,10 +432,7 @@ func (a *act) click(at point, b button, times int) error {
 // scroll turns the wheel dy notches down (up when negative), then dx
 // notches right (left when negative).
 func (a *act) scroll(at point, dx, dy int) error {
-	if err := a.move(at); err != nil {
-		return err
-	}
-	if err := a.wait(settleWait); err != nil {
+	if err := a.arrive(at); err != nil {
 		return err
 	}
 	notches := func(n int, vertical bool) error {
@@ -442,10 +473,7 @@ func (a *act) notch(vertical bool, sign int) error {
 // drag presses at from, moves in steps so that pages see a drag start
 // rather than a jump, and releases at to.
 func (a *act) drag(from, to point) error {
-	if err := a.move(from); err != nil {
-		return err
-	}
-	if err := a.wait(settleWait); err != nil {
+	if err := a.arrive(from); err != nil {
 		return err
 	}
 	if err := a.buttonDown(leftButton, 1); err != nil {

@@ -261,3 +261,59 @@ func TestSequenceFiresNothingOnceClosed(t *testing.T) {
 	}
 	checkSteps(t, f, ``)
 }
+
+// The witness is asked once the pointer is at the act's point, before any
+// press, and its yes stands for the wait there: a no stops the act and puts
+// the pointer back; a pointer
+// already at the point is moved off it first, so that the page sees it
+// arrive.
+func TestSequenceAsksTheWitnessBeforePressing(t *testing.T) {
+	no := errors.New("the pointer is over html, not the button")
+	t.Run("a no presses nothing", func(t *testing.T) {
+		f := fakeWithPointer(7, 9)
+		var asked []point
+		ctx := WithWitness(context.Background(), func(ctx context.Context, x, y float64) error {
+			asked = append(asked, point{x, y})
+			f.step("witness?")
+			return no
+		})
+		err := fire(ctx, f, vocab.Act{Kind: vocab.Click}, 150, 200)
+		if !errors.Is(err, ErrNotThere) || !errors.Is(err, no) {
+			t.Fatalf("Fire = %v, want ErrNotThere wrapping the witness's no", err)
+		}
+		if len(asked) != 1 || asked[0] != (point{150, 200}) {
+			t.Errorf("witness asked at %v, want once at the plan's point 150,200", asked)
+		}
+		checkSteps(t, f, `
+			front?
+			app at 150,200?
+			move 150,200
+			witness?
+			move 7,9`)
+	})
+	t.Run("a yes lets the act go on, asked once", func(t *testing.T) {
+		f := fakeWithPointer(150, 200)
+		ctx := WithWitness(context.Background(), func(ctx context.Context, x, y float64) error {
+			f.step("witness?")
+			return nil
+		})
+		if err := fire(ctx, f, vocab.Act{Kind: vocab.Type, Text: "a"}, 150, 200); err != nil {
+			t.Fatal(err)
+		}
+		got := strings.Join(f.steps(), "\n")
+		if !strings.Contains(got, lines(`
+			move 151,200
+			move 150,200
+			witness?
+			down left 1`)) || strings.Count(got, "witness?") != 1 {
+			t.Errorf("steps:\n%s\nwant the pointer moved off and back, then one witness before the click", got)
+		}
+	})
+	t.Run("a hover is not held back", func(t *testing.T) {
+		f := fakeWithPointer(7, 9)
+		ctx := WithWitness(context.Background(), func(ctx context.Context, x, y float64) error { return no })
+		if err := fire(ctx, f, vocab.Act{Kind: vocab.Hover}, 150, 200); err != nil {
+			t.Errorf("hover = %v: a hover presses nothing, so nothing waits on the witness", err)
+		}
+	})
+}

@@ -6,124 +6,6 @@
     return now ? { error: { code, message, now } } : { error: { code, message } };
   }
 
-  // dom/composed.js
-  function shadowOf(el) {
-    try {
-      return chrome.dom.openOrClosedShadowRoot(el) || null;
-    } catch {
-      return el.shadowRoot || null;
-    }
-  }
-  function deepFromPoint(x, y) {
-    let hit = document.elementFromPoint(x, y);
-    for (let i = 0; hit && i < 32; i++) {
-      const sr = shadowOf(hit);
-      if (!sr) break;
-      const inner = sr.elementFromPoint(x, y);
-      if (!inner || inner === hit) break;
-      hit = inner;
-    }
-    return hit;
-  }
-  function composedContains(outer, inner) {
-    for (let n = inner; n; n = n.parentNode || n.host) {
-      if (n === outer) return true;
-      if (n.nodeType === Node.DOCUMENT_NODE) return false;
-    }
-    return false;
-  }
-  function deepActive() {
-    let a = document.activeElement;
-    for (let i = 0; a && i < 32; i++) {
-      const sr = shadowOf(a);
-      if (!sr || !sr.activeElement) break;
-      a = sr.activeElement;
-    }
-    return a;
-  }
-
-  // dom/settle.js
-  var STIRS = [
-    "pointerdown",
-    "pointerup",
-    "click",
-    "keydown",
-    "keyup",
-    "input",
-    "change",
-    "scroll",
-    "load",
-    "error",
-    "transitionend",
-    "animationend",
-    "toggle",
-    "readystatechange"
-  ];
-  var MAX_ELEMENTS = 2e4;
-  var OBSERVE = { subtree: true, childList: true, attributes: true, characterData: true };
-  var LISTEN = { capture: true, passive: true };
-  var MIN_WAIT_MS = 15;
-  var leavingAt = 0;
-  var changedAt = 0;
-  var changed = () => changedAt = performance.now();
-  function startSettle() {
-    try {
-      changed();
-      new MutationObserver(changed).observe(document, OBSERVE);
-      for (const t of STIRS) addEventListener(t, changed, LISTEN);
-      if (!globalThis.navigation) return;
-      navigation.addEventListener("navigate", (e) => {
-        if (!e.destination.sameDocument && !e.downloadRequest) leavingAt = performance.now();
-      });
-      navigation.addEventListener("navigateerror", () => leavingAt = 0);
-    } catch {
-    }
-  }
-  function watchShadows(root, observer2, budget2) {
-    if (!document.createTreeWalker) return;
-    const walker = document.createTreeWalker(
-      root,
-      1
-      /* NodeFilter.SHOW_ELEMENT */
-    );
-    for (let n = walker.nextNode(); n && budget2.left > 0; n = walker.nextNode()) {
-      budget2.left--;
-      const sr = shadowOf(n);
-      if (sr) {
-        observer2.observe(sr, OBSERVE);
-        watchShadows(sr, observer2, budget2);
-      }
-    }
-  }
-  function settle(msg) {
-    const quiet = Math.max(0, Number(msg.quiet) || 0);
-    const cap = Math.max(0, Number(msg.cap) || 0);
-    return new Promise((resolve2) => {
-      const start = performance.now();
-      const observer2 = new MutationObserver(changed);
-      let timer = 0;
-      const done = (settled) => {
-        clearTimeout(timer);
-        observer2.disconnect();
-        if (settled === "cap") leavingAt = 0;
-        resolve2({ result: { settled } });
-      };
-      const check = () => {
-        const now = performance.now();
-        if (now - start >= cap) return done("cap");
-        const idle = now - Math.max(changedAt, start + MIN_WAIT_MS - quiet);
-        if (!leavingAt && document.readyState !== "loading" && idle >= quiet) return done("quiet");
-        const wait = leavingAt || document.readyState === "loading" ? quiet || 10 : quiet - idle;
-        timer = setTimeout(check, Math.max(1, Math.min(wait, cap - (now - start))));
-      };
-      try {
-        watchShadows(document, observer2, { left: MAX_ELEMENTS });
-      } catch {
-      }
-      check();
-    });
-  }
-
   // dom/channel.js
   var port = null;
   var answer = () => null;
@@ -141,21 +23,26 @@
     } catch {
     }
   }
+  function reply(msg, deliver) {
+    const a = answer(msg);
+    if (!a || typeof a.then !== "function") {
+      deliver(a);
+      return false;
+    }
+    a.then(deliver, (e) => deliver(fail("internal", String(e && e.message ? e.message : e))));
+    return true;
+  }
   function connectPort() {
     try {
       const p = chrome.runtime.connect({ name: "reins-frame" });
       p.onMessage.addListener((msg) => {
         if (!msg || !msg.rid) return;
-        if (msg.type === "settle") {
-          settle(msg).then((a) => {
-            try {
-              p.postMessage({ rid: msg.rid, ...a });
-            } catch {
-            }
-          });
-          return;
-        }
-        p.postMessage({ rid: msg.rid, ...answer(msg) });
+        reply(msg, (a) => {
+          try {
+            p.postMessage({ rid: msg.rid, ...a });
+          } catch {
+          }
+        });
       });
       p.onDisconnect.addListener(() => {
         if (port === p) port = null;
@@ -167,17 +54,11 @@
   }
   function listen(answerer) {
     answer = answerer;
-    chrome.runtime.onMessage.addListener((msg, sender, reply) => {
+    chrome.runtime.onMessage.addListener((msg, sender, respond) => {
       if (!msg || sender.id !== chrome.runtime.id || sender.tab) return false;
       if (!port) connectPort();
-      if (msg.type === "settle") {
-        settle(msg).then(reply);
-        return true;
-      }
-      reply(answer(msg));
-      return false;
+      return reply(msg, respond);
     });
-    startSettle();
     connectPort();
   }
 
@@ -186,14 +67,56 @@
   function roundBox(r) {
     return { x: round2(r.x), y: round2(r.y), w: round2(r.width), h: round2(r.height) };
   }
-  function contentBox(b, cs, clientWidth, clientHeight) {
-    const px = (v) => parseFloat(v) || 0;
-    return {
-      x: b.x + px(cs.borderLeftWidth) + px(cs.paddingLeft),
-      y: b.y + px(cs.borderTopWidth) + px(cs.paddingTop),
-      w: clientWidth - px(cs.paddingLeft) - px(cs.paddingRight),
-      h: clientHeight - px(cs.paddingTop) - px(cs.paddingBottom)
+  function frameScale(r, offsetW, offsetH) {
+    const one = (rendered, layout) => {
+      if (!(layout > 0) || !(rendered > 0)) return 1;
+      const s = Math.round(rendered / layout * 1e4) / 1e4;
+      return Math.abs(s - 1) <= 1e-3 ? 1 : s;
     };
+    return { x: one(r.width, offsetW), y: one(r.height, offsetH) };
+  }
+  var isUnit = (s) => !s || s.x === 1 && s.y === 1;
+  function scaledContent(r, cs, offsetW, offsetH, clientW, clientH) {
+    const px = (v) => parseFloat(v) || 0;
+    const outer = (size2, a, b, offset) => {
+      const v = parseFloat(size2);
+      if (!(v > 0)) return offset;
+      if (cs.boxSizing === "border-box") return v;
+      return v + px(cs["padding" + a]) + px(cs["padding" + b]) + px(cs["border" + a + "Width"]) + px(cs["border" + b + "Width"]);
+    };
+    const scale = frameScale(r, outer(cs.width, "Left", "Right", offsetW), outer(cs.height, "Top", "Bottom", offsetH));
+    const size = {
+      w: clientW - px(cs.paddingLeft) - px(cs.paddingRight),
+      h: clientH - px(cs.paddingTop) - px(cs.paddingBottom)
+    };
+    const content = {
+      x: round2(r.x + scale.x * (px(cs.borderLeftWidth) + px(cs.paddingLeft))),
+      y: round2(r.y + scale.y * (px(cs.borderTopWidth) + px(cs.paddingTop))),
+      w: round2(scale.x * size.w),
+      h: round2(scale.y * size.h)
+    };
+    return { content, scale, size };
+  }
+  var EPS = 1e-6;
+  var zero = (v) => Math.abs(v || 0) <= EPS;
+  function turnOf(t) {
+    const m = t.m;
+    if (m) {
+      if (!m.is2D) {
+        const flat = [m.m13, m.m14, m.m23, m.m24, m.m31, m.m32, m.m34].every(zero) && Math.abs((m.m44 ?? 1) - 1) <= EPS;
+        if (!flat) return "under a 3-D transform";
+      }
+      if (!zero(m.b) || !zero(m.c)) return "rotated or skewed";
+      if (m.a < 0 || m.d < 0) return "mirrored";
+    }
+    if (turnedAngle(t.rotate)) return "rotated or skewed";
+    if (t.scale && t.scale !== "none" && t.scale.trim().split(/\s+/).some((v) => parseFloat(v) < 0)) return "mirrored";
+    return "";
+  }
+  function turnedAngle(v) {
+    if (!v || v === "none") return false;
+    const angle = parseFloat(v.trim().split(/\s+/).pop());
+    return !(angle === 0);
   }
   function refable(style, b) {
     if (b.w <= 0 || b.h <= 0) return false;
@@ -267,7 +190,7 @@
     return roundBox(el.getBoundingClientRect());
   }
   function frameChild(el) {
-    const content = contentBox(el.getBoundingClientRect(), getComputedStyle(el), el.clientWidth, el.clientHeight);
+    const g = frameGeometry(el);
     let index = -1;
     try {
       const w = el.contentWindow;
@@ -277,7 +200,34 @@
       }
     } catch {
     }
-    return { content, src: el.src || "", index };
+    const c = { content: g.content };
+    if (!isUnit(g.scale)) c.scale = g.scale;
+    if (g.turned) c.turned = g.turned;
+    return { ...c, src: el.src || "", index };
+  }
+  function frameGeometry(el) {
+    const g = scaledContent(el.getBoundingClientRect(), getComputedStyle(el), el.offsetWidth, el.offsetHeight, el.clientWidth, el.clientHeight);
+    g.turned = turnedBy(el);
+    return g;
+  }
+  function turnedBy(el) {
+    for (let n = el; n && n.nodeType === 1; n = n.parentElement || n.parentNode && n.parentNode.host || null) {
+      const cs = getComputedStyle(n);
+      let m = null;
+      if (cs.transform && cs.transform !== "none") {
+        try {
+          m = new DOMMatrixReadOnly(cs.transform);
+        } catch {
+          return `the frame is under a transform Reins cannot read (on ${tagOf(n)}); Reins does not guess where its content shows`;
+        }
+      }
+      const how = turnOf({ m, rotate: cs.rotate, scale: cs.scale });
+      if (how) return `the frame is ${how} (transform on ${tagOf(n)}); Reins does not guess where its content shows`;
+    }
+    return "";
+  }
+  function tagOf(el) {
+    return el.tagName.toLowerCase() + (el.id ? "#" + String(el.id).slice(0, 40) : "");
   }
 
   // dom/calibration.js
@@ -1060,16 +1010,16 @@
       }
       return null;
     }
-    function computeTextAlternative2(current, context) {
-      if (consultedNodes.has(current)) {
+    function computeTextAlternative2(current2, context) {
+      if (consultedNodes.has(current2)) {
         return "";
       }
-      if (!hidden && isHidden(current, getComputedStyle2) && !context.isReferenced) {
-        consultedNodes.add(current);
+      if (!hidden && isHidden(current2, getComputedStyle2) && !context.isReferenced) {
+        consultedNodes.add(current2);
         return "";
       }
-      var labelAttributeNode = isElement(current) ? current.getAttributeNode("aria-labelledby") : null;
-      var labelElements = labelAttributeNode !== null && !consultedNodes.has(labelAttributeNode) ? queryIdRefs(current, "aria-labelledby") : [];
+      var labelAttributeNode = isElement(current2) ? current2.getAttributeNode("aria-labelledby") : null;
+      var labelElements = labelAttributeNode !== null && !consultedNodes.has(labelAttributeNode) ? queryIdRefs(current2, "aria-labelledby") : [];
       if (compute === "name" && !context.isReferenced && labelElements.length > 0) {
         consultedNodes.add(labelAttributeNode);
         return labelElements.map(function(element) {
@@ -1083,31 +1033,31 @@
           });
         }).join(" ");
       }
-      var skipToStep2E = context.recursion && isControl(current) && compute === "name";
+      var skipToStep2E = context.recursion && isControl(current2) && compute === "name";
       if (!skipToStep2E) {
-        var ariaLabel = (isElement(current) && current.getAttribute("aria-label") || "").trim();
+        var ariaLabel = (isElement(current2) && current2.getAttribute("aria-label") || "").trim();
         if (ariaLabel !== "" && compute === "name") {
-          consultedNodes.add(current);
+          consultedNodes.add(current2);
           return ariaLabel;
         }
-        if (!isMarkedPresentational(current)) {
-          var elementTextAlternative = computeElementTextAlternative(current);
+        if (!isMarkedPresentational(current2)) {
+          var elementTextAlternative = computeElementTextAlternative(current2);
           if (elementTextAlternative !== null) {
-            consultedNodes.add(current);
+            consultedNodes.add(current2);
             return elementTextAlternative;
           }
         }
       }
-      if (hasAnyConcreteRoles(current, ["menu"])) {
-        consultedNodes.add(current);
+      if (hasAnyConcreteRoles(current2, ["menu"])) {
+        consultedNodes.add(current2);
         return "";
       }
       if (skipToStep2E || context.isEmbeddedInLabel || context.isReferenced) {
-        if (hasAnyConcreteRoles(current, ["combobox", "listbox"])) {
-          consultedNodes.add(current);
-          var selectedOptions = querySelectedOptions(current);
+        if (hasAnyConcreteRoles(current2, ["combobox", "listbox"])) {
+          consultedNodes.add(current2);
+          var selectedOptions = querySelectedOptions(current2);
           if (selectedOptions.length === 0) {
-            return isHTMLInputElement(current) ? current.value : "";
+            return isHTMLInputElement(current2) ? current2.value : "";
           }
           return arrayFrom(selectedOptions).map(function(selectedOption) {
             return computeTextAlternative2(selectedOption, {
@@ -1117,48 +1067,48 @@
             });
           }).join(" ");
         }
-        if (hasAbstractRole(current, "range")) {
-          consultedNodes.add(current);
-          if (current.hasAttribute("aria-valuetext")) {
-            return current.getAttribute("aria-valuetext");
+        if (hasAbstractRole(current2, "range")) {
+          consultedNodes.add(current2);
+          if (current2.hasAttribute("aria-valuetext")) {
+            return current2.getAttribute("aria-valuetext");
           }
-          if (current.hasAttribute("aria-valuenow")) {
-            return current.getAttribute("aria-valuenow");
+          if (current2.hasAttribute("aria-valuenow")) {
+            return current2.getAttribute("aria-valuenow");
           }
-          return current.getAttribute("value") || "";
+          return current2.getAttribute("value") || "";
         }
-        if (hasAnyConcreteRoles(current, ["textbox"])) {
-          consultedNodes.add(current);
-          return getValueOfTextbox(current);
+        if (hasAnyConcreteRoles(current2, ["textbox"])) {
+          consultedNodes.add(current2);
+          return getValueOfTextbox(current2);
         }
       }
-      if (allowsNameFromContent(current) || isElement(current) && context.isReferenced || isNativeHostLanguageTextAlternativeElement(current) || isDescendantOfNativeHostLanguageTextAlternativeElement(current)) {
-        var accumulatedText2F = computeMiscTextAlternative(current, {
+      if (allowsNameFromContent(current2) || isElement(current2) && context.isReferenced || isNativeHostLanguageTextAlternativeElement(current2) || isDescendantOfNativeHostLanguageTextAlternativeElement(current2)) {
+        var accumulatedText2F = computeMiscTextAlternative(current2, {
           isEmbeddedInLabel: context.isEmbeddedInLabel,
           isReferenced: false
         });
         if (accumulatedText2F !== "") {
-          consultedNodes.add(current);
+          consultedNodes.add(current2);
           return accumulatedText2F;
         }
       }
-      if (current.nodeType === current.TEXT_NODE) {
-        consultedNodes.add(current);
-        return current.textContent || "";
+      if (current2.nodeType === current2.TEXT_NODE) {
+        consultedNodes.add(current2);
+        return current2.textContent || "";
       }
       if (context.recursion) {
-        consultedNodes.add(current);
-        return computeMiscTextAlternative(current, {
+        consultedNodes.add(current2);
+        return computeMiscTextAlternative(current2, {
           isEmbeddedInLabel: context.isEmbeddedInLabel,
           isReferenced: false
         });
       }
-      var tooltipAttributeValue = computeTooltipAttributeValue(current);
+      var tooltipAttributeValue = computeTooltipAttributeValue(current2);
       if (tooltipAttributeValue !== null) {
-        consultedNodes.add(current);
+        consultedNodes.add(current2);
         return tooltipAttributeValue;
       }
-      consultedNodes.add(current);
+      consultedNodes.add(current2);
       return "";
     }
     return asFlatString(computeTextAlternative2(root, {
@@ -1280,6 +1230,42 @@
     name = clean(name);
     if (name && secrets().length) name = maskSecrets(name, secrets().map((s) => s.value));
     return name;
+  }
+
+  // dom/composed.js
+  function shadowOf(el) {
+    try {
+      return chrome.dom.openOrClosedShadowRoot(el) || null;
+    } catch {
+      return el.shadowRoot || null;
+    }
+  }
+  function deepFromPoint(x, y) {
+    let hit = document.elementFromPoint(x, y);
+    for (let i = 0; hit && i < 32; i++) {
+      const sr = shadowOf(hit);
+      if (!sr) break;
+      const inner = sr.elementFromPoint(x, y);
+      if (!inner || inner === hit) break;
+      hit = inner;
+    }
+    return hit;
+  }
+  function composedContains(outer, inner) {
+    for (let n = inner; n; n = n.parentNode || n.host) {
+      if (n === outer) return true;
+      if (n.nodeType === Node.DOCUMENT_NODE) return false;
+    }
+    return false;
+  }
+  function deepActive() {
+    let a = document.activeElement;
+    for (let i = 0; a && i < 32; i++) {
+      const sr = shadowOf(a);
+      if (!sr || !sr.activeElement) break;
+      a = sr.activeElement;
+    }
+    return a;
   }
 
   // dom/live.js
@@ -1542,6 +1528,8 @@
       if (!at) return fail("not_visible", out + ", and something covers every place to turn the wheel over the box that holds it; nothing was done");
       const reach = { point: at, dx: d.dx, dy: d.dy, scroll: lv.scroll, viewport: viewport(), window: windowMetrics() };
       if (lv.page) reach.page = true;
+      const index = frameIndex();
+      if (index >= 0) reach.index = index;
       return fail("not_visible", out + "; scroll it into view first", { id: idFor(el, role, name), role, name, reach });
     }
     let seen = b;
@@ -1658,18 +1646,104 @@
       break;
     }
     if (!el) return fail("stale_ref", "the frame's element is gone");
-    const c = frameChild(el).content;
-    if (!insideContent(c, p.x, p.y)) return fail("not_visible", "the element lies outside its frame's visible area");
-    const point = { x: c.x + p.x, y: c.y + p.y };
+    const g = frameGeometry(el);
+    if (g.turned) return fail("unmapped", g.turned + "; nothing was done");
+    if (!insideContent(g.size, p.x, p.y)) return fail("not_visible", "the element lies outside its frame's visible area");
+    const c = g.content, s = g.scale;
+    const point = { x: round2(c.x + s.x * p.x), y: round2(c.y + s.y * p.y) };
     const { vw, vh } = clientSize();
     if (!inViewport(point, vw, vh)) return fail("not_visible", "the frame is scrolled out of view; scroll it into view first");
     const hit = deepFromPoint(point.x, point.y);
     if (hit !== el) return fail("obscured", "something covers the frame the element is in");
-    return { result: { point, viewport: viewport(), window: windowMetrics(), origin: location.origin, index: frameIndex() } };
+    const result = { point, viewport: viewport(), window: windowMetrics(), origin: location.origin, index: frameIndex() };
+    if (!isUnit(s)) result.scale = s;
+    return { result };
   }
   function metrics() {
     checkNav();
     return { result: { viewport: viewport(), window: windowMetrics(), origin: location.origin, doc, epoch, index: frameIndex() } };
+  }
+
+  // dom/settle.js
+  var STIRS = [
+    "pointerdown",
+    "pointerup",
+    "click",
+    "keydown",
+    "keyup",
+    "input",
+    "change",
+    "scroll",
+    "load",
+    "error",
+    "transitionend",
+    "animationend",
+    "toggle",
+    "readystatechange"
+  ];
+  var MAX_ELEMENTS = 2e4;
+  var OBSERVE = { subtree: true, childList: true, attributes: true, characterData: true };
+  var LISTEN = { capture: true, passive: true };
+  var MIN_WAIT_MS = 15;
+  var leavingAt = 0;
+  var changedAt = 0;
+  var changed = () => changedAt = performance.now();
+  function startSettle() {
+    try {
+      changed();
+      new MutationObserver(changed).observe(document, OBSERVE);
+      for (const t of STIRS) addEventListener(t, changed, LISTEN);
+      if (!globalThis.navigation) return;
+      navigation.addEventListener("navigate", (e) => {
+        if (!e.destination.sameDocument && !e.downloadRequest) leavingAt = performance.now();
+      });
+      navigation.addEventListener("navigateerror", () => leavingAt = 0);
+    } catch {
+    }
+  }
+  function watchShadows(root, observer2, budget2) {
+    if (!document.createTreeWalker) return;
+    const walker = document.createTreeWalker(
+      root,
+      1
+      /* NodeFilter.SHOW_ELEMENT */
+    );
+    for (let n = walker.nextNode(); n && budget2.left > 0; n = walker.nextNode()) {
+      budget2.left--;
+      const sr = shadowOf(n);
+      if (sr) {
+        observer2.observe(sr, OBSERVE);
+        watchShadows(sr, observer2, budget2);
+      }
+    }
+  }
+  function settle(msg) {
+    const quiet = Math.max(0, Number(msg.quiet) || 0);
+    const cap = Math.max(0, Number(msg.cap) || 0);
+    return new Promise((resolve2) => {
+      const start = performance.now();
+      const observer2 = new MutationObserver(changed);
+      let timer = 0;
+      const done = (settled) => {
+        clearTimeout(timer);
+        observer2.disconnect();
+        if (settled === "cap") leavingAt = 0;
+        resolve2({ result: { settled } });
+      };
+      const check = () => {
+        const now = performance.now();
+        if (now - start >= cap) return done("cap");
+        const idle = now - Math.max(changedAt, start + MIN_WAIT_MS - quiet);
+        if (!leavingAt && document.readyState !== "loading" && idle >= quiet) return done("quiet");
+        const wait2 = leavingAt || document.readyState === "loading" ? quiet || 10 : quiet - idle;
+        timer = setTimeout(check, Math.max(1, Math.min(wait2, cap - (now - start))));
+      };
+      try {
+        watchShadows(document, observer2, { left: MAX_ELEMENTS });
+      } catch {
+      }
+      check();
+    });
   }
 
   // pure/wire.js
@@ -1807,6 +1881,272 @@
     return report(t0, tree, known === doc + ":" + treeVersion);
   }
 
+  // dom/witness.js
+  var WATCH_LIFE_MS = 3e4;
+  var TYPE_QUIET_MS = 40;
+  var MOVES = 64;
+  var NAME_MAX = 80;
+  var LISTEN2 = { capture: true, passive: true };
+  var EVENTS = [
+    "pointermove",
+    "pointerover",
+    "pointerdown",
+    "pointerup",
+    "click",
+    "dblclick",
+    "contextmenu",
+    "wheel",
+    "keydown",
+    "beforeinput",
+    "input"
+  ];
+  var ENDS = { click: "click", double_click: "dblclick", right_click: "contextmenu", scroll: "wheel", drag: "up" };
+  var KEYED = /* @__PURE__ */ new Set(["type", "key"]);
+  var current = null;
+  function startWitness() {
+    for (const t of EVENTS) addEventListener(t, noted, LISTEN2);
+    addEventListener("pagehide", leaving, LISTEN2);
+    try {
+      if (globalThis.navigation) {
+        navigation.addEventListener("navigate", (e) => {
+          if (!e.destination.sameDocument && !e.downloadRequest) leaving();
+        });
+      }
+    } catch {
+    }
+  }
+  function watch2(p) {
+    checkNav();
+    if (p.doc !== doc) return fail("stale_ref", "the page has loaded a new document since the snapshot");
+    if (p.epoch !== epoch) return fail("stale_ref", "the page has navigated since the snapshot");
+    const el = elementOf(p.id);
+    if (!el || !el.isConnected) return fail("stale_ref", "the element is no longer on the page");
+    if (current) end(current);
+    const w = {
+      token: token(),
+      el,
+      timer: 0,
+      moves: [],
+      // {el, x, y}: screenX, screenY; oldest first
+      down: null,
+      up: null,
+      click: null,
+      dblclick: null,
+      contextmenu: null,
+      wheel: null,
+      // an element
+      keys: 0,
+      keysOn: 0,
+      keyAt: 0,
+      // when the last key or input arrived
+      input: null,
+      // an element
+      inputs: 0,
+      left: false,
+      wakes: /* @__PURE__ */ new Set()
+      // pending answers, told of every event and of the end
+    };
+    w.timer = setTimeout(() => end(w), WATCH_LIFE_MS);
+    current = w;
+    return { result: { watch: w.token } };
+  }
+  function witness(p) {
+    const w = live(p.watch);
+    if (!w) return ended();
+    const x = Number(p.x), y = Number(p.y);
+    const slack = Math.max(0, Number(p.slack) || 0);
+    const near = (m) => Math.abs(m.x - x) <= slack && Math.abs(m.y - y) <= slack;
+    return new Promise((resolve2) => {
+      const answer3 = (m, isNear) => {
+        const r = { seen: w.moves.length > 0, near: isNear };
+        if (m) Object.assign(r, { at: landed(w, m.el), x: m.x, y: m.y });
+        return { result: r };
+      };
+      const finish = (a) => {
+        clearTimeout(timer);
+        w.wakes.delete(check);
+        resolve2(a);
+      };
+      const check = (over) => {
+        if (over) return finish(ended());
+        for (let i = w.moves.length - 1; i >= 0; i--) if (near(w.moves[i])) return finish(answer3(w.moves[i], true));
+      };
+      const timer = setTimeout(() => finish(answer3(w.moves[w.moves.length - 1], false)), wait(p.within));
+      w.wakes.add(check);
+      check();
+    });
+  }
+  function effects(p) {
+    const w = live(p.watch);
+    if (!w) return ended();
+    const kind = String(p.kind || "");
+    const ends = Object.hasOwn(ENDS, kind) ? ENDS[kind] : "";
+    return new Promise((resolve2) => {
+      let quiet = 0;
+      const finish = (a) => {
+        clearTimeout(timer);
+        clearTimeout(quiet);
+        w.wakes.delete(check);
+        if (!a) {
+          a = { result: report2(w, kind) };
+          end(w);
+        }
+        resolve2(a);
+      };
+      const check = (over) => {
+        if (over) return finish(ended());
+        if (w.left || ends && w[ends]) return finish();
+        if (!KEYED.has(kind)) {
+          if (!ends) finish();
+          return;
+        }
+        if (!w.keyAt) return;
+        const idle = performance.now() - w.keyAt;
+        if (idle >= TYPE_QUIET_MS) return finish();
+        clearTimeout(quiet);
+        quiet = setTimeout(check, TYPE_QUIET_MS - idle);
+      };
+      const timer = setTimeout(() => finish(), wait(p.within));
+      w.wakes.add(check);
+      check();
+    });
+  }
+  function report2(w, kind) {
+    const click = kind === "double_click" ? w.dblclick : kind === "right_click" ? w.contextmenu : w.click;
+    const r = {};
+    if (w.down) r.down = w.down;
+    if (w.up) r.up = w.up;
+    if (click) r.click = click;
+    if (w.wheel) r.wheel = landed(w, w.wheel);
+    r.keys = w.keys;
+    r.keysOn = w.keysOn;
+    if (w.input) r.input = landed(w, w.input);
+    r.inputs = w.inputs;
+    if (w.left) r.left = true;
+    return r;
+  }
+  function noted(e) {
+    const w = current;
+    if (!w || !e.isTrusted) return;
+    switch (e.type) {
+      case "pointermove":
+      case "pointerover": {
+        const el = pointerTarget(e);
+        if (!el) return;
+        w.moves.push({ el, x: e.screenX, y: e.screenY });
+        if (w.moves.length > MOVES) w.moves.shift();
+        break;
+      }
+      case "pointerdown":
+      case "pointerup":
+      case "click":
+      case "dblclick":
+      case "contextmenu": {
+        const el = pointerTarget(e);
+        if (!el) return;
+        const field = e.type === "pointerdown" ? "down" : e.type === "pointerup" ? "up" : e.type;
+        if (field === "down" && w.down) return;
+        w[field] = landed(w, el);
+        break;
+      }
+      case "wheel":
+        w.wheel = pointerTarget(e) || w.wheel;
+        break;
+      case "keydown": {
+        w.keys++;
+        const a = deepActive();
+        if (a && inside2(w, a)) w.keysOn++;
+        w.keyAt = performance.now();
+        break;
+      }
+      case "beforeinput": {
+        w.keyAt = performance.now();
+        const el = inputTarget(e);
+        setTimeout(() => {
+          if (e.defaultPrevented && current === w && el) input(w, el);
+        }, 0);
+        break;
+      }
+      case "input": {
+        w.keyAt = performance.now();
+        const el = inputTarget(e);
+        if (el) input(w, el);
+        break;
+      }
+      default:
+        return;
+    }
+    wake(w);
+  }
+  function input(w, el) {
+    w.input = el;
+    if (inside2(w, el)) w.inputs++;
+    wake(w);
+  }
+  function leaving() {
+    const w = current;
+    if (!w || w.left) return;
+    w.left = true;
+    wake(w);
+  }
+  function wake(w) {
+    for (const fn of [...w.wakes]) fn(false);
+  }
+  function end(w) {
+    clearTimeout(w.timer);
+    if (current === w) current = null;
+    for (const fn of [...w.wakes]) fn(true);
+    w.wakes.clear();
+  }
+  function live(token2) {
+    return current && typeof token2 === "string" && token2 === current.token ? current : null;
+  }
+  var ended = () => fail("stale_ref", "the watch has ended");
+  var wait = (v) => Math.min(WATCH_LIFE_MS, Math.max(0, Number(v) || 0));
+  function token() {
+    const b = crypto.getRandomValues(new Uint8Array(16));
+    return Array.from(b, (x) => x.toString(16).padStart(2, "0")).join("");
+  }
+  var inside2 = (w, el) => el === w.el || composedContains(w.el, el);
+  function asElement(n) {
+    if (!n) return null;
+    if (n.nodeType === 1) return n;
+    if (n.nodeType === 3) return n.parentElement || null;
+    if (n.nodeType === 9) return n.documentElement || null;
+    return null;
+  }
+  function pointerTarget(e) {
+    const path = e.composedPath ? e.composedPath() : [];
+    let el = asElement(path[0] || e.target);
+    if (el && shadowOf(el)) el = deepFromPoint(e.clientX, e.clientY) || el;
+    return el;
+  }
+  function inputTarget(e) {
+    const path = e.composedPath ? e.composedPath() : [];
+    let el = asElement(path[0] || e.target);
+    if (el && shadowOf(el)) el = deepActive() || el;
+    return el || deepActive();
+  }
+  function landed(w, el) {
+    const on = inside2(w, el);
+    let role = "", name = "";
+    try {
+      forgetStyles();
+      forgetSecrets();
+      role = roleAsShown(el);
+      name = role === "generic" ? "" : nameOf(el, role);
+    } catch {
+    } finally {
+      forgetStyles();
+    }
+    if (name.length > NAME_MAX) name = name.slice(0, NAME_MAX - 1) + "…";
+    const l = { on };
+    if (role) l.role = role;
+    if (name) l.name = name;
+    l.tag = tagOf(el);
+    return l;
+  }
+
   // content.js
   function answer2(msg) {
     try {
@@ -1819,6 +2159,14 @@
           return frameHit(msg);
         case "metrics":
           return metrics();
+        case "settle":
+          return settle(msg);
+        case "watch":
+          return watch2(msg);
+        case "witness":
+          return witness(msg);
+        case "effects":
+          return effects(msg);
         default:
           return fail("unknown_method", "unknown request " + msg.type);
       }
@@ -1831,6 +2179,8 @@
     startNav();
     startCalibration();
     startLive();
+    startSettle();
+    startWitness();
     listen(answer2);
     frame.doc = doc;
   }

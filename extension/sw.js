@@ -253,7 +253,10 @@ class Failure extends Error {
 }
 
 // The level each request needs on its tab (bridge/protocol NeedsShare).
-const NEEDS = { snapshot: "read", resolve: "read", capture: "read", settle: "read", activate: "control", navigate: "control" };
+const NEEDS = {
+  snapshot: "read", resolve: "read", capture: "read", settle: "read", watch: "read", witness: "read", effects: "read",
+  activate: "control", navigate: "control",
+};
 
 // mirror refuses, on the extension's own authority, a request for a tab the
 // person's latest share table does not share at the level it needs, or
@@ -384,9 +387,12 @@ function quietReport(tab, frameId, known) {
   return { ...last.report, same: true, took: 0 };
 }
 
-async function ask(tab, frameId, msg) {
+// ask sends a frame a request and returns its result; waits is how long
+// the frame may take on purpose before it answers, in ms.
+async function ask(tab, frameId, msg, waits = 0) {
   const entry = framePorts.get(`${tab}:${frameId}`);
-  let r = entry ? await withTimeout(viaPort(entry, msg), FRAME_TIMEOUT_MS, `frame ${frameId}`) : null;
+  const limit = FRAME_TIMEOUT_MS + waits;
+  let r = entry ? await withTimeout(viaPort(entry, msg), limit, `frame ${frameId}`) : null;
   if (r && msg.type === "snapshot" && r.result) {
     // Replies and notices share the port, in order: this read is newer than any stir before it.
     const { tree, ...report } = r.result;
@@ -396,7 +402,7 @@ async function ask(tab, frameId, msg) {
     entry.last = { doc: report.doc, version: report.version, at, report };
     entry.stirred = false;
   }
-  if (!r) r = await withTimeout(chrome.tabs.sendMessage(tab, msg, { frameId }), FRAME_TIMEOUT_MS, `frame ${frameId}`);
+  if (!r) r = await withTimeout(chrome.tabs.sendMessage(tab, msg, { frameId }), limit, `frame ${frameId}`);
   if (!r) throw new Failure("no_frame", `frame ${frameId} has no Reins content script`);
   if (r.error) throw new Failure(r.error.code, r.error.message, r.error.now);
   return r.result;
@@ -512,6 +518,35 @@ async function settleFrame(tab, frameId, quiet, deadline) {
   }
 }
 
+// reachUp is the refusal e of an element scrolled out of view inside a
+// child frame, with the point to turn the wheel over mapped up through the
+// frames to the top frame's viewport (hit-testing each iframe element on
+// the way, as resolve does), or a refusal with no reach when a frame on the
+// way does not show that point.
+async function reachUp(p, e) {
+  const reach = { ...e.now.reach };
+  let point = reach.point;
+  let childIndex = reach.index;
+  let top = null;
+  try {
+    for (const hop of p.path) {
+      if (hop.index !== childIndex) throw new Failure("stale_ref", "the frame moved within its page");
+      top = await ask(p.tab, hop.frame, { type: "frameHit", index: hop.index, doc: hop.doc, epoch: hop.epoch, x: point.x, y: point.y });
+      point = top.point;
+      childIndex = top.index;
+    }
+  } catch (f) {
+    if (f.code === "stale_ref" || f.code === "unmapped") return f;
+    return new Failure("not_visible", `${e.message}, and the place to turn the wheel over does not show on the page (${f.message}); nothing was done`);
+  }
+  delete reach.index;
+  Object.assign(reach, { point, viewport: top.viewport, window: top.window, framed: true });
+  return new Failure(e.code, e.message, { ...e.now, reach });
+}
+
+// waitOf is a request's within, in ms, held to a watch's life (WatchLife).
+const waitOf = (v) => Math.min(30000, Math.max(0, Number(v) || 0));
+
 const HANDLERS = {
   keepalive: async () => ({}),
   tabs: listTabs,
@@ -537,20 +572,28 @@ const HANDLERS = {
   },
 
   // resolve re-finds an element and walks its click point up to the top frame,
-  // hit-testing each ancestor's iframe element on the way.
+  // hit-testing each ancestor's iframe element on the way, and multiplies
+  // the frames' scales: the element's box shows scaled by all of them.
   async resolve(p) {
     const zoom = await zoomOf(p.tab);
-    const r = await ask(p.tab, p.frame, {
-      type: "resolve",
-      doc: p.doc,
-      epoch: p.epoch,
-      id: p.id,
-      role: p.role,
-      name: p.name,
-    });
+    let r;
+    try {
+      r = await ask(p.tab, p.frame, {
+        type: "resolve",
+        doc: p.doc,
+        epoch: p.epoch,
+        id: p.id,
+        role: p.role,
+        name: p.name,
+      });
+    } catch (e) {
+      if (e.code === "not_visible" && e.now && e.now.reach && (p.path || []).length) throw await reachUp(p, e);
+      throw e;
+    }
     let point = r.point;
     let top = r;
     let childIndex = r.index;
+    const S = { x: 1, y: 1 };
     for (const hop of p.path || []) {
       if (hop.index !== childIndex) throw new Failure("stale_ref", "the frame moved within its page");
       const h = await ask(p.tab, hop.frame, {
@@ -562,14 +605,25 @@ const HANDLERS = {
         y: point.y,
       });
       point = h.point;
+      if (h.scale) {
+        S.x *= h.scale.x;
+        S.y *= h.scale.y;
+      }
       top = h;
       childIndex = h.index;
     }
-    const dx = point.x - r.point.x;
-    const dy = point.y - r.point.y;
+    const round2 = (v) => Math.round(v * 100) / 100;
+    const topBox = {
+      x: round2(point.x + S.x * (r.box.x - r.point.x)),
+      y: round2(point.y + S.y * (r.box.y - r.point.y)),
+      w: round2(S.x * r.box.w),
+      h: round2(S.y * r.box.h),
+    };
+    const scaled = Math.abs(S.x - 1) > 1e-4 || Math.abs(S.y - 1) > 1e-4;
     return {
       box: r.box,
-      topBox: { x: r.box.x + dx, y: r.box.y + dy, w: r.box.w, h: r.box.h },
+      topBox,
+      ...(scaled ? { scale: { x: Math.round(S.x * 1e4) / 1e4, y: Math.round(S.y * 1e4) / 1e4 } } : {}),
       point,
       viewport: top.viewport,
       window: top.window,
@@ -578,6 +632,22 @@ const HANDLERS = {
       editable: r.editable,
       origin: r.origin,
     };
+  },
+
+  // watch, witness and effects (bridge/protocol witness.go) go to the
+  // element's own frame: it notes where an act's trusted events arrive.
+  async watch(p) {
+    return ask(p.tab, p.frame, { type: "watch", doc: p.doc, epoch: p.epoch, id: p.id });
+  },
+
+  async witness(p) {
+    const within = waitOf(p.within);
+    return ask(p.tab, p.frame, { type: "witness", watch: p.watch, x: p.x, y: p.y, slack: p.slack, within }, within);
+  },
+
+  async effects(p) {
+    const within = waitOf(p.within);
+    return ask(p.tab, p.frame, { type: "effects", watch: p.watch, kind: p.kind, within }, within);
   },
 
   // settle answers once no frame of the tab has changed for quiet ms, or at

@@ -3,6 +3,7 @@ package grounding_test
 import (
 	"errors"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/reins-app/reins/bridge/protocol"
@@ -257,5 +258,69 @@ func TestStitchPlacesFrameBoxesOnThePage(t *testing.T) {
 	}
 	if v := s.Viewport(); v != top.Viewport {
 		t.Errorf("Viewport() = %+v, want the top frame's %+v", v, top.Viewport)
+	}
+}
+
+// A frame under a scaled container shows its boxes scaled: one of its CSS
+// pixels covers Scale of its parent's, from the corner of its content box,
+// and so on down a nested frame.
+func TestStitchScaledFramesPlaceBoxesAsTheyShow(t *testing.T) {
+	outer := iframe("Outer", 1, 0)
+	outer.Frame.Content = protocol.Rect{X: 100, Y: 50, W: 225, H: 150}
+	outer.Frame.Scale = &protocol.Scale{X: 0.75, Y: 0.75}
+	top := topFrame("top-doc", 1, outer)
+	inner := iframe("Inner", 8, 0)
+	inner.Frame.Content = protocol.Rect{X: 20, Y: 10, W: 60, H: 30}
+	inner.Frame.Scale = &protocol.Scale{X: 2, Y: 1.5}
+	pay := node("button", "Pay", 3)
+	pay.Box = &protocol.Rect{X: 4, Y: 8, W: 20, H: 10}
+	mid := node("button", "Middle", 7)
+	mid.Box = &protocol.Rect{X: 40, Y: 20, W: 80, H: 24}
+	child := frame(11, 0, 0, "https://shop.example/outer", "child-doc", 2, mid, inner)
+	grandchild := frame(12, 11, 0, "https://pay.example/card", "gc-doc", 0, pay)
+	s := mustBuild(t, result(grandchild, child, top), grounding.NewRefs())
+	for ref, want := range map[string]protocol.Rect{
+		// 100 + 0.75·40, 50 + 0.75·20, 0.75·80, 0.75·24
+		"f1e1": {X: 130, Y: 65, W: 60, H: 18},
+		// The inner content box at 100 + 0.75·20, 50 + 0.75·10; its
+		// scale 0.75·2 by 0.75·1.5.
+		"f2e1": {X: 115 + 1.5*4, Y: 57.5 + 1.125*8, W: 1.5 * 20, H: 1.125 * 10},
+	} {
+		el := s.Elements[ref]
+		if !el.Placeable || el.Page != want {
+			t.Errorf("%s: Page %+v (placeable %v), want %+v", ref, el.Page, el.Placeable, want)
+		}
+	}
+	if c := s.Elements["f2e1"].Clip; c == nil || *c != (protocol.Rect{X: 115, Y: 57.5, W: 45, H: 22.5}) {
+		t.Errorf("f2e1 shows through %+v, want the inner frame's content box as it shows", c)
+	}
+}
+
+// A rotated or skewed frame is read, but none of its elements is placed or
+// acted on: Check says why.
+func TestStitchTurnedFrameIsReadButNotPlaced(t *testing.T) {
+	f := iframe("Tilted", 2, 0)
+	f.Frame.Turned = "the frame is rotated (transform on div#stage)"
+	top := topFrame("top-doc", 1, node("button", "Top", 1), f)
+	in := node("button", "Inside", 5)
+	in.Box = &protocol.Rect{X: 1, Y: 1, W: 10, H: 10}
+	child := frame(11, 0, 0, "https://shop.example/tilted", "child-doc", 0, in)
+	s := mustBuild(t, result(top, child), grounding.NewRefs())
+	assertText(t, s.Text, testenv.Dedent(`
+		- button "Top" [ref=e1]
+		- iframe "Tilted" [ref=e2]:
+		  - button "Inside" [ref=f1e1]
+	`))
+	el := s.Elements["f1e1"]
+	if el.Placeable || el.Page != (protocol.Rect{}) {
+		t.Errorf("f1e1 placed at %+v in a rotated frame", el.Page)
+	}
+	current := map[int]grounding.FrameState{0: {Doc: "top-doc", Epoch: 1}, 11: {Doc: "child-doc"}}
+	_, err := s.Check("f1e1", current)
+	if !errors.Is(err, grounding.ErrTurned) || !strings.Contains(err.Error(), "div#stage") {
+		t.Errorf("Check of an element in a rotated frame = %v, want ErrTurned naming the transform", err)
+	}
+	if _, err := s.Check("e1", current); err != nil {
+		t.Errorf("Check of the top frame's button = %v", err)
 	}
 }

@@ -25,6 +25,9 @@ import (
 var (
 	ErrStaleRef = errors.New("that ref is not in the tab's current page; take a new snapshot and use a ref from it")
 	ErrNoFrame  = errors.New("the element's frame cannot be located on screen; it cannot be acted on")
+	// ErrTurned: the element's frame, or one around it, is rotated, skewed
+	// or under a 3-D transform, so where its content shows is not guessed.
+	ErrTurned = errors.New("the element's frame is rotated or skewed, so Reins does not place points in it; it cannot be acted on")
 )
 
 // Element is what a ref points at, frozen at snapshot time.
@@ -41,7 +44,8 @@ type Element struct {
 	Clip        *protocol.Rect // the frames' content boxes it shows through, intersected, in the top frame's viewport; nil in the top frame
 	FrameOrigin string         // the element's frame origin
 	Path        []protocol.Hop // ancestors up to the top frame; nil for the top frame
-	Placeable   bool           // every frame on the way to the top is paired
+	Placeable   bool           // every frame on the way to the top is paired, none of them turned
+	Turned      string         // why not, when a frame on the way is rotated or skewed (protocol.Child.Turned)
 }
 
 // Snapshot is one rendered view of a tab.
@@ -166,7 +170,7 @@ func Build(res *protocol.SnapshotResult, refs *Refs, opts BuildOptions) (*Snapsh
 	refs.Forget(live)
 	seen := map[int]bool{}
 	w := walker{s: s, refs: refs, frames: frames, children: children, seen: seen}
-	w.frame(top, nil, true, 0, &offset{}, -1)
+	w.frame(top, nil, true, "", 0, &offset{sx: 1, sy: 1}, -1)
 	// Frames the stitching could not place still get read, after the rest.
 	var rest []int
 	for id, f := range frames {
@@ -207,27 +211,35 @@ type walker struct {
 	seen     map[int]bool
 }
 
-// offset places a frame's boxes in the top frame's viewport; nil where the
-// frame cannot be placed. clip is where the frame's content shows: its
-// iframe's content box within every enclosing frame's; nil for the top frame.
+// offset places a frame's boxes in the top frame's viewport: a point p of
+// the frame's own shows at (x + sx·p.X, y + sy·p.Y); nil where the frame
+// cannot be placed. clip is where the frame's content shows: its iframe's
+// content box within every enclosing frame's; nil for the top frame. turned
+// says why a frame paired with its iframe is still not placed.
 type offset struct {
-	x, y float64
-	clip *protocol.Rect
+	x, y   float64
+	sx, sy float64
+	clip   *protocol.Rect
+}
+
+// place is box b of the frame, in the top frame's viewport.
+func (o *offset) place(b protocol.Rect) protocol.Rect {
+	return protocol.Rect{X: o.x + o.sx*b.X, Y: o.y + o.sy*b.Y, W: o.sx * b.W, H: o.sy * b.H}
 }
 
 func (w *walker) unplaced(f *protocol.FrameReport) {
 	i := w.s.add(line{depth: 0, parent: -1, kind: kindUnplaced, role: "iframe", text: "iframe " + quote(f.URL) + " (not placed on the page)"})
-	w.frame(f, nil, false, 1, nil, i)
+	w.frame(f, nil, false, "", 1, nil, i)
 }
 
-func (w *walker) frame(f *protocol.FrameReport, path []protocol.Hop, placeable bool, depth int, off *offset, parent int) {
+func (w *walker) frame(f *protocol.FrameReport, path []protocol.Hop, placeable bool, turned string, depth int, off *offset, parent int) {
 	w.seen[f.Frame] = true
 	for _, n := range f.Root.Children {
-		w.node(f, n, path, placeable, depth, off, parent)
+		w.node(f, n, path, placeable, turned, depth, off, parent)
 	}
 }
 
-func (w *walker) node(f *protocol.FrameReport, n *protocol.Node, path []protocol.Hop, placeable bool, depth int, off *offset, parent int) {
+func (w *walker) node(f *protocol.FrameReport, n *protocol.Node, path []protocol.Hop, placeable bool, turned string, depth int, off *offset, parent int) {
 	if n.Role == "text" && n.Box == nil { // a text node; an element can claim role "text" but always has a box
 		w.s.add(line{depth: depth, parent: parent, kind: kindText, text: "text: " + quote(n.Text)})
 		return
@@ -240,7 +252,8 @@ func (w *walker) node(f *protocol.FrameReport, n *protocol.Node, path []protocol
 	}
 	text += stateMarks(n) + scrollMarks(n.Scroll)
 	if n.Box != nil && off != nil {
-		l.box = &protocol.Rect{X: n.Box.X + off.x, Y: n.Box.Y + off.y, W: n.Box.W, H: n.Box.H}
+		b := off.place(*n.Box)
+		l.box = &b
 	}
 	if n.ID != 0 {
 		ref := w.refs.ref(f.Frame, f.Doc, n.ID)
@@ -252,7 +265,7 @@ func (w *walker) node(f *protocol.FrameReport, n *protocol.Node, path []protocol
 		}
 		el := Element{
 			Ref: ref, Frame: f.Frame, Doc: f.Doc, Epoch: f.Epoch, ID: n.ID, Role: noControls(n.Role), Name: noControls(n.Name),
-			Secret: n.Secret, Box: box, FrameOrigin: f.Origin, Path: path, Placeable: placeable,
+			Secret: n.Secret, Box: box, FrameOrigin: f.Origin, Path: path, Placeable: placeable, Turned: turned,
 		}
 		if l.box != nil {
 			el.Page, el.Clip = *l.box, off.clip
@@ -275,21 +288,26 @@ func (w *walker) node(f *protocol.FrameReport, n *protocol.Node, path []protocol
 		w.s.add(line{depth: depth + 1, parent: me, kind: kindProp, text: "/value: " + quote(n.Value)})
 	}
 	for _, c := range n.Children {
-		w.node(f, c, path, placeable, depth+1, off, me)
+		w.node(f, c, path, placeable, turned, depth+1, off, me)
 	}
 	if child != nil && child.Root != nil && !w.seen[child.Frame] {
 		hop := protocol.Hop{Frame: f.Frame, Index: n.Frame.Index, Doc: f.Doc, Epoch: f.Epoch}
 		childPath := append([]protocol.Hop{hop}, path...)
 		var coff *offset
-		if off != nil {
-			c := n.Frame.Content
-			content := protocol.Rect{X: off.x + c.X, Y: off.y + c.Y, W: c.W, H: c.H}
-			if off.clip != nil {
-				content = content.Intersect(*off.clip)
-			}
-			coff = &offset{off.x + c.X, off.y + c.Y, &content}
+		cplace, cturned := placeable, turned
+		if n.Frame.Turned != "" && cturned == "" {
+			cplace, cturned = false, n.Frame.Turned
 		}
-		w.frame(child, childPath, placeable, depth+1, coff, me)
+		if off != nil && cplace {
+			c := off.place(n.Frame.Content)
+			clip := c
+			if off.clip != nil {
+				clip = clip.Intersect(*off.clip)
+			}
+			sc := protocol.ScaleOf(n.Frame.Scale)
+			coff = &offset{x: c.X, y: c.Y, sx: off.sx * sc.X, sy: off.sy * sc.Y, clip: &clip}
+		}
+		w.frame(child, childPath, cplace, cturned, depth+1, coff, me)
 	}
 }
 
@@ -388,6 +406,9 @@ func (s *Snapshot) Check(ref string, current map[int]FrameState) (Element, error
 			return Element{}, fmt.Errorf("%w (the page navigated after snapshot %s)", ErrStaleRef, s.ID)
 		}
 	}
+	if el.Turned != "" {
+		return Element{}, fmt.Errorf("%w (%s: %s)", ErrTurned, ref, el.Turned)
+	}
 	if !el.Placeable {
 		return Element{}, fmt.Errorf("%w (%s)", ErrNoFrame, ref)
 	}
@@ -424,6 +445,12 @@ func (s *Snapshot) Frames() map[int]FrameState {
 		out[id] = FrameState{Doc: g.doc, Epoch: g.epoch}
 	}
 	return out
+}
+
+// SamePage reports whether s shows the same top-frame document, at the same
+// navigation epoch, as o: whether o's refs in the top frame can still be.
+func (s *Snapshot) SamePage(o *Snapshot) bool {
+	return s.docs[0] == o.docs[0]
 }
 
 // renderedRole shows a role only if it is a plain ARIA role token: the role

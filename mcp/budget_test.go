@@ -233,3 +233,35 @@ func TestActAndDiffAnswersOnAPageThatGrewAreWithinTheBudget(t *testing.T) {
 		t.Errorf("the diff's hint:\n%s", diff[max(0, len(diff)-600):])
 	}
 }
+
+// A session may set its own budget for snapshots and finds; a call's own
+// max_chars still wins, 0 goes back to the default, and another session
+// keeps the default.
+func TestASessionSetsItsOwnBudget(t *testing.T) {
+	r := newTableRig(t, 5000)
+	cs := r.client("Claude Code", claude)
+	other := r.client("Codex", claude)
+	r.e.SetShare(r.tab, vocab.ReadOnly)
+	if text, isErr := mcptest.Call(t, cs, "browser_set_max_chars", map[string]any{"max_chars": 100}); !isErr || !strings.Contains(text, "too small") {
+		t.Errorf("a budget of 100: %q (error %v), want it refused as too small", text, isErr)
+	}
+	mcptest.MustCall(t, cs, "browser_set_max_chars", map[string]any{"max_chars": 12_000})
+	snap := mcptest.MustCall(t, cs, "browser_snapshot", nil)
+	withinBudget(t, "a snapshot in a session of 12000", snap, 12_000)
+	if len(snap) < 12_000-agentdoor.AnswerRoom-200 || !strings.Contains(snap, "Left out: ") {
+		t.Errorf("a snapshot in a session of 12000 is %d characters", len(snap))
+	}
+	withinBudget(t, "a find in a session of 12000", mcptest.MustCall(t, cs, "browser_find", map[string]any{"text": "Delete 1"}), 12_000)
+	if n := len(mcptest.MustCall(t, cs, "browser_snapshot", map[string]any{"max_chars": 30_000})); n <= 12_000 || n > 30_000 {
+		t.Errorf("a call's own max_chars 30000 answered %d characters", n)
+	}
+	if n := len(mcptest.MustCall(t, other, "browser_snapshot", nil)); n <= 12_000 || n > agentdoor.DefaultBudget {
+		t.Errorf("another session's snapshot is %d characters, want the default budget", n)
+	}
+	mcptest.MustCall(t, cs, "browser_set_max_chars", map[string]any{"max_chars": -1})
+	if all := mcptest.MustCall(t, cs, "browser_snapshot", nil); strings.Count(all, `button "Delete `) != 5000 {
+		t.Errorf("a session with no limit does not see every row")
+	}
+	mcptest.MustCall(t, cs, "browser_set_max_chars", map[string]any{"max_chars": 0})
+	withinBudget(t, "a snapshot back at the default", mcptest.MustCall(t, cs, "browser_snapshot", nil), agentdoor.DefaultBudget)
+}

@@ -10,6 +10,7 @@ import (
 	"image/png"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -34,6 +35,7 @@ const pageURL = "https://shop.example.com/cart"
 type fakeBrowser struct {
 	events  chan bridge.Event
 	placed  atomic.Bool
+	divert  atomic.Bool   // clicks land on a sheet the page laid over the button
 	stall   atomic.Bool   // snapshot calls wait for unstall and then fail as a dropped socket would
 	unstall chan struct{} // closed to release stalled calls
 	stalled chan struct{} // receives one value per stalled call
@@ -82,6 +84,26 @@ func (b *fakeBrowser) Call(ctx context.Context, profile, method string, params, 
 		res = protocol.CaptureResult{DataURL: "data:image/png;base64," + base64.StdEncoding.EncodeToString(buf.Bytes())}
 	case protocol.MethodNavigate, protocol.MethodActivate:
 		res = struct{}{}
+	case protocol.MethodWatch:
+		var p protocol.WatchParams
+		raw, _ := json.Marshal(params)
+		json.Unmarshal(raw, &p)
+		res = protocol.WatchResult{Watch: "w" + strconv.Itoa(p.ID)}
+	case protocol.MethodWitness:
+		// The fake page sees the pointer arrive on the element.
+		var p protocol.WitnessParams
+		raw, _ := json.Marshal(params)
+		json.Unmarshal(raw, &p)
+		res = protocol.WitnessResult{Seen: true, Near: true, At: landedOn(p.Watch), X: p.X, Y: p.Y}
+	case protocol.MethodEffects:
+		var p protocol.EffectsParams
+		raw, _ := json.Marshal(params)
+		json.Unmarshal(raw, &p)
+		on, click := landedOn(p.Watch), landedOn(p.Watch)
+		if b.divert.Load() {
+			click = &protocol.Landed{Role: "generic", Tag: "div#sheet"}
+		}
+		res = protocol.EffectsResult{Down: on, Up: click, Click: click, Wheel: on, Keys: 1, KeysOn: 1, Input: on, Inputs: 1}
 	default:
 		return &protocol.Error{Code: protocol.CodeUnknownMethod, Message: method}
 	}
@@ -96,6 +118,14 @@ var (
 	viewport = protocol.Viewport{Width: 1000, Height: 700, InnerWidth: 1000, InnerHeight: 700, ClientWidth: 1000, ClientHeight: 700}
 	window   = protocol.Window{ScreenX: 0, ScreenY: 0, OuterWidth: 1000, OuterHeight: 787, DPR: 1}
 )
+
+// landedOn is the element a watch of the fake page's watches.
+func landedOn(watch string) *protocol.Landed {
+	if watch == "w2" {
+		return &protocol.Landed{On: true, Role: "textbox", Name: "Search", Tag: "input"}
+	}
+	return &protocol.Landed{On: true, Role: "button", Name: "Place order", Tag: "button"}
+}
 
 func boxOf(id int) protocol.Rect {
 	return protocol.Rect{X: 100, Y: float64(60 * id), W: 120, H: 30}

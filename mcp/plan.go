@@ -65,11 +65,17 @@ func (h *handler) addPlanTools(s *sdk.Server) {
 			var b strings.Builder
 			fmt.Fprintf(&b, "Plan %s: the person allowed steps 1 to %d of %d.\n", r.Plan, r.Allowed, len(p.Steps))
 			for _, st := range r.Steps {
+				effect := ""
+				if st.Effect != "" {
+					effect = "; " + st.Effect
+				}
 				switch {
+				case st.Code == vocab.CodeMissed:
+					fmt.Fprintf(&b, "%d. fired but missed: %s (audit row %d); %s\n", st.Step, st.Done, st.Audit, st.Effect)
 				case st.Code == "" && st.Asked:
-					fmt.Fprintf(&b, "%d. done, asked on its own: %s (audit row %d)\n", st.Step, st.Done, st.Audit)
+					fmt.Fprintf(&b, "%d. done, asked on its own: %s (audit row %d)%s\n", st.Step, st.Done, st.Audit, effect)
 				case st.Code == "":
-					fmt.Fprintf(&b, "%d. done: %s (audit row %d)\n", st.Step, st.Done, st.Audit)
+					fmt.Fprintf(&b, "%d. done: %s (audit row %d)%s\n", st.Step, st.Done, st.Audit, effect)
 				default:
 					fmt.Fprintf(&b, "%d. not done (%s): %s\n", st.Step, st.Code, shorten(st.Error, stepMessageMax))
 				}

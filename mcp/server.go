@@ -46,6 +46,19 @@ type ServerOptions struct {
 type handler struct {
 	opts     ServerOptions
 	sessions sync.Map // *sdk.ServerSession → agentdoor.Session
+	budgets  sync.Map // *sdk.ServerSession → int: the session's own max_chars (browser_set_max_chars)
+}
+
+// maxChars is the max_chars a call gives, or else the one its session set,
+// or else 0 (agentdoor.DefaultBudget).
+func (h *handler) maxChars(ss *sdk.ServerSession, given int) int {
+	if given != 0 {
+		return given
+	}
+	if v, ok := h.budgets.Load(ss); ok {
+		return v.(int)
+	}
+	return 0
 }
 
 // schemas is shared by every server: a server is built per socket connection.
@@ -113,6 +126,7 @@ func (h *handler) session(ss *sdk.ServerSession, extra *sdk.RequestExtra) agentd
 	go func() {
 		ss.Wait()
 		h.sessions.Delete(ss)
+		h.budgets.Delete(ss)
 		s.Close()
 	}()
 	return s

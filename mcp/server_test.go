@@ -30,7 +30,7 @@ func TestNoToolApprovesGrantsOrPauses(t *testing.T) {
 	}
 	want := []string{"browser_tabs", "browser_snapshot", "browser_find", "browser_click", "browser_type", "browser_press_key",
 		"browser_hover", "browser_select_option", "browser_scroll", "browser_wait_for", "browser_navigate", "browser_screenshot",
-		"desktop_observe", "desktop_click", "desktop_type", "desktop_press_key", "browser_run_plan", "browser_handoff"}
+		"desktop_observe", "desktop_click", "desktop_type", "desktop_press_key", "browser_run_plan", "browser_handoff", "browser_set_max_chars"}
 	got := map[string]bool{}
 	for _, tool := range res.Tools {
 		got[tool.Name] = true
@@ -135,7 +135,16 @@ func TestSnapshotClickTypeAndKeyThroughMCP(t *testing.T) {
 	if !strings.Contains(out, "Done: Click “Place order”") || !strings.Contains(out, "Changes on the page") || !strings.Contains(out, "Order placed") {
 		t.Fatalf("the click's result does not say what fired and what changed:\n%s", out)
 	}
+	if !strings.Contains(out, "The click reached button “Place order”.\n") {
+		t.Errorf("the click's result does not say where the click arrived:\n%s", out)
+	}
 	t.Logf("click result:\n%s", out)
+	r.b.divert.Store(true)
+	missed := mcptest.MustCall(t, cs, "browser_click", map[string]any{"ref": ref})
+	r.b.divert.Store(false)
+	if !strings.HasPrefix(missed, "Fired, but missed: Click “Place order”") || !strings.Contains(missed, "The click fired but landed on div#sheet, not on button “Place order”") {
+		t.Errorf("a diverted click's result does not say it missed:\n%s", missed)
+	}
 	field := mcptest.Ref(t, snap, "textbox", "Search")
 	mcptest.MustCall(t, cs, "browser_type", map[string]any{"ref": field, "text": "socks", "submit": true, "clear": true})
 	mcptest.MustCall(t, cs, "browser_press_key", map[string]any{"key": "Control+Shift+K"})
@@ -143,9 +152,10 @@ func TestSnapshotClickTypeAndKeyThroughMCP(t *testing.T) {
 	mcptest.MustCall(t, cs, "browser_scroll", map[string]any{"ref": ref, "dy": 2})
 	mcptest.MustCall(t, cs, "browser_select_option", map[string]any{"ref": field, "option": "Blue"})
 	fired := r.exec.Fired()
-	if len(fired) != 6 {
-		t.Fatalf("fired %d acts, want 6: %+v", len(fired), fired)
+	if len(fired) != 7 {
+		t.Fatalf("fired %d acts, want 7: %+v", len(fired), fired)
 	}
+	fired = append(fired[:1], fired[2:]...) // the diverted click
 	if a := fired[1].Act; a.Kind != vocab.Type || a.Text != "socks" || !a.Submit || !a.Clear {
 		t.Fatalf("type fired as %+v", a)
 	}

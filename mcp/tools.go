@@ -22,6 +22,14 @@ type tabIn struct {
 	Tab string `json:"tab,omitempty" jsonschema:"the tab's id from browser_tabs; by default the tab in front among those you can read"`
 }
 
+type maxCharsIn struct {
+	MaxChars int `json:"max_chars" jsonschema:"the most characters a snapshot or find returns; -1 for no limit, 0 for the default"`
+}
+
+// minSessionChars is the smallest budget a session may set: room for the
+// lines around the page's text and a few of its lines.
+const minSessionChars = 2 * agentdoor.AnswerRoom
+
 type snapshotIn struct {
 	tabIn
 	Mode     string `json:"mode,omitempty" jsonschema:"auto (default: the full tree while it is small, else only what can be acted on), full, interactive or viewport"`
@@ -123,6 +131,25 @@ func acting(title string) *sdk.ToolAnnotations {
 // addTools registers every tool. Each handler is a thin call through the agents' door.
 func (h *handler) addTools(s *sdk.Server) {
 	h.addHandoffTools(s)
+	sdk.AddTool(s, &sdk.Tool{Name: "browser_set_max_chars", Annotations: readOnly("Set this session's result size"),
+		Description: fmt.Sprintf("Set the most characters browser_snapshot and browser_find return in this session when a call gives no max_chars of its own (%d by default; -1 for no limit, 0 for the default again). What an act changed is always cut at %d.", agentdoor.DefaultBudget, agentdoor.ChangesBudget)},
+		func(ctx context.Context, req *sdk.CallToolRequest, in maxCharsIn) (*sdk.CallToolResult, any, error) {
+			n := in.MaxChars
+			switch {
+			case n == 0:
+				h.budgets.Delete(req.Session)
+				return textResult(fmt.Sprintf("Answers in this session are at most %d characters again, unless a call asks for more.\n", agentdoor.DefaultBudget)), nil, nil
+			case n < 0:
+				n = agentdoor.NoBudget
+				h.budgets.Store(req.Session, n)
+				return textResult("Answers in this session are no longer cut, unless a call gives its own max_chars.\n"), nil, nil
+			case n < minSessionChars:
+				return refusal(badRequest("max_chars %d is too small to hold a page's lines; give at least %d", n, minSessionChars)), nil, nil
+			}
+			h.budgets.Store(req.Session, n)
+			return textResult(fmt.Sprintf("Answers in this session are at most %d characters, unless a call gives its own max_chars.\n", n)), nil, nil
+		})
+
 	sdk.AddTool(s, &sdk.Tool{Name: "browser_tabs", Annotations: readOnly("List tabs"),
 		Description: "List the browser's tabs with the access the person gave you to each (none, read, control). Titles and addresses are shown only for tabs you can read."},
 		func(ctx context.Context, req *sdk.CallToolRequest, in tabsIn) (*sdk.CallToolResult, any, error) {
@@ -141,7 +168,7 @@ func (h *handler) addTools(s *sdk.Server) {
 			if err != nil {
 				return refusal(err), nil, nil
 			}
-			r, err := s.Read(ctx, agentdoor.ReadOptions{Tab: tab, Mode: in.Mode, MaxChars: agentdoor.TextBudget(in.MaxChars), Root: in.Ref, Diff: in.Diff})
+			r, err := s.Read(ctx, agentdoor.ReadOptions{Tab: tab, Mode: in.Mode, MaxChars: agentdoor.TextBudget(h.maxChars(req.Session, in.MaxChars)), Root: in.Ref, Diff: in.Diff})
 			if err != nil {
 				return refusal(err), nil, nil
 			}
@@ -161,7 +188,7 @@ func (h *handler) addTools(s *sdk.Server) {
 				return refusal(err), nil, nil
 			}
 			// The lines come best first; as many as the budget holds are shown.
-			budget := agentdoor.TextBudget(in.MaxChars)
+			budget := agentdoor.TextBudget(h.maxChars(req.Session, in.MaxChars))
 			var lines strings.Builder
 			shown := 0
 			for _, l := range r.Lines {
@@ -372,7 +399,15 @@ func (h *handler) act(ctx context.Context, req *sdk.CallToolRequest, in targetIn
 		return refusal(err)
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "Done: %s (audit row %d).\n", r.Done, r.Audit)
+	switch {
+	case r.Missed:
+		fmt.Fprintf(&b, "Fired, but missed: %s (audit row %d).\n", r.Done, r.Audit)
+	default:
+		fmt.Fprintf(&b, "Done: %s (audit row %d).\n", r.Done, r.Audit)
+	}
+	if r.Effect != "" {
+		fmt.Fprintf(&b, "%s%s.\n", strings.ToUpper(r.Effect[:1]), r.Effect[1:])
+	}
 	settle := h.opts.Settle
 	switch act.Kind {
 	case vocab.Navigate, vocab.Back, vocab.Forward:
@@ -391,6 +426,9 @@ func (h *handler) act(ctx context.Context, req *sdk.CallToolRequest, in targetIn
 // writeChanges says what changed on the page after an act, or why it could
 // not be read.
 func writeChanges(b *strings.Builder, ch *agentdoor.ReadResult, err error) {
+	if err == nil && ch.NewPage {
+		fmt.Fprintf(b, "The tab went to a new page, %s; the refs of the page the act began on are gone: use the ones below or take a new snapshot.\n", shorten(ch.URL, urlMax))
+	}
 	switch {
 	case err != nil:
 		fmt.Fprintf(b, "The tab could not be read afterwards: %s\n", shorten(err.Error(), messageMax))

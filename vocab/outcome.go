@@ -68,7 +68,15 @@ const (
 	CodePlanEnded = "plan_ended"
 	// CodeStopped: Reins stopped while the act was firing.
 	CodeStopped = "reins_stopped"
-	CodeFailed  = "failed"
+	// CodeUnmapped: the pointer, sent to the element's point, was not over
+	// the element (its frame said so), or the element's frame is rotated or
+	// skewed: nothing was pressed.
+	CodeUnmapped = "unmapped"
+	// CodeMissed ends an act that fired but whose events its target's
+	// frame saw arrive elsewhere, or not at all: done, but not on the
+	// element.
+	CodeMissed = "missed"
+	CodeFailed = "failed"
 )
 
 // Error is a refusal or failure with a stable code and a sentence saying what

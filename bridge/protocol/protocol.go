@@ -63,7 +63,7 @@ const (
 // the app sends the table before such a request.
 func NeedsShare(method string) string {
 	switch method {
-	case MethodSnapshot, MethodResolve, MethodCapture, MethodSettle:
+	case MethodSnapshot, MethodResolve, MethodCapture, MethodSettle, MethodWatch, MethodWitness, MethodEffects:
 		return LevelRead
 	case MethodActivate, MethodNavigate:
 		return LevelControl
@@ -171,6 +171,10 @@ const (
 	CodeInternal      = "internal"
 	CodeUnsupported   = "unsupported"
 	CodeBusy          = "busy" // the browser's own rate limit left no turn in time
+	// CodeUnmapped: a point in a frame cannot be placed on the page (the
+	// frame is rotated or skewed), or the pointer, sent there, did not
+	// land on the element (see MethodWitness).
+	CodeUnmapped = "unmapped"
 	// CodeNotShared is the extension's own refusal: its latest share table
 	// does not share the tab at the level the request needs (NeedsShare).
 	CodeNotShared = "not_shared"
@@ -451,10 +455,35 @@ type Node struct {
 // side (FrameReport.Index); WindowProxy identity cannot be forged by a page,
 // so the pair is exact. Index is -1 where the browser gives no position
 // (iframes inside shadow roots): such frames are read but not acted in.
+//
+// Content is where the child's viewport shows, as rendered: every CSS
+// transform on the way (the iframe's own and its ancestors') is in it.
+// Scale is how many of the parent's CSS pixels one of the child's covers
+// along each axis (1 when nothing scales it, and when an older extension
+// sent none); a point p in the child's viewport shows at Content.X +
+// Scale.X·p.X. Turned, when set, says the frame is rotated, skewed or
+// under a 3-D transform, so no point of its content can be placed: the
+// reason, for the agent.
 type Child struct {
 	Content Rect   `json:"content"`
+	Scale   *Scale `json:"scale,omitempty"`
+	Turned  string `json:"turned,omitempty"`
 	Src     string `json:"src,omitempty"`
 	Index   int    `json:"index"`
+}
+
+// Scale is a child frame's scale along each axis; see [Child].
+type Scale struct {
+	X float64 `json:"x"`
+	Y float64 `json:"y"`
+}
+
+// ScaleOf is s, or 1 along both axes when s is nil or says nothing usable.
+func ScaleOf(s *Scale) Scale {
+	if s == nil || !(s.X > 0) || !(s.Y > 0) {
+		return Scale{X: 1, Y: 1}
+	}
+	return *s
 }
 
 // ResolveParams asks a frame to find an element again just before an act.
@@ -483,10 +512,11 @@ type Hop struct {
 // top frame's viewport (CSS pixels) after walking up through every ancestor
 // frame's iframe element, each of which was hit-tested on the way.
 type ResolveResult struct {
-	Box      Rect     `json:"box"`      // in the element's own frame viewport
-	TopBox   Rect     `json:"topBox"`   // the same box in the top frame's viewport
-	Point    Point    `json:"point"`    // in the top frame's viewport
-	Viewport Viewport `json:"viewport"` // the top frame's
+	Box      Rect     `json:"box"`             // in the element's own frame viewport
+	TopBox   Rect     `json:"topBox"`          // the same box in the top frame's viewport, scaled as it shows
+	Scale    *Scale   `json:"scale,omitempty"` // the element's frame in the top frame's viewport; nil: 1
+	Point    Point    `json:"point"`           // in the top frame's viewport
+	Viewport Viewport `json:"viewport"`        // the top frame's
 	Window   Window   `json:"window"`
 	Zoom     float64  `json:"zoom"`
 	Secret   bool     `json:"secret,omitempty"`

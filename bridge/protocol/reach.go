@@ -15,13 +15,17 @@ type Scroll struct {
 // pixels), which scrolls the box that hides it (the page itself when Page),
 // by DX, DY CSS pixels (right and down positive) from where it stands now
 // (Scroll). Viewport and Window are the frame's, to place Point on screen.
-// Reins fires the wheel; the extension only reads.
+// Framed says the element is in a child frame and the worker has mapped
+// Point up to the top frame's viewport, whose Viewport and Window these are
+// then; DX, DY and Scroll stay the box's own. Reins fires the wheel; the
+// extension only reads.
 type Reach struct {
 	Point    Point    `json:"point"`
 	DX       float64  `json:"dx"`
 	DY       float64  `json:"dy"`
 	Scroll   Scroll   `json:"scroll"`
 	Page     bool     `json:"page,omitempty"`
+	Framed   bool     `json:"framed,omitempty"`
 	Viewport Viewport `json:"viewport"`
 	Window   Window   `json:"window"`
 }

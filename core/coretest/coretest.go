@@ -78,6 +78,38 @@ type Browser struct {
 	hold      map[string]chan any // guarded by mu: methods that block until released
 	docs      int                 // guarded by mu
 	noCapture bool                // guarded by mu
+	// watches are the elements watched for acts, by watch; the fake page
+	// sees every act's events arrive on them unless witness or effects
+	// say otherwise.
+	noWatch   bool                                                // guarded by mu
+	nextWatch int                                                 // guarded by mu
+	watches   map[string]*protocol.Node                           // guarded by mu
+	witness   func(protocol.WitnessParams) protocol.WitnessResult // guarded by mu
+	effects   func(protocol.EffectsParams) protocol.EffectsResult // guarded by mu
+}
+
+// SetWitness makes the fake frames answer witness requests with f, and
+// SetEffects effects requests; nil goes back to the pointer and keys
+// arriving on the watched element.
+func (b *Browser) SetWitness(f func(protocol.WitnessParams) protocol.WitnessResult) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.witness = f
+}
+
+// FailWatch makes the fake frames refuse, or again accept, to watch for an
+// act's events, as a frame with no content script does.
+func (b *Browser) FailWatch(fail bool) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.noWatch = fail
+}
+
+// SetEffects: see SetWitness.
+func (b *Browser) SetEffects(f func(protocol.EffectsParams) protocol.EffectsResult) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.effects = f
 }
 
 var _ core.Browser = (*Browser)(nil)
@@ -327,8 +359,82 @@ func (b *Browser) answerLocked(method string, raw json.RawMessage) (any, error) 
 		return struct{}{}, nil
 	case protocol.MethodSettle: // the fake pages never change by themselves
 		return protocol.SettleResult{Settled: protocol.SettledQuiet}, nil
+	case protocol.MethodWatch:
+		var p protocol.WatchParams
+		json.Unmarshal(raw, &p)
+		return b.watchLocked(p)
+	case protocol.MethodWitness:
+		var p protocol.WitnessParams
+		json.Unmarshal(raw, &p)
+		n := b.watches[p.Watch]
+		if n == nil {
+			return nil, &protocol.Error{Code: protocol.CodeStale, Message: "the watch has ended"}
+		}
+		if b.witness != nil {
+			return b.witness(p), nil
+		}
+		return protocol.WitnessResult{Seen: true, Near: true, At: landed(n), X: p.X, Y: p.Y}, nil
+	case protocol.MethodEffects:
+		var p protocol.EffectsParams
+		json.Unmarshal(raw, &p)
+		n := b.watches[p.Watch]
+		if n == nil {
+			return nil, &protocol.Error{Code: protocol.CodeStale, Message: "the watch has ended"}
+		}
+		delete(b.watches, p.Watch)
+		if b.effects != nil {
+			return b.effects(p), nil
+		}
+		on := landed(n)
+		switch vocab.ActKind(p.Kind) {
+		case vocab.Type:
+			return protocol.EffectsResult{Keys: 1, KeysOn: 1, Input: on, Inputs: 1}, nil
+		case vocab.Scroll:
+			return protocol.EffectsResult{Wheel: on}, nil
+		case vocab.Hover:
+			return protocol.EffectsResult{}, nil
+		}
+		return protocol.EffectsResult{Down: on, Up: on, Click: on}, nil
 	}
 	return nil, &protocol.Error{Code: protocol.CodeUnknownMethod, Message: method}
+}
+
+// watchLocked starts watching the element a watch names, found the way a
+// resolve finds it.
+func (b *Browser) watchLocked(p protocol.WatchParams) (*protocol.WatchResult, error) {
+	if b.noWatch {
+		return nil, &protocol.Error{Code: protocol.CodeNoFrame, Message: fmt.Sprintf("frame %d has no Reins content script", p.Frame)}
+	}
+	page := b.pages[p.Tab]
+	if page == nil {
+		return nil, &protocol.Error{Code: protocol.CodeNoTab, Message: "no tab"}
+	}
+	for i := range page.Frames {
+		f := &page.Frames[i]
+		if f.Frame != p.Frame {
+			continue
+		}
+		if f.Doc != p.Doc || f.Epoch != p.Epoch {
+			break
+		}
+		n := find(f.Root, p.ID)
+		if n == nil {
+			break
+		}
+		if b.watches == nil {
+			b.watches = map[string]*protocol.Node{}
+		}
+		b.nextWatch++
+		id := fmt.Sprintf("w%d", b.nextWatch)
+		b.watches[id] = n
+		return &protocol.WatchResult{Watch: id}, nil
+	}
+	return nil, &protocol.Error{Code: protocol.CodeStale, Message: "the element is no longer on the page"}
+}
+
+// landed is the element n as an event that arrived on it names it.
+func landed(n *protocol.Node) *protocol.Landed {
+	return &protocol.Landed{On: true, Role: n.Role, Name: n.Name, Tag: "button"}
 }
 
 func (b *Browser) resolveLocked(p protocol.ResolveParams) (*protocol.ResolveResult, error) {

@@ -1,7 +1,8 @@
 // Reins content script: runs in the ISOLATED world of every frame. It only
 // looks: it never changes the page, never dispatches events and never runs
 // page code. It answers the service worker with this frame's accessibility
-// tree, and re-finds an element just before an act.
+// tree, re-finds an element just before an act, says when the page is quiet
+// after one, and where the act's trusted events arrived.
 //
 // This is the entry point; extension/content.js is the esbuild bundle of it,
 // the modules under pure/ and dom/, and dom-accessibility-api
@@ -19,8 +20,11 @@ import { listen } from "./dom/channel.js";
 import { startLive } from "./dom/live.js";
 import { doc, startNav } from "./dom/nav.js";
 import { frameHit, metrics, resolve } from "./dom/resolve.js";
+import { settle, startSettle } from "./dom/settle.js";
 import { snapshot } from "./dom/tree.js";
+import { effects, startWitness, watch, witness } from "./dom/witness.js";
 
+// answer is a request's answer, or a Promise of one for those that wait.
 function answer(msg) {
   try {
     switch (msg.type) {
@@ -32,6 +36,14 @@ function answer(msg) {
         return frameHit(msg);
       case "metrics":
         return metrics();
+      case "settle":
+        return settle(msg);
+      case "watch":
+        return watch(msg);
+      case "witness":
+        return witness(msg);
+      case "effects":
+        return effects(msg);
       default:
         return fail("unknown_method", "unknown request " + msg.type);
     }
@@ -47,6 +59,8 @@ if (!globalThis.__reinsFrame) {
   startNav();
   startCalibration();
   startLive();
+  startSettle();
+  startWitness();
   listen(answer);
   frame.doc = doc;
 }

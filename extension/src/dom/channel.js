@@ -1,11 +1,11 @@
 // The frame's channels to the service worker: one-off messages out, the
 // frame's port (requests in, the "stirred" notice out, in order), and
-// one-off requests in from a worker that restarted and lost the port. A
-// settle is the one request answered later, when the page is quiet.
+// one-off requests in from a worker that restarted and lost the port. An
+// answer may come later, as a Promise (a settle, a witness, effects).
 //
-// DOM side (chrome.runtime). Imports dom/settle.js.
+// DOM side (chrome.runtime). Imports pure/reply.js.
 
-import { settle, startSettle } from "./settle.js";
+import { fail } from "../pure/reply.js";
 
 let port = null;
 let answer = () => null;
@@ -30,6 +30,19 @@ export function notifyStirred() {
   } catch {}
 }
 
+// reply hands msg's answer to deliver: at once when it is ready, so that it
+// keeps its place among the port's notices, or when its Promise settles.
+// It reports whether the answer comes later.
+function reply(msg, deliver) {
+  const a = answer(msg);
+  if (!a || typeof a.then !== "function") {
+    deliver(a);
+    return false;
+  }
+  a.then(deliver, (e) => deliver(fail("internal", String(e && e.message ? e.message : e))));
+  return true;
+}
+
 // A port to the service worker, opened when the document starts. A worker
 // that restarted has lost the ports, so one-off messages still work too,
 // and reopen the port.
@@ -38,15 +51,11 @@ function connectPort() {
     const p = chrome.runtime.connect({ name: "reins-frame" });
     p.onMessage.addListener((msg) => {
       if (!msg || !msg.rid) return;
-      if (msg.type === "settle") {
-        settle(msg).then((a) => {
-          try {
-            p.postMessage({ rid: msg.rid, ...a });
-          } catch {} // the worker went away meanwhile
-        });
-        return;
-      }
-      p.postMessage({ rid: msg.rid, ...answer(msg) });
+      reply(msg, (a) => {
+        try {
+          p.postMessage({ rid: msg.rid, ...a });
+        } catch {} // the worker went away meanwhile
+      });
     });
     p.onDisconnect.addListener(() => {
       if (port === p) port = null;
@@ -58,19 +67,13 @@ function connectPort() {
 }
 
 // listen answers the worker's requests, from the port and one-off, with
-// answerer(msg) (a settle from settle.js), and opens the port.
+// answerer(msg), an answer or a Promise of one, and opens the port.
 export function listen(answerer) {
   answer = answerer;
-  chrome.runtime.onMessage.addListener((msg, sender, reply) => {
+  chrome.runtime.onMessage.addListener((msg, sender, respond) => {
     if (!msg || sender.id !== chrome.runtime.id || sender.tab) return false;
     if (!port) connectPort();
-    if (msg.type === "settle") {
-      settle(msg).then(reply);
-      return true;
-    }
-    reply(answer(msg));
-    return false;
+    return reply(msg, respond);
   });
-  startSettle();
   connectPort();
 }

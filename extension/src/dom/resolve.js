@@ -10,14 +10,14 @@
 // DOM side. Imports pure modules and dom/accessible.js, dom/composed.js,
 // dom/nav.js, dom/refs.js, dom/style.js, dom/window.js.
 
-import { clipTo, insideContent, inViewport, refable, round2, scrollBy } from "../pure/geometry.js";
+import { clipTo, insideContent, inViewport, isUnit, refable, round2, scrollBy } from "../pure/geometry.js";
 import { fail } from "../pure/reply.js";
 import { forgetSecrets, isSecret, nameOf, roleAsShown } from "./accessible.js";
 import { composedContains, deepFromPoint } from "./composed.js";
 import { checkNav, doc, epoch } from "./nav.js";
 import { elementOf, idFor, shownAs } from "./refs.js";
 import { forgetStyles } from "./style.js";
-import { box, clientSize, frameChild, frameIndex, viewport, windowMetrics } from "./window.js";
+import { box, clientSize, frameGeometry, frameIndex, viewport, windowMetrics } from "./window.js";
 
 // resolve answers {doc, epoch, id, role, name} with where to act on the
 // element, or a refusal.
@@ -55,6 +55,10 @@ export function resolve(p) {
     if (!at) return fail("not_visible", out + ", and something covers every place to turn the wheel over the box that holds it; nothing was done");
     const reach = { point: at, dx: d.dx, dy: d.dy, scroll: lv.scroll, viewport: viewport(), window: windowMetrics() };
     if (lv.page) reach.page = true;
+    // In a child frame, the worker maps the point up through the frames and
+    // checks this is the frame it maps from.
+    const index = frameIndex();
+    if (index >= 0) reach.index = index;
     return fail("not_visible", out + "; scroll it into view first", { id: idFor(el, role, name), role, name, reach });
   }
   // The centre of the part of the box that shows through every level.
@@ -192,7 +196,9 @@ function wheelPoint(lv, view, axis) {
 }
 
 // frameHit maps a point in a child frame to this frame, checking that the
-// child's iframe element is really what is at that point.
+// child's iframe element is really what is at that point, and refusing a
+// frame a transform turns. It answers the frame's scale too, when it has
+// one, for the worker to carry up.
 export function frameHit(p) {
   checkNav();
   if (p.doc !== doc || p.epoch !== epoch) return fail("stale_ref", "the page around the frame has navigated since the snapshot");
@@ -205,14 +211,19 @@ export function frameHit(p) {
   const all = document.querySelectorAll("iframe, frame");
   for (const f of all) if (f.contentWindow === w) { el = f; break; }
   if (!el) return fail("stale_ref", "the frame's element is gone");
-  const c = frameChild(el).content;
-  if (!insideContent(c, p.x, p.y)) return fail("not_visible", "the element lies outside its frame's visible area");
-  const point = { x: c.x + p.x, y: c.y + p.y };
+  const g = frameGeometry(el);
+  if (g.turned) return fail("unmapped", g.turned + "; nothing was done");
+  // The child's point is in its own CSS pixels, the content's layout size.
+  if (!insideContent(g.size, p.x, p.y)) return fail("not_visible", "the element lies outside its frame's visible area");
+  const c = g.content, s = g.scale;
+  const point = { x: round2(c.x + s.x * p.x), y: round2(c.y + s.y * p.y) };
   const { vw, vh } = clientSize();
   if (!inViewport(point, vw, vh)) return fail("not_visible", "the frame is scrolled out of view; scroll it into view first");
   const hit = deepFromPoint(point.x, point.y);
   if (hit !== el) return fail("obscured", "something covers the frame the element is in");
-  return { result: { point, viewport: viewport(), window: windowMetrics(), origin: location.origin, index: frameIndex() } };
+  const result = { point, viewport: viewport(), window: windowMetrics(), origin: location.origin, index: frameIndex() };
+  if (!isUnit(s)) result.scale = s;
+  return { result };
 }
 
 // metrics answers with this frame's viewport, window and generation.

@@ -3,7 +3,7 @@
 //
 // DOM side. Imports pure modules only.
 
-import { contentBox, roundBox } from "../pure/geometry.js";
+import { isUnit, roundBox, scaledContent, turnOf } from "../pure/geometry.js";
 
 export function windowMetrics() {
   return {
@@ -54,13 +54,51 @@ export function box(el) {
 }
 
 // frameChild is where a frame's element shows its document, and which of
-// this window's frames it holds.
+// this window's frames it holds: {content, scale, turned, src, index}, scale
+// only when a transform scales the frame, turned only when one turns it.
 export function frameChild(el) {
-  const content = contentBox(el.getBoundingClientRect(), getComputedStyle(el), el.clientWidth, el.clientHeight);
+  const g = frameGeometry(el);
   let index = -1;
   try {
     const w = el.contentWindow;
     for (let i = 0; i < frames.length; i++) if (frames[i] === w) { index = i; break; }
   } catch {}
-  return { content, src: el.src || "", index };
+  const c = { content: g.content };
+  if (!isUnit(g.scale)) c.scale = g.scale;
+  if (g.turned) c.turned = g.turned;
+  return { ...c, src: el.src || "", index };
+}
+
+// frameGeometry is a frame element's content box as it shows in this
+// viewport, its scale, its content size in its own CSS pixels, and why no
+// point in it can be mapped ("" when one can).
+export function frameGeometry(el) {
+  const g = scaledContent(el.getBoundingClientRect(), getComputedStyle(el), el.offsetWidth, el.offsetHeight, el.clientWidth, el.clientHeight);
+  g.turned = turnedBy(el);
+  return g;
+}
+
+// turnedBy walks from el up through its composed ancestors and names the
+// first whose transform, rotate or scale turns what it holds: the reason
+// for the agent, or "".
+function turnedBy(el) {
+  for (let n = el; n && n.nodeType === 1; n = n.parentElement || (n.parentNode && n.parentNode.host) || null) {
+    const cs = getComputedStyle(n);
+    let m = null;
+    if (cs.transform && cs.transform !== "none") {
+      try {
+        m = new DOMMatrixReadOnly(cs.transform);
+      } catch {
+        return `the frame is under a transform Reins cannot read (on ${tagOf(n)}); Reins does not guess where its content shows`;
+      }
+    }
+    const how = turnOf({ m, rotate: cs.rotate, scale: cs.scale });
+    if (how) return `the frame is ${how} (transform on ${tagOf(n)}); Reins does not guess where its content shows`;
+  }
+  return "";
+}
+
+// tagOf names an element for a message: its tag and id, "div#stage".
+export function tagOf(el) {
+  return el.tagName.toLowerCase() + (el.id ? "#" + String(el.id).slice(0, 40) : "");
 }

@@ -1,5 +1,6 @@
 // Box arithmetic in CSS pixels: rounding what is reported, an iframe's
-// content box, and the point an act aims at.
+// content box and scale, whether a transform turns it, and the point an act
+// aims at.
 //
 // Pure: no DOM, no chrome.*, no page globals. Imports nothing.
 
@@ -22,6 +23,87 @@ export function contentBox(b, cs, clientWidth, clientHeight) {
     w: clientWidth - px(cs.paddingLeft) - px(cs.paddingRight),
     h: clientHeight - px(cs.paddingTop) - px(cs.paddingBottom),
   };
+}
+
+// frameScale is how many CSS pixels of the parent one of a frame's own
+// covers along each axis: its rendered box r (transforms applied) against
+// its layout size offsetW × offsetH. It is rounded to 1e-4 and snapped to 1
+// within 1e-3, so that an untransformed frame maps exactly; 1 when the
+// layout size is 0.
+export function frameScale(r, offsetW, offsetH) {
+  const one = (rendered, layout) => {
+    if (!(layout > 0) || !(rendered > 0)) return 1;
+    const s = Math.round((rendered / layout) * 1e4) / 1e4;
+    return Math.abs(s - 1) <= 1e-3 ? 1 : s;
+  };
+  return { x: one(r.width, offsetW), y: one(r.height, offsetH) };
+}
+
+// isUnit reports whether scale s leaves sizes as they are.
+export const isUnit = (s) => !s || (s.x === 1 && s.y === 1);
+
+// scaledContent is where a frame's document shows inside its element, whose
+// rendered box is r and computed style cs, scaled by a transform:
+// {content, scale, size}. Border, padding and the client size are layout
+// sizes, so they are scaled to the rendered box; size is the content box in
+// the frame's own CSS pixels, where its points are given. The layout size
+// comes from the computed width and height, which are not rounded as
+// offsetWidth and offsetHeight are (those stand in when they are not set).
+export function scaledContent(r, cs, offsetW, offsetH, clientW, clientH) {
+  const px = (v) => parseFloat(v) || 0;
+  const outer = (size, a, b, offset) => {
+    const v = parseFloat(size);
+    if (!(v > 0)) return offset;
+    if (cs.boxSizing === "border-box") return v;
+    return v + px(cs["padding" + a]) + px(cs["padding" + b]) + px(cs["border" + a + "Width"]) + px(cs["border" + b + "Width"]);
+  };
+  const scale = frameScale(r, outer(cs.width, "Left", "Right", offsetW), outer(cs.height, "Top", "Bottom", offsetH));
+  const size = {
+    w: clientW - px(cs.paddingLeft) - px(cs.paddingRight),
+    h: clientH - px(cs.paddingTop) - px(cs.paddingBottom),
+  };
+  const content = {
+    x: round2(r.x + scale.x * (px(cs.borderLeftWidth) + px(cs.paddingLeft))),
+    y: round2(r.y + scale.y * (px(cs.borderTopWidth) + px(cs.paddingTop))),
+    w: round2(scale.x * size.w),
+    h: round2(scale.y * size.h),
+  };
+  return { content, scale, size };
+}
+
+// Below this a matrix term counts as zero.
+const EPS = 1e-6;
+const zero = (v) => Math.abs(v || 0) <= EPS;
+
+// turnOf says how one element's transform keeps a frame inside it from
+// being mapped by a scale and an offset: "rotated or skewed", "mirrored",
+// "under a 3-D transform", or "" when it only moves and scales. t holds the
+// element's parsed transform matrix m (a DOMMatrix's a–d, m11–m44 and
+// is2D; null for none) and its computed rotate and scale properties. A 3-D
+// matrix that only moves along z, as translateZ does to lift a layer,
+// leaves the plane as a 2-D one would.
+export function turnOf(t) {
+  const m = t.m;
+  if (m) {
+    if (!m.is2D) {
+      const flat = [m.m13, m.m14, m.m23, m.m24, m.m31, m.m32, m.m34].every(zero) && Math.abs((m.m44 ?? 1) - 1) <= EPS;
+      if (!flat) return "under a 3-D transform";
+    }
+    if (!zero(m.b) || !zero(m.c)) return "rotated or skewed";
+    if (m.a < 0 || m.d < 0) return "mirrored";
+  }
+  if (turnedAngle(t.rotate)) return "rotated or skewed";
+  if (t.scale && t.scale !== "none" && t.scale.trim().split(/\s+/).some((v) => parseFloat(v) < 0)) return "mirrored";
+  return "";
+}
+
+// turnedAngle reports whether a computed rotate value ("none", "45deg",
+// "x 30deg", "0 0 1 90deg") turns anything: its angle, the last part, is
+// not zero.
+function turnedAngle(v) {
+  if (!v || v === "none") return false;
+  const angle = parseFloat(v.trim().split(/\s+/).pop());
+  return !(angle === 0);
 }
 
 // refable reports whether an element with this computed style and box may

@@ -226,6 +226,13 @@ export function install(doc, { url = "https://mail.example.com/inbox", frames = 
       for (const fn of onMessage) fn(msg, { id: "reins" }, (a) => (answer = a));
       return answer;
     },
+    // request sends a request the way a restarted worker does and resolves
+    // with the answer, whether it comes at once or later.
+    request(msg) {
+      return new Promise((resolve) => {
+        for (const fn of onMessage) fn(msg, { id: "reins" }, resolve);
+      });
+    },
     // fire dispatches an event to the window's listeners.
     fire(type, e) {
       for (const fn of listeners[type] || []) fn(e);
