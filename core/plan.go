@@ -179,7 +179,7 @@ func stepList(steps []vocab.PlanStep) string {
 func doneSteps(r *agentdoor.PlanResult) int {
 	n := 0
 	for _, s := range r.Steps {
-		if s.Audit != 0 {
+		if s.Audit != 0 && s.Code == "" {
 			n++
 		}
 	}

@@ -56,6 +56,13 @@ func (e *Engine) watch(ctx context.Context, t *tabState, el grounding.Element) (
 	if err == nil && res.Watch == "" {
 		err = errors.New("the frame named no watch")
 	}
+	var pe *protocol.Error
+	if errors.As(err, &pe) && pe.Code == protocol.CodeStale {
+		return "", err // the element or its page went since the act was made ready
+	}
+	if err != nil && !errors.As(err, &pe) {
+		return "", err // the extension went away: classify says so
+	}
 	if err != nil {
 		return "", &vocab.Error{Code: vocab.CodeUnmapped, Err: err,
 			Message: fmt.Sprintf("the element's frame could not be asked to watch where the pointer lands (%v), and Reins presses nothing it cannot check; nothing was fired: take a new snapshot and try again", err)}
@@ -101,7 +108,7 @@ func (e *Engine) effects(ctx context.Context, t *tabState, el grounding.Element,
 	}, &res)
 	if err != nil {
 		var pe *protocol.Error
-		if errors.As(err, &pe) && (pe.Code == protocol.CodeNoFrame || pe.Code == protocol.CodeStale || pe.Code == protocol.CodeNoTab) {
+		if errors.As(err, &pe) && (pe.Code == protocol.CodeNoFrame || pe.Code == protocol.CodeStale || pe.Code == protocol.CodeNoTab) && e.frameLeft(t, el) {
 			return effect{left: true, words: "the element's page went away before where the " + noun(kind) + " landed could be read"}
 		}
 		return effect{words: fmt.Sprintf("where the %s landed could not be read (%v)", noun(kind), err)}
@@ -109,9 +116,28 @@ func (e *Engine) effects(ctx context.Context, t *tabState, el grounding.Element,
 	ef := effectOf(kind, el, &res)
 	if res.Left {
 		ef.left = true
-		ef.words += "; the page then began to leave for another"
+		ef.words = joinDetail(ef.words, "the page then began to leave for another")
 	}
 	return ef
+}
+
+// frameLeft reports whether el's frame no longer shows the document el was
+// read in, or is gone, as the tab last reported.
+func (e *Engine) frameLeft(t *tabState, el grounding.Element) bool {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	st, ok := t.frames[el.Frame]
+	return !ok || st.Doc != el.Doc || st.Epoch != el.Epoch
+}
+
+// unwatch ends a watch whose act did not fire, so that the frame stops
+// noting events for it; best effort.
+func (e *Engine) unwatch(ctx context.Context, t *tabState, el grounding.Element, watch string) {
+	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Second)
+	defer cancel()
+	_ = e.opts.Browser.Call(cctx, t.chrome.profile, protocol.MethodEffects, protocol.EffectsParams{
+		Tab: t.chrome.id, Frame: el.Frame, Watch: watch, Kind: string(vocab.Hover),
+	}, nil)
 }
 
 // noun is what an act of kind is called in the effect's words.
@@ -143,6 +169,8 @@ func effectOf(kind vocab.ActKind, el grounding.Element, r *protocol.EffectsResul
 		return effect{} // nothing is pressed: there is nothing to say arrived
 	case vocab.Type:
 		return typedEffect(target, r)
+	case vocab.Key:
+		return keyEffect(target, r)
 	case vocab.Scroll:
 		at = r.Wheel
 	case vocab.Drag:
@@ -179,12 +207,24 @@ func typedEffect(target string, r *protocol.EffectsResult) effect {
 	return effect{missed: true, words: fmt.Sprintf("the keys reached %s, but it took in no input (it may be read-only, or the page may have kept the keys)", target)}
 }
 
+// keyEffect says whether a key press reached the element: it had the focus
+// when the key went down.
+func keyEffect(target string, r *protocol.EffectsResult) effect {
+	switch {
+	case r.Keys == 0:
+		return effect{missed: true, words: "the key was pressed but never arrived in the element's frame: it may have gone to another frame or window"}
+	case r.KeysOn == 0:
+		return effect{missed: true, words: fmt.Sprintf("the key arrived while %s did not have the focus, so it went elsewhere", target)}
+	}
+	return effect{words: "the key reached " + target}
+}
+
 // landedWords names an element an event arrived at, for an agent and a
 // person: its role and name, quoted, or its tag.
 func landedWords(l *protocol.Landed) string {
 	role := plain.Text(l.Role, plain.NameMax)
 	switch {
-	case role != "" && role != "generic" && l.Name != "":
+	case role != "" && role != "generic" && plain.Text(l.Name, plain.NameMax) != "":
 		return role + " " + plain.Quote(l.Name, plain.NameMax)
 	case l.Tag != "" && role != "" && role != "generic":
 		return role + " (" + plain.Text(l.Tag, plain.NameMax) + ")"
@@ -206,6 +246,12 @@ func (e *Engine) fireWatched(ctx context.Context, t *tabState, el grounding.Elem
 	}
 	kind := ticket.Act().Kind
 	if err := fire(executor.WithWitness(ctx, e.witness(t, el, watch))); err != nil {
+		e.unwatch(ctx, t, el, watch)
+		var ce *vocab.Error
+		if errors.Is(err, executor.ErrPointerNotBack) && errors.As(err, &ce) {
+			// Said where the person reads it: their pointer is not where they left it.
+			return effect{}, &vocab.Error{Code: ce.Code, Message: ce.Message + "; and the pointer could not be put back where the person had it", Err: err}
+		}
 		return effect{}, err
 	}
 	return e.effects(context.WithoutCancel(ctx), t, el, watch, kind), nil

@@ -9,6 +9,8 @@ import (
 	"github.com/reins-app/reins/agentdoor"
 	"github.com/reins-app/reins/audit"
 	"github.com/reins-app/reins/bridge/protocol"
+	"github.com/reins-app/reins/core/coretest"
+	"github.com/reins-app/reins/internal/testenv"
 	"github.com/reins-app/reins/persondoor"
 	"github.com/reins-app/reins/vocab"
 )
@@ -118,5 +120,59 @@ func TestTheActsAnswerSaysWhereItsEventsArrived(t *testing.T) {
 	}
 	if !res.Missed || !strings.Contains(res.Effect, "did not have the focus") {
 		t.Errorf("typing effect %q (missed %v), want the keys said to have gone elsewhere", res.Effect, res.Missed)
+	}
+}
+
+// A key pressed at an element is said to have reached it when the element
+// had the focus as the key went down, and to have missed otherwise.
+func TestAKeyPressSaysWhetherItReachedTheElement(t *testing.T) {
+	f := newFixture(t, 2*time.Second)
+	f.SetShare(f.tab, vocab.Control)
+	defer f.AnswerAll(vocab.AllowOnce)()
+	f.Browser.SetFocused(7, true)
+	press := func() *agentdoor.ActResult {
+		t.Helper()
+		ref, _ := f.snapRef("Search")
+		res, err := f.agent.Act(context.Background(), agentdoor.ActRequest{Tab: f.tab, Ref: ref, Act: vocab.Act{Kind: vocab.Key, Keys: "Enter"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res
+	}
+	f.Browser.SetEffects(func(p protocol.EffectsParams) protocol.EffectsResult { return protocol.EffectsResult{Keys: 1, KeysOn: 1} })
+	if res := press(); res.Missed || res.Effect != "the key reached textbox “Search”" {
+		t.Errorf("effect %q (missed %v)", res.Effect, res.Missed)
+	}
+	f.Browser.SetEffects(func(p protocol.EffectsParams) protocol.EffectsResult { return protocol.EffectsResult{Keys: 1} })
+	if res := press(); !res.Missed || !strings.Contains(res.Effect, "did not have the focus") {
+		t.Errorf("effect %q (missed %v), want the key said to have gone elsewhere", res.Effect, res.Missed)
+	}
+}
+
+// A watch refused because the element went is a stale ref, not a mapping
+// fault.
+func TestAWatchOnAGoneElementIsAStaleRef(t *testing.T) {
+	f := newFixture(t, 2*time.Second)
+	f.SetShare(f.tab, vocab.Control)
+	defer f.AnswerAll(vocab.AllowOnce)()
+	ref, _ := f.snapRef("Place order")
+	f.Browser.Hold(protocol.MethodWatch)
+	done := make(chan error, 1)
+	go func() { done <- f.click(ref) }()
+	testenv.WaitFor(t, "the act to ask for its watch", func() bool {
+		for _, c := range f.Browser.Calls() {
+			if c == protocol.MethodWatch {
+				return true
+			}
+		}
+		return false
+	})
+	f.Browser.Mutate(7, func(p *coretest.Page) { p.Frames[0].Root.Children = p.Frames[0].Root.Children[1:] })
+	f.Browser.Release(protocol.MethodWatch)
+	if err := <-done; codeOf(err) != vocab.CodeStaleRef {
+		t.Fatalf("click = %v, want stale_ref", err)
+	}
+	if n := len(f.Exec.Fired()); n != 0 {
+		t.Errorf("%d acts fired", n)
 	}
 }

@@ -130,6 +130,9 @@ var (
 	// ErrNotThere: the act's Witness said the pointer, at the act's point,
 	// is not over its target, so no button or wheel moved.
 	ErrNotThere = errors.New("the pointer is not over the act's target")
+	// ErrPointerNotBack: after an act stopped by its Witness, the pointer
+	// could not be put back where the person had it.
+	ErrPointerNotBack = errors.New("the pointer could not be put back")
 )
 
 // Options configures [New].

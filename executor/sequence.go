@@ -169,8 +169,10 @@ func (s *sequence) fire(ctx context.Context, b backend, t audit.Ticket) (err err
 	}
 	if err := a.perform(c, pts); err != nil {
 		if errors.Is(err, ErrNotThere) && back {
-			if merr := a.move(home); merr != nil {
-				return fmt.Errorf("%w; and the pointer could not be put back: %w", err, merr)
+			// Back even when the act's context ended (a pause, say): the
+			// pointer is the person's. Only a closed sequence sends nothing.
+			if merr := a.putBack(home); merr != nil {
+				return errors.Join(err, fmt.Errorf("%w: %w", ErrPointerNotBack, merr))
 			}
 		}
 		return err
@@ -341,6 +343,19 @@ func (a *act) frontStillAllowed(done, total int) error {
 }
 
 func (a *act) move(to point) error { return a.pointer(moveTo, to) }
+
+// putBack sends the pointer home whether or not the act's context has
+// ended; not once the sequence is closed.
+func (a *act) putBack(home point) error {
+	if a.s.isClosed() {
+		return errClosed
+	}
+	if err := a.send(event{kind: moveTo, at: home}); err != nil {
+		return err
+	}
+	a.at = home
+	return nil
+}
 
 // arrive moves the pointer to at and lets it settle there; the first
 // time, with a witness, it asks the witness instead whether the pointer is

@@ -309,6 +309,20 @@ func TestSequenceAsksTheWitnessBeforePressing(t *testing.T) {
 			t.Errorf("steps:\n%s\nwant the pointer moved off and back, then one witness before the click", got)
 		}
 	})
+	t.Run("the pointer goes back even when the act's context ended", func(t *testing.T) {
+		f := fakeWithPointer(7, 9)
+		ctx, cancel := context.WithCancel(context.Background())
+		ctx = WithWitness(ctx, func(context.Context, float64, float64) error {
+			cancel() // the person paused while the frame was asked
+			return context.Canceled
+		})
+		if err := fire(ctx, f, vocab.Act{Kind: vocab.Click}, 150, 200); !errors.Is(err, ErrNotThere) {
+			t.Fatalf("Fire = %v, want ErrNotThere", err)
+		}
+		if steps := f.steps(); steps[len(steps)-1] != "move 7,9" {
+			t.Errorf("steps end %q, want the pointer back at 7,9", steps[len(steps)-1])
+		}
+	})
 	t.Run("a hover is not held back", func(t *testing.T) {
 		f := fakeWithPointer(7, 9)
 		ctx := WithWitness(context.Background(), func(ctx context.Context, x, y float64) error { return no })

@@ -110,6 +110,7 @@
       if (m.a < 0 || m.d < 0) return "mirrored";
     }
     if (turnedAngle(t.rotate)) return "rotated or skewed";
+    if (t.offsetPath && t.offsetPath !== "none") return "moved along a motion path";
     if (t.scale && t.scale !== "none" && t.scale.trim().split(/\s+/).some((v) => parseFloat(v) < 0)) return "mirrored";
     return "";
   }
@@ -221,7 +222,7 @@
           return `the frame is under a transform Reins cannot read (on ${tagOf(n)}); Reins does not guess where its content shows`;
         }
       }
-      const how = turnOf({ m, rotate: cs.rotate, scale: cs.scale });
+      const how = turnOf({ m, rotate: cs.rotate, scale: cs.scale, offsetPath: cs.offsetPath });
       if (how) return `the frame is ${how} (transform on ${tagOf(n)}); Reins does not guess where its content shows`;
     }
     return "";
@@ -1537,6 +1538,9 @@
     if (!seen) return fail("not_visible", "the element is scrolled out of view; nothing was done");
     const point = { x: seen.x + seen.w / 2, y: seen.y + seen.h / 2 };
     const hit = deepFromPoint(point.x, point.y);
+    if (hit && hit !== el && /^(IFRAME|FRAME|EMBED|OBJECT)$/.test(hit.tagName) && composedContains(el, hit)) {
+      return fail("obscured", "a frame inside the element is at its point, so a click there would land in the frame's page; nothing was done");
+    }
     if (!hit || !(hit === el || composedContains(el, hit))) {
       const what = hit ? hit.tagName.toLowerCase() + (hit.id ? "#" + hit.id : "") : "nothing";
       return fail("obscured", `something else (${what}) is on top of the element; it may be covered or clipped`);
@@ -1889,7 +1893,6 @@
   var LISTEN2 = { capture: true, passive: true };
   var EVENTS = [
     "pointermove",
-    "pointerover",
     "pointerdown",
     "pointerup",
     "click",
@@ -2029,8 +2032,7 @@
     const w = current;
     if (!w || !e.isTrusted) return;
     switch (e.type) {
-      case "pointermove":
-      case "pointerover": {
+      case "pointermove": {
         const el = pointerTarget(e);
         if (!el) return;
         w.moves.push({ el, x: e.screenX, y: e.screenY });
@@ -2076,6 +2078,8 @@
       default:
         return;
     }
+    clearTimeout(w.timer);
+    w.timer = setTimeout(() => end(w), WATCH_LIFE_MS);
     wake(w);
   }
   function input(w, el) {
@@ -2107,7 +2111,8 @@
     const b = crypto.getRandomValues(new Uint8Array(16));
     return Array.from(b, (x) => x.toString(16).padStart(2, "0")).join("");
   }
-  var inside2 = (w, el) => el === w.el || composedContains(w.el, el);
+  var inside2 = (w, el) => el === w.el || composedContains(w.el, el) && !FRAMES.has(el.tagName);
+  var FRAMES = /* @__PURE__ */ new Set(["IFRAME", "FRAME", "EMBED", "OBJECT"]);
   function asElement(n) {
     if (!n) return null;
     if (n.nodeType === 1) return n;

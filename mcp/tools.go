@@ -426,12 +426,13 @@ func (h *handler) act(ctx context.Context, req *sdk.CallToolRequest, in targetIn
 // writeChanges says what changed on the page after an act, or why it could
 // not be read.
 func writeChanges(b *strings.Builder, ch *agentdoor.ReadResult, err error) {
-	if err == nil && ch.NewPage {
-		fmt.Fprintf(b, "The tab went to a new page, %s; the refs of the page the act began on are gone: use the ones below or take a new snapshot.\n", shorten(ch.URL, urlMax))
-	}
 	switch {
 	case err != nil:
 		fmt.Fprintf(b, "The tab could not be read afterwards: %s\n", shorten(err.Error(), messageMax))
+	case ch.NewPage && ch.First:
+		fmt.Fprintf(b, "The tab went to a new page, %s; the refs of the page the act began on are gone (snapshot %s):\n%s", shorten(ch.URL, urlMax), ch.ID, ch.Text)
+	case ch.NewPage:
+		fmt.Fprintf(b, "The tab went to a new page, %s; the refs of the page the act began on are gone. Changes (snapshot %s; + appeared, - went):\n%s", shorten(ch.URL, urlMax), ch.ID, ch.Text)
 	case ch.First:
 		fmt.Fprintf(b, "The tab now shows %s (snapshot %s):\n%s", shorten(ch.URL, urlMax), ch.ID, ch.Text)
 	case ch.Text == "":

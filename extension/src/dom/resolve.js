@@ -67,6 +67,9 @@ export function resolve(p) {
   if (!seen) return fail("not_visible", "the element is scrolled out of view; nothing was done");
   const point = { x: seen.x + seen.w / 2, y: seen.y + seen.h / 2 };
   const hit = deepFromPoint(point.x, point.y);
+  if (hit && hit !== el && /^(IFRAME|FRAME|EMBED|OBJECT)$/.test(hit.tagName) && composedContains(el, hit)) {
+    return fail("obscured", "a frame inside the element is at its point, so a click there would land in the frame's page; nothing was done");
+  }
   if (!hit || !(hit === el || composedContains(el, hit))) {
     const what = hit ? hit.tagName.toLowerCase() + (hit.id ? "#" + hit.id : "") : "nothing";
     return fail("obscured", `something else (${what}) is on top of the element; it may be covered or clipped`);

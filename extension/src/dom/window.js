@@ -92,7 +92,7 @@ function turnedBy(el) {
         return `the frame is under a transform Reins cannot read (on ${tagOf(n)}); Reins does not guess where its content shows`;
       }
     }
-    const how = turnOf({ m, rotate: cs.rotate, scale: cs.scale });
+    const how = turnOf({ m, rotate: cs.rotate, scale: cs.scale, offsetPath: cs.offsetPath });
     if (how) return `the frame is ${how} (transform on ${tagOf(n)}); Reins does not guess where its content shows`;
   }
   return "";

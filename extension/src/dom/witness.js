@@ -25,8 +25,10 @@ const TYPE_QUIET_MS = 40;
 const MOVES = 64;
 const NAME_MAX = 80;
 const LISTEN = { capture: true, passive: true };
+// Only pointermove places the pointer: a parent document sees a pointerover,
+// never a pointermove, on an iframe the pointer has entered.
 const EVENTS = [
-  "pointermove", "pointerover", "pointerdown", "pointerup", "click", "dblclick", "contextmenu", "wheel",
+  "pointermove", "pointerdown", "pointerup", "click", "dblclick", "contextmenu", "wheel",
   "keydown", "beforeinput", "input",
 ];
 // The field of a watch whose event ends each kind of act; kinds not here
@@ -178,8 +180,7 @@ function noted(e) {
   const w = current;
   if (!w || !e.isTrusted) return;
   switch (e.type) {
-    case "pointermove":
-    case "pointerover": {
+    case "pointermove": {
       const el = pointerTarget(e);
       if (!el) return;
       w.moves.push({ el, x: e.screenX, y: e.screenY });
@@ -227,6 +228,10 @@ function noted(e) {
     default:
       return;
   }
+  // A watch lasts while its act's events keep coming: a long text takes
+  // longer to type than a watch's life.
+  clearTimeout(w.timer);
+  w.timer = setTimeout(() => end(w), WATCH_LIFE_MS);
   wake(w);
 }
 
@@ -269,7 +274,10 @@ function token() {
   return Array.from(b, (x) => x.toString(16).padStart(2, "0")).join("");
 }
 
-const inside = (w, el) => el === w.el || composedContains(w.el, el);
+// inside reports whether el is the watched element or inside it. A frame's
+// element inside it is not: what lands there lands in another document.
+const inside = (w, el) => el === w.el || (composedContains(w.el, el) && !FRAMES.has(el.tagName));
+const FRAMES = new Set(["IFRAME", "FRAME", "EMBED", "OBJECT"]);
 
 // asElement is the element an event target stands for: a text node's
 // parent, a document's root element; null for anything else.

@@ -93,6 +93,7 @@ export function turnOf(t) {
     if (m.a < 0 || m.d < 0) return "mirrored";
   }
   if (turnedAngle(t.rotate)) return "rotated or skewed";
+  if (t.offsetPath && t.offsetPath !== "none") return "moved along a motion path";
   if (t.scale && t.scale !== "none" && t.scale.trim().split(/\s+/).some((v) => parseFloat(v) < 0)) return "mirrored";
   return "";
 }

@@ -12,7 +12,9 @@ const doc = page(
   "Editor",
   (el.save = h("button", { id: "save" }, { box: { x: 16, y: 16, width: 80, height: 30 } }, "Save")),
   (el.overlay = h("div", { id: "overlay" }, { box: { x: 0, y: 0, width: 400, height: 300 } })),
-  (el.note = h("input", { type: "text", "aria-label": "Note", id: "note" }, { box: { x: 16, y: 60, width: 200, height: 24 }, value: "my private words" }))
+  (el.note = h("input", { type: "text", "aria-label": "Note", id: "note" }, { box: { x: 16, y: 60, width: 200, height: 24 }, value: "my private words" })),
+  (el.card = h("div", { id: "card", role: "button", "aria-label": "Card" }, { box: { x: 16, y: 100, width: 300, height: 150 } },
+    (el.inner = h("iframe", { id: "inner", title: "Inner" }, { box: { x: 20, y: 110, width: 200, height: 100 } }))))
 );
 let sw;
 let snap;
@@ -62,7 +64,8 @@ test("witness answers at once with the latest move near the point, and what it w
 test("witness waits for the pointer to arrive", async () => {
   const w = watch("Save");
   const asked = sw.request({ type: "witness", watch: w, x: 200, y: 100, slack: 1, within: 2000 });
-  fire("pointerover", el.overlay, 200.5, 100);
+  fire("pointerover", el.save, 200.5, 100); // an iframe entered gives its parent only this
+  fire("pointermove", el.overlay, 200.5, 100);
   assert.deepEqual(await asked, { result: { seen: true, near: true, at: OVERLAY, x: 200.5, y: 100 } });
 });
 
@@ -142,4 +145,13 @@ test("a new watch ends the one before it", async () => {
   const now = watch("Note");
   assert.equal((await asked).error.code, "stale_ref");
   await sw.request({ type: "effects", watch: now, kind: "hover", within: 0 }); // nothing left waiting
+});
+
+test("a frame inside the watched element is not the element: what lands there lands in another page", async () => {
+  const w = watch("Card");
+  fire("pointermove", el.inner, 60, 130);
+  const got = await sw.request({ type: "witness", watch: w, x: 60, y: 130, slack: 1, within: 500 });
+  assert.equal(got.result.near, true);
+  assert.equal(got.result.at.on, false, JSON.stringify(got));
+  assert.equal(got.result.at.tag, "iframe#inner");
 });
