@@ -13,6 +13,10 @@ var (
 	selProcessIdentifier    = objc.RegisterName("processIdentifier")
 	selActivateWithOptions  = objc.RegisterName("activateWithOptions:")
 	selRetain               = objc.RegisterName("retain")
+	selRespondsToSelector   = objc.RegisterName("respondsToSelector:")
+	selYieldActivation      = objc.RegisterName("yieldActivationToApplication:")
+	selActivateFrom         = objc.RegisterName("activateFromApplication:options:")
+	selCurrentApplication   = objc.RegisterName("currentApplication")
 	selRelease              = objc.RegisterName("release")
 
 	frontMu sync.Mutex
@@ -65,8 +69,18 @@ func GiveBackFront() error {
 		return nil
 	}
 	withPool(func() {
+		defer app.Send(selRelease)
+		nsApp := objc.ID(clsApplication).Send(selSharedApplication)
+		if objc.Send[bool](nsApp, selRespondsToSelector, selYieldActivation) && objc.Send[bool](app, selRespondsToSelector, selActivateFrom) {
+			// macOS 14 and later: cooperative activation. Reins yields to
+			// the app, which then takes the front from Reins; activateWithOptions:
+			// alone is ignored there when Reins is not the one in front.
+			nsApp.Send(selYieldActivation, app)
+			self := objc.ID(objc.GetClass("NSRunningApplication")).Send(selCurrentApplication)
+			app.Send(selActivateFrom, self, uint(activateAllWindows))
+			return
+		}
 		app.Send(selActivateWithOptions, uint(activateAllWindows))
-		app.Send(selRelease)
 	})
 	return nil
 }

@@ -33,6 +33,18 @@ type nsRect struct {
 	Size   nsSize
 }
 
+// screenAt is the index of the screen frame p lies in, or -1. A frame
+// holds its bottom and left edges, not its top and right ones, so a point
+// on the line between two screens belongs to one of them.
+func screenAt(frames []nsRect, p nsPoint) int {
+	for i, f := range frames {
+		if p.X >= f.Origin.X && p.X < f.Origin.X+f.Size.W && p.Y >= f.Origin.Y && p.Y < f.Origin.Y+f.Size.H {
+			return i
+		}
+	}
+	return -1
+}
+
 // topRight returns where a window width points wide puts its top-left
 // corner to sit at the top right of visible, a screen's visibleFrame: the
 // part below the menu bar and beside the Dock. AppKit's screen coordinates

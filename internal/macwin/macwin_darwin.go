@@ -2,6 +2,7 @@ package macwin
 
 import (
 	"fmt"
+	"runtime"
 	"sync"
 	"unsafe"
 
@@ -51,6 +52,7 @@ var (
 
 	clsApplication        objc.Class
 	clsScreen             objc.Class
+	clsEvent              objc.Class
 	clsAutoreleasePool    objc.Class
 	clsNotificationCenter objc.Class
 
@@ -68,6 +70,7 @@ var (
 	selCount                      = objc.RegisterName("count")
 	selObjectAtIndex              = objc.RegisterName("objectAtIndex:")
 	selVisibleFrame               = objc.RegisterName("visibleFrame")
+	selMouseLocation              = objc.RegisterName("mouseLocation")
 	selNew                        = objc.RegisterName("new")
 	selDrain                      = objc.RegisterName("drain")
 )
@@ -112,6 +115,7 @@ func bind() error {
 	}{
 		{"NSApplication", &clsApplication},
 		{"NSScreen", &clsScreen},
+		{"NSEvent", &clsEvent},
 		{"NSAutoreleasePool", &clsAutoreleasePool},
 		{"NSNotificationCenter", &clsNotificationCenter},
 	} {
@@ -124,8 +128,11 @@ func bind() error {
 }
 
 // withPool runs f inside an autorelease pool, for the objects AppKit's
-// getters return autoreleased.
+// getters return autoreleased, on one OS thread: a pool belongs to the
+// thread that pushed it.
 func withPool(f func()) {
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
 	pool := objc.ID(clsAutoreleasePool).Send(selNew)
 	defer pool.Send(selDrain)
 	f()
@@ -175,10 +182,10 @@ func Accessory() error {
 // Float lifts the window above every other app's windows, shows it on
 // every Space and over full-screen apps, keeps it out of the Window menu,
 // Mission Control and ⌘` cycling, and puts its top-right corner just under
-// the menu bar at the right of the screen the person is using: the main
-// screen, which holds the window taking the keyboard (and, with a menu bar
-// on every display, the menu bar the Reins item is in), else the first
-// screen, which holds the menu bar. nsWindow is an NSWindow *.
+// the menu bar at the right of the screen the person is using: the one
+// under the mouse, else the main screen (which holds the window taking the
+// keyboard), else the first screen, which holds the menu bar. nsWindow is an
+// NSWindow *.
 func Float(nsWindow uintptr) error {
 	if nsWindow == 0 {
 		return nil // fyne has not made the window yet
@@ -192,7 +199,10 @@ func Float(nsWindow uintptr) error {
 		w.Send(selSetCollectionBehavior, uint(canJoinAllSpaces|transient|ignoresCycle|fullScreenAuxiliary))
 		w.Send(selSetExcludedFromWindowsMenu, true)
 
-		screen := objc.ID(clsScreen).Send(selMainScreen)
+		screen := screenUnderMouse()
+		if screen == 0 {
+			screen = objc.ID(clsScreen).Send(selMainScreen)
+		}
 		if screen == 0 {
 			screens := objc.ID(clsScreen).Send(selScreens)
 			if objc.Send[uint](screens, selCount) == 0 {
@@ -205,4 +215,21 @@ func Float(nsWindow uintptr) error {
 		w.Send(selSetFrameTopLeftPoint, topRight(visible, frame.Size.W))
 	})
 	return nil
+}
+
+// screenUnderMouse is the NSScreen the mouse is on, or 0. NSEvent's
+// mouseLocation and NSScreen's frame share AppKit's screen coordinates.
+func screenUnderMouse() objc.ID {
+	at := objc.Send[nsPoint](objc.ID(clsEvent), selMouseLocation)
+	screens := objc.ID(clsScreen).Send(selScreens)
+	n := objc.Send[uint](screens, selCount)
+	frames := make([]nsRect, n)
+	for i := range n {
+		frames[i] = objc.Send[nsRect](screens.Send(selObjectAtIndex, i), selFrame)
+	}
+	i := screenAt(frames, at)
+	if i < 0 {
+		return 0
+	}
+	return screens.Send(selObjectAtIndex, uint(i))
 }

@@ -36,3 +36,27 @@ func TestTopRight(t *testing.T) {
 		}
 	}
 }
+
+func TestScreenAt(t *testing.T) {
+	// The primary screen at the origin, one to its left, one above it.
+	frames := []nsRect{
+		{Origin: nsPoint{X: 0, Y: 0}, Size: nsSize{W: 1440, H: 900}},
+		{Origin: nsPoint{X: -1920, Y: -180}, Size: nsSize{W: 1920, H: 1080}},
+		{Origin: nsPoint{X: 0, Y: 900}, Size: nsSize{W: 2560, H: 1440}},
+	}
+	for _, tc := range []struct {
+		p    nsPoint
+		want int
+	}{
+		{nsPoint{X: 700, Y: 400}, 0},
+		{nsPoint{X: -5, Y: 400}, 1},
+		{nsPoint{X: 0, Y: 400}, 0}, // on the line between 1 and 0: the right one's left edge
+		{nsPoint{X: 2000, Y: 1200}, 2},
+		{nsPoint{X: 700, Y: 900}, 2}, // the top edge of 0 is the bottom edge of 2
+		{nsPoint{X: 3000, Y: 100}, -1},
+	} {
+		if got := screenAt(frames, tc.p); got != tc.want {
+			t.Errorf("screenAt(%+v) = %d; want %d", tc.p, got, tc.want)
+		}
+	}
+}
