@@ -2,7 +2,8 @@
 SHELL := /bin/bash
 GO ?= go
 DEB_PACKAGES := chromium xvfb dbus-daemon gcc pkg-config libgl1-mesa-dev libx11-dev libxcursor-dev \
-	libxrandr-dev libxinerama-dev libxi-dev libxxf86vm-dev xfce4-panel xfconf rsyslog nodejs xterm
+	libxrandr-dev libxinerama-dev libxi-dev libxxf86vm-dev xfce4-panel xfconf rsyslog nodejs xterm \
+	at-spi2-core python3-gi gir1.2-gtk-3.0
 PAGES ?= ../shared/corpus/pages
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 # Packages whose tests need a display and a browser run one at a time.
@@ -15,7 +16,7 @@ define timed
 	@start=$$(date +%s); echo "== $(1)"; $(2); rc=$$?; echo "== $(1): $$(( $$(date +%s) - start ))s"; exit $$rc
 endef
 
-.PHONY: all build run demo test deps vet unit e2e bench fuzz screenshots clean
+.PHONY: all build run demo test deps vet unit e2e bench fuzz screenshots clean app dmg
 
 all: build
 
@@ -74,6 +75,29 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz FuzzText -fuzztime 30s ./internal/plain/
 	$(GO) test -run '^$$' -fuzz FuzzOpenSealed -fuzztime 30s ./bridge/
 	$(GO) test -run '^$$' -fuzz FuzzCheckHello -fuzztime 30s ./bridge/
+
+## app: dist/Reins.app on macOS: a universal binary for macOS 12 and later,
+## assembled by packaging/cmd/bundle, signed by packaging/sign.sh (ad hoc
+## unless SIGN_IDENTITY names a certificate). ICON=… adds a .icns.
+VERSION ?= 0.0.0
+BUILD_NUMBER ?= 0
+SIGN_IDENTITY ?= -
+ICON ?=
+MAC_BUILD := dist
+app:
+	@[ "$$(uname -s)" = Darwin ] || { echo "make app needs macOS: the program links Cocoa through cgo"; exit 1; }
+	for arch in arm64 amd64; do \
+		CGO_ENABLED=1 GOOS=darwin GOARCH=$$arch MACOSX_DEPLOYMENT_TARGET=12.0 \
+			$(GO) build -trimpath -o $(MAC_BUILD)/$$arch/reins ./app/cmd/reins || exit 1; \
+	done
+	lipo -create -output $(MAC_BUILD)/reins $(MAC_BUILD)/arm64/reins $(MAC_BUILD)/amd64/reins
+	$(GO) run ./packaging/cmd/bundle -binary $(MAC_BUILD)/reins -version $(VERSION) -build $(BUILD_NUMBER) \
+		-out $(MAC_BUILD) $(if $(ICON),-icon $(ICON))
+	packaging/sign.sh $(MAC_BUILD)/Reins.app "$(SIGN_IDENTITY)"
+
+## dmg: dist/Reins-$(VERSION).dmg, Reins.app and a link to Applications.
+dmg: app
+	packaging/dmg.sh $(MAC_BUILD)/Reins.app $(MAC_BUILD)/Reins-$(VERSION).dmg "$(SIGN_IDENTITY)"
 
 clean:
 	rm -rf bin demo-out

@@ -30,6 +30,7 @@ type ActRequest struct {
 	Snapshot string // optional: the snapshot the ref came from; default the session's latest
 	Act      vocab.Act
 	Element  string // optional: the agent's own words for the target, kept in the audit row
+	To       string // Drag: the ref of the element to drop on, from the same snapshot
 }
 
 // ActResult says what fired.

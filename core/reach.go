@@ -51,9 +51,8 @@ func reachable(kind vocab.ActKind) bool {
 
 // reachOf is how to bring el into view when err is a resolve's refusal of
 // it as scrolled out of view, and the act can be fired that way; nil
-// otherwise. Elements in child frames are not reached: the wheel point is
-// in their frame's viewport, which Reins places on screen only through the
-// frames around it.
+// otherwise. An element in a child frame is reached once the extension has
+// mapped the wheel point up through the frames around it (Reach.Framed).
 func reachOf(err error, el grounding.Element) *protocol.Reach {
 	var re *protocol.Error
 	if !errors.As(err, &re) || re.Code != protocol.CodeNotVisible || re.Now == nil || re.Now.Reach == nil {

@@ -375,8 +375,14 @@ func ServeNativeHost(stdin io.Reader, stdout io.Writer, caller string) error {
 }
 
 // InstallNativeHost writes the host manifest that lets Chrome start exe for
-// the Reins extension, into dir (a NativeMessagingHosts folder).
+// the Reins extension, into dir (a NativeMessagingHosts folder). An exe on
+// the disk image or in the copy macOS runs a downloaded app from is refused:
+// the manifest would name a program gone once the image is ejected or
+// Reins is moved.
 func InstallNativeHost(dir, exe string) (string, error) {
+	if strings.HasPrefix(exe, "/Volumes/") || strings.Contains(exe, "/AppTranslocation/") {
+		return "", fmt.Errorf("Reins is running from %s, which will not be there for Chrome later; drag Reins to Applications, open it from there, and try again", exe)
+	}
 	return bridge.InstallHostManifest(dir, extension.NativeHost, exe, extension.Origin)
 }
 

@@ -261,9 +261,12 @@ func (s *Session) actIn(ctx context.Context, r agentdoor.ActRequest, turn *planT
 func (s *Session) act(ctx context.Context, r agentdoor.ActRequest, en *audit.Entry, found *bool, turn *planTurn) (*agentdoor.ActResult, error) {
 	e := s.e
 	switch r.Act.Kind {
-	case vocab.Click, vocab.DoubleClick, vocab.RightClick, vocab.Hover, vocab.Type, vocab.Scroll:
+	case vocab.Click, vocab.DoubleClick, vocab.RightClick, vocab.Hover, vocab.Type, vocab.Scroll, vocab.Drag:
 		if r.Ref == "" {
 			return nil, errorf(vocab.CodeBadRequest, "%s needs a ref from a snapshot", r.Act.Kind)
+		}
+		if r.Act.Kind == vocab.Drag && (r.To == "" || r.To == r.Ref) {
+			return nil, errorf(vocab.CodeBadRequest, "a drag needs the ref of another element to drop on, from the same snapshot")
 		}
 	case vocab.Key, vocab.Navigate, vocab.Back, vocab.Forward, vocab.Activate:
 	default:
@@ -357,6 +360,15 @@ func (s *Session) act(ctx context.Context, r agentdoor.ActRequest, en *audit.Ent
 			return nil, err
 		}
 	}
+	// A drag's other end: found now too, and named in what the person is
+	// asked.
+	var drop grounding.Element
+	if r.Act.Kind == vocab.Drag {
+		if drop, err = s.dropTarget(ctx, t, r, snap); err != nil {
+			return nil, err
+		}
+		r.Act.To, en.Act.To = drop.Name, drop.Name
+	}
 
 	req := vocab.Request{ID: e.newAskID("a"), Agent: s.agent, Act: r.Act, Target: en.Target}
 	if info.Active && !e.broker.Covered(req) && turn == nil {
@@ -392,7 +404,20 @@ func (s *Session) act(ctx context.Context, r agentdoor.ActRequest, en *audit.Ent
 			return audit.Plan{}, err
 		}
 		pt = e.misplaced(pt)
-		return audit.Plan{X: pt.X, Y: pt.Y, Scale: pt.Scale, Frame: el.FrameOrigin}, nil
+		plan := audit.Plan{X: pt.X, Y: pt.Y, Scale: pt.Scale, Frame: el.FrameOrigin}
+		if r.Act.Kind == vocab.Drag {
+			end, err := e.resolve(ctx, t, drop)
+			if err != nil {
+				return audit.Plan{}, dropErr(err)
+			}
+			pt2, err := grounding.ToScreen(end.Point, end.Window, end.Viewport, end.Zoom, cal)
+			if err != nil {
+				return audit.Plan{}, err
+			}
+			pt2 = e.misplaced(pt2)
+			plan.X2, plan.Y2 = pt2.X, pt2.Y
+		}
+		return plan, nil
 	}
 	watched := r.Ref != "" && r.Act.Kind.IsInput()
 	ef := &effect{}
@@ -576,4 +601,29 @@ func (e *Engine) resolve(ctx context.Context, t *tabState, el grounding.Element)
 		return nil, err
 	}
 	return &res, nil
+}
+
+// dropTarget finds a drag's drop target, r.To, in the snapshot the dragged
+// element came from, and on the page now: it must show and be on a screen.
+func (s *Session) dropTarget(ctx context.Context, t *tabState, r agentdoor.ActRequest, snap *grounding.Snapshot) (grounding.Element, error) {
+	to := r
+	to.Ref, to.Snapshot = r.To, snap.ID
+	drop, _, err := s.element(to)
+	if err != nil {
+		return grounding.Element{}, dropErr(err)
+	}
+	at, err := s.e.resolve(ctx, t, drop)
+	if err != nil {
+		return grounding.Element{}, dropErr(err)
+	}
+	if err := s.e.landsOnScreen(ctx, t, at); err != nil {
+		return grounding.Element{}, err
+	}
+	return drop, nil
+}
+
+// dropErr says that err is about the element a drag drops on.
+func dropErr(err error) error {
+	ce, _ := classify(err)
+	return &vocab.Error{Code: ce.Code, Message: "the element to drop on: " + ce.Message, Err: err}
 }

@@ -2,12 +2,14 @@ package core
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
 	"runtime"
 
 	"github.com/reins-app/reins/audit"
+	"github.com/reins-app/reins/bridge"
 	"github.com/reins-app/reins/executor"
 	"github.com/reins-app/reins/extension"
 	"github.com/reins-app/reins/internal/folderlock"
@@ -20,23 +22,48 @@ import (
 func WriteExtension(dir string) (string, error) { return extension.WriteTo(dir) }
 
 // NativeHostDirs lists the per-user folders where Chrome-family browsers look
-// for native messaging host manifests.
+// for native messaging host manifests: every channel of Chrome, Chromium,
+// Brave, Edge, Vivaldi and, on macOS, Arc. Each is the browser's user data
+// folder plus NativeMessagingHosts; a folder is listed whether or not that
+// browser is installed, so one installed later finds the helper too.
 func NativeHostDirs() ([]string, error) {
 	home, err := os.UserHomeDir()
 	if err != nil {
 		return nil, err
 	}
-	if runtime.GOOS == "darwin" {
-		base := filepath.Join(home, "Library", "Application Support")
-		return []string{
-			filepath.Join(base, "Google", "Chrome", "NativeMessagingHosts"),
-			filepath.Join(base, "Chromium", "NativeMessagingHosts"),
-		}, nil
+	return nativeHostDirs(runtime.GOOS, home, os.Getenv("XDG_CONFIG_HOME")), nil
+}
+
+// nativeHostDirs is [NativeHostDirs] for goos, home and $XDG_CONFIG_HOME.
+// The user data folders are those of Chromium's docs/user_data_dir.md
+// (Chrome's channels, Chromium; on Linux under $XDG_CONFIG_HOME when it is
+// an absolute path, as chrome_paths_linux.cc reads it); for Brave, Edge,
+// Vivaldi and Arc, the folders other native messaging hosts' installers
+// write to (Arc's on macOS is "Arc/User Data").
+func nativeHostDirs(goos, home, xdgConfig string) []string {
+	var base string
+	var data []string
+	if goos == "darwin" {
+		base = filepath.Join(home, "Library", "Application Support")
+		data = []string{
+			"Google/Chrome", "Google/Chrome Beta", "Google/Chrome Dev", "Google/Chrome Canary",
+			"Chromium", "BraveSoftware/Brave-Browser", "Microsoft Edge", "Vivaldi", "Arc/User Data",
+		}
+	} else {
+		base = filepath.Join(home, ".config")
+		if filepath.IsAbs(xdgConfig) {
+			base = xdgConfig
+		}
+		data = []string{
+			"google-chrome", "google-chrome-beta", "google-chrome-unstable", "google-chrome-canary",
+			"chromium", "BraveSoftware/Brave-Browser", "microsoft-edge", "vivaldi",
+		}
 	}
-	return []string{
-		filepath.Join(home, ".config", "google-chrome", "NativeMessagingHosts"),
-		filepath.Join(home, ".config", "chromium", "NativeMessagingHosts"),
-	}, nil
+	dirs := make([]string, len(data))
+	for i, d := range data {
+		dirs[i] = filepath.Join(base, filepath.FromSlash(d), "NativeMessagingHosts")
+	}
+	return dirs
 }
 
 // Check is one line of `reins doctor`.
@@ -76,6 +103,9 @@ func Doctor() []Check {
 		fix = err.Error()
 	}
 	out = append(out, Check{What: "input to the display", OK: err == nil, Fix: fix})
+	if runtime.GOOS == "darwin" {
+		out = append(out, accessibilityCheck(executor.AccessibilityStatus()))
+	}
 	out = append(out, trayCheck(trayhost.Present()))
 	return out
 }
@@ -110,6 +140,37 @@ func anchorChecks(ctx context.Context, opts audit.AnchorOptions) []Check {
 	return append(out, c)
 }
 
+// accessibilityCheck is doctor's line about macOS's Accessibility
+// permission, from what executor.AccessibilityStatus said.
+func accessibilityCheck(trusted, bare bool, err error) Check {
+	c := Check{What: "Accessibility permission (System Settings › Privacy & Security › Accessibility)", OK: trusted && err == nil}
+	switch {
+	case err != nil:
+		c.Fix = "cannot tell: " + err.Error()
+	case !trusted && bare:
+		c.Fix = "not given; this reins runs outside Reins.app, so macOS would charge the permission to the terminal that started it: start Reins.app instead and allow Reins when macOS asks"
+	case !trusted:
+		c.Fix = "not given; open Reins, press Allow in Getting started, and turn Reins on in that list"
+	case bare:
+		c.OK, c.Fix = false, "given, but to the program that started this reins (a terminal, most likely), not to Reins.app: an agent running in that terminal could post input too; remove it there and start Reins.app"
+	}
+	return c
+}
+
+// AccessibilityAllowed reports whether macOS lets Reins post input (true on
+// other systems), without asking.
+func AccessibilityAllowed() bool {
+	trusted, _, err := executor.AccessibilityStatus()
+	return trusted && err == nil
+}
+
+// RequestAccessibility has macOS ask the person, once a process, to let
+// Reins post input, and reports whether it may (true on other systems).
+func RequestAccessibility() bool {
+	trusted, err := executor.RequestAccessibility()
+	return trusted && err == nil
+}
+
 // runningCheck is doctor's line about the Reins that holds the data
 // folder, from what folderlock.Holding said.
 func runningCheck(h folderlock.Holder, held bool, err error) Check {
@@ -138,4 +199,48 @@ func trayCheck(has bool, err error) Check {
 		c.Fix = "none on this desktop, so Reins shows its menu in a small window instead; for the icon in the panel, add a system tray (status notifier) to the panel, or on GNOME the AppIndicator extension"
 	}
 	return c
+}
+
+// InstallNativeHosts installs the pairing helper, exe, for every Chrome-
+// family browser whose own folder exists for this user (NativeHostDirs'
+// parents), where no manifest of Reins' is yet, or where the one there names
+// a program that is gone. It leaves a working manifest of another Reins
+// alone (`reins extension` replaces it on purpose), and creates no folder
+// for a browser that is not there. It returns the manifests it wrote.
+func InstallNativeHosts(exe string) ([]string, error) {
+	dirs, err := NativeHostDirs()
+	if err != nil {
+		return nil, err
+	}
+	var wrote []string
+	var errs []error
+	for _, dir := range dirs {
+		if _, err := os.Stat(filepath.Dir(dir)); err != nil {
+			continue // the browser is not installed for this user
+		}
+		if hostWorks(filepath.Join(dir, extension.NativeHost+".json")) {
+			continue
+		}
+		p, err := InstallNativeHost(dir, exe)
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		wrote = append(wrote, p)
+	}
+	return wrote, errors.Join(errs...)
+}
+
+// hostWorks reports whether the manifest at p names a program that exists.
+func hostWorks(p string) bool {
+	b, err := os.ReadFile(p)
+	if err != nil {
+		return false
+	}
+	var m bridge.HostManifest
+	if json.Unmarshal(b, &m) != nil || m.Path == "" {
+		return false
+	}
+	_, err = os.Stat(m.Path)
+	return err == nil
 }

@@ -174,6 +174,12 @@ func effectOf(kind vocab.ActKind, el grounding.Element, r *protocol.EffectsResul
 	case vocab.Scroll:
 		at = r.Wheel
 	case vocab.Drag:
+		if r.Down != nil && r.Down.On {
+			if r.Up != nil {
+				return effect{words: fmt.Sprintf("the drag began on %s and was let go over %s", target, landedWords(r.Up))}
+			}
+			return effect{words: fmt.Sprintf("the drag began on %s; where it was let go, the element's frame did not see", target)}
+		}
 		at = r.Down
 	default:
 		at = r.Click

@@ -139,7 +139,9 @@ func TestAKeyPressSaysWhetherItReachedTheElement(t *testing.T) {
 		}
 		return res
 	}
-	f.Browser.SetEffects(func(p protocol.EffectsParams) protocol.EffectsResult { return protocol.EffectsResult{Keys: 1, KeysOn: 1} })
+	f.Browser.SetEffects(func(p protocol.EffectsParams) protocol.EffectsResult {
+		return protocol.EffectsResult{Keys: 1, KeysOn: 1}
+	})
 	if res := press(); res.Missed || res.Effect != "the key reached textbox “Search”" {
 		t.Errorf("effect %q (missed %v)", res.Effect, res.Missed)
 	}

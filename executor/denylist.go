@@ -145,17 +145,25 @@ func linuxDenyList() DenyList {
 	}
 }
 
+// macDenyList names each application by its localized name (App.Name, as
+// NSRunningApplication and kCGWindowOwnerName give it, in English: other
+// languages differ), the file name of its executable (App.Exe, the same in
+// every language) and its bundle identifier (App.ID).
 func macDenyList() DenyList {
 	return DenyList{
 		{Label: "Reins", Names: []string{"Reins"}, Exes: []string{"reins"}, IDs: []string{"app.reins.Reins"}},
-		{Label: "1Password", Names: []string{"1Password", "1Password 7"}, IDs: []string{"com.1password.1password", "com.agilebits.onepassword7", "com.agilebits.onepassword-osx"}},
-		{Label: "Keychain Access", Names: []string{"Keychain Access"}, IDs: []string{"com.apple.keychainaccess"}},
-		{Label: "Passwords", IDs: []string{"com.apple.Passwords"}},
-		{Label: "System Settings", Names: []string{"System Settings", "System Preferences"}, IDs: []string{"com.apple.systempreferences"}},
-		{Label: "Authentication dialog", Names: []string{"SecurityAgent"}, IDs: []string{"com.apple.SecurityAgent"}},
-		{Label: "Bitwarden", Names: []string{"Bitwarden"}, IDs: []string{"com.bitwarden.desktop"}},
-		{Label: "KeePassXC", Names: []string{"KeePassXC"}, IDs: []string{"org.keepassxc.keepassxc"}},
-		{Label: "Dashlane", Names: []string{"Dashlane"}},
-		{Label: "LastPass", Names: []string{"LastPass"}, IDs: []string{"com.lastpass.LastPass"}},
+		{Label: "1Password", Names: []string{"1Password", "1Password 7"}, Exes: []string{"1Password", "1Password 7"}, IDs: []string{"com.1password.1password", "com.agilebits.onepassword7", "com.agilebits.onepassword-osx"}},
+		{Label: "Keychain Access", Names: []string{"Keychain Access"}, Exes: []string{"Keychain Access"}, IDs: []string{"com.apple.keychainaccess"}},
+		{Label: "Passwords", Names: []string{"Passwords"}, Exes: []string{"Passwords"}, IDs: []string{"com.apple.Passwords"}},
+		{Label: "System Settings", Names: []string{"System Settings", "System Preferences"}, Exes: []string{"System Settings", "System Preferences"}, IDs: []string{"com.apple.systempreferences"}},
+		{Label: "Authentication dialog", Names: []string{"SecurityAgent"}, Exes: []string{"SecurityAgent"}, IDs: []string{"com.apple.SecurityAgent"}},
+		// The system's prompts above other windows (see macSystemUI): alerts
+		// and notification banners, the "downloaded from the internet" and
+		// permission prompts, the lock screen and login window.
+		{Label: "macOS system prompt", Names: []string{"UserNotificationCenter", "Notification Center", "NotificationCenter", "CoreServicesUIAgent", "loginwindow"}, Exes: []string{"UserNotificationCenter", "NotificationCenter", "CoreServicesUIAgent", "loginwindow"}, IDs: []string{"com.apple.UserNotificationCenter", "com.apple.notificationcenterui", "com.apple.coreservices.uiagent", "com.apple.loginwindow"}},
+		{Label: "Bitwarden", Names: []string{"Bitwarden"}, Exes: []string{"Bitwarden"}, IDs: []string{"com.bitwarden.desktop"}},
+		{Label: "KeePassXC", Names: []string{"KeePassXC"}, Exes: []string{"KeePassXC"}, IDs: []string{"org.keepassxc.keepassxc"}},
+		{Label: "Dashlane", Names: []string{"Dashlane"}, Exes: []string{"Dashlane"}},
+		{Label: "LastPass", Names: []string{"LastPass"}, Exes: []string{"LastPass"}, IDs: []string{"com.lastpass.LastPass"}},
 	}
 }

@@ -134,3 +134,49 @@ func TestAnEmptyDenyListMeansTheDefault(t *testing.T) {
 }
 
 var unknownApp = App{Name: "unknown"}
+
+// In other languages macOS gives other localized names; the executable's
+// file name and the bundle identifier stay the same.
+func TestMacDenyListMatchesByExecutable(t *testing.T) {
+	for _, a := range []App{
+		{Name: "Schlüsselbundverwaltung", Exe: "/System/Applications/Utilities/Keychain Access.app/Contents/MacOS/Keychain Access"},
+		{Name: "Passwörter", Exe: "/System/Applications/Passwords.app/Contents/MacOS/Passwords"},
+		{Name: "Passwords"},
+		{Name: "Systemeinstellungen", Exe: "/System/Applications/System Settings.app/Contents/MacOS/System Settings"},
+		{Name: "x", Exe: "/System/Library/Frameworks/Security.framework/Versions/A/MachServices/SecurityAgent.bundle/Contents/MacOS/SecurityAgent"},
+		{Name: "x", Exe: "/Applications/1Password.app/Contents/MacOS/1Password"},
+		{Name: "x", Exe: "/Applications/Bitwarden.app/Contents/MacOS/Bitwarden"},
+		{Name: "x", Exe: "/Applications/KeePassXC.app/Contents/MacOS/KeePassXC"},
+		{Name: "x", Exe: "/Applications/Dashlane.app/Contents/MacOS/Dashlane"},
+		{Name: "x", Exe: "/Applications/LastPass.app/Contents/MacOS/LastPass"},
+		{Name: "x", Exe: "/Applications/Reins.app/Contents/MacOS/reins"},
+		{Name: "Mitteilungszentrale", Exe: "/System/Library/CoreServices/NotificationCenter.app/Contents/MacOS/NotificationCenter"},
+		{Name: "x", Exe: "/System/Library/CoreServices/UserNotificationCenter.app/Contents/MacOS/UserNotificationCenter"},
+		{Name: "x", Exe: "/System/Library/CoreServices/CoreServicesUIAgent.app/Contents/MacOS/CoreServicesUIAgent"},
+		{Name: "x", Exe: "/System/Library/CoreServices/loginwindow.app/Contents/MacOS/loginwindow"},
+		{Name: "x", ID: "com.apple.notificationcenterui"},
+	} {
+		if _, ok := macDenyList().Match(a); !ok {
+			t.Errorf("the macOS deny list lets %+v through", a)
+		}
+	}
+	for _, r := range macDenyList() {
+		if len(r.Names) == 0 || len(r.Exes) == 0 {
+			t.Errorf("the macOS rule %q lacks a display name or an executable name", r.Label)
+		}
+	}
+	for _, owner := range macSystemUI {
+		if _, ok := macDenyList().Match(App{Name: owner}); !ok {
+			t.Errorf("the macOS deny list lets the system prompt %s through", owner)
+		}
+	}
+	for _, a := range []App{
+		{Name: "Google Chrome", Exe: "/Applications/Google Chrome.app/Contents/MacOS/Google Chrome", ID: "com.google.Chrome"},
+		{Name: "Finder", Exe: "/System/Library/CoreServices/Finder.app/Contents/MacOS/Finder", ID: "com.apple.finder"},
+		{Name: "Dock", Exe: "/System/Library/CoreServices/Dock.app/Contents/MacOS/Dock", ID: "com.apple.dock"},
+	} {
+		if rule, ok := macDenyList().Match(a); ok {
+			t.Errorf("the macOS deny list refuses %+v (rule %s)", a, rule)
+		}
+	}
+}

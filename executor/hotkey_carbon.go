@@ -58,14 +58,14 @@ func carbonHotKey(c chord) (code, mods uint32, err error) {
 	}
 	switch c.name {
 	case keyNone:
-		k, shift, ok := macCharKey(c.char)
-		if !ok {
-			return 0, 0, fmt.Errorf("%w: no key on a Mac keyboard types %q", ErrUnknownKey, c.char)
+		k, err := macChordKey(c.char, c.mods)
+		if err != nil {
+			return 0, 0, err
 		}
-		if shift {
+		if k.shift {
 			mods |= carbonShiftKey
 		}
-		return uint32(k), mods, nil
+		return uint32(k.code), mods, nil
 	case keyShift, keyControl, keyAlt, keyMeta:
 		return 0, 0, fmt.Errorf("%w: a modifier alone cannot be a global chord; add a key such as P", ErrUnknownKey)
 	}

@@ -1,7 +1,10 @@
 package executor
 
-// macOS virtual keycodes (the kVK_ constants of the US ANSI keyboard). They
-// live in a file every platform compiles so that their tests run anywhere.
+import "fmt"
+
+// macOS virtual keycodes (the kVK_ constants of HIToolbox/Events.h) and the
+// keys chords and typed text press. They live in a file every platform
+// compiles so that their tests run anywhere.
 
 // macNamedCodes are the keys that type no character.
 var macNamedCodes = map[named]uint16{
@@ -64,9 +67,9 @@ var macShifted = map[rune]rune{
 	'?': '/', '~': '`',
 }
 
-// macCharKey returns the US-layout key that types r, and whether Shift is
-// needed.
-func macCharKey(r rune) (code uint16, shift bool, ok bool) {
+// macUSKey returns the key that types r on the US layout, and whether
+// Shift is needed.
+func macUSKey(r rune) (code uint16, shift bool, ok bool) {
 	if r >= 'A' && r <= 'Z' {
 		r, shift = r-'A'+'a', true
 	} else if base, found := macShifted[r]; found {
@@ -74,4 +77,83 @@ func macCharKey(r rune) (code uint16, shift bool, ok bool) {
 	}
 	code, ok = macCharCodes[r]
 	return code, shift, ok
+}
+
+// macUSLayout is the US layout as UCKeyTranslate would record it.
+var macUSLayout = newMacLayout("U.S.", macUSTable())
+
+func macUSTable() macLayoutTable {
+	t := macLayoutTable{}
+	for r, code := range macCharCodes {
+		out := t[code]
+		out.None = string(r)
+		if r >= 'a' && r <= 'z' {
+			out.Shift = string(r - 'a' + 'A')
+		}
+		t[code] = out
+	}
+	for s, base := range macShifted {
+		code := macCharCodes[base]
+		out := t[code]
+		out.Shift = string(s)
+		t[code] = out
+	}
+	space := t[macCharCodes[' ']]
+	space.Shift = " "
+	t[macCharCodes[' ']] = space
+	return t
+}
+
+// testOnlyMacLayout, when set, stands in for the keyboard layout in use.
+var testOnlyMacLayout func() (*macLayout, error)
+
+// macLayoutInUse returns the keyboard layout in use, or why it could not be
+// read.
+func macLayoutInUse() (*macLayout, error) {
+	if f := testOnlyMacLayout; f != nil {
+		return f()
+	}
+	return currentMacLayout()
+}
+
+// macCharKey returns the key a chord presses for r on the keyboard layout
+// in use, with or without Command, and whether Shift is needed. ok is
+// false when that layout types r only with Option or not at all, when it
+// presses different keys for r with and without Command, or when the
+// layout could not be read: a US position would be a guess, and on AZERTY
+// the US "A" key is Q. [macChordKey] says why, given the chord's modifiers.
+func macCharKey(r rune) (code uint16, shift bool, ok bool) {
+	k, err := macChordKey(r, 0)
+	if err != nil {
+		return 0, false, false
+	}
+	if c, err := macChordKey(r, modMeta); err != nil || c != k {
+		return 0, false, false
+	}
+	return k.code, k.shift, true
+}
+
+// macChordKey returns the key a chord holding held presses for r on the
+// keyboard layout in use, or an error wrapping [ErrUnknownKey] that says
+// why there is none.
+func macChordKey(r rune, held mods) (macKey, error) {
+	l, err := macLayoutInUse()
+	if err != nil {
+		return macKey{}, fmt.Errorf("%w: Reins could not read the keyboard layout in use (%v), and the key that types %q on a US keyboard may type something else on this one; nothing was pressed", ErrUnknownKey, err, r)
+	}
+	return l.chordKey(r, held)
+}
+
+// macTextKey returns the key that typed text names for r, and whether
+// Shift is needed: the layout's key, or the US key when the layout could
+// not be read. Typed text carries its characters, which is what apps read,
+// so the key is only for apps that also look at which key it was; ok is
+// false when there is none to name.
+func macTextKey(r rune) (code uint16, shift bool, ok bool) {
+	l, err := macLayoutInUse()
+	if err != nil {
+		return macUSKey(r)
+	}
+	k, ok := l.key(r)
+	return k.code, k.shift, ok
 }

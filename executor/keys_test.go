@@ -82,6 +82,7 @@ func TestTextKeys(t *testing.T) {
 }
 
 func TestMacKeyTablesCoverUSKeyboard(t *testing.T) {
+	useMacLayout(t, macUSLayout, nil)
 	for n := keyEnter; n < keyF1+20; n++ {
 		if _, ok := macNamedCode(n); !ok {
 			t.Errorf("named key %d has no macOS keycode", n)

@@ -16,8 +16,8 @@ type MacOptions struct {
 	DenyList DenyList // optional: when empty, DefaultDenyList()
 }
 
-// Mac fires input as CGEvents posted at the HID level and reads window
-// ownership from CGWindowList and NSWorkspace. CGEvent works in points,
+// Mac fires input as CGEvents posted at the HID level, reads the focused
+// application from Accessibility and window ownership from CGWindowList. CGEvent works in points,
 // which are DIP, so a plan's scale is not needed here.
 type Mac struct {
 	deny denyHolder
@@ -44,7 +44,7 @@ func NewMac(opts MacOptions) (*Mac, error) {
 // would silently drop the input Reins posts.
 func (m *Mac) CheckPermission() error {
 	if !axIsProcessTrusted() {
-		return fmt.Errorf("%w: macOS has not given Reins Accessibility permission; open System Settings › Privacy & Security › Accessibility, turn Reins on, then try again", ErrPermission)
+		return fmt.Errorf("%w: macOS has not given Reins Accessibility permission; in System Settings › Privacy & Security › Accessibility turn Reins on (or add it with +), then try again", ErrPermission)
 	}
 	return nil
 }
@@ -74,7 +74,46 @@ func (m *Mac) traits() traits {
 	return traits{postLag: macPostLag}
 }
 
-func (m *Mac) ready() error { return m.CheckPermission() }
+// ready refuses an act macOS would drop or send elsewhere. The first act
+// refused for want of permission has macOS ask the person for it.
+func (m *Mac) ready() error {
+	if err := m.CheckPermission(); err != nil {
+		if trusted, _ := RequestAccessibility(); !trusted {
+			return err
+		}
+	}
+	return macSessionRefusal(currentSession())
+}
+
+// currentSession reads CGSessionCopyCurrentDictionary; nil outside a login
+// session.
+func currentSession() *macSession {
+	var s *macSession
+	withPool(func() {
+		d := cgSessionCopyCurrentDictionary()
+		if d == 0 {
+			return
+		}
+		defer cfRelease(d)
+		s = &macSession{ScreenIsLocked: nsInt(objc.ID(cfDictionaryValue(d, "CGSSessionScreenIsLocked"))) != 0}
+		if v := cfDictionaryValue(d, "kCGSSessionOnConsoleKey"); v != 0 {
+			on := nsInt(objc.ID(v)) != 0
+			s.OnConsole = &on
+		}
+	})
+	return s
+}
+
+// cfDictionaryValue looks up a key that is a CFSTR macro in the headers
+// rather than an exported symbol. CFBoolean and CFNumber values are both
+// NSNumbers to nsInt.
+func cfDictionaryValue(d uintptr, key string) uintptr {
+	k, err := cfConst(key)
+	if err != nil {
+		return 0
+	}
+	return cfDictionaryGetValue(d, k)
+}
 
 func (m *Mac) reach(pts []point, _ float64) ([]point, error) {
 	for _, p := range pts {
@@ -185,8 +224,9 @@ func macFlags(held mods) uint64 {
 
 // macChord resolves a chord, or, in typed text, one character. Typed
 // characters carry their text, which is what apps read, whatever the
-// keyboard layout; the key is the US one for ASCII, for apps that also look
-// at which key it was.
+// keyboard layout; the key is the layout's (the US one when the layout
+// cannot be read), for apps that also look at which key it was. A chord's
+// key is the layout's, with its modifiers, or the chord is refused.
 func macChord(ch chord, typed bool) (stroke, error) {
 	st := stroke{round: -1}
 	m := ch.mods
@@ -198,21 +238,21 @@ func macChord(ch chord, typed bool) (stroke, error) {
 		}
 		st.key.code = code
 	case typed:
-		code, shift, ok := macCharKey(ch.char)
+		code, shift, ok := macTextKey(ch.char)
 		if ok && shift {
 			m |= modShift
 		}
-		// 0 (the A key) for characters off the US layout; the text decides.
+		// 0 for characters no key of the layout types; the text decides.
 		st.key = key{code: code, text: ch.char}
 	default:
-		code, shift, ok := macCharKey(ch.char)
-		if !ok {
-			return st, fmt.Errorf("%w: no key types %q on a US keyboard", ErrUnknownKey, ch.char)
+		k, err := macChordKey(ch.char, ch.mods)
+		if err != nil {
+			return st, err
 		}
-		if shift {
+		if k.shift {
 			m |= modShift
 		}
-		st.key.code = code
+		st.key.code = k.code
 	}
 	for _, mod := range modOrder {
 		if m&mod != 0 {
@@ -249,10 +289,22 @@ func pointerLocation() cgPoint {
 	return cgEventGetLocation(ev)
 }
 
-// Frontmost returns the application NSWorkspace reports in front.
+// Frontmost returns the application with the keyboard focus now, read from
+// Accessibility; without it, the owner of the front normal-layer window;
+// failing that, NSWorkspace's frontmost application, which changes only as
+// the main run loop turns and so is stale in a process whose main thread
+// runs none (`reins serve`).
 func (m *Mac) Frontmost(ctx context.Context) (App, error) {
 	if m.isClosed() {
 		return App{}, errClosed
+	}
+	if pid, err := focusedAppPID(); err == nil && pid > 0 {
+		return appOfPID(pid, fmt.Sprintf("process %d", pid)), nil
+	}
+	if ws, err := onScreenWindows(); err == nil {
+		if w, ok := macFrontWindow(ws); ok {
+			return appOfWindow(w), nil
+		}
 	}
 	app := desktop
 	withPool(func() {
@@ -264,24 +316,15 @@ func (m *Mac) Frontmost(ctx context.Context) (App, error) {
 	return app, nil
 }
 
-// macWindow is one entry of the on-screen window list.
-type macWindow struct {
-	pid    int
-	owner  string
-	title  string // empty without Screen Recording permission
-	layer  int64
-	bounds cgRect
-}
-
 // onScreenWindows lists on-screen windows front to back, desktop icons and
-// wallpaper left out.
-func onScreenWindows() ([]macWindow, error) {
-	var out []macWindow
+// wallpaper left out, as [macWindowInfo] records.
+func onScreenWindows() ([]macWindowInfo, error) {
+	var out []macWindowInfo
 	var err error
 	withPool(func() {
 		list := cgWindowListCopyWindowInfo(cgWindowListOnScreen|cgWindowListNoDesktop, 0)
 		if list == 0 {
-			err = fmt.Errorf("macOS did not list the windows on screen")
+			err = fmt.Errorf("macOS did not list the windows on screen; is Reins running in the person's login session?")
 			return
 		}
 		defer cfRelease(list)
@@ -293,12 +336,16 @@ func onScreenWindows() ([]macWindow, error) {
 			if b == 0 || !cgRectMakeWithDictionaryRepresentation(b, &r) {
 				continue
 			}
-			out = append(out, macWindow{
-				pid:    int(nsInt(objc.ID(cfDictionaryGetValue(d, kCGWindowOwnerPID)))),
-				owner:  nsString(objc.ID(cfDictionaryGetValue(d, kCGWindowOwnerName))),
-				title:  nsString(objc.ID(cfDictionaryGetValue(d, kCGWindowName))),
-				layer:  nsInt(objc.ID(cfDictionaryGetValue(d, kCGWindowLayer))),
-				bounds: r,
+			out = append(out, macWindowInfo{
+				OwnerPID: int(nsInt(objc.ID(cfDictionaryGetValue(d, kCGWindowOwnerPID)))),
+				Layer:    int(nsInt(objc.ID(cfDictionaryGetValue(d, kCGWindowLayer)))),
+				Bounds:   macBounds{X: r.Origin.X, Y: r.Origin.Y, Width: r.Size.W, Height: r.Size.H},
+				// A required key; were it missing, opaque, so that no
+				// window is taken for click-through by mistake.
+				Alpha:     nsFloat(objc.ID(cfDictionaryGetValue(d, kCGWindowAlpha)), 1),
+				OwnerName: nsString(objc.ID(cfDictionaryGetValue(d, kCGWindowOwnerName))),
+				Number:    int(nsInt(objc.ID(cfDictionaryGetValue(d, kCGWindowNumber)))),
+				Name:      nsString(objc.ID(cfDictionaryGetValue(d, kCGWindowName))),
 			})
 		}
 	})
@@ -306,27 +353,29 @@ func onScreenWindows() ([]macWindow, error) {
 }
 
 // appOfWindow names the application that owns w.
-func appOfWindow(w macWindow) App {
-	app := App{Name: w.owner, PID: w.pid}
+func appOfWindow(w macWindowInfo) App { return appOfPID(w.OwnerPID, w.OwnerName) }
+
+// appOfPID names the application of process pid from NSRunningApplication;
+// owner is the name to give when it has none.
+func appOfPID(pid int, owner string) App {
+	app := App{Name: owner, PID: pid}
 	withPool(func() {
-		ra := objc.ID(clsNSRunningApplication).Send(selRunningAppWithPID, int32(w.pid))
+		ra := objc.ID(clsNSRunningApplication).Send(selRunningAppWithPID, int32(pid))
 		if ra == 0 {
 			return
 		}
 		a := appOf(ra)
 		if a.Name == "" {
-			a.Name = w.owner
+			a.Name = owner
 		}
 		app = a
 	})
 	return app
 }
 
-// AppAt returns the application owning the front normal-layer window under
-// (x, y). Windows above that layer (the menu bar, the Dock, panels and
-// overlays, some of them invisible) are reported only when deny-listed: a
-// deny-listed floating panel must still stop a click, and an invisible
-// overlay must not hide the window the click lands on.
+// AppAt returns the application owning the window a click at (x, y) lands
+// on; see [macWindowAt] for which windows count. A window above the normal
+// layer counts when it is system UI or deny-listed.
 func (m *Mac) AppAt(ctx context.Context, x, y float64) (App, error) {
 	if m.isClosed() {
 		return App{}, errClosed
@@ -335,21 +384,15 @@ func (m *Mac) AppAt(ctx context.Context, x, y float64) (App, error) {
 	if err != nil {
 		return App{}, err
 	}
-	p := cgPoint{x, y}
-	for _, w := range ws {
-		if !w.bounds.contains(p) {
-			continue
-		}
-		app := appOfWindow(w)
-		if w.layer != 0 {
-			if _, denied := m.deny.get().Match(app); denied {
-				return app, nil
-			}
-			continue
-		}
-		return app, nil
+	deny := m.deny.get()
+	w, ok := macWindowAt(ws, x, y, func(w macWindowInfo) bool {
+		_, denied := deny.Match(appOfWindow(w))
+		return denied
+	})
+	if !ok {
+		return desktop, nil
 	}
-	return desktop, nil
+	return appOfWindow(w), nil
 }
 
 // maxDisplays is more displays than any Mac drives at once.
@@ -388,7 +431,7 @@ func (m *Mac) Windows(ctx context.Context) ([]Window, error) {
 	var out []Window
 	seenFront := false
 	for _, w := range ws {
-		if w.layer != 0 {
+		if w.Layer != 0 || w.Alpha <= 0 {
 			continue
 		}
 		app := appOfWindow(w)
@@ -396,11 +439,11 @@ func (m *Mac) Windows(ctx context.Context) ([]Window, error) {
 		seenFront = seenFront || active
 		out = append(out, Window{
 			App:    app,
-			Title:  w.title,
-			X:      w.bounds.Origin.X,
-			Y:      w.bounds.Origin.Y,
-			W:      w.bounds.Size.W,
-			H:      w.bounds.Size.H,
+			Title:  w.Name,
+			X:      w.Bounds.X,
+			Y:      w.Bounds.Y,
+			W:      w.Bounds.Width,
+			H:      w.Bounds.Height,
 			Active: active,
 		})
 	}

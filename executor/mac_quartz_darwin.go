@@ -11,8 +11,8 @@ import (
 )
 
 // Bindings to CoreGraphics, CoreFoundation, ApplicationServices and AppKit
-// through purego: no cgo, so `GOOS=darwin CGO_ENABLED=0 go vet` checks this
-// package on any machine.
+// through purego, the Accessibility ones in ax_darwin.go: no cgo, so
+// `GOOS=darwin CGO_ENABLED=0 go vet` checks this package on any machine.
 
 type cgPoint struct{ X, Y float64 }
 
@@ -21,10 +21,6 @@ type cgSize struct{ W, H float64 }
 type cgRect struct {
 	Origin cgPoint
 	Size   cgSize
-}
-
-func (r cgRect) contains(p cgPoint) bool {
-	return p.X >= r.Origin.X && p.X < r.Origin.X+r.Size.W && p.Y >= r.Origin.Y && p.Y < r.Origin.Y+r.Size.H
 }
 
 // CGEventType, CGMouseButton and friends, from the CoreGraphics headers.
@@ -82,6 +78,8 @@ var (
 	kCGWindowName      uintptr
 	kCGWindowBounds    uintptr
 	kCGWindowLayer     uintptr
+	kCGWindowAlpha     uintptr
+	kCGWindowNumber    uintptr
 
 	clsNSWorkspace          objc.Class
 	clsNSRunningApplication objc.Class
@@ -97,6 +95,7 @@ var (
 	selPath                 objc.SEL
 	selUTF8String           objc.SEL
 	selLongLongValue        objc.SEL
+	selDoubleValue          objc.SEL
 	selNew                  objc.SEL
 	selDrain                objc.SEL
 )
@@ -173,6 +172,8 @@ func bindQuartz() error {
 		{"kCGWindowName", &kCGWindowName},
 		{"kCGWindowBounds", &kCGWindowBounds},
 		{"kCGWindowLayer", &kCGWindowLayer},
+		{"kCGWindowAlpha", &kCGWindowAlpha},
+		{"kCGWindowNumber", &kCGWindowNumber},
 	} {
 		sym, err := purego.Dlsym(cg, k.name)
 		if err != nil {
@@ -182,6 +183,9 @@ func bindQuartz() error {
 		// holds. Going through &sym keeps vet's uintptr rule satisfied; the
 		// memory is the framework's, never moved by Go.
 		*k.val = **(**uintptr)(unsafe.Pointer(&sym))
+	}
+	if err := bindAX(cg, cf, as); err != nil {
+		return err
 	}
 	for _, c := range []struct {
 		name string
@@ -209,6 +213,7 @@ func bindQuartz() error {
 		{"path", &selPath},
 		{"UTF8String", &selUTF8String},
 		{"longLongValue", &selLongLongValue},
+		{"doubleValue", &selDoubleValue},
 		{"new", &selNew},
 		{"drain", &selDrain},
 	} {
@@ -231,6 +236,14 @@ func nsInt(n objc.ID) int64 {
 		return 0
 	}
 	return objc.Send[int64](n, selLongLongValue)
+}
+
+// nsFloat reads an NSNumber (or CFNumber) as a double; def for nil.
+func nsFloat(n objc.ID, def float64) float64 {
+	if n == 0 {
+		return def
+	}
+	return objc.Send[float64](n, selDoubleValue)
 }
 
 // appOf describes an NSRunningApplication.

@@ -1901,7 +1901,9 @@
     "wheel",
     "keydown",
     "beforeinput",
-    "input"
+    "input",
+    "drop",
+    "dragend"
   ];
   var ENDS = { click: "click", double_click: "dblclick", right_click: "contextmenu", scroll: "wheel", drag: "up" };
   var KEYED = /* @__PURE__ */ new Set(["type", "key"]);
@@ -1998,7 +2000,7 @@
       };
       const check = (over) => {
         if (over) return finish(ended());
-        if (w.left || ends && w[ends]) return finish();
+        if (w.left || ends && w[ends] || kind === "drag" && w.dragend) return finish();
         if (!KEYED.has(kind)) {
           if (!ends) finish();
           return;
@@ -2044,11 +2046,18 @@
       case "click":
       case "dblclick":
       case "contextmenu": {
-        const el = pointerTarget(e);
+        const el = e.type === "pointerup" ? deepFromPoint(e.clientX, e.clientY) || pointerTarget(e) : pointerTarget(e);
         if (!el) return;
         const field = e.type === "pointerdown" ? "down" : e.type === "pointerup" ? "up" : e.type;
         if (field === "down" && w.down) return;
         w[field] = landed(w, el);
+        break;
+      }
+      case "drop":
+      case "dragend": {
+        const el = pointerTarget(e);
+        if (e.type === "drop" && el && !w.up) w.up = landed(w, el);
+        if (e.type === "dragend") w.dragend = true;
         break;
       }
       case "wheel":

@@ -22,6 +22,11 @@ type tabIn struct {
 	Tab string `json:"tab,omitempty" jsonschema:"the tab's id from browser_tabs; by default the tab in front among those you can read"`
 }
 
+type dragIn struct {
+	targetIn
+	To string `json:"to" jsonschema:"the ref of the element to drop on, from the same snapshot"`
+}
+
 type maxCharsIn struct {
 	MaxChars int `json:"max_chars" jsonschema:"the most characters a snapshot or find returns; -1 for no limit, 0 for the default"`
 }
@@ -131,6 +136,12 @@ func acting(title string) *sdk.ToolAnnotations {
 // addTools registers every tool. Each handler is a thin call through the agents' door.
 func (h *handler) addTools(s *sdk.Server) {
 	h.addHandoffTools(s)
+	sdk.AddTool(s, &sdk.Tool{Name: "browser_drag", Annotations: acting("Drag an element onto another"),
+		Description: "Drag an element onto another with the real mouse: press on ref, move in steps, let go over to (both refs from the same snapshot, both in view). Works for pointer-event drags and HTML drag and drop. Needs control of the tab; the person is asked first."},
+		func(ctx context.Context, req *sdk.CallToolRequest, in dragIn) (*sdk.CallToolResult, any, error) {
+			return h.actTo(ctx, req, in.targetIn, vocab.Act{Kind: vocab.Drag}, in.To), nil, nil
+		})
+
 	sdk.AddTool(s, &sdk.Tool{Name: "browser_set_max_chars", Annotations: readOnly("Set this session's result size"),
 		Description: fmt.Sprintf("Set the most characters browser_snapshot and browser_find return in this session when a call gives no max_chars of its own (%d by default; -1 for no limit, 0 for the default again). What an act changed is always cut at %d.", agentdoor.DefaultBudget, agentdoor.ChangesBudget)},
 		func(ctx context.Context, req *sdk.CallToolRequest, in maxCharsIn) (*sdk.CallToolResult, any, error) {
@@ -389,12 +400,17 @@ func (h *handler) tab(ctx context.Context, s agentdoor.Session, in tabIn) (strin
 
 // act runs one act on a tab and reports what fired and what changed.
 func (h *handler) act(ctx context.Context, req *sdk.CallToolRequest, in targetIn, act vocab.Act) *sdk.CallToolResult {
+	return h.actTo(ctx, req, in, act, "")
+}
+
+// actTo is act, for a drag with to the ref it drops on.
+func (h *handler) actTo(ctx context.Context, req *sdk.CallToolRequest, in targetIn, act vocab.Act, to string) *sdk.CallToolResult {
 	s := h.session(req.Session, req.Extra)
 	tab, err := h.tab(ctx, s, in.tabIn)
 	if err != nil {
 		return refusal(err)
 	}
-	r, err := s.Act(ctx, agentdoor.ActRequest{Tab: tab, Ref: in.Ref, Snapshot: in.Snapshot, Act: act, Element: in.Element})
+	r, err := s.Act(ctx, agentdoor.ActRequest{Tab: tab, Ref: in.Ref, Snapshot: in.Snapshot, Act: act, Element: in.Element, To: to})
 	if err != nil {
 		return refusal(err)
 	}

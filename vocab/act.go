@@ -66,6 +66,9 @@ type Act struct {
 	DX    int    `json:"dx,omitempty"`  // Scroll: wheel notches, right is positive
 	DY    int    `json:"dy,omitempty"`  // Scroll: wheel notches, down is positive
 	URL   string `json:"url,omitempty"` // Navigate
+	// To is, for a Drag, the name of the element it drops on, as the page
+	// shows it.
+	To string `json:"to,omitempty"`
 	// Reach is, for an act on an element scrolled out of view, that Reins
 	// turns the wheel over the box that hides it until it shows, then acts:
 	// one act, asked about once.
@@ -116,6 +119,9 @@ func (a Act) sentence(target string) string {
 	case Scroll:
 		return fmt.Sprintf("Scroll %s%s", scrollWords(a.DX, a.DY), on)
 	case Drag:
+		if a.To != "" {
+			return "Drag" + on + " onto " + plain.Quote(a.To, plain.NameMax)
+		}
 		return "Drag" + on
 	case Navigate:
 		return "Open " + plain.Text(a.URL, plain.URLMax)

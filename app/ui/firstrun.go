@@ -26,6 +26,10 @@ type FirstRunOptions struct {
 	Copy            func(text string)      // optional: the clipboard
 	Accessibility   func() bool            // optional: whether Reins may post input (macOS)
 	GOOS            string                 // optional: default runtime.GOOS
+	// RequestAccessibility has macOS ask the person to let Reins post
+	// input, at most once, and reports whether it may now. optional:
+	// without it the Accessibility button only opens System Settings.
+	RequestAccessibility func() bool
 }
 
 // FirstRun is the three steps that make Reins work, each with one button
@@ -35,6 +39,8 @@ type FirstRun struct {
 	ticks   [3]*canvas.Text
 	nums    [3]*canvas.Text
 	notes   [3]*widget.RichText
+	access  *widget.Button
+	asked   bool // the access button has had macOS ask once
 	agent   *widget.Select
 	content fyne.CanvasObject
 }
@@ -92,11 +98,11 @@ func NewFirstRun(opts FirstRunOptions) *FirstRun {
 		setRich(f.notes[0], seg{text: "Written to " + dir + ". In chrome://extensions, turn on Developer mode, choose “Load unpacked” and pick that folder.", color: colorSecondary, size: theme.SizeNameCaptionText})
 		f.notes[0].Show()
 	})
-	access := widget.NewButton("Open Accessibility settings", func() {
-		if opts.OpenURL != nil {
-			opts.OpenURL(AccessibilityPane)
-		}
-	})
+	access := widget.NewButton("Open Accessibility settings", f.allowAccess)
+	if opts.RequestAccessibility != nil {
+		access.SetText("Allow Reins…")
+	}
+	f.access = access
 	f.agent = widget.NewSelect([]string{"Claude Code", "Codex", "Cursor"}, nil)
 	f.agent.Selected = "Claude Code"
 	copyBtn := widget.NewButton("Copy the MCP config", func() {
@@ -128,6 +134,29 @@ func NewFirstRun(opts FirstRunOptions) *FirstRun {
 	))
 	f.Refresh()
 	return f
+}
+
+// allowAccess is the Accessibility step's button. The first press has macOS
+// ask, with its own dialog; later presses, or the first when macOS cannot be
+// made to ask, open the settings pane.
+func (f *FirstRun) allowAccess() {
+	if f.opts.RequestAccessibility != nil && !f.asked {
+		f.asked = true
+		f.access.SetText("Open Accessibility settings")
+		if f.opts.RequestAccessibility() {
+			f.notes[1].Hide()
+			f.Refresh()
+			return
+		}
+		setRich(f.notes[1], seg{text: "macOS is asking: choose “Open System Settings” and turn Reins on. If no dialog appeared, open the settings with this button.", color: colorSecondary, size: theme.SizeNameCaptionText})
+		f.notes[1].Show()
+		f.Refresh()
+		return
+	}
+	if f.opts.OpenURL != nil {
+		f.opts.OpenURL(AccessibilityPane)
+	}
+	f.Refresh()
 }
 
 func hintFor(agent string) string {

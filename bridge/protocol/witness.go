@@ -93,8 +93,8 @@ type EffectsParams struct {
 // EffectsResult is where the act's trusted events arrived in the watched
 // frame; a field is nil when no such event arrived there.
 type EffectsResult struct {
-	Down  *Landed `json:"down,omitempty"`  // the first pointerdown
-	Up    *Landed `json:"up,omitempty"`    // the last pointerup
+	Down  *Landed `json:"down,omitempty"`  // the first pointerdown's target
+	Up    *Landed `json:"up,omitempty"`    // the element under the last pointerup, or where a drag and drop was dropped
 	Click *Landed `json:"click,omitempty"` // the last click, dblclick or contextmenu, as Kind asks
 	Wheel *Landed `json:"wheel,omitempty"` // the last wheel event
 	// Keys is how many trusted keydowns arrived, and KeysOn how many of

@@ -166,8 +166,9 @@ func TestADesktopEntryTheDesktopWasToldToSkipIsOff(t *testing.T) {
 }
 
 // readPlist decodes a property list's top dict with encoding/xml: each
-// key's value as a string (booleans as "true"/"false"), arrays as their
-// strings joined by "\x00".
+// key's value as a string (booleans as "true"/"false"), arrays as
+// "array:" and their strings joined by "\x00", so a lone string and an
+// array of one string differ.
 func readPlist(t *testing.T, data []byte) map[string]string {
 	t.Helper()
 	d := xml.NewDecoder(bytes.NewReader(data))
@@ -214,7 +215,7 @@ func readPlist(t *testing.T, data []byte) map[string]string {
 		case xml.EndElement:
 			path = path[:len(path)-1]
 			if tok.Name.Local == "array" {
-				out[key] = strings.Join(arr, "\x00")
+				out[key] = "array:" + strings.Join(arr, "\x00")
 				inArray = false
 			}
 		}
@@ -233,11 +234,11 @@ func TestLaunchAgentStartsTheProgramWhateverItsPath(t *testing.T) {
 		}
 		got := readPlist(t, data)
 		want := map[string]string{
-			"Label": ID, "ProgramArguments": exe, "RunAtLoad": "true",
+			"Label": ID, "ProgramArguments": "array:" + exe, "RunAtLoad": "true",
 			"ProcessType": "Interactive", "LimitLoadToSessionType": "Aqua",
 		}
 		if strings.HasSuffix(exe, "Reins.app/Contents/MacOS/reins") {
-			want["AssociatedBundleIdentifiers"] = ID
+			want["AssociatedBundleIdentifiers"] = "array:" + ID
 		}
 		if len(got) != len(want) {
 			t.Errorf("%s: keys %q, want %q", exe, got, want)

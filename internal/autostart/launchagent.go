@@ -17,7 +17,11 @@ func LaunchAgentPath(home string) string {
 // executable inside Reins.app: launchd starts the bundle's program
 // directly, and macOS still knows it by its bundle. Then the entry also
 // names the bundle, so the Login Items settings show Reins by its name and
-// icon rather than as a bare program.
+// icon rather than as a bare program. AssociatedBundleIdentifiers (read
+// since macOS 13) is an array of bundle identifiers, even for one.
+//
+// A LaunchAgent rather than SMAppService.mainApp: Reins supports macOS 12,
+// which has no SMAppService, and the file works the same on 13 and later.
 func LaunchAgent(exe string) []byte {
 	var b strings.Builder
 	str := func(s string) string {
@@ -36,7 +40,7 @@ func LaunchAgent(exe string) []byte {
 	b.WriteString("\t<key>ProcessType</key>\n\t" + str("Interactive") + "\n")
 	b.WriteString("\t<key>LimitLoadToSessionType</key>\n\t" + str("Aqua") + "\n")
 	if inAppBundle(exe) {
-		b.WriteString("\t<key>AssociatedBundleIdentifiers</key>\n\t" + str(ID) + "\n")
+		b.WriteString("\t<key>AssociatedBundleIdentifiers</key>\n\t<array>\n\t\t" + str(ID) + "\n\t</array>\n")
 	}
 	b.WriteString("</dict>\n</plist>\n")
 	return []byte(b.String())

@@ -138,6 +138,7 @@ func startCore(ctx context.Context, opts core.StartOptions, mcpPort int, logf fu
 		rt.Close()
 		return nil, nil, err
 	}
+	installPairing(logf)
 	// Without a display there is no keyboard to take the chord from.
 	if rt.InputUnavailable() == nil {
 		go func() {
@@ -305,4 +306,25 @@ func runDoctor(out io.Writer) error {
 		fmt.Fprintln(out)
 	}
 	return nil
+}
+
+// installPairing installs the pairing helper, this program, for every
+// Chrome-family browser this user has where none works yet; the person
+// need not run `reins extension` for it.
+func installPairing(logf func(string, ...any)) {
+	exe, err := os.Executable()
+	if err == nil {
+		exe, err = filepath.EvalSymlinks(exe)
+	}
+	if err != nil {
+		logf("the pairing helper was not installed: %v", err)
+		return
+	}
+	wrote, err := core.InstallNativeHosts(exe)
+	for _, p := range wrote {
+		logf("installed the pairing helper for Chrome: %s", p)
+	}
+	if err != nil {
+		logf("the pairing helper could not be installed everywhere: %v", err)
+	}
 }

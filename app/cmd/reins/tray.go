@@ -18,6 +18,7 @@ import (
 	"fyne.io/fyne/v2/app"
 
 	"github.com/reins-app/reins/app/ui"
+	"github.com/reins-app/reins/core"
 	"github.com/reins-app/reins/internal/macwin"
 )
 
@@ -55,8 +56,10 @@ func runTray(args []string) error {
 		App: a, Engine: rt.PersonDoor(), Settings: facts, Tray: canTray, TrayHost: host,
 		AfterTrayIcon: afterTrayIcon,
 		FirstRun: ui.FirstRunOptions{
-			RevealExtension: func() (string, error) { return revealExtension(facts.ExtensionDir) },
-			OpenURL:         openURL,
+			RevealExtension:      func() (string, error) { return revealExtension(facts.ExtensionDir) },
+			OpenURL:              openURL,
+			Accessibility:        core.AccessibilityAllowed,
+			RequestAccessibility: core.RequestAccessibility,
 		},
 		Logf: logf,
 	})

@@ -29,7 +29,7 @@ const LISTEN = { capture: true, passive: true };
 // never a pointermove, on an iframe the pointer has entered.
 const EVENTS = [
   "pointermove", "pointerdown", "pointerup", "click", "dblclick", "contextmenu", "wheel",
-  "keydown", "beforeinput", "input",
+  "keydown", "beforeinput", "input", "drop", "dragend",
 ];
 // The field of a watch whose event ends each kind of act; kinds not here
 // end at once, but for keys.
@@ -141,7 +141,7 @@ export function effects(p) {
     };
     const check = (over) => {
       if (over) return finish(ended());
-      if (w.left || (ends && w[ends])) return finish();
+      if (w.left || (ends && w[ends]) || (kind === "drag" && w.dragend)) return finish();
       if (!KEYED.has(kind)) {
         if (!ends) finish();
         return;
@@ -192,11 +192,22 @@ function noted(e) {
     case "click":
     case "dblclick":
     case "contextmenu": {
-      const el = pointerTarget(e);
+      // A release is where the pointer is, not where a page that captured
+      // the pointer sends it.
+      const el = e.type === "pointerup" ? deepFromPoint(e.clientX, e.clientY) || pointerTarget(e) : pointerTarget(e);
       if (!el) return;
       const field = e.type === "pointerdown" ? "down" : e.type === "pointerup" ? "up" : e.type;
       if (field === "down" && w.down) return; // the first press is the act's
       w[field] = landed(w, el);
+      break;
+    }
+    case "drop":
+    case "dragend": {
+      // A drag the page made an HTML drag and drop ends in these, with no
+      // pointerup: the drop where it was let go, the dragend at its source.
+      const el = pointerTarget(e);
+      if (e.type === "drop" && el && !w.up) w.up = landed(w, el);
+      if (e.type === "dragend") w.dragend = true;
       break;
     }
     case "wheel":

@@ -1,0 +1,121 @@
+package e2e
+
+import (
+	"context"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/reins-app/reins/core/coretest"
+	"github.com/reins-app/reins/internal/browsertest"
+	"github.com/reins-app/reins/internal/testenv"
+	"github.com/reins-app/reins/mcp/mcptest"
+	"github.com/reins-app/reins/persondoor"
+	"github.com/reins-app/reins/vocab"
+)
+
+// dragPage has a card dragged with pointer events and a ticket dragged with
+// HTML drag and drop, each with a place to drop it; the page's own handlers
+// say where each was dropped.
+const dragPage = `<!doctype html>
+<html><head><title>Drag test page</title>
+<style>
+  body { margin: 0; font: 16px sans-serif; }
+  .thing { position: absolute; left: 40px; width: 140px; height: 60px; background: #acf; }
+  .zone { position: absolute; left: 420px; width: 220px; height: 160px; border: 2px dashed #444; }
+</style></head>
+<body>
+<div id="card" class="thing" style="top:100px" role="button" aria-label="Card" tabindex="0">Card</div>
+<div id="done" class="zone" style="top:60px" role="button" aria-label="Done column" tabindex="0">Done</div>
+<div id="ticket" class="thing" style="top:330px" draggable="true" role="button" aria-label="Ticket" tabindex="0">Ticket</div>
+<div id="archive" class="zone" style="top:290px" role="button" aria-label="Archive" tabindex="0">Archive</div>
+<script>
+function report(m) { fetch('/witness', {method: 'POST', body: JSON.stringify(m)}); }
+const card = document.getElementById('card');
+let dragging = false, moves = 0;
+card.addEventListener('pointerdown', (e) => { dragging = e.isTrusted; moves = 0; card.setPointerCapture(e.pointerId); });
+card.addEventListener('pointermove', () => { if (dragging) moves++; });
+card.addEventListener('pointerup', (e) => {
+  if (!dragging) return;
+  dragging = false;
+  const under = document.elementsFromPoint(e.clientX, e.clientY).map((n) => n.id);
+  report({type: 'dropped', how: 'pointer', on: under.includes('done') ? 'done' : under[0] || '', moves, trusted: e.isTrusted});
+});
+const ticket = document.getElementById('ticket'), archive = document.getElementById('archive');
+ticket.addEventListener('dragstart', (e) => { e.dataTransfer.setData('text/plain', 'ticket'); report({type: 'dragstart', trusted: e.isTrusted}); });
+archive.addEventListener('dragover', (e) => e.preventDefault());
+archive.addEventListener('drop', (e) => {
+  e.preventDefault();
+  report({type: 'dropped', how: 'html5', on: 'archive', data: e.dataTransfer.getData('text/plain'), trusted: e.isTrusted});
+});
+addEventListener('load', () => report({type: 'loaded', page: 'drag'}));
+</script>
+</body></html>`
+
+// TestDrag drags, through the real reins mcp, a card made draggable with
+// pointer events onto its column and a ticket made draggable with HTML drag
+// and drop onto the archive: the person is asked once for each, with both
+// ends named, each act's row is committed before it fires, and the page's
+// own handlers see the drop where it was meant.
+func TestDrag(t *testing.T) {
+	r := reinsOn(t, "1280x800x24", 10*time.Second)
+	ctx := context.Background()
+	r.origin = browsertest.Serve(t, r.witness, map[string]string{"/drag.html": dragPage})
+	r.browser = browsertest.Start(t, browsertest.Options{X: r.x, DataDir: r.data, Reins: reinsBinary.path, URL: r.origin + "/drag.html", Width: 1200, Height: 780})
+	r.assertNoProcessesLeft()
+	coretest.Admitted(t, r.rt.AgentDoor(), r.rt.PersonDoor(), vocab.Agent{Name: "e2e drag agent", Version: "1", PID: os.Getpid(), Exe: os.Args[0]})
+	testenv.WaitWithin(t, 30*time.Second, "the extension to pair and report the tab", func() bool {
+		for _, tab := range r.rt.Tabs() {
+			if tab.Connected && strings.HasPrefix(tab.URL, r.origin+"/drag.html") {
+				r.tab = tab.ID
+				return true
+			}
+		}
+		return false
+	})
+	r.wait(ctx, "loaded", func(m map[string]any) bool { return m["page"] == "drag" })
+	if err := r.rt.SetShare(r.tab, vocab.Control); err != nil {
+		t.Fatal(err)
+	}
+	cs := agentThroughMCP(t, r.rt, r.data, sdk.Implementation{Name: "e2e drag agent", Version: "1"})
+
+	for _, c := range []struct{ what, from, to, how, on string }{
+		{"pointer events", "Card", "Done column", "pointer", "done"},
+		{"HTML drag and drop", "Ticket", "Archive", "html5", "archive"},
+	} {
+		t.Run(c.what, func(t *testing.T) {
+			asked := r.asked()
+			snap := mcptest.MustCall(t, cs, "browser_snapshot", nil)
+			out := mcptest.MustCall(t, cs, "browser_drag", map[string]any{
+				"ref": mcptest.Ref(t, snap, "button", c.from), "to": mcptest.Ref(t, snap, "button", c.to),
+			})
+			if want := "Done: Drag “" + c.from + "” onto “" + c.to + "”"; !strings.Contains(out, want) {
+				t.Errorf("the drag's answer does not say %q:\n%s", want, out)
+			}
+			if !strings.Contains(out, "The drag began on button “"+c.from+"” and was let go over button “"+c.to+"”") {
+				t.Errorf("the drag's answer does not say where it began and ended:\n%s", out)
+			}
+			m := r.wait(ctx, "dropped", func(m map[string]any) bool { return m["how"] == c.how })
+			if m["on"] != c.on || m["trusted"] != true {
+				t.Errorf("the page saw the %s drop %v, want it trusted on %s", c.how, m, c.on)
+			}
+			if c.how == "pointer" {
+				if n, _ := m["moves"].(float64); n < 3 {
+					t.Errorf("the page saw %v pointer moves between press and release, want a drag's steps", m["moves"])
+				}
+			}
+			if n := r.asked() - asked; n != 1 {
+				t.Errorf("the person was asked %d times, want once", n)
+			}
+			rows := r.auditRows(persondoor.AuditFilter{Tab: r.tab, Act: string(vocab.Drag), Limit: 2})
+			if len(rows) != 2 || rows[0].Outcome != vocab.OutcomeDone || rows[1].Phase != "fire" {
+				t.Errorf("drag rows %+v, want the fire row then done", rows)
+			}
+			t.Logf("answer:\n%s", out)
+		})
+	}
+	r.assertFiredChecked()
+}

@@ -1,0 +1,321 @@
+package executor
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sync"
+	"unsafe"
+
+	"github.com/ebitengine/purego"
+)
+
+// Accessibility (HIServices, through ApplicationServices) through purego:
+// the permission prompt, and a small typed layer over AXUIElement.
+
+// axError is an AXError other than kAXErrorSuccess.
+type axError int32
+
+const (
+	axSuccess              axError = 0
+	axFailure              axError = -25200
+	axIllegalArgument      axError = -25201
+	axInvalidUIElement     axError = -25202
+	axCannotComplete       axError = -25204
+	axAttributeUnsupported axError = -25205
+	axAPIDisabled          axError = -25211
+	axNoValue              axError = -25212
+)
+
+func (e axError) Error() string {
+	switch e {
+	case axFailure:
+		return "the Accessibility call failed (kAXErrorFailure)"
+	case axIllegalArgument:
+		return "the Accessibility call was given a bad argument (kAXErrorIllegalArgument)"
+	case axInvalidUIElement:
+		return "the element is gone (kAXErrorInvalidUIElement)"
+	case axCannotComplete:
+		return "the application did not answer in time (kAXErrorCannotComplete)"
+	case axAttributeUnsupported:
+		return "the element has no such attribute (kAXErrorAttributeUnsupported)"
+	case axAPIDisabled:
+		return "Reins has no Accessibility permission (kAXErrorAPIDisabled)"
+	case axNoValue:
+		return "the attribute has no value (kAXErrorNoValue)"
+	}
+	return fmt.Sprintf("AXError %d", int32(e))
+}
+
+func axErr(rc int32) error {
+	if axError(rc) == axSuccess {
+		return nil
+	}
+	return axError(rc)
+}
+
+// axTimeout bounds each Accessibility call, a synchronous IPC to the target
+// application, which by default may block for seconds.
+const axTimeout = 0.5
+
+var (
+	// Boolean AXIsProcessTrustedWithOptions(CFDictionaryRef options)
+	axIsProcessTrustedWithOptions func(options uintptr) bool
+	// AXUIElementRef AXUIElementCreateSystemWide(void)
+	axUIElementCreateSystemWide func() uintptr
+	// AXError AXUIElementCopyAttributeValue(AXUIElementRef, CFStringRef, CFTypeRef *value)
+	axUIElementCopyAttributeValue func(el, attr uintptr, value *uintptr) int32
+	// AXError AXUIElementGetPid(AXUIElementRef, pid_t *pid)
+	axUIElementGetPid func(el uintptr, pid *int32) int32
+	// AXError AXUIElementSetMessagingTimeout(AXUIElementRef, float timeoutInSeconds)
+	axUIElementSetMessagingTimeout func(el uintptr, seconds float32) int32
+	// CFDictionaryRef CFDictionaryCreate(CFAllocatorRef, const void **keys,
+	// const void **values, CFIndex n, const CFDictionaryKeyCallBacks *,
+	// const CFDictionaryValueCallBacks *)
+	cfDictionaryCreate func(alloc uintptr, keys, values *uintptr, n int, keyCB, valueCB uintptr) uintptr
+	// CFStringRef CFStringCreateWithCString(CFAllocatorRef, const char *, CFStringEncoding)
+	cfStringCreateWithCString func(alloc uintptr, s string, enc uint32) uintptr
+	// CFDictionaryRef CGSessionCopyCurrentDictionary(void)
+	cgSessionCopyCurrentDictionary func() uintptr
+	// bool CGPreflightPostEventAccess(void), bool CGRequestPostEventAccess(void):
+	// macOS 10.15 and later; nil before.
+	cgPreflightPostEventAccess func() bool
+	cgRequestPostEventAccess   func() bool
+
+	kAXTrustedCheckOptionPrompt   uintptr // CFStringRef
+	kCFBooleanTrue                uintptr // CFBooleanRef
+	kCFTypeDictionaryKeyCallBacks uintptr // address of the struct
+	kCFTypeDictionaryValCallBacks uintptr // address of the struct
+)
+
+const cfStringEncodingUTF8 = 0x08000100
+
+// bindAX binds the Accessibility layer; called by bindQuartz with the
+// frameworks' handles.
+func bindAX(cg, cf, as uintptr) error {
+	for _, f := range []struct {
+		lib  uintptr
+		name string
+		fn   any
+	}{
+		{as, "AXIsProcessTrustedWithOptions", &axIsProcessTrustedWithOptions},
+		{as, "AXUIElementCreateSystemWide", &axUIElementCreateSystemWide},
+		{as, "AXUIElementCopyAttributeValue", &axUIElementCopyAttributeValue},
+		{as, "AXUIElementGetPid", &axUIElementGetPid},
+		{as, "AXUIElementSetMessagingTimeout", &axUIElementSetMessagingTimeout},
+		{cf, "CFDictionaryCreate", &cfDictionaryCreate},
+		{cf, "CFStringCreateWithCString", &cfStringCreateWithCString},
+		{cg, "CGSessionCopyCurrentDictionary", &cgSessionCopyCurrentDictionary},
+	} {
+		sym, err := purego.Dlsym(f.lib, f.name)
+		if err != nil {
+			return fmt.Errorf("cannot find %s: %w", f.name, err)
+		}
+		purego.RegisterFunc(f.fn, sym)
+	}
+	for _, f := range []struct {
+		name string
+		fn   *func() bool
+	}{
+		{"CGPreflightPostEventAccess", &cgPreflightPostEventAccess},
+		{"CGRequestPostEventAccess", &cgRequestPostEventAccess},
+	} {
+		if sym, err := purego.Dlsym(cg, f.name); err == nil {
+			purego.RegisterFunc(f.fn, sym)
+		}
+	}
+	for _, g := range []struct {
+		lib   uintptr
+		name  string
+		val   *uintptr
+		deref bool // a pointer variable, read; else a struct, whose address is wanted
+	}{
+		{as, "kAXTrustedCheckOptionPrompt", &kAXTrustedCheckOptionPrompt, true},
+		{cf, "kCFBooleanTrue", &kCFBooleanTrue, true},
+		{cf, "kCFTypeDictionaryKeyCallBacks", &kCFTypeDictionaryKeyCallBacks, false},
+		{cf, "kCFTypeDictionaryValueCallBacks", &kCFTypeDictionaryValCallBacks, false},
+	} {
+		sym, err := purego.Dlsym(g.lib, g.name)
+		if err != nil {
+			return fmt.Errorf("cannot find %s: %w", g.name, err)
+		}
+		if g.deref {
+			*g.val = **(**uintptr)(unsafe.Pointer(&sym))
+		} else {
+			*g.val = sym
+		}
+	}
+	return nil
+}
+
+var (
+	promptOnce sync.Once
+	promptMu   sync.Mutex // serialises the prompt with the checks around it
+)
+
+// RequestAccessibility reports whether macOS lets Reins post input (the
+// test [Mac.CheckPermission] makes: AXIsProcessTrusted), and when it does
+// not, has macOS ask the person, at most once per process: the system's
+// dialog, whose button opens System Settings › Privacy & Security ›
+// Accessibility. Later calls only check. The dialog does not wait for the
+// answer, so trusted stays false until the person turns Reins on. err says
+// why the frameworks cannot be used at all. On other systems Reins needs no
+// such permission: (true, nil).
+func RequestAccessibility() (trusted bool, err error) {
+	if err := loadQuartz(); err != nil {
+		return false, fmt.Errorf("%w: %v", ErrUnsupported, err)
+	}
+	promptMu.Lock()
+	defer promptMu.Unlock()
+	if axIsProcessTrusted() && postEventAllowed() {
+		return true, nil
+	}
+	promptOnce.Do(promptAccessibility)
+	return axIsProcessTrusted(), nil
+}
+
+// postEventAllowed is CGPreflightPostEventAccess where macOS has it (10.15
+// and later). It and AXIsProcessTrusted can disagree.
+func postEventAllowed() bool {
+	return cgPreflightPostEventAccess == nil || cgPreflightPostEventAccess()
+}
+
+// promptAccessibility asks with AXIsProcessTrustedWithOptions and, only
+// when Accessibility is granted already but posting events is not, with
+// CGRequestPostEventAccess: never two dialogs at once.
+func promptAccessibility() {
+	keys := [1]uintptr{kAXTrustedCheckOptionPrompt}
+	vals := [1]uintptr{kCFBooleanTrue}
+	opts := cfDictionaryCreate(0, &keys[0], &vals[0], 1, kCFTypeDictionaryKeyCallBacks, kCFTypeDictionaryValCallBacks)
+	if opts == 0 {
+		return
+	}
+	trusted := axIsProcessTrustedWithOptions(opts)
+	cfRelease(opts)
+	if trusted && !postEventAllowed() && cgRequestPostEventAccess != nil {
+		cgRequestPostEventAccess()
+	}
+}
+
+// AccessibilityStatus reports, without asking the person anything, whether
+// macOS lets Reins post input (AXIsProcessTrusted, as
+// [Mac.CheckPermission]), and whether Reins runs as a bare binary outside
+// an .app bundle (its executable not in "*.app/Contents/MacOS/"): macOS
+// then charges the permission to the terminal that started it, not to
+// Reins. On other systems: (true, false, nil).
+func AccessibilityStatus() (trusted, bareBinary bool, err error) {
+	exe, err := os.Executable()
+	if err != nil {
+		return false, false, fmt.Errorf("cannot tell where Reins runs from: %w", err)
+	}
+	if real, err := filepath.EvalSymlinks(exe); err == nil {
+		exe = real
+	}
+	bare := outsideAppBundle(exe)
+	if err := loadQuartz(); err != nil {
+		return false, bare, fmt.Errorf("%w: %v", ErrUnsupported, err)
+	}
+	return axIsProcessTrusted(), bare, nil
+}
+
+// axElement is an AXUIElementRef the caller owns.
+type axElement uintptr
+
+var (
+	systemWideOnce sync.Once
+	systemWide     axElement // never released: one per process
+)
+
+// axSystemWide is the system-wide element, with the short messaging timeout
+// set on it, which applies to every element.
+func axSystemWide() (axElement, error) {
+	systemWideOnce.Do(func() {
+		el := axUIElementCreateSystemWide()
+		if el != 0 {
+			axUIElementSetMessagingTimeout(el, axTimeout)
+		}
+		systemWide = axElement(el)
+	})
+	if systemWide == 0 {
+		return 0, errors.New("macOS gave no system-wide Accessibility element")
+	}
+	return systemWide, nil
+}
+
+var (
+	cfConstsMu sync.Mutex
+	cfConsts   = map[string]uintptr{} // guarded by cfConstsMu; kept for the process
+)
+
+// cfConst is a CFString for a constant the headers define as a CFSTR
+// macro rather than export as a symbol: the kAX…Attribute names, the
+// session dictionary's keys.
+func cfConst(name string) (uintptr, error) {
+	cfConstsMu.Lock()
+	defer cfConstsMu.Unlock()
+	if s, ok := cfConsts[name]; ok {
+		return s, nil
+	}
+	s := cfStringCreateWithCString(0, name, cfStringEncodingUTF8)
+	if s == 0 {
+		return 0, fmt.Errorf("cannot make the CFString %q", name)
+	}
+	cfConsts[name] = s
+	return s, nil
+}
+
+// copyAttribute returns the value of attribute name, which the caller must
+// CFRelease.
+func (e axElement) copyAttribute(name string) (uintptr, error) {
+	attr, err := cfConst(name)
+	if err != nil {
+		return 0, err
+	}
+	var v uintptr
+	if err := axErr(axUIElementCopyAttributeValue(uintptr(e), attr, &v)); err != nil {
+		return 0, fmt.Errorf("cannot read %s: %w", name, err)
+	}
+	if v == 0 {
+		return 0, fmt.Errorf("cannot read %s: %w", name, axNoValue)
+	}
+	return v, nil
+}
+
+// copyElement is an attribute whose value is an element, such as
+// AXFocusedApplication; the caller releases it.
+func (e axElement) copyElement(name string) (axElement, error) {
+	v, err := e.copyAttribute(name)
+	return axElement(v), err
+}
+
+// pid is the process that owns the element.
+func (e axElement) pid() (int, error) {
+	var p int32
+	if err := axErr(axUIElementGetPid(uintptr(e), &p)); err != nil {
+		return 0, fmt.Errorf("cannot read the element's process: %w", err)
+	}
+	return int(p), nil
+}
+
+func (e axElement) release() {
+	if e != 0 {
+		cfRelease(uintptr(e))
+	}
+}
+
+// focusedAppPID is the process of the application that has the keyboard
+// focus now, read from Accessibility, which answers from the window server
+// and the app at call time rather than at the last turn of a run loop.
+func focusedAppPID() (int, error) {
+	sw, err := axSystemWide()
+	if err != nil {
+		return 0, err
+	}
+	app, err := sw.copyElement("AXFocusedApplication")
+	if err != nil {
+		return 0, err
+	}
+	defer app.release()
+	return app.pid()
+}
