@@ -116,7 +116,11 @@ type WaitResult struct {
 // whatever has focus, or a key chord.
 type DesktopActRequest struct {
 	Act  vocab.Act // Click, DoubleClick, RightClick, Type or Key
-	X, Y float64   // Click kinds: where, in points
+	X, Y float64   // Click kinds: where, in points, when no Ref is given
+	// Ref is a desktop ref from the session's latest desktop view: the
+	// element to click, or to click and then type into. It is found again
+	// right before the act.
+	Ref string
 	// Element is the agent's own words for what is there, optional. The
 	// person sees them as the agent's claim, beside what Reins itself sees
 	// there: the point, and the application and window under it.
@@ -128,6 +132,12 @@ type DesktopActRequest struct {
 type DesktopView struct {
 	Frontmost App      `json:"frontmost"`
 	Windows   []Window `json:"windows"`
+	// Snapshot and Elements are the elements of the application in front,
+	// rendered with desktop refs ("d7") to act on, when they were read;
+	// Note says why they were not.
+	Snapshot string `json:"snapshot,omitempty"`
+	Elements string `json:"elements,omitempty"`
+	Note     string `json:"note,omitempty"`
 }
 
 // RefStates are the states a wait on a ref can ask for. "hidden" also holds

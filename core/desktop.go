@@ -50,6 +50,8 @@ func (s *Session) desktop(ctx context.Context) (*agentdoor.DesktopView, error) {
 	for _, w := range ws {
 		v.Windows = append(v.Windows, agentdoor.Window{App: appView(w.App), Title: w.Title, X: w.X, Y: w.Y, W: w.W, H: w.H, Active: w.Active})
 	}
+	snap, note := s.desktopElements(ctx, front, agentdoor.TextBudget(0))
+	desktopRefWords(v, snap, note)
 	return v, nil
 }
 
@@ -73,11 +75,30 @@ func (s *Session) desktopAct(ctx context.Context, r agentdoor.DesktopActRequest,
 	e := s.e
 	plan := audit.Plan{Scale: 1}
 	point := false // the act lands at (r.X, r.Y), not wherever the focus is
-	switch r.Act.Kind {
-	case vocab.Click, vocab.DoubleClick, vocab.RightClick:
+	switch {
+	case r.Ref != "" && (r.Act.Kind == vocab.Click || r.Act.Kind == vocab.DoubleClick || r.Act.Kind == vocab.RightClick || r.Act.Kind == vocab.Type):
+		if err := s.admitted(ctx); err != nil {
+			return nil, err
+		}
+		if err := e.grants.Check(vocab.DesktopKey, "", vocab.ReadOnly); err != nil {
+			return nil, err
+		}
+		t, x, y, err := s.deskTarget(ctx, r.Ref)
+		deskRefTarget(&en.Target, t)
+		if err != nil {
+			return nil, err
+		}
+		if t.Secret && r.Act.Kind == vocab.Type {
+			r.Act.Secret, en.Act.Secret = true, true
+		}
+		plan.X, plan.Y, point = x, y, true
+		r.X, r.Y = x, y
+	case r.Ref != "":
+		return nil, errorf(vocab.CodeBadRequest, "%s takes no ref: it goes wherever the keyboard focus is", r.Act.Kind)
+	case r.Act.Kind == vocab.Click || r.Act.Kind == vocab.DoubleClick || r.Act.Kind == vocab.RightClick:
 		plan.X, plan.Y, point = r.X, r.Y, true
 		en.Target.Name = fmt.Sprintf("the point %.0f, %.0f", r.X, r.Y)
-	case vocab.Type, vocab.Key:
+	case r.Act.Kind == vocab.Type || r.Act.Kind == vocab.Key:
 		// Type and Key land on whatever has focus: the plan stays at the origin.
 	default:
 		return nil, errorf(vocab.CodeBadRequest, "%q is not a desktop act; use click, type or key", r.Act.Kind)
@@ -119,8 +140,21 @@ func (s *Session) desktopAct(ctx context.Context, r agentdoor.DesktopActRequest,
 	}
 	return s.decideAndFire(ctx, firing{
 		req: req, en: en, input: true, done: done,
-		ready: func(context.Context) (audit.Plan, error) {
-			return plan, e.grants.Check(vocab.DesktopKey, "", vocab.Control)
+		ready: func(ctx context.Context) (audit.Plan, error) {
+			if err := e.grants.Check(vocab.DesktopKey, "", vocab.Control); err != nil {
+				return plan, err
+			}
+			if r.Ref == "" {
+				return plan, nil
+			}
+			// Found again right before the row: the element may have gone,
+			// changed or been covered while the person looked.
+			_, x, y, err := s.deskTarget(ctx, r.Ref)
+			if err != nil {
+				return plan, err
+			}
+			plan.X, plan.Y = x, y
+			return plan, nil
 		},
 		perform: e.opts.Executor.Fire,
 	})

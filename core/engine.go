@@ -29,6 +29,7 @@ import (
 	"github.com/reins-app/reins/bridge/protocol"
 	"github.com/reins-app/reins/executor"
 	"github.com/reins-app/reins/grounding"
+	gdesktop "github.com/reins-app/reins/grounding/desktop"
 	"github.com/reins-app/reins/persondoor"
 	"github.com/reins-app/reins/settings"
 	"github.com/reins-app/reins/vocab"
@@ -104,6 +105,9 @@ type Engine struct {
 		issued map[string]bool // guarded by mu: the last asksKept ids given
 		order  []string        // guarded by mu: oldest first
 	}
+
+	// deskRefs hands out desktop refs for the life of the engine.
+	deskRefs *gdesktop.Refs
 
 	mu       sync.Mutex
 	tabs     map[string]*tabState // guarded by mu; by Reins tab id
@@ -202,6 +206,7 @@ func New(opts Options) *Engine {
 		tabLists:  map[string]uint64{},
 		tabSeq:    map[string]uint64{},
 		connected: map[string]bool{},
+		deskRefs:  gdesktop.NewRefs(),
 	}
 	e.queue = newQueue(e)
 	e.broker = approvals.NewBroker(approvals.BrokerOptions{

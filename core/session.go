@@ -15,6 +15,7 @@ import (
 	"github.com/reins-app/reins/audit"
 	"github.com/reins-app/reins/bridge/protocol"
 	"github.com/reins-app/reins/grounding"
+	gdesktop "github.com/reins-app/reins/grounding/desktop"
 	"github.com/reins-app/reins/vocab"
 )
 
@@ -30,6 +31,9 @@ type Session struct {
 	// that a "no" given before the session's first call waited on it still
 	// counts: the session is not asked again.
 	asked atomic.Pointer[connectAsk]
+	// desk is the session's latest desktop snapshot, whose refs desktop
+	// acts name.
+	desk atomic.Pointer[gdesktop.Snapshot]
 }
 
 // session opens a session for an agent.

@@ -28,8 +28,10 @@ const (
 	// scales.
 	witnessSlack = 2
 	// witnessWait is how long the frame may take to see the pointer arrive;
-	// past it the pointer is taken to have landed elsewhere.
-	witnessWait = 500 * time.Millisecond
+	// past it the pointer is taken to have landed elsewhere. A page busy
+	// drawing (a capture for the approval's picture, say) takes its input
+	// late; only a miss waits this long.
+	witnessWait = 1500 * time.Millisecond
 	// effectsWait is how long the frame may take to see an act's last
 	// event (the click, the last key) arrive.
 	effectsWait = 600 * time.Millisecond

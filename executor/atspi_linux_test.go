@@ -1,13 +1,11 @@
 package executor
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"reflect"
 	"strconv"
 	"strings"
@@ -15,147 +13,35 @@ import (
 	"testing"
 	"time"
 
-	"github.com/godbus/dbus/v5"
-
 	gdesktop "github.com/reins-app/reins/grounding/desktop"
+	"github.com/reins-app/reins/internal/a11ytest"
 	"github.com/reins-app/reins/internal/testenv"
-	"github.com/reins-app/reins/internal/xvfb"
 )
 
 // fixtureSecret is what the fixture's password field holds; no read may
 // carry it.
-const fixtureSecret = "Rx7-hunter2-secret"
+const fixtureSecret = a11ytest.Secret
 
 // a11yDesktop is a private X display, session bus, accessibility bus and
 // the GTK 3 fixture on them.
 type a11yDesktop struct {
-	session string // the session bus address
-	pid     int    // the fixture's
+	*a11ytest.Desktop
+	session string
+	pid     int
 	stdin   io.Writer
-	lines   chan string // the fixture's stdout, a line at a time
 }
 
-// startA11yDesktop starts Xvfb, a session bus, the accessibility bus and
-// the fixture with extra buttons, and returns once the fixture's window is
-// mapped. Without the tools the test is skipped, or fails when CI is set.
+// startA11yDesktop starts the accessible desktop with extra buttons.
 func startA11yDesktop(t testing.TB, buttons int) *a11yDesktop {
 	t.Helper()
-	launcher := testenv.NeedCommand(t, "/usr/libexec/at-spi-bus-launcher")
-	// Debian's python3-gi lives with the system python; a pyenv python3
-	// may lack gi.
-	python := testenv.NeedCommand(t, "/usr/bin/python3")
-	testenv.NeedCommand(t, "dbus-daemon")
-	x := xvfb.StartT(t, "")
-
-	// A short runtime dir: the accessibility bus's socket goes in it, and
-	// a socket path may not exceed 108 bytes.
-	runtime, err := os.MkdirTemp("", "atspi")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(runtime) })
-	var env []string
-	for _, kv := range os.Environ() {
-		switch strings.SplitN(kv, "=", 2)[0] {
-		// GTK 3 loads the AT-SPI bridge unless NO_AT_BRIDGE is set.
-		case "DISPLAY", "WAYLAND_DISPLAY", "DBUS_SESSION_BUS_ADDRESS", "NO_AT_BRIDGE", "AT_SPI_BUS_ADDRESS", "XDG_RUNTIME_DIR":
-			continue
-		}
-		env = append(env, kv)
-	}
-	env = append(env, "DISPLAY="+x.Display, "XDG_RUNTIME_DIR="+runtime, "GDK_BACKEND=x11", "GSETTINGS_BACKEND=memory")
-
-	gtk := exec.Command(python, "-c", "import gi; gi.require_version('Gtk', '3.0'); from gi.repository import Gtk")
-	gtk.Env = env
-	testenv.OwnGroup(gtk)
-	out, err := gtk.CombinedOutput()
-	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
-	testenv.Need(t, err == nil, "python3-gi with GTK 3 (Debian: python3-gi gir1.2-gtk-3.0; python said: "+lines[len(lines)-1]+")")
-
-	session := testenv.SessionBus(t, env)
-	env = append(env, "DBUS_SESSION_BUS_ADDRESS="+session)
-
-	startGroup(t, "at-spi-bus-launcher", exec.Command(launcher, "--launch-immediately"), env)
-	sconn, err := dbus.Connect(session)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer sconn.Close()
-	// NameHasOwner, unlike a call to the bus, never starts a second one.
-	testenv.WaitFor(t, "at-spi-bus-launcher to own org.a11y.Bus", func() bool {
-		var owned bool
-		err := sconn.BusObject().Call("org.freedesktop.DBus.NameHasOwner", 0, "org.a11y.Bus").Store(&owned)
-		return err == nil && owned
-	})
-
-	fx := exec.Command(python, "testdata/atspi/fixture.py")
-	fenv := append(env[:len(env):len(env)], "FIXTURE_SECRET="+fixtureSecret, "FIXTURE_BUTTONS="+strconv.Itoa(buttons))
-	stdin, err := fx.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	stdout, err := fx.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	startGroup(t, "the GTK fixture", fx, fenv)
-	d := &a11yDesktop{session: session, stdin: stdin, lines: make(chan string, 64)}
-	go func() {
-		sc := bufio.NewScanner(stdout)
-		for sc.Scan() {
-			d.lines <- sc.Text()
-		}
-		close(d.lines)
-	}()
-	line := d.next(t, "ready")
-	d.pid, err = strconv.Atoi(strings.TrimPrefix(line, "ready "))
-	if err != nil || d.pid != fx.Process.Pid {
-		t.Fatalf("the fixture said %q; want ready %d", line, fx.Process.Pid)
-	}
-	return d
-}
-
-// startGroup starts cmd under env in a process group of its own, stopped
-// by its pid when the test ends; its stderr is shown if the test fails.
-func startGroup(t testing.TB, what string, cmd *exec.Cmd, env []string) *exec.Cmd {
-	t.Helper()
-	cmd.Env = env
-	testenv.OwnGroup(cmd)
-	stderr, err := os.CreateTemp(t.TempDir(), "stderr")
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmd.Stderr = stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatalf("%s: %v", what, err)
-	}
-	t.Cleanup(func() {
-		testenv.StopGroup(cmd, 5*time.Second, func() { cmd.Wait() })
-		stderr.Close()
-		if b, _ := os.ReadFile(stderr.Name()); t.Failed() && len(b) > 0 {
-			t.Logf("%s stderr:\n%s", what, b)
-		}
-	})
-	return cmd
+	d := a11ytest.Start(t, a11ytest.Options{Buttons: buttons})
+	return &a11yDesktop{Desktop: d, session: d.Session, pid: d.PID, stdin: d.Stdin}
 }
 
 // next waits for the fixture's next line that starts with prefix.
 func (d *a11yDesktop) next(t testing.TB, prefix string) string {
 	t.Helper()
-	deadline := time.After(testenv.Patience)
-	for {
-		select {
-		case line, ok := <-d.lines:
-			if !ok {
-				t.Fatalf("the fixture exited before saying %q", prefix)
-			}
-			if strings.HasPrefix(line, prefix) {
-				return line
-			}
-		case <-deadline:
-			t.Fatalf("timed out after %v waiting for the fixture to say %q", testenv.Patience, prefix)
-		}
-	}
+	return d.Next(t, prefix)
 }
 
 // registered waits until the fixture's window can be read through r.

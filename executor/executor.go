@@ -36,6 +36,7 @@ import (
 	"time"
 
 	"github.com/reins-app/reins/audit"
+	gdesktop "github.com/reins-app/reins/grounding/desktop"
 )
 
 // App identifies an application on screen.
@@ -111,6 +112,11 @@ type Executor interface {
 	// SetDenyList replaces the deny list from the next check on, an act in
 	// flight included; an empty list means DefaultDenyList().
 	SetDenyList(d DenyList)
+	// Accessible reads the accessibility elements of the window of the
+	// application with process id pid (Linux: AT-SPI). It never reads a
+	// password field's value. Where it is not built it returns an error
+	// wrapping ErrUnsupported.
+	Accessible(ctx context.Context, pid int) (*gdesktop.Tree, error)
 	// Close releases the connection to the display.
 	Close() error
 }
@@ -140,4 +146,7 @@ type Options struct {
 	DenyList DenyList       // optional: when empty, DefaultDenyList()
 	Display  string         // optional, X11: the display; default $DISPLAY
 	Scale    func() float64 // optional, X11: device pixels per DIP for AppAt and Windows, which get no plan; default 1
+	// SessionBus, X11: the D-Bus session bus whose accessibility bus
+	// Accessible reads; default $DBUS_SESSION_BUS_ADDRESS.
+	SessionBus string // optional
 }

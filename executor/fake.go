@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/reins-app/reins/audit"
+	gdesktop "github.com/reins-app/reins/grounding/desktop"
 	"github.com/reins-app/reins/vocab"
 )
 
@@ -37,8 +38,37 @@ type Fake struct {
 	seq sequence
 	fakeDesk
 
-	mu   sync.Mutex // guards DenyList, as SetDenyList changes it
-	acts []Fired    // guarded by mu
+	mu    sync.Mutex             // guards DenyList, as SetDenyList changes it
+	acts  []Fired                // guarded by mu
+	trees map[int]*gdesktop.Tree // guarded by mu: SetAccessible's
+}
+
+// SetAccessible makes Accessible answer t for the application with process
+// id pid; a nil t takes it off the fake accessibility bus.
+func (f *Fake) SetAccessible(pid int, t *gdesktop.Tree) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.trees == nil {
+		f.trees = map[int]*gdesktop.Tree{}
+	}
+	if t == nil {
+		delete(f.trees, pid)
+		return
+	}
+	f.trees[pid] = t
+}
+
+// Accessible implements Executor: the tree SetAccessible gave for pid, a
+// copy each time.
+func (f *Fake) Accessible(ctx context.Context, pid int) (*gdesktop.Tree, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	t, ok := f.trees[pid]
+	if !ok {
+		return nil, ErrNoAccessibleApp
+	}
+	c := *t
+	return &c, nil
 }
 
 var _ Executor = (*Fake)(nil)

@@ -9,6 +9,7 @@ import (
 	"github.com/ebitengine/purego/objc"
 
 	"github.com/reins-app/reins/audit"
+	gdesktop "github.com/reins-app/reins/grounding/desktop"
 )
 
 // MacOptions configures [NewMac].
@@ -52,6 +53,12 @@ func (m *Mac) CheckPermission() error {
 // Close makes every later call fail. An act in flight stops at its next
 // event and lets go of what it holds first.
 func (m *Mac) Close() error { return m.seq.close(m, nil) }
+
+// Accessible implements Executor. Reading macOS applications' elements
+// (AXUIElement) is not built yet.
+func (m *Mac) Accessible(context.Context, int) (*gdesktop.Tree, error) {
+	return nil, fmt.Errorf("%w: reading applications' accessibility elements on macOS", ErrUnsupported)
+}
 
 // SetDenyList replaces the deny list; empty means the default.
 func (m *Mac) SetDenyList(d DenyList) { m.deny.set(d) }

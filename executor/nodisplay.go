@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/reins-app/reins/audit"
+	gdesktop "github.com/reins-app/reins/grounding/desktop"
 )
 
 // NoDisplay is the [Executor] of a Reins that has no display to send input
@@ -100,3 +101,6 @@ func InputUnavailable(ex Executor) error {
 	}
 	return nil
 }
+
+// Accessible implements Executor: with no display there is no window to read.
+func (n *NoDisplay) Accessible(context.Context, int) (*gdesktop.Tree, error) { return nil, n.err }

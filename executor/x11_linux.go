@@ -29,6 +29,9 @@ type X11Options struct {
 	Display  string         // optional: the X display, e.g. ":0"; default $DISPLAY
 	DenyList DenyList       // optional: when empty, DefaultDenyList()
 	Scale    func() float64 // optional: device pixels per DIP for AppAt and Windows, which get no plan; default 1
+	// SessionBus is the D-Bus session bus whose accessibility bus Accessible
+	// reads; default $DBUS_SESSION_BUS_ADDRESS.
+	SessionBus string // optional
 }
 
 // X11 fires input through the XTEST extension and reads window ownership
@@ -45,6 +48,7 @@ type X11 struct {
 	drained chan struct{} // closed when the connection's event stream ends
 
 	seq    sequence
+	a11y   x11Accessible
 	keyPer int        // guarded by seq.mu: keysyms per keycode, as the last act read the keyboard
 	lent   lentRecord // guarded by seq.mu: the key codes lent now, as the display records them
 }
@@ -134,7 +138,7 @@ func (x *X11) Close() error {
 	return x.seq.close(x, func() error {
 		x.conn.Close()
 		<-x.drained
-		return nil
+		return x.a11y.close()
 	})
 }
 

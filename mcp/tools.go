@@ -109,15 +109,17 @@ type screenshotIn struct {
 }
 
 type desktopClickIn struct {
-	X       float64 `json:"x" jsonschema:"screen x in points, as desktop_observe reports windows"`
-	Y       float64 `json:"y" jsonschema:"screen y in points"`
+	Ref     string  `json:"ref,omitempty" jsonschema:"a desktop ref from desktop_observe (d7): the element to click; instead of x and y"`
+	X       float64 `json:"x,omitempty" jsonschema:"screen x in points, as desktop_observe reports windows, when no ref is given"`
+	Y       float64 `json:"y,omitempty" jsonschema:"screen y in points"`
 	Button  string  `json:"button,omitempty" jsonschema:"left (default) or right"`
 	Double  bool    `json:"double,omitempty" jsonschema:"double-click"`
 	Element string  `json:"element,omitempty" jsonschema:"what is at that point, in a few words, shown to the person"`
 }
 
 type desktopTypeIn struct {
-	Text   string `json:"text" jsonschema:"the text to type into whatever has keyboard focus"`
+	Ref    string `json:"ref,omitempty" jsonschema:"a desktop ref from desktop_observe: the field to click into first; without it the text goes wherever the keyboard focus is"`
+	Text   string `json:"text" jsonschema:"the text to type"`
 	Submit bool   `json:"submit,omitempty" jsonschema:"press Enter after typing"`
 }
 
@@ -352,7 +354,7 @@ func (h *handler) addTools(s *sdk.Server) {
 		})
 
 	sdk.AddTool(s, &sdk.Tool{Name: "desktop_observe", Annotations: readOnly("Look at the desktop"),
-		Description: "The application in front and the top-level windows (title, application, position in points). Needs read access to the desktop, which is off unless the person turns it on."},
+		Description: "The application in front, the top-level windows (title, application, position in points), and the elements of the window in front with desktop refs like [ref=d7] to click or type into with desktop_click and desktop_type (not for web browsers, whose tabs are read with browser_snapshot, nor for applications on the deny list). Needs read access to the desktop, which is off unless the person turns it on."},
 		func(ctx context.Context, req *sdk.CallToolRequest, in tabsIn) (*sdk.CallToolResult, any, error) {
 			v, err := h.session(req.Session, req.Extra).Desktop(ctx)
 			if err != nil {
@@ -362,7 +364,7 @@ func (h *handler) addTools(s *sdk.Server) {
 		})
 
 	sdk.AddTool(s, &sdk.Tool{Name: "desktop_click", Annotations: acting("Click on the desktop"),
-		Description: "Click at a point on screen with real mouse input. Needs control of the desktop; the person is asked about each click, and some applications (password managers, system settings) are never clicked. A point on no screen is refused with off_screen before anyone is asked."},
+		Description: "Click an element of the desktop by its ref from desktop_observe, or a point on screen, with real mouse input. A ref is found again right before the click (gone: stale_ref; renamed: changed; covered: obscured). Needs control of the desktop; the person is asked about each click, and some applications (password managers, system settings) are never clicked. A point on no screen is refused with off_screen before anyone is asked."},
 		func(ctx context.Context, req *sdk.CallToolRequest, in desktopClickIn) (*sdk.CallToolResult, any, error) {
 			kind := vocab.Click
 			switch {
@@ -373,13 +375,13 @@ func (h *handler) addTools(s *sdk.Server) {
 			case in.Double:
 				kind = vocab.DoubleClick
 			}
-			return h.desktopAct(ctx, req, agentdoor.DesktopActRequest{Act: vocab.Act{Kind: kind}, X: in.X, Y: in.Y, Element: in.Element}), nil, nil
+			return h.desktopAct(ctx, req, agentdoor.DesktopActRequest{Act: vocab.Act{Kind: kind}, Ref: in.Ref, X: in.X, Y: in.Y, Element: in.Element}), nil, nil
 		})
 
 	sdk.AddTool(s, &sdk.Tool{Name: "desktop_type", Annotations: acting("Type on the desktop"),
-		Description: fmt.Sprintf("Type text into whatever has keyboard focus, with real keystrokes; at most %d characters per call (longer text is refused with text_too_long: split it). Needs control of the desktop; the person is asked first.", agentdoor.MaxTypedText)},
+		Description: fmt.Sprintf("Type text with real keystrokes into a field of the desktop, by its ref from desktop_observe (clicked first), or into whatever has keyboard focus; at most %d characters per call (longer text is refused with text_too_long: split it). Needs control of the desktop; the person is asked first.", agentdoor.MaxTypedText)},
 		func(ctx context.Context, req *sdk.CallToolRequest, in desktopTypeIn) (*sdk.CallToolResult, any, error) {
-			return h.desktopAct(ctx, req, agentdoor.DesktopActRequest{Act: vocab.Act{Kind: vocab.Type, Text: in.Text, Submit: in.Submit}}), nil, nil
+			return h.desktopAct(ctx, req, agentdoor.DesktopActRequest{Act: vocab.Act{Kind: vocab.Type, Text: in.Text, Submit: in.Submit}, Ref: in.Ref}), nil, nil
 		})
 
 	sdk.AddTool(s, &sdk.Tool{Name: "desktop_press_key", Annotations: acting("Press a key on the desktop"),
@@ -590,6 +592,12 @@ func formatDesktop(v *agentdoor.DesktopView) string {
 			mark = " [active]"
 		}
 		fmt.Fprintf(&b, "- %s — %s at %.0f,%.0f size %.0f×%.0f%s\n", quoteLine(w.Title), w.App.Name, w.X, w.Y, w.W, w.H, mark)
+	}
+	switch {
+	case v.Elements != "":
+		fmt.Fprintf(&b, "Elements of the window in front (desktop snapshot %s):\n%s", v.Snapshot, v.Elements)
+	case v.Note != "":
+		fmt.Fprintf(&b, "[%s]\n", v.Note)
 	}
 	return b.String()
 }

@@ -170,16 +170,26 @@ func (a Act) desktopSentence(t Target) string {
 	if t.App != "" {
 		in = " in " + plain.Text(t.App, 0)
 	}
+	// An element found by its desktop ref is named as Reins read it from
+	// the application: its role, and its name, which is the application's
+	// text, quoted. Without one the name is Reins' own words (a point).
+	what := plain.Text(t.Name, plain.NameMax)
+	if t.Ref != "" {
+		what = plain.Text(t.Role, plain.NameMax) + " " + plain.Quote(t.Name, plain.NameMax)
+	}
 	switch a.Kind {
 	case Click, DoubleClick, RightClick:
 		verb := map[ActKind]string{Click: "Click", DoubleClick: "Double-click", RightClick: "Right-click"}[a.Kind]
-		if t.Name == "" {
+		if t.Name == "" && t.Ref == "" {
 			return verb + in
 		}
-		return verb + " " + plain.Text(t.Name, plain.NameMax) + in
+		return verb + " " + what + in
 	case Type:
 		s := "Type " + a.typed()
-		if t.App != "" {
+		switch {
+		case t.Ref != "":
+			s += " into " + what + in
+		case t.App != "":
 			s += " into " + plain.Text(t.App, 0)
 		}
 		if a.Submit {

@@ -71,3 +71,26 @@ func TestTheLabelPutsTheProcessFirstWhateverTheName(t *testing.T) {
 		t.Error("an agent calling itself person passes for the person")
 	}
 }
+
+// A desktop element found by its ref is named as the application shows it,
+// its name quoted and cleaned like every page's; a point is named in
+// Reins' own words.
+func TestDesktopElementsAreNamedByRoleAndQuotedName(t *testing.T) {
+	el := vocab.Target{Desktop: true, Ref: "d8", Role: "button", Name: "Press me\u202e\nAPPROVAL a1", App: "gedit (pid 77)"}
+	for act, want := range map[vocab.ActKind]string{
+		vocab.Click: "Click button “Press me APPROVAL a1” in gedit (pid 77)",
+		vocab.Type:  "Type “hi” into button “Press me APPROVAL a1” in gedit (pid 77)",
+	} {
+		if got := vocab.SentenceOf(vocab.Act{Kind: act, Text: "hi"}, el); got != want {
+			t.Errorf("%s: %q, want %q", act, got, want)
+		}
+	}
+	secret := vocab.Target{Desktop: true, Ref: "d4", Role: "textbox", Name: "Password", App: "gedit (pid 77)"}
+	if got := vocab.SentenceOf(vocab.Act{Kind: vocab.Type, Text: "hunter2", Secret: true}, secret); strings.Contains(got, "hunter2") {
+		t.Errorf("a secret field's text is shown: %q", got)
+	}
+	point := vocab.Target{Desktop: true, Name: "the point 412, 300", App: "gedit (pid 77)"}
+	if got := vocab.SentenceOf(vocab.Act{Kind: vocab.Click}, point); got != "Click the point 412, 300 in gedit (pid 77)" {
+		t.Errorf("a point: %q", got)
+	}
+}

@@ -61,6 +61,25 @@ func Menus(display string) (int, error) {
 	return n, nil
 }
 
+// Move moves the pointer to (x, y) through XTEST, as a person's mouse
+// would, and returns once the server has taken the move.
+func Move(display string, x, y int) error {
+	conn, err := xgb.NewConnDisplay(display)
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+	if err := xtest.Init(conn); err != nil {
+		return fmt.Errorf("XTEST: %w", err)
+	}
+	root := xproto.Setup(conn).DefaultScreen(conn).Root
+	if err := xtest.FakeInputChecked(conn, xproto.MotionNotify, 0, 0, root, int16(x), int16(y), 0).Check(); err != nil {
+		return err
+	}
+	_, err = xproto.QueryPointer(conn, root).Reply()
+	return err
+}
+
 // Click moves the pointer to (x, y) and clicks the left button through
 // XTEST, at a person's pace so that the toolkit sees the move first.
 func Click(display string, x, y int) error {

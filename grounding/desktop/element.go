@@ -3,8 +3,9 @@
 // from the operating system. It is pure: no OS calls.
 package desktop
 
-// Rect is a box on screen. On X it is in device pixels, the unit of XTEST
-// and of the X server's root window.
+// Rect is a box on screen. The AT-SPI reader gives device pixels, the unit
+// of XTEST and of the X server's root window; Executor.Accessible turns
+// them into DIP, the executor's coordinates.
 type Rect struct {
 	X, Y, W, H int
 }

@@ -4,7 +4,9 @@ It shows a button "Press me", a text field "Name", a password field holding
 the secret given in FIXTURE_SECRET, and a check box "Remember"; with
 FIXTURE_BUTTONS=N, also N buttons "Item 1".."Item N" in a grid. Once the
 window is mapped it prints "ready <pid>". It prints a line for every click
-and toggle, and reads commands on stdin: "toggle" flips the check box.
+toggle and change of the Name field, and reads commands on stdin: "toggle"
+flips the check box, "relabel" renames the button "Pressed already".
+With FIXTURE_CLASS, the window's WM_CLASS names that program.
 """
 
 import os
@@ -22,6 +24,8 @@ def say(line):
 
 
 def main():
+    if os.environ.get("FIXTURE_CLASS"):
+        GLib.set_prgname(os.environ["FIXTURE_CLASS"])
     win = Gtk.Window(title="Reins AT-SPI fixture")
     win.connect("destroy", Gtk.main_quit)
     grid = Gtk.Grid(column_spacing=6, row_spacing=6, margin=12)
@@ -34,6 +38,7 @@ def main():
     grid.attach(Gtk.Label(label="Name"), 0, 1, 1, 1)
     name = Gtk.Entry(text="Ada")
     name.get_accessible().set_name("Name")
+    name.connect("changed", lambda e: say("Name is " + e.get_text()))
     grid.attach(name, 1, 1, 1, 1)
 
     grid.attach(Gtk.Label(label="Password"), 0, 2, 1, 1)
@@ -64,6 +69,9 @@ def main():
             return False
         if line.strip() == "toggle":
             remember.set_active(not remember.get_active())
+        if line.strip() == "relabel":
+            button.set_label("Pressed already")
+            say("relabelled")
         return True
 
     GLib.io_add_watch(sys.stdin, GLib.IO_IN | GLib.IO_HUP, on_command)

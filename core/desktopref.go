@@ -1,0 +1,130 @@
+package core
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/reins-app/reins/agentdoor"
+	"github.com/reins-app/reins/executor"
+	gdesktop "github.com/reins-app/reins/grounding/desktop"
+	"github.com/reins-app/reins/internal/plain"
+	"github.com/reins-app/reins/vocab"
+)
+
+// accessibleWait bounds one read of an application's elements: a hung
+// application makes the read fail, naming it, rather than the call hang.
+const accessibleWait = 3 * time.Second
+
+// browserExes are the programs whose windows show web pages. Their
+// accessibility elements are never read for an agent: they would hand it
+// the titles and the text of tabs the person did not share. Shared tabs are
+// read through the extension, under their own share.
+var browserExes = []string{
+	"chromium", "chromium-browser", "chrome", "google-chrome", "google-chrome-stable", "google-chrome-beta",
+	"google-chrome-unstable", "brave", "brave-browser", "msedge", "microsoft-edge", "vivaldi", "vivaldi-bin",
+	"firefox", "firefox-esr", "epiphany", "opera", "arc",
+	"Google Chrome", "Google Chrome Beta", "Google Chrome Canary", "Chromium", "Brave Browser", "Microsoft Edge",
+	"Vivaldi", "Firefox", "Safari", "Arc", "Opera",
+}
+
+// isBrowser reports whether a is a web browser, by its executable's name.
+func isBrowser(a executor.App) bool {
+	exe := filepath.Base(a.Exe)
+	return slices.ContainsFunc(browserExes, func(b string) bool { return strings.EqualFold(exe, b) })
+}
+
+// desktopElements reads the elements of the application in front for the
+// session, when it may: never a browser's (tabs are shared one by one), a
+// deny-listed application's, or one of Reins' own. It returns the snapshot
+// (nil when none was read) and, when none was, why, for the agent.
+func (s *Session) desktopElements(ctx context.Context, front executor.App, budget int) (*gdesktop.Snapshot, string) {
+	e := s.e
+	switch {
+	case front.PID <= 0:
+		return nil, "No application is in front, so no elements were read."
+	case front.PID == os.Getpid() || slices.Contains(e.opts.OwnProcesses, front.PID):
+		return nil, "The window in front is Reins' own; its elements are not read for agents."
+	case isBrowser(front):
+		return nil, "The application in front is a web browser; its elements are not read from the desktop. Read its tabs the person shares with browser_snapshot."
+	}
+	if rule, denied := e.denyList(e.Settings().DenyAdded).Match(front); denied {
+		return nil, fmt.Sprintf("The application in front is on the deny list (%s); nothing of it is read or acted on.", plain.Text(rule, plain.NameMax))
+	}
+	cctx, cancel := context.WithTimeout(ctx, accessibleWait)
+	defer cancel()
+	tree, err := e.opts.Executor.Accessible(cctx, front.PID)
+	if err != nil {
+		return nil, "The elements of the application in front could not be read: " + plain.Text(err.Error(), plain.DetailMax)
+	}
+	snap := gdesktop.Build(tree, e.deskRefs, gdesktop.BuildOptions{ID: e.newID("ds"), At: e.opts.Now(), App: front.Name, MaxChars: budget})
+	s.desk.Store(snap)
+	return snap, ""
+}
+
+// deskTarget is a desktop ref's element as the application shows it now:
+// found again by its id in a fresh read, still the same role and name,
+// showing, and with its centre on a window of its own application. It
+// returns the target and the centre, in DIP.
+func (s *Session) deskTarget(ctx context.Context, ref string) (gdesktop.Target, float64, float64, error) {
+	e := s.e
+	snap := s.desk.Load()
+	if snap == nil {
+		return gdesktop.Target{}, 0, 0, errorf(vocab.CodeStaleRef, "no desktop ref is known yet: look at the desktop with desktop_observe and use a ref from it")
+	}
+	t, err := snap.Check(ref)
+	if err != nil {
+		return gdesktop.Target{}, 0, 0, &vocab.Error{Code: vocab.CodeStaleRef, Message: err.Error(), Err: err}
+	}
+	cctx, cancel := context.WithTimeout(ctx, accessibleWait)
+	defer cancel()
+	tree, err := e.opts.Executor.Accessible(cctx, t.PID)
+	if err != nil {
+		if errors.Is(err, executor.ErrNoAccessibleApp) || errors.Is(err, executor.ErrNoAccessibleWindow) {
+			return t, 0, 0, errorf(vocab.CodeStaleRef, "the application of %s is gone or shows no window now: look again with desktop_observe", ref)
+		}
+		return t, 0, 0, errorf(vocab.CodeFailed, "the element cannot be found again: %s", plain.Text(err.Error(), plain.DetailMax))
+	}
+	el := gdesktop.FindID(tree, t.ID)
+	switch {
+	case el == nil:
+		return t, 0, 0, errorf(vocab.CodeStaleRef, "%s is no longer in its application's window: look again with desktop_observe", ref)
+	case !t.Matches(el):
+		return t, 0, 0, errorf(vocab.CodeChanged, "%s changed since desktop_observe: it is now %s %s; look again and check it is still what you want", ref, plain.Text(gdesktop.Shown(el.Role), plain.NameMax), plain.Quote(el.Name, plain.NameMax))
+	case !el.State.Showing || !el.State.Visible || el.Box.Empty():
+		return t, 0, 0, errorf(vocab.CodeNotVisible, "%s is not showing on the screen now", ref)
+	case !el.State.Enabled:
+		return t, 0, 0, errorf(vocab.CodeDisabled, "%s is disabled", ref)
+	}
+	x, y := float64(el.Box.X)+float64(el.Box.W)/2, float64(el.Box.Y)+float64(el.Box.H)/2
+	at, err := e.opts.Executor.AppAt(ctx, x, y)
+	if err != nil {
+		return t, 0, 0, errorf(vocab.CodeFailed, "cannot tell which application is at the element's point (%.0f, %.0f): %v", x, y, err)
+	}
+	if at.PID != t.PID {
+		return t, 0, 0, errorf(vocab.CodeObscured, "a window of %s covers %s at (%.0f, %.0f); nothing was done", plain.App(at.Name, at.Exe, at.PID), ref, x, y)
+	}
+	t.Secret = t.Secret || el.Secret
+	return t, x, y, nil
+}
+
+// deskRefTarget fills en's target from a desktop ref's element, as Reins
+// reads it, for the person and the record.
+func deskRefTarget(en *vocab.Target, t gdesktop.Target) {
+	en.Ref, en.Role, en.Name = t.Ref, t.Role, t.Name
+}
+
+// desktopRefWords is the view's text of the elements, or the note saying
+// why there are none.
+func desktopRefWords(v *agentdoor.DesktopView, snap *gdesktop.Snapshot, note string) {
+	if snap != nil {
+		v.Snapshot, v.Elements = snap.ID, snap.Text
+		return
+	}
+	v.Note = note
+}

@@ -1,0 +1,136 @@
+package core_test
+
+import (
+	"context"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/reins-app/reins/agentdoor"
+	"github.com/reins-app/reins/core/coretest"
+	"github.com/reins-app/reins/executor"
+	gdesktop "github.com/reins-app/reins/grounding/desktop"
+	"github.com/reins-app/reins/vocab"
+)
+
+var fixtureApp = executor.App{Name: "Fixture", Exe: "/usr/bin/python3", PID: 5150}
+
+// fixtureTree is a window with a button and a password field.
+func fixtureTree(button string) *gdesktop.Tree {
+	on := gdesktop.States{Enabled: true, Showing: true, Visible: true}
+	return &gdesktop.Tree{App: "Fixture", PID: fixtureApp.PID, Root: gdesktop.Element{
+		ID: "/w", Role: "frame", Name: "Fixture", State: on, Box: gdesktop.Rect{W: 300, H: 200},
+		Children: []gdesktop.Element{
+			{ID: "/w/b", Role: "push button", Name: button, State: on, Box: gdesktop.Rect{X: 10, Y: 20, W: 100, H: 30}},
+			{ID: "/w/p", Role: "password text", Name: "Password", Secret: true, State: on, Box: gdesktop.Rect{X: 10, Y: 60, W: 100, H: 30}},
+		},
+	}}
+}
+
+func desktopRig(t *testing.T) (*coretest.Engine, agentdoor.Session) {
+	t.Helper()
+	e := coretest.New(t, coretest.Options{ApprovalTimeout: 2 * time.Second})
+	if err := e.SetShare(vocab.DesktopKey, vocab.Control); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(e.AnswerAll(vocab.AllowOnce))
+	e.Exec.SetFrontmost(fixtureApp)
+	e.Exec.SetAppAt(fixtureApp)
+	e.Exec.SetAccessible(fixtureApp.PID, fixtureTree("Press me"))
+	return e, coretest.Admitted(t, e.AgentDoor(), e.PersonDoor(), vocab.Agent{Name: "Test agent", PID: 4121, Exe: "/usr/bin/claude"})
+}
+
+func deskRefOf(t *testing.T, v *agentdoor.DesktopView, role, name string) string {
+	t.Helper()
+	m := regexp.MustCompile(`- ` + role + ` "` + name + `"[^\n]*\[ref=(d\d+)\]`).FindStringSubmatch(v.Elements)
+	if m == nil {
+		t.Fatalf("no %s %q in %q (note %q)", role, name, v.Elements, v.Note)
+	}
+	return m[1]
+}
+
+// A desktop ref is clicked at its element's centre as the application shows
+// it at fire time, and named in the request by its role and name.
+func TestADesktopRefIsClickedWhereTheElementIsNow(t *testing.T) {
+	e, agent := desktopRig(t)
+	ctx := context.Background()
+	v, err := agent.Desktop(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ref := deskRefOf(t, v, "button", "Press me")
+	if !strings.Contains(v.Elements, `textbox "Password" [secret]`) {
+		t.Errorf("the password field is not marked secret:\n%s", v.Elements)
+	}
+	moved := fixtureTree("Press me")
+	moved.Root.Children[0].Box = gdesktop.Rect{X: 200, Y: 100, W: 50, H: 20}
+	e.Exec.SetAccessible(fixtureApp.PID, moved)
+	res, err := agent.DesktopAct(ctx, agentdoor.DesktopActRequest{Act: vocab.Act{Kind: vocab.Click}, Ref: ref})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(res.Done, "Click button “Press me” in ") {
+		t.Errorf("done %q", res.Done)
+	}
+	fired := e.Exec.Fired()
+	if len(fired) != 1 || fired[0].Plan.X != 225 || fired[0].Plan.Y != 110 {
+		t.Fatalf("fired %+v, want one click at the button's centre now (225, 110)", fired)
+	}
+}
+
+// A ref whose element went, changed or is covered is refused before
+// anything fires; a browser, a deny-listed application and Reins' own
+// windows are not read at all.
+func TestADesktopRefThatNoLongerHoldsIsRefused(t *testing.T) {
+	e, agent := desktopRig(t)
+	ctx := context.Background()
+	v, err := agent.Desktop(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ref := deskRefOf(t, v, "button", "Press me")
+	click := func() error {
+		_, err := agent.DesktopAct(ctx, agentdoor.DesktopActRequest{Act: vocab.Act{Kind: vocab.Click}, Ref: ref})
+		return err
+	}
+	e.Exec.SetAccessible(fixtureApp.PID, fixtureTree("Delete everything"))
+	if err := click(); codeOf(err) != vocab.CodeChanged {
+		t.Errorf("a relabelled button: %v, want %s", err, vocab.CodeChanged)
+	}
+	gone := fixtureTree("Press me")
+	gone.Root.Children = gone.Root.Children[1:]
+	e.Exec.SetAccessible(fixtureApp.PID, gone)
+	if err := click(); codeOf(err) != vocab.CodeStaleRef {
+		t.Errorf("a button gone: %v, want %s", err, vocab.CodeStaleRef)
+	}
+	e.Exec.SetAccessible(fixtureApp.PID, fixtureTree("Press me"))
+	e.Exec.SetAppAt(executor.App{Name: "Overlay", PID: 999})
+	if err := click(); codeOf(err) != vocab.CodeObscured {
+		t.Errorf("a button covered by another window: %v, want %s", err, vocab.CodeObscured)
+	}
+	if n := len(e.Exec.Fired()); n != 0 {
+		t.Errorf("%d acts fired", n)
+	}
+	if _, err := agent.DesktopAct(ctx, agentdoor.DesktopActRequest{Act: vocab.Act{Kind: vocab.Click}, Ref: "d999"}); codeOf(err) != vocab.CodeStaleRef {
+		t.Errorf("an unknown ref: %v", err)
+	}
+
+	for _, c := range []struct {
+		app  executor.App
+		note string
+	}{
+		{executor.App{Name: "Chromium", Exe: "/usr/lib/chromium/chromium", PID: 6000}, "web browser"},
+		{executor.App{Name: "KeePassXC", Exe: "/usr/bin/keepassxc", Class: "keepassxc", PID: 6001}, "deny list"},
+	} {
+		e.Exec.SetFrontmost(c.app)
+		e.Exec.SetAccessible(c.app.PID, fixtureTree("Press me"))
+		v, err := agent.Desktop(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if v.Elements != "" || !strings.Contains(v.Note, c.note) {
+			t.Errorf("%s in front: elements %q, note %q; want none read, saying %q", c.app.Name, v.Elements, v.Note, c.note)
+		}
+	}
+}

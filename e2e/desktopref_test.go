@@ -1,0 +1,179 @@
+package e2e
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/reins-app/reins/core"
+	"github.com/reins-app/reins/core/coretest"
+	"github.com/reins-app/reins/executor"
+	"github.com/reins-app/reins/executor/xdesk"
+	"github.com/reins-app/reins/internal/a11ytest"
+	"github.com/reins-app/reins/internal/testenv"
+	"github.com/reins-app/reins/mcp/mcptest"
+	"github.com/reins-app/reins/persondoor"
+	"github.com/reins-app/reins/vocab"
+)
+
+// TestDesktopByRef drives a real GTK 3 application through the real
+// reins mcp, on a desktop whose accessibility bus is real: the agent looks
+// at the desktop, finds the button by its desktop ref and clicks it once the
+// person allows it, and the application itself reports exactly one click;
+// it types into the text field by ref and the application reports the
+// text; the password field's secret appears in no answer, row or file; a
+// button relabelled after the look is refused as changed and not clicked.
+func TestDesktopByRef(t *testing.T) {
+	reinsBinaryFor(t)
+	d := a11ytest.Start(t, a11ytest.Options{Screen: "1280x800x24"})
+	data := filepath.Join(t.TempDir(), "data")
+	raw, err := executor.New(executor.Options{Display: d.X.Display, SessionBus: d.Session})
+	if err != nil {
+		t.Fatal(err)
+	}
+	exec := &checkedExecutor{Executor: raw, dbPath: filepath.Join(data, "audit.db")}
+	rt, err := core.Start(context.Background(), core.StartOptions{DataDir: data, Executor: exec, Logf: t.Logf})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { rt.Close() })
+	person := &answerer{policy: "allow"}
+	t.Cleanup(person.run(rt))
+	coretest.Admitted(t, rt.AgentDoor(), rt.PersonDoor(), vocab.Agent{Name: "e2e desktop agent", Version: "1", PID: os.Getpid(), Exe: os.Args[0]})
+	if err := rt.SetShare(vocab.DesktopKey, vocab.Control); err != nil {
+		t.Fatal(err)
+	}
+	cs := agentThroughMCP(t, rt, data, sdk.Implementation{Name: "e2e desktop agent", Version: "1"})
+	// With no window manager, the window in front is the one under the
+	// pointer: the person's mouse rests on the fixture.
+	if err := xdesk.Move(d.X.Display, 8, 8); err != nil {
+		t.Fatal(err)
+	}
+
+	var answers []string
+	call := func(tool string, args map[string]any) string {
+		t.Helper()
+		out := mcptest.MustCall(t, cs, tool, args)
+		answers = append(answers, out)
+		return out
+	}
+	look := func(button string) string {
+		t.Helper()
+		var out string
+		// The application registers its window on the accessibility bus
+		// in its own time after it is mapped.
+		if !testenv.Eventually(testenv.Patience, func() bool {
+			out = call("desktop_observe", nil)
+			return strings.Contains(out, `button "`+button+`"`)
+		}) {
+			t.Fatalf("desktop_observe never showed the fixture's button %q:\n%s", button, out)
+		}
+		return out
+	}
+	deskRef := func(view, role, name string) string {
+		t.Helper()
+		m := regexp.MustCompile(`- ` + regexp.QuoteMeta(role) + ` "` + regexp.QuoteMeta(name) + `"[^\n]*\[ref=(d\d+)\]`).FindStringSubmatch(view)
+		if m == nil {
+			t.Fatalf("no %s %q with a ref in:\n%s", role, name, view)
+		}
+		return m[1]
+	}
+
+	view := look("Press me")
+	t.Logf("desktop_observe:\n%s", view)
+	if !strings.Contains(view, `textbox "Password" [secret]`) {
+		t.Errorf("the password field is not shown as secret:\n%s", view)
+	}
+
+	out := call("desktop_click", map[string]any{"ref": deskRef(view, "button", "Press me")})
+	if !strings.Contains(out, "Done: Click button “Press me” in ") {
+		t.Errorf("the click's answer: %s", out)
+	}
+	d.Next(t, "clicked Press me")
+
+	out = call("desktop_type", map[string]any{"ref": deskRef(view, "textbox", "Name"), "text": "grace"})
+	if !strings.Contains(out, "Done: Type “grace” into textbox “Name” in ") {
+		t.Errorf("the typing's answer: %s", out)
+	}
+	// The field says each change; the last is the whole text.
+	for line := d.Next(t, "Name is "); !strings.HasSuffix(line, "grace"); line = d.Next(t, "Name is ") {
+	}
+
+	// Relabelled after the look: the old ref names a button no longer there
+	// as it was, and nothing is clicked.
+	fmt.Fprintln(d.Stdin, "relabel")
+	d.Next(t, "relabelled")
+	text, isErr := mcptest.Call(t, cs, "desktop_click", map[string]any{"ref": deskRef(view, "button", "Press me")})
+	answers = append(answers, text)
+	if !isErr || !strings.HasPrefix(text, vocab.CodeChanged+":") {
+		t.Errorf("a click on the relabelled button: %q, want %s", text, vocab.CodeChanged)
+	}
+	if text, isErr := mcptest.Call(t, cs, "desktop_click", map[string]any{"ref": "d999"}); !isErr || !strings.HasPrefix(text, vocab.CodeStaleRef+":") {
+		t.Errorf("a click on an unknown desktop ref: %q, want %s", text, vocab.CodeStaleRef)
+	}
+	// One more look, so that any late line of the fixture's is in.
+	look("Pressed already")
+	for _, l := range d.Lines() {
+		if strings.HasPrefix(l, "clicked") {
+			t.Errorf("the fixture saw another click: %q", l)
+		}
+	}
+
+	rows, err := rt.AuditRows(context.Background(), persondoor.AuditFilter{Act: string(vocab.Click), Limit: 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var done, changed int
+	for _, r := range rows {
+		switch {
+		case r.Phase == "outcome" && r.Outcome == vocab.OutcomeDone:
+			done++
+			if r.TargetRole != "button" || r.TargetName != "Press me" {
+				t.Errorf("the click's row names %s %q, want button \"Press me\"", r.TargetRole, r.TargetName)
+			}
+		case r.Code == vocab.CodeChanged:
+			changed++
+		}
+	}
+	if done != 1 || changed != 1 {
+		t.Errorf("click rows: %d done and %d changed, want one of each: %+v", done, changed, rows)
+	}
+	if n := exec.fired.Load(); n != 2 {
+		t.Errorf("%d acts reached the executor, want the click and the typing", n)
+	}
+	if p := exec.problems(); len(p) > 0 {
+		t.Errorf("an act reached the executor before its row was committed: %v", p)
+	}
+	noSecret(t, a11ytest.Secret, strings.Join(answers, "\n"), data)
+}
+
+// noSecret fails the test when secret is in answers or in any file under
+// dir (the audit log, the settings, the logs).
+func noSecret(t *testing.T, secret, answers, dir string) {
+	t.Helper()
+	if strings.Contains(answers, secret) {
+		t.Errorf("an answer carries the password field's secret")
+	}
+	filepath.Walk(dir, func(p string, info os.FileInfo, err error) error {
+		if err != nil || info.IsDir() {
+			return nil
+		}
+		f, err := os.Open(p)
+		if err != nil {
+			return nil
+		}
+		defer f.Close()
+		b, _ := io.ReadAll(f)
+		if strings.Contains(string(b), secret) {
+			t.Errorf("%s carries the password field's secret", p)
+		}
+		return nil
+	})
+}
