@@ -84,6 +84,10 @@ type Session interface {
 
 	// Desktop reads the desktop: the application in front and the windows.
 	Desktop(ctx context.Context) (*DesktopView, error)
+	// DesktopScreenshot is a PNG of the screen, or of the window in front,
+	// with the windows an agent may not see blacked out; needs the desktop
+	// at Read.
+	DesktopScreenshot(ctx context.Context, window bool) ([]byte, error)
 	// DesktopAct asks for an act on the desktop at a point.
 	DesktopAct(ctx context.Context, r DesktopActRequest) (*ActResult, error)
 }

@@ -83,11 +83,18 @@ type FindResult struct {
 // is read until the condition holds or Timeout passes; with none, the wait is
 // just Time.
 type WaitOptions struct {
-	Tab     string        // required with Text, Gone or Ref
-	Text    string        // optional: wait until this text is on the page
-	Gone    string        // optional: wait until this text is no longer on the page
-	Ref     string        // optional: wait until this element is in State
-	State   string        // with Ref: one of RefStates
+	Tab   string // required with Text, Gone, Ref, Role or Loaded
+	Text  string // optional: wait until this text is on the page
+	Gone  string // optional: wait until this text is no longer on the page
+	Ref   string // optional: wait until this element is in State
+	State string // with Ref: one of RefStates
+	// Role and Name: wait until an element of that role whose name holds
+	// Name (any case) is on the page, with a ref to act on. Name may be
+	// empty: any element of the role.
+	Role, Name string
+	// Loaded: wait until the tab has finished loading its page: no
+	// navigation pending, the document read.
+	Loaded  bool
 	Time    time.Duration // optional: wait this long (at most MaxWait)
 	Timeout time.Duration // optional: give up on Text or Gone after this; default and limit MaxWait
 	// Handoff is a hand-off's id, for Session.WaitHandoff: wait until the

@@ -224,9 +224,9 @@ func (e *Engine) personTerminalShown(ctx context.Context) error {
 }
 
 // notOwn refuses, before the person is asked, a desktop act that would land
-// on one of Reins' own windows as the desktop is now: its popup or windows,
-// the terminal running reins serve. The executor checks again right before
-// firing.
+// on one of Reins' own windows as the desktop is now (its popup or windows,
+// the terminal running reins serve) or on a deny-listed application. The
+// executor checks again right before firing.
 func (e *Engine) notOwn(ctx context.Context, r agentdoor.DesktopActRequest) error {
 	x := e.opts.Executor
 	var a executor.App
@@ -236,8 +236,16 @@ func (e *Engine) notOwn(ctx context.Context, r agentdoor.DesktopActRequest) erro
 	} else {
 		a, err = x.AppAt(ctx, r.X, r.Y)
 	}
-	if err != nil || a.PID <= 1 || !slices.Contains(e.opts.OwnProcesses, a.PID) {
+	if err != nil {
 		return nil // the executor decides, failing closed when it cannot tell
 	}
-	return &vocab.Error{Code: vocab.CodeOwnWindow, Message: "that lands on a window of Reins or of the terminal that started it, which no agent may click or type into; nothing was done", Err: executor.ErrOwnWindow}
+	if a.PID > 1 && slices.Contains(e.opts.OwnProcesses, a.PID) {
+		return &vocab.Error{Code: vocab.CodeOwnWindow, Message: "that lands on a window of Reins or of the terminal that started it, which no agent may click or type into; nothing was done", Err: executor.ErrOwnWindow}
+	}
+	// Nor is the person asked about an act on an application the deny list
+	// keeps agents off; the executor checks again right before firing.
+	if rule, denied := e.denyList(e.Settings().DenyAdded).Match(a); denied {
+		return &vocab.Error{Code: vocab.CodeDenyListed, Message: fmt.Sprintf("that lands on %s, which is on the deny list (%s); nothing was asked or done", plain.App(a.Name, a.Exe, a.PID), plain.Text(rule, plain.NameMax)), Err: executor.ErrDenyListed}
+	}
+	return nil
 }

@@ -1,7 +1,10 @@
 package core_test
 
 import (
+	"bytes"
 	"context"
+	"image/png"
+	"os"
 	"regexp"
 	"strings"
 	"testing"
@@ -132,5 +135,48 @@ func TestADesktopRefThatNoLongerHoldsIsRefused(t *testing.T) {
 		if v.Elements != "" || !strings.Contains(v.Note, c.note) {
 			t.Errorf("%s in front: elements %q, note %q; want none read, saying %q", c.app.Name, v.Elements, v.Note, c.note)
 		}
+	}
+}
+
+// In a picture of the desktop, the windows of a browser, of a deny-listed
+// application and of Reins itself are black; others show as they are.
+func TestADesktopPictureHidesWhatAgentsMayNotSee(t *testing.T) {
+	e, agent := desktopRig(t)
+	e.Exec.SetScreens([]executor.Screen{{W: 400, H: 300}})
+	e.Exec.SetWindows([]executor.Window{
+		{App: executor.App{Name: "KeePassXC", Exe: "/usr/bin/keepassxc", PID: 6001}, X: 0, Y: 0, W: 100, H: 100},
+		{App: executor.App{Name: "Chromium", Exe: "/usr/lib/chromium/chromium", PID: 6000}, X: 100, Y: 0, W: 100, H: 100},
+		{App: executor.App{Name: "Reins", Exe: "/usr/bin/reins", PID: os.Getpid()}, X: 200, Y: 0, W: 100, H: 100},
+		{App: fixtureApp, X: 0, Y: 150, W: 300, H: 100, Active: true},
+	})
+	b, err := agent.DesktopScreenshot(context.Background(), false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	img, err := png.Decode(bytes.NewReader(b))
+	if err != nil {
+		t.Fatal(err)
+	}
+	isBlack := func(x, y int) bool { r, g, b, _ := img.At(x, y).RGBA(); return r == 0 && g == 0 && b == 0 }
+	for _, p := range [][2]int{{50, 50}, {150, 50}, {250, 50}} {
+		if !isBlack(p[0], p[1]) {
+			t.Errorf("(%d, %d) shows in the picture, in a window an agent may not see", p[0], p[1])
+		}
+	}
+	if isBlack(150, 200) || isBlack(350, 50) {
+		t.Errorf("the fixture's window or the bare desktop is black")
+	}
+	w, err := agent.DesktopScreenshot(context.Background(), true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg, err := png.DecodeConfig(bytes.NewReader(w)); err != nil || cfg.Width != 301 || cfg.Height != 102 {
+		t.Errorf("the window's picture is %dx%d (%v), want the active window and a pixel round it, within the screen", cfg.Width, cfg.Height, err)
+	}
+	if err := e.SetShare(vocab.DesktopKey, vocab.None); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := agent.DesktopScreenshot(context.Background(), false); codeOf(err) != vocab.CodeGrantRequired {
+		t.Errorf("a picture without the desktop given: %v", err)
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/reins-app/reins/agentdoor"
 	"github.com/reins-app/reins/audit"
 	"github.com/reins-app/reins/grounding"
+	"github.com/reins-app/reins/internal/plain"
 	"github.com/reins-app/reins/vocab"
 )
 
@@ -26,7 +27,7 @@ func (s *Session) WaitFor(ctx context.Context, o agentdoor.WaitOptions) (*agentd
 		return nil, s.refuse(ctx, audit.Entry{Agent: s.agent, Act: vocab.Act{Kind: vocab.Read}, Target: vocab.Target{Tab: o.Tab, Name: "wait"}},
 			errorf(vocab.CodeBadRequest, "a wait on a ref needs a state: one of %s", strings.Join(agentdoor.RefStates, ", ")))
 	}
-	if o.Text == "" && o.Gone == "" && o.Ref == "" {
+	if o.Text == "" && o.Gone == "" && o.Ref == "" && o.Role == "" && !o.Loaded {
 		if err := s.admitted(ctx); err != nil {
 			return nil, s.refuse(ctx, audit.Entry{Agent: s.agent, Act: vocab.Act{Kind: vocab.Read}, Target: vocab.Target{Name: "wait"}}, err)
 		}
@@ -49,6 +50,15 @@ func (s *Session) WaitFor(ctx context.Context, o agentdoor.WaitOptions) (*agentd
 	if o.Ref != "" {
 		what = "wait for " + o.Ref + " to be " + o.State
 	}
+	if o.Role != "" {
+		what = "wait for a " + plain.Text(o.Role, plain.NameMax)
+		if o.Name != "" {
+			what += " named " + quoteIf(o.Name)
+		}
+	}
+	if o.Loaded {
+		what = "wait for the page to load"
+	}
 	en := audit.Entry{Agent: s.agent, Act: vocab.Act{Kind: vocab.Read}, Target: vocab.Target{Tab: o.Tab, Name: what}}
 	deadline := time.Now().Add(timeout)
 	res := &agentdoor.WaitResult{}
@@ -60,7 +70,12 @@ func (s *Session) WaitFor(ctx context.Context, o agentdoor.WaitOptions) (*agentd
 		}
 		install = last
 		res.ID = snap.ID
-		if met, line := waitMet(snap, o); met {
+		loaded := false
+		if o.Loaded {
+			_, info, lerr := s.e.lookup(o.Tab)
+			loaded = lerr == nil && info.Status == "complete"
+		}
+		if met, line := waitMet(snap, o, loaded); met {
 			res.Met, res.Matched = true, line
 			break
 		}
@@ -85,7 +100,28 @@ func (s *Session) WaitFor(ctx context.Context, o agentdoor.WaitOptions) (*agentd
 	return res, nil
 }
 
-func waitMet(snap *grounding.Snapshot, o agentdoor.WaitOptions) (bool, string) {
+func waitMet(snap *grounding.Snapshot, o agentdoor.WaitOptions, loaded bool) (bool, string) {
+	if o.Loaded {
+		return loaded, ""
+	}
+	if o.Role != "" {
+		// The first in the page's order, so that the line shown is the one
+		// an agent would pick.
+		var found []string
+		for ref, el := range snap.Elements {
+			if el.Role == o.Role && strings.Contains(strings.ToLower(el.Name), strings.ToLower(o.Name)) {
+				found = append(found, ref)
+			}
+		}
+		if len(found) == 0 {
+			return false, ""
+		}
+		slices.SortFunc(found, func(a, b string) int {
+			return strings.Index(snap.Text, "[ref="+a+"]") - strings.Index(snap.Text, "[ref="+b+"]")
+		})
+		line, _ := refLine(snap.Text, found[0])
+		return true, line
+	}
 	if o.Ref != "" {
 		line, ok := refLine(snap.Text, o.Ref)
 		has := func(mark string) bool {

@@ -1,12 +1,16 @@
 package e2e
 
 import (
+	"bytes"
 	"context"
 	"fmt"
+	"image"
+	"image/png"
 	"io"
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -126,6 +130,41 @@ func TestDesktopByRef(t *testing.T) {
 		}
 	}
 
+	// A picture of the desktop shows the fixture's window.
+	fixtureWin := windowOf(t, call("desktop_observe", nil), "Fixture.py")
+	if black := blackShare(t, picture(t, cs, false), fixtureWin); black > 0.5 {
+		t.Errorf("%.0f%% of the fixture's window is black in the desktop picture, want it shown", 100*black)
+	}
+
+	// A window of a deny-listed application: not read, not clicked, and
+	// black in every picture.
+	keepass := d.Another(t, "FIXTURE_CLASS=keepassxc")
+	if err := xdesk.Move(d.X.Display, 9, 9); err != nil {
+		t.Fatal(err)
+	}
+	var denied string
+	if !testenv.Eventually(testenv.Patience, func() bool {
+		denied = call("desktop_observe", nil)
+		return strings.Contains(denied, "deny list")
+	}) {
+		t.Fatalf("with the deny-listed window in front, desktop_observe says:\n%s", denied)
+	}
+	if strings.Contains(denied, "[ref=d") {
+		t.Errorf("a deny-listed application's elements were listed:\n%s", denied)
+	}
+	if text, isErr := mcptest.Call(t, cs, "desktop_click", map[string]any{"x": 40, "y": 30}); !isErr || !strings.HasPrefix(text, vocab.CodeDenyListed+":") {
+		t.Errorf("a click on the deny-listed window: %q, want %s", text, vocab.CodeDenyListed)
+	}
+	kwin := windowOf(t, denied, "Fixture.py") // the first listed: the one in front
+	if black := blackShare(t, picture(t, cs, false), kwin); black < 1 {
+		t.Errorf("only %.0f%% of the deny-listed window is black in the desktop picture", 100*black)
+	}
+	for _, l := range keepass.Lines() {
+		if strings.HasPrefix(l, "clicked") {
+			t.Errorf("the deny-listed window saw a click: %q", l)
+		}
+	}
+
 	rows, err := rt.AuditRows(context.Background(), persondoor.AuditFilter{Act: string(vocab.Click), Limit: 10})
 	if err != nil {
 		t.Fatal(err)
@@ -142,7 +181,7 @@ func TestDesktopByRef(t *testing.T) {
 			changed++
 		}
 	}
-	if done != 1 || changed != 1 {
+	if done != 1 || changed != 1 || rows[0].Code != vocab.CodeDenyListed {
 		t.Errorf("click rows: %d done and %d changed, want one of each: %+v", done, changed, rows)
 	}
 	if n := exec.fired.Load(); n != 2 {
@@ -176,4 +215,54 @@ func noSecret(t *testing.T, secret, answers, dir string) {
 		}
 		return nil
 	})
+}
+
+// windowOf is the rectangle of the window of app that desktop_observe
+// lists first.
+func windowOf(t *testing.T, view, app string) image.Rectangle {
+	t.Helper()
+	m := regexp.MustCompile(`— ` + regexp.QuoteMeta(app) + ` at (\d+),(\d+) size (\d+)×(\d+)`).FindStringSubmatch(view)
+	if m == nil {
+		t.Fatalf("no window of %s in:\n%s", app, view)
+	}
+	n := func(i int) int { v, _ := strconv.Atoi(m[i]); return v }
+	return image.Rect(n(1), n(2), n(1)+n(3), n(2)+n(4))
+}
+
+// picture is desktop_screenshot's image.
+func picture(t *testing.T, cs *sdk.ClientSession, window bool) image.Image {
+	t.Helper()
+	res, err := cs.CallTool(context.Background(), &sdk.CallToolParams{Name: "desktop_screenshot", Arguments: map[string]any{"window": window}})
+	if err != nil || res.IsError {
+		t.Fatalf("desktop_screenshot: %v %s", err, mcptest.Text(res))
+	}
+	for _, c := range res.Content {
+		if ic, ok := c.(*sdk.ImageContent); ok {
+			img, err := png.Decode(bytes.NewReader(ic.Data))
+			if err != nil {
+				t.Fatal(err)
+			}
+			return img
+		}
+	}
+	t.Fatal("desktop_screenshot gave no image")
+	return nil
+}
+
+// blackShare is the part of r's pixels in img that are black.
+func blackShare(t *testing.T, img image.Image, r image.Rectangle) float64 {
+	t.Helper()
+	r = r.Intersect(img.Bounds())
+	if r.Empty() {
+		t.Fatalf("the window %v is outside the picture %v", r, img.Bounds())
+	}
+	black := 0
+	for y := r.Min.Y; y < r.Max.Y; y++ {
+		for x := r.Min.X; x < r.Max.X; x++ {
+			if cr, cg, cb, _ := img.At(x, y).RGBA(); cr == 0 && cg == 0 && cb == 0 {
+				black++
+			}
+		}
+	}
+	return float64(black) / float64(r.Dx()*r.Dy())
 }

@@ -33,6 +33,7 @@ package executor
 import (
 	"context"
 	"errors"
+	"image"
 	"time"
 
 	"github.com/reins-app/reins/audit"
@@ -117,8 +118,20 @@ type Executor interface {
 	// password field's value. Where it is not built it returns an error
 	// wrapping ErrUnsupported.
 	Accessible(ctx context.Context, pid int) (*gdesktop.Tree, error)
+	// Capture takes a picture of the whole screen as it shows now: every
+	// window, Reins' own and deny-listed ones included, so that callers
+	// must hide what an agent may not see. Where it is not built it returns
+	// an error wrapping ErrUnsupported.
+	Capture(ctx context.Context) (Picture, error)
 	// Close releases the connection to the display.
 	Close() error
+}
+
+// Picture is a capture of the screen: Image in device pixels, its origin
+// at DIP (0, 0), Scale device pixels per DIP.
+type Picture struct {
+	Image *image.RGBA
+	Scale float64
 }
 
 // Errors callers may test for with errors.Is.

@@ -3,6 +3,9 @@ package executor
 import (
 	"context"
 	"errors"
+	"image"
+	"image/color"
+	"image/draw"
 	"sync"
 	"time"
 
@@ -56,6 +59,18 @@ func (f *Fake) SetAccessible(pid int, t *gdesktop.Tree) {
 		return
 	}
 	f.trees[pid] = t
+}
+
+// Capture implements Executor: a white picture of the fake's first screen
+// (1280×800 before SetScreens), at scale 1.
+func (f *Fake) Capture(ctx context.Context) (Picture, error) {
+	w, h := 1280, 800
+	if ss, _ := f.Screens(ctx); len(ss) > 0 && ss[0].W < 1<<20 {
+		w, h = int(ss[0].W), int(ss[0].H)
+	}
+	img := image.NewRGBA(image.Rect(0, 0, w, h))
+	draw.Draw(img, img.Bounds(), image.NewUniform(color.White), image.Point{}, draw.Src)
+	return Picture{Image: img, Scale: 1}, nil
 }
 
 // Accessible implements Executor: the tree SetAccessible gave for pid, a

@@ -54,6 +54,13 @@ func (m *Mac) CheckPermission() error {
 // event and lets go of what it holds first.
 func (m *Mac) Close() error { return m.seq.close(m, nil) }
 
+// Capture implements Executor. A picture of other applications' windows
+// needs the Screen Recording permission, which Reins does not ask for yet:
+// no picture rather than a black one passed off as real.
+func (m *Mac) Capture(context.Context) (Picture, error) {
+	return Picture{}, fmt.Errorf("%w: pictures of the desktop on macOS (they need the Screen Recording permission)", ErrUnsupported)
+}
+
 // Accessible implements Executor. Reading macOS applications' elements
 // (AXUIElement) is not built yet.
 func (m *Mac) Accessible(context.Context, int) (*gdesktop.Tree, error) {

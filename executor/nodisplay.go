@@ -104,3 +104,6 @@ func InputUnavailable(ex Executor) error {
 
 // Accessible implements Executor: with no display there is no window to read.
 func (n *NoDisplay) Accessible(context.Context, int) (*gdesktop.Tree, error) { return nil, n.err }
+
+// Capture implements Executor: with no display there is nothing to see.
+func (n *NoDisplay) Capture(context.Context) (Picture, error) { return Picture{}, n.err }

@@ -92,6 +92,9 @@ type waitIn struct {
 	TextGone string  `json:"text_gone,omitempty" jsonschema:"wait until this text is no longer on the page"`
 	Ref      string  `json:"ref,omitempty" jsonschema:"wait until this element (a ref from your latest snapshot of the tab) is in state"`
 	State    string  `json:"state,omitempty" jsonschema:"with ref: visible, hidden, enabled, disabled, checked, unchecked, expanded or collapsed"`
+	Role     string  `json:"role,omitempty" jsonschema:"wait until an element of this role (as snapshots show it: button, link, textbox…) is on the page, with a ref"`
+	Name     string  `json:"name,omitempty" jsonschema:"with role: the element's name holds these words (any case)"`
+	Loaded   bool    `json:"loaded,omitempty" jsonschema:"wait until the tab has finished loading its page"`
 	Time     float64 `json:"time,omitempty" jsonschema:"seconds to wait (at most 30); with text, how long to keep looking"`
 	Handoff  string  `json:"handoff,omitempty" jsonschema:"a hand-off id from browser_handoff: wait until the person presses Done or Stop (at most 30 s a call)"`
 }
@@ -115,6 +118,10 @@ type desktopClickIn struct {
 	Button  string  `json:"button,omitempty" jsonschema:"left (default) or right"`
 	Double  bool    `json:"double,omitempty" jsonschema:"double-click"`
 	Element string  `json:"element,omitempty" jsonschema:"what is at that point, in a few words, shown to the person"`
+}
+
+type desktopPictureIn struct {
+	Window bool `json:"window,omitempty" jsonschema:"only the window in front"`
 }
 
 type desktopTypeIn struct {
@@ -298,14 +305,17 @@ func (h *handler) addTools(s *sdk.Server) {
 		})
 
 	sdk.AddTool(s, &sdk.Tool{Name: "browser_wait_for", Annotations: readOnly("Wait"),
-		Description: "Wait until text appears on a tab or disappears from it, or until an element (by ref) is visible, hidden, enabled, disabled, checked, unchecked, expanded or collapsed — reading the tab a few times a second, for up to 30 s — or just wait a number of seconds."},
+		Description: "Wait until text appears on a tab or disappears from it, until an element (by ref) is visible, hidden, enabled, disabled, checked, unchecked, expanded or collapsed, until an element of a role and name appears, or until the tab has finished loading — reading the tab a few times a second, for up to 30 s — or just wait a number of seconds."},
 		func(ctx context.Context, req *sdk.CallToolRequest, in waitIn) (*sdk.CallToolResult, any, error) {
 			if in.Handoff != "" {
 				return h.waitHandoff(ctx, req, in), nil, nil
 			}
 			s := h.session(req.Session, req.Extra)
-			o := agentdoor.WaitOptions{Text: in.Text, Gone: in.TextGone, Ref: in.Ref, State: in.State, Time: time.Duration(in.Time * float64(time.Second))}
-			if o.Text != "" || o.Gone != "" || o.Ref != "" {
+			o := agentdoor.WaitOptions{Text: in.Text, Gone: in.TextGone, Ref: in.Ref, State: in.State, Role: in.Role, Name: in.Name, Loaded: in.Loaded, Time: time.Duration(in.Time * float64(time.Second))}
+			if in.Name != "" && in.Role == "" {
+				return refusal(badRequest("name goes with role: say which role the element has (button, link, textbox…)")), nil, nil
+			}
+			if o.Text != "" || o.Gone != "" || o.Ref != "" || o.Role != "" || o.Loaded {
 				tab, err := h.tab(ctx, s, in.tabIn)
 				if err != nil {
 					return refusal(err), nil, nil
@@ -347,6 +357,16 @@ func (h *handler) addTools(s *sdk.Server) {
 				return refusal(err), nil, nil
 			}
 			png, err := s.ScreenshotOf(ctx, tab, in.Ref, in.Snapshot)
+			if err != nil {
+				return refusal(err), nil, nil
+			}
+			return &sdk.CallToolResult{Content: []sdk.Content{&sdk.ImageContent{Data: png, MIMEType: "image/png"}}}, nil, nil
+		})
+
+	sdk.AddTool(s, &sdk.Tool{Name: "desktop_screenshot", Annotations: readOnly("Picture of the desktop"),
+		Description: "A PNG picture of the whole screen, or of the window in front (window: true). Windows of web browsers (picture shared tabs with browser_screenshot), of applications on the deny list and of Reins itself are blacked out. Needs read access to the desktop."},
+		func(ctx context.Context, req *sdk.CallToolRequest, in desktopPictureIn) (*sdk.CallToolResult, any, error) {
+			png, err := h.session(req.Session, req.Extra).DesktopScreenshot(ctx, in.Window)
 			if err != nil {
 				return refusal(err), nil, nil
 			}
@@ -567,8 +587,10 @@ func formatRead(r *agentdoor.ReadResult) string {
 func formatWait(o agentdoor.WaitOptions, r *agentdoor.WaitResult) string {
 	waited := r.Waited.Round(10 * time.Millisecond)
 	switch {
-	case o.Text == "" && o.Gone == "" && o.Ref == "":
+	case o.Text == "" && o.Gone == "" && o.Ref == "" && o.Role == "" && !o.Loaded:
 		return fmt.Sprintf("Waited %s.\n", waited)
+	case r.Met && o.Loaded:
+		return fmt.Sprintf("The page had finished loading after %s (snapshot %s).\n", waited, r.ID)
 	case r.Met && o.Ref != "":
 		return fmt.Sprintf("%s is %s after %s (snapshot %s).\n", o.Ref, o.State, waited, r.ID)
 	case r.Met && r.Matched != "":

@@ -235,6 +235,11 @@ func (b *Browser) SetFocused(id int, focused bool) {
 	b.updateTab(id, func(t *protocol.Tab) { t.Focused = focused })
 }
 
+// SetStatus sets tab's loading status: "loading" or "complete".
+func (b *Browser) SetStatus(id int, status string) {
+	b.updateTab(id, func(t *protocol.Tab) { t.Status = status })
+}
+
 // SetActive makes tab the active one (or not).
 func (b *Browser) SetActive(id int, active bool) {
 	b.updateTab(id, func(t *protocol.Tab) { t.Active = active })

@@ -46,7 +46,8 @@ type Desktop struct {
 	PID     int    // the fixture's
 	Stdin   io.Writer
 	lines   chan string // the fixture's stdout, a line at a time
-	env     []string
+	env     []string    // the fixtures' environment, less the session bus
+	python  string
 }
 
 // Start starts the display, the buses and the fixture, and returns once the
@@ -86,9 +87,8 @@ func Start(t testing.TB, opts Options) *Desktop {
 	testenv.Need(t, err == nil, "python3-gi with GTK 3 (Debian: python3-gi gir1.2-gtk-3.0; python said: "+lines[len(lines)-1]+")")
 
 	session := testenv.SessionBus(t, env)
-	env = append(env, "DBUS_SESSION_BUS_ADDRESS="+session)
-
-	startGroup(t, "at-spi-bus-launcher", exec.Command(launcher, "--launch-immediately"), env)
+	benv := append(env[:len(env):len(env)], "DBUS_SESSION_BUS_ADDRESS="+session)
+	startGroup(t, "at-spi-bus-launcher", exec.Command(launcher, "--launch-immediately"), benv)
 	sconn, err := dbus.Connect(session)
 	if err != nil {
 		t.Fatal(err)
@@ -101,13 +101,30 @@ func Start(t testing.TB, opts Options) *Desktop {
 		return err == nil && owned
 	})
 
+	d := &Desktop{X: x, Session: session, env: env, python: python}
+	d.startFixture(t, append([]string{"FIXTURE_BUTTONS=" + strconv.Itoa(opts.Buttons)}, opts.Env...))
+	return d
+}
+
+// Another starts one more fixture on the same display and buses, with env
+// added to its environment, and returns once its window is mapped; without
+// a window manager it shows at the screen's corner, over the first.
+func (d *Desktop) Another(t testing.TB, env ...string) *Desktop {
+	t.Helper()
+	o := &Desktop{X: d.X, Session: d.Session, env: d.env, python: d.python}
+	o.startFixture(t, env)
+	return o
+}
+
+func (d *Desktop) startFixture(t testing.TB, extra []string) {
+	t.Helper()
 	script := filepath.Join(t.TempDir(), "fixture.py")
 	if err := os.WriteFile(script, fixture, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	fx := exec.Command(python, script)
-	fenv := append(env[:len(env):len(env)], "FIXTURE_SECRET="+Secret, "FIXTURE_BUTTONS="+strconv.Itoa(opts.Buttons))
-	fenv = append(fenv, opts.Env...)
+	fx := exec.Command(d.python, script)
+	fenv := append(d.env[:len(d.env):len(d.env)], "DBUS_SESSION_BUS_ADDRESS="+d.Session, "FIXTURE_SECRET="+Secret)
+	fenv = append(fenv, extra...)
 	stdin, err := fx.StdinPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -117,7 +134,7 @@ func Start(t testing.TB, opts Options) *Desktop {
 		t.Fatal(err)
 	}
 	startGroup(t, "the GTK fixture", fx, fenv)
-	d := &Desktop{X: x, Session: session, Stdin: stdin, lines: make(chan string, 64), env: env}
+	d.Stdin, d.lines = stdin, make(chan string, 64)
 	go func() {
 		sc := bufio.NewScanner(stdout)
 		for sc.Scan() {
@@ -130,7 +147,6 @@ func Start(t testing.TB, opts Options) *Desktop {
 	if err != nil || d.PID != fx.Process.Pid {
 		t.Fatalf("the fixture said %q; want ready %d", line, fx.Process.Pid)
 	}
-	return d
 }
 
 // Next waits for the fixture's next line that starts with prefix.
