@@ -48,7 +48,7 @@ func (s *subject) nameWords() [][]string {
 // The warning for acts the page's labels mark: the person must know the
 // label is the page's, so that its absence reassures nobody.
 const commitWarning = "Its label says it buys, pays, sends or deletes, so it is asked every time. " +
-	"The page wrote that label and Reins can miss such buttons: look before you allow."
+	"The page or application wrote that label and Reins can miss such buttons: look before you allow."
 
 // tiers is the table, checked in order; the first row that matches gives
 // the warning. Rows for other acts (file upload, accepting a dialog,
@@ -127,7 +127,9 @@ func commitTier(language string, phrases []string) tier {
 			Words:   phrases,
 		},
 		match: func(s *subject) bool {
-			if !commits(s.act) || s.t.Desktop || s.t.Name == "" {
+			// On the desktop only an element Reins read by its ref has a
+			// name of its own; a point's "name" is Reins' words.
+			if !commits(s.act) || (s.t.Desktop && s.t.Ref == "") || s.t.Name == "" {
 				return false
 			}
 			return holdsPhrase(s.nameWords(), folded)

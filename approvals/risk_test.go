@@ -189,13 +189,17 @@ func TestCommitRowsNeedAnActThatCanSetItOff(t *testing.T) {
 	}
 	desktop := vocab.Target{Desktop: true, Name: "Delete"}
 	if _, ok := RiskOf(clickAct, desktop); ok {
-		t.Error("a desktop act fell under a row for elements of a tab")
+		t.Error("a desktop act at a point fell under a row for named elements")
+	}
+	// A desktop element Reins read by its ref has a name of its own.
+	if _, ok := RiskOf(clickAct, vocab.Target{Desktop: true, Ref: "d8", Role: "button", Name: "Delete account"}); !ok {
+		t.Error("a click on a desktop button named Delete account is not under the row for what commits")
 	}
 }
 
 func TestTheWarningSaysTheLabelIsThePagesOwn(t *testing.T) {
 	w := Risk(clickAct, on("Place order"))
-	for _, want := range []string{"buys, pays, sends or deletes", "page wrote", "can miss"} {
+	for _, want := range []string{"buys, pays, sends or deletes", "page or application wrote", "can miss"} {
 		if !strings.Contains(w, want) {
 			t.Errorf("the warning %q does not say %q", w, want)
 		}

@@ -100,6 +100,9 @@ func (s *Session) desktopAct(ctx context.Context, r agentdoor.DesktopActRequest,
 		en.Target.Name = fmt.Sprintf("the point %.0f, %.0f", r.X, r.Y)
 	case r.Act.Kind == vocab.Type || r.Act.Kind == vocab.Key:
 		// Type and Key land on whatever has focus: the plan stays at the origin.
+		if r.Act.Kind == vocab.Type && s.focusedSecret(ctx) {
+			r.Act.Secret, en.Act.Secret = true, true
+		}
 	default:
 		return nil, errorf(vocab.CodeBadRequest, "%q is not a desktop act; use click, type or key", r.Act.Kind)
 	}

@@ -128,3 +128,30 @@ func desktopRefWords(v *agentdoor.DesktopView, snap *gdesktop.Snapshot, note str
 	}
 	v.Note = note
 }
+
+// focusedSecret reports whether the element with the keyboard focus in the
+// application in front is a password field, as its accessibility elements
+// say: then typing into it is a secret type, its text shown as a length and
+// never kept. An application whose elements are not read says no.
+func (s *Session) focusedSecret(ctx context.Context) bool {
+	e := s.e
+	front, err := e.opts.Executor.Frontmost(ctx)
+	if err != nil || front.PID <= 0 || isBrowser(front) {
+		return false
+	}
+	cctx, cancel := context.WithTimeout(ctx, accessibleWait)
+	defer cancel()
+	tree, err := e.opts.Executor.Accessible(cctx, front.PID)
+	if err != nil {
+		return false
+	}
+	secret := false
+	tree.Walk(func(el *gdesktop.Element, _ int) bool {
+		if el.State.Focused && (el.Secret || el.Role == "password text") {
+			secret = true
+			return false
+		}
+		return true
+	})
+	return secret
+}

@@ -14,6 +14,7 @@ import (
 	"github.com/reins-app/reins/core/coretest"
 	"github.com/reins-app/reins/executor"
 	gdesktop "github.com/reins-app/reins/grounding/desktop"
+	"github.com/reins-app/reins/persondoor"
 	"github.com/reins-app/reins/vocab"
 )
 
@@ -178,5 +179,34 @@ func TestADesktopPictureHidesWhatAgentsMayNotSee(t *testing.T) {
 	}
 	if _, err := agent.DesktopScreenshot(context.Background(), false); codeOf(err) != vocab.CodeGrantRequired {
 		t.Errorf("a picture without the desktop given: %v", err)
+	}
+}
+
+// Typing into a password field that has the keyboard focus is a secret
+// type: the person reads its length, and the record keeps no text.
+func TestTypingIntoAFocusedPasswordFieldIsSecret(t *testing.T) {
+	e, agent := desktopRig(t)
+	tree := fixtureTree("Press me")
+	tree.Root.Children[1].State.Focused = true
+	e.Exec.SetAccessible(fixtureApp.PID, tree)
+	res, err := agent.DesktopAct(context.Background(), agentdoor.DesktopActRequest{Act: vocab.Act{Kind: vocab.Type, Text: "hunter2"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(res.Done, "hunter2") || !strings.Contains(res.Done, "7 characters") {
+		t.Errorf("done %q, want the text's length only", res.Done)
+	}
+	fired := e.Exec.Fired()
+	if len(fired) != 1 || !fired[0].Act.Secret {
+		t.Fatalf("fired %+v, want one secret type", fired)
+	}
+	rows, err := e.Log.Rows(context.Background(), persondoor.AuditFilter{Limit: 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range rows {
+		if strings.Contains(string(r.Act), "hunter2") || strings.Contains(r.Detail, "hunter2") {
+			t.Errorf("row %d keeps the typed secret", r.Seq)
+		}
 	}
 }

@@ -55,7 +55,7 @@ func TestTheTerminalWarnsOfAnActAlwaysAskedOnItsOwn(t *testing.T) {
 		return acted
 	}
 	block := `\nAPPROVAL (a\d+)  [^\n]* asks:\n    Click “Place order”\n[^\n]*\n  Answer with: allow (a\d+) \| deny (a\d+)   \(no answer = deny\)\n` +
-		`  ⚠ Its label says it buys, pays, sends or deletes, so it is asked every time\. The page wrote that label and Reins can miss such buttons: look before you allow\.\n`
+		`  ⚠ Its label says it buys, pays, sends or deletes, so it is asked every time\. The page or application wrote that label and Reins can miss such buttons: look before you allow\.\n`
 
 	acted := click("Place order")
 	m := out.waitFor(t, block)

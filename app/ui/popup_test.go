@@ -242,7 +242,7 @@ func TestARiskyActShowsItsWarning(t *testing.T) {
 		t.Fatalf("an ordinary act shows a warning: %q", w)
 	}
 	const warning = "Its label says it buys, pays, sends or deletes, so it is asked every time. " +
-		"The page wrote that label and Reins can miss such buttons: look before you allow."
+		"The page or application wrote that label and Reins can miss such buttons: look before you allow."
 	req := click("a2", false)
 	req.Risk = warning
 	r := newPopupRig(t, req)
@@ -261,7 +261,7 @@ func TestARiskyActShowsItsWarning(t *testing.T) {
 	for _, s := range drawn(r.w.Canvas()) {
 		drawnWords = append(drawnWords, strings.Fields(s)...)
 	}
-	if all := strings.Join(drawnWords, " "); !strings.Contains(all, "The page wrote that label and Reins can miss such buttons: look before you allow.") {
+	if all := strings.Join(drawnWords, " "); !strings.Contains(all, "The page or application wrote that label and Reins can miss such buttons: look before you allow.") {
 		t.Fatalf("the popup does not draw the warning whole: %q", all)
 	}
 	// The next request, an ordinary one, drops the warning.

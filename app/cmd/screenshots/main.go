@@ -128,7 +128,7 @@ func claude() vocab.Agent {
 func (s *scene) placeOrder(id string) vocab.Request {
 	r := vocab.Request{ID: id, Agent: claude(), Act: vocab.Act{Kind: vocab.Click}, Picture: shopPNG, Asked: s.now.Add(-6 * time.Second),
 		Risk: "Its label says it buys, pays, sends or deletes, so it is asked every time. " +
-			"The page wrote that label and Reins can miss such buttons: look before you allow."}
+			"The page or application wrote that label and Reins can miss such buttons: look before you allow."}
 	r.Target.Tab, r.Target.TabTitle, r.Target.Origin = "3", "Cart — Shop", "https://shop.example.com"
 	r.Target.Role, r.Target.Name, r.Target.Ref = "button", "Place order", "e41"
 	ui.SetBox(&r, boxX, boxY, boxW, boxH)
