@@ -3,6 +3,7 @@ package e2e
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"image"
 	"image/png"
@@ -16,6 +17,7 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/reins-app/reins/agentdoor"
 	"github.com/reins-app/reins/core"
 	"github.com/reins-app/reins/core/coretest"
 	"github.com/reins-app/reins/executor"
@@ -265,4 +267,73 @@ func blackShare(t *testing.T, img image.Image, r image.Rectangle) float64 {
 		}
 	}
 	return float64(black) / float64(r.Dx()*r.Dy())
+}
+
+// BenchmarkDesktopClick times a desktop click through the core, from the
+// agent's call to its answer (the person answers at once), by desktop ref
+// and at a point, on the GTK fixture: the difference is what finding the
+// element again costs. Each click is waited for until the fixture reports
+// it.
+func BenchmarkDesktopClick(b *testing.B) {
+	d := a11ytest.Start(b, a11ytest.Options{Screen: "1280x800x24"})
+	data := filepath.Join(b.TempDir(), "data")
+	raw, err := executor.New(executor.Options{Display: d.X.Display, SessionBus: d.Session})
+	if err != nil {
+		b.Fatal(err)
+	}
+	rt, err := core.Start(context.Background(), core.StartOptions{DataDir: data, Executor: raw, Logf: b.Logf})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { rt.Close() })
+	person := &answerer{policy: "allow"}
+	b.Cleanup(person.run(rt))
+	agent := coretest.Admitted(b, rt.AgentDoor(), rt.PersonDoor(), vocab.Agent{Name: "bench agent", Version: "1", PID: os.Getpid(), Exe: os.Args[0]})
+	if err := rt.SetShare(vocab.DesktopKey, vocab.Control); err != nil {
+		b.Fatal(err)
+	}
+	if err := xdesk.Move(d.X.Display, 8, 8); err != nil {
+		b.Fatal(err)
+	}
+	ctx := context.Background()
+	var view *agentdoor.DesktopView
+	if !testenv.Eventually(testenv.Patience, func() bool {
+		view, err = agent.Desktop(ctx)
+		return err == nil && strings.Contains(view.Elements, `button "Press me"`)
+	}) {
+		b.Fatalf("the fixture's button never showed: %v", err)
+	}
+	ref := regexp.MustCompile(`button "Press me"[^\n]*\[ref=(d\d+)\]`).FindStringSubmatch(view.Elements)[1]
+	var x, y float64
+	for _, c := range []struct {
+		name string
+		req  func() agentdoor.DesktopActRequest
+	}{
+		{"by ref", func() agentdoor.DesktopActRequest {
+			return agentdoor.DesktopActRequest{Act: vocab.Act{Kind: vocab.Click}, Ref: ref}
+		}},
+		{"at a point", func() agentdoor.DesktopActRequest {
+			return agentdoor.DesktopActRequest{Act: vocab.Act{Kind: vocab.Click}, X: x, Y: y}
+		}},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			for b.Loop() {
+				if _, err := agent.DesktopAct(ctx, c.req()); err != nil {
+					b.Fatal(err)
+				}
+				d.Next(b, "clicked Press me")
+			}
+		})
+		if x == 0 {
+			// The point the ref clicked, for the run at a point.
+			rows, _ := rt.AuditRows(ctx, persondoor.AuditFilter{Act: string(vocab.Click), Limit: 2})
+			for _, r := range rows {
+				if len(r.Plan) > 0 {
+					var p struct{ X, Y float64 }
+					json.Unmarshal(r.Plan, &p)
+					x, y = p.X, p.Y
+				}
+			}
+		}
+	}
 }
