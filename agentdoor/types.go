@@ -139,9 +139,10 @@ type DesktopActRequest struct {
 type DesktopView struct {
 	Frontmost App      `json:"frontmost"`
 	Windows   []Window `json:"windows"`
-	// Snapshot and Elements are the elements of the application in front,
-	// rendered with desktop refs ("d7") to act on, when they were read;
-	// Note says why they were not.
+	// Elements are the elements of the window in front, when they were
+	// read: an application's with desktop refs ("d7") from desktop snapshot
+	// Snapshot, or, for a web browser, the tab it shows, from the page, with
+	// its tab refs. Note says why there are none.
 	Snapshot string `json:"snapshot,omitempty"`
 	Elements string `json:"elements,omitempty"`
 	Note     string `json:"note,omitempty"`

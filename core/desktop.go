@@ -47,11 +47,18 @@ func (s *Session) desktop(ctx context.Context) (*agentdoor.DesktopView, error) {
 	if ws != nil {
 		v.Windows = make([]agentdoor.Window, 0, len(ws))
 	}
+	deny := s.e.denyList(s.e.Settings().DenyAdded)
 	for _, w := range ws {
-		v.Windows = append(v.Windows, agentdoor.Window{App: appView(w.App), Title: w.Title, X: w.X, Y: w.Y, W: w.W, H: w.H, Active: w.Active})
+		title := w.Title
+		if s.e.hidden(w.App, deny) {
+			// A browser's title is its tab's, which may not be shared; a
+			// deny-listed application's may name a vault.
+			title = ""
+		}
+		v.Windows = append(v.Windows, agentdoor.Window{App: appView(w.App), Title: title, X: w.X, Y: w.Y, W: w.W, H: w.H, Active: w.Active})
 	}
-	snap, note := s.desktopElements(ctx, front, agentdoor.TextBudget(0))
-	desktopRefWords(v, snap, note)
+	snap, text, note := s.desktopElements(ctx, front, agentdoor.TextBudget(0))
+	desktopRefWords(v, snap, text, note)
 	return v, nil
 }
 

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/reins-app/reins/agentdoor"
+	"github.com/reins-app/reins/approvals"
 	"github.com/reins-app/reins/executor"
 	gdesktop "github.com/reins-app/reins/grounding/desktop"
 	"github.com/reins-app/reins/internal/plain"
@@ -41,30 +42,33 @@ func isBrowser(a executor.App) bool {
 
 // desktopElements reads the elements of the application in front for the
 // session, when it may: never a browser's (tabs are shared one by one), a
-// deny-listed application's, or one of Reins' own. It returns the snapshot
-// (nil when none was read) and, when none was, why, for the agent.
-func (s *Session) desktopElements(ctx context.Context, front executor.App, budget int) (*gdesktop.Snapshot, string) {
+// deny-listed application's, or one of Reins' own. A browser in front
+// gives instead the tab it shows, when that tab is open to the agent
+// (browserInFront). It returns the snapshot (nil when none was read), the
+// text of the view's elements, and a note saying why there are none.
+func (s *Session) desktopElements(ctx context.Context, front executor.App, budget int) (*gdesktop.Snapshot, string, string) {
 	e := s.e
 	switch {
 	case front.PID <= 0:
-		return nil, "No application is in front, so no elements were read."
+		return nil, "", "No application is in front, so no elements were read."
 	case front.PID == os.Getpid() || slices.Contains(e.opts.OwnProcesses, front.PID):
-		return nil, "The window in front is Reins' own; its elements are not read for agents."
+		return nil, "", "The window in front is Reins' own; its elements are not read for agents."
 	case isBrowser(front):
-		return nil, "The application in front is a web browser; its elements are not read from the desktop. Read its tabs the person shares with browser_snapshot."
+		text, note := s.browserInFront(ctx, budget)
+		return nil, text, note
 	}
 	if rule, denied := e.denyList(e.Settings().DenyAdded).Match(front); denied {
-		return nil, fmt.Sprintf("The application in front is on the deny list (%s); nothing of it is read or acted on.", plain.Text(rule, plain.NameMax))
+		return nil, "", fmt.Sprintf("The application in front is on the deny list (%s); nothing of it is read or acted on.", plain.Text(rule, plain.NameMax))
 	}
 	cctx, cancel := context.WithTimeout(ctx, accessibleWait)
 	defer cancel()
 	tree, err := e.opts.Executor.Accessible(cctx, front.PID)
 	if err != nil {
-		return nil, "The elements of the application in front could not be read: " + plain.Text(err.Error(), plain.DetailMax)
+		return nil, "", "The elements of the application in front could not be read: " + plain.Text(err.Error(), plain.DetailMax)
 	}
 	snap := gdesktop.Build(tree, e.deskRefs, gdesktop.BuildOptions{ID: e.newID("ds"), At: e.opts.Now(), App: front.Name, MaxChars: budget})
 	s.desk.Store(snap)
-	return snap, ""
+	return snap, snap.Text, ""
 }
 
 // deskTarget is a desktop ref's element as the application shows it now:
@@ -119,14 +123,13 @@ func deskRefTarget(en *vocab.Target, t gdesktop.Target) {
 	en.Ref, en.Role, en.Name = t.Ref, t.Role, t.Name
 }
 
-// desktopRefWords is the view's text of the elements, or the note saying
-// why there are none.
-func desktopRefWords(v *agentdoor.DesktopView, snap *gdesktop.Snapshot, note string) {
+// desktopRefWords puts the elements read, or the note saying why there
+// are none, in the view.
+func desktopRefWords(v *agentdoor.DesktopView, snap *gdesktop.Snapshot, text, note string) {
 	if snap != nil {
-		v.Snapshot, v.Elements = snap.ID, snap.Text
-		return
+		v.Snapshot = snap.ID
 	}
-	v.Note = note
+	v.Elements, v.Note = text, note
 }
 
 // focusedSecret reports whether the element with the keyboard focus in the
@@ -154,4 +157,34 @@ func (s *Session) focusedSecret(ctx context.Context) bool {
 		return true
 	})
 	return secret
+}
+
+// browserInFront says, for the desktop view, what the browser in front
+// shows: the tab in its focused window, read through the extension with its
+// tab refs when the agent may read it; else only that a tab not open to the
+// agent is there, with nothing of it.
+func (s *Session) browserInFront(ctx context.Context, budget int) (text, note string) {
+	e := s.e
+	const unread = "The application in front is a web browser; its elements are not read from the desktop."
+	e.mu.Lock()
+	var front []string
+	for id, t := range e.tabs {
+		if e.connected[t.chrome.profile] && t.info.Active && t.info.Focused {
+			front = append(front, id)
+		}
+	}
+	e.mu.Unlock()
+	if len(front) != 1 {
+		return "", unread + " Reins cannot tell which tab it shows; read the tabs open to you with browser_snapshot."
+	}
+	tab := front[0]
+	_, info, err := e.lookup(tab)
+	if err != nil || e.checkGrant(tab, approvals.Origin(info.URL), vocab.ReadOnly) != nil {
+		return "", unread + " The tab it shows is not open to you."
+	}
+	r, err := s.Read(ctx, agentdoor.ReadOptions{Tab: tab, Mode: "interactive", MaxChars: budget})
+	if err != nil {
+		return "", unread + " The tab it shows, tab " + tab + ", could not be read: " + plain.Text(err.Error(), plain.DetailMax)
+	}
+	return fmt.Sprintf("Web browser, tab %s (open to you), from the page: snapshot %s, its refs for browser_click and the other browser tools\n%s", tab, r.ID, r.Text), ""
 }

@@ -3,6 +3,7 @@ package core_test
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"image/png"
 	"os"
 	"regexp"
@@ -11,9 +12,11 @@ import (
 	"time"
 
 	"github.com/reins-app/reins/agentdoor"
+	"github.com/reins-app/reins/bridge/protocol"
 	"github.com/reins-app/reins/core/coretest"
 	"github.com/reins-app/reins/executor"
 	gdesktop "github.com/reins-app/reins/grounding/desktop"
+	"github.com/reins-app/reins/internal/testenv"
 	"github.com/reins-app/reins/persondoor"
 	"github.com/reins-app/reins/vocab"
 )
@@ -208,5 +211,39 @@ func TestTypingIntoAFocusedPasswordFieldIsSecret(t *testing.T) {
 		if strings.Contains(string(r.Act), "hunter2") || strings.Contains(r.Detail, "hunter2") {
 			t.Errorf("row %d keeps the typed secret", r.Seq)
 		}
+	}
+}
+
+// With a browser in front, the desktop view holds the tab its focused
+// window shows, read from the page with its tab refs, when that tab is open
+// to the agent; of a tab that is not, nothing but that it is there.
+func TestABrowserInFrontShowsOnlyItsSharedTab(t *testing.T) {
+	e, agent := desktopRig(t)
+	chromium := executor.App{Name: "Chromium", Exe: "/usr/lib/chromium/chromium", PID: 6000}
+	e.Exec.SetFrontmost(chromium)
+	e.Exec.SetWindows([]executor.Window{{App: chromium, Title: "Secret cart - Chromium", W: 800, H: 600, Active: true}})
+	e.Browser.Open(7, coretest.Page{URL: "https://shop.example/cart", Title: "Secret cart", Frames: []protocol.FrameReport{coretest.Frame(coretest.Button(1, "Place order", 10, 10))}})
+	tab := e.WaitTab(t, "https://shop.example/cart")
+	e.Browser.SetActive(7, true)
+	e.Browser.SetFocused(7, true)
+	ctx := context.Background()
+	var v *agentdoor.DesktopView
+	testenv.WaitFor(t, "the tab to be the one in front", func() bool {
+		var err error
+		v, err = agent.Desktop(ctx)
+		return err == nil && strings.Contains(v.Note, "not open to you")
+	})
+	if strings.Contains(fmt.Sprintf("%+v", v), "Secret cart") || strings.Contains(v.Note+v.Elements, "Place order") {
+		t.Errorf("an unshared tab's title or text reached the desktop view: %+v", v)
+	}
+	if err := e.SetShare(tab, vocab.ReadOnly); err != nil {
+		t.Fatal(err)
+	}
+	v, err := agent.Desktop(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(v.Elements, "Web browser, tab "+tab+" (open to you)") || !regexp.MustCompile(`button "Place order" \[ref=e\d+\]`).MatchString(v.Elements) {
+		t.Errorf("the shared tab in front is not in the desktop view: %+v", v)
 	}
 }

@@ -14,6 +14,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -23,6 +24,7 @@ import (
 	"github.com/reins-app/reins/executor"
 	"github.com/reins-app/reins/executor/xdesk"
 	"github.com/reins-app/reins/internal/a11ytest"
+	"github.com/reins-app/reins/internal/browsertest"
 	"github.com/reins-app/reins/internal/testenv"
 	"github.com/reins-app/reins/mcp/mcptest"
 	"github.com/reins-app/reins/persondoor"
@@ -165,6 +167,53 @@ func TestDesktopByRef(t *testing.T) {
 		if strings.HasPrefix(l, "clicked") {
 			t.Errorf("the deny-listed window saw a click: %q", l)
 		}
+	}
+
+	// A browser in front: the tab it shows is in the desktop view only once
+	// it is open to the agent, and then from the page, with its tab refs;
+	// its window is black in every picture.
+	witness := browsertest.NewWitness()
+	origin := browsertest.Serve(t, witness, map[string]string{"/desk.html": `<!doctype html><title>Private page</title><h1>Private words</h1><button>Shared button</button>
+<script>addEventListener('load', () => fetch('/witness', {method: 'POST', body: JSON.stringify({type: 'loaded'})}))</script>`})
+	browsertest.Start(t, browsertest.Options{X: d.X, DataDir: data, Reins: reinsBinary.path, URL: origin + "/desk.html", Width: 900, Height: 600})
+	var tab string
+	testenv.WaitWithin(t, 30*time.Second, "the extension to report the tab", func() bool {
+		for _, tb := range rt.Tabs() {
+			if tb.Connected && strings.HasPrefix(tb.URL, origin) {
+				tab = tb.ID
+				return true
+			}
+		}
+		return false
+	})
+	if err := xdesk.Move(d.X.Display, 600, 400); err != nil { // over Chromium only
+		t.Fatal(err)
+	}
+	var browser string
+	if !testenv.Eventually(testenv.Patience, func() bool {
+		browser = call("desktop_observe", nil)
+		return strings.Contains(browser, "web browser")
+	}) {
+		t.Fatalf("with Chromium in front, desktop_observe says:\n%s", browser)
+	}
+	if strings.Contains(browser, "Private") || strings.Contains(browser, "Shared button") {
+		t.Errorf("the text of a tab not open to the agent reached the desktop view:\n%s", browser)
+	}
+	if err := rt.SetShare(tab, vocab.ReadOnly); err != nil {
+		t.Fatal(err)
+	}
+	if !testenv.Eventually(testenv.Patience, func() bool {
+		browser = call("desktop_observe", nil)
+		return regexp.MustCompile(`button "Shared button" \[ref=e\d+\]`).MatchString(browser)
+	}) {
+		t.Fatalf("the shared tab in front is not in the desktop view:\n%s", browser)
+	}
+	if n := strings.Count(browser, "Shared button"); n != 1 {
+		t.Errorf("the shared tab's button is in the desktop view %d times, want once:\n%s", n, browser)
+	}
+	cwin := windowOf(t, browser, "Chromium-browser")
+	if black := blackShare(t, picture(t, cs, false), cwin); black < 1 {
+		t.Errorf("only %.0f%% of the browser's window is black in the desktop picture", 100*black)
 	}
 
 	rows, err := rt.AuditRows(context.Background(), persondoor.AuditFilter{Act: string(vocab.Click), Limit: 10})

@@ -364,7 +364,7 @@ func (h *handler) addTools(s *sdk.Server) {
 		})
 
 	sdk.AddTool(s, &sdk.Tool{Name: "desktop_screenshot", Annotations: readOnly("Picture of the desktop"),
-		Description: "A PNG picture of the whole screen, or of the window in front (window: true). Windows of web browsers (picture shared tabs with browser_screenshot), of applications on the deny list and of Reins itself are blacked out. Needs read access to the desktop."},
+		Description: "A PNG picture of the whole screen, or of the window in front (window: true). Windows of web browsers (picture their tabs with browser_screenshot), of applications on the deny list and of Reins itself are blacked out. Needs read access to the desktop."},
 		func(ctx context.Context, req *sdk.CallToolRequest, in desktopPictureIn) (*sdk.CallToolResult, any, error) {
 			png, err := h.session(req.Session, req.Extra).DesktopScreenshot(ctx, in.Window)
 			if err != nil {
@@ -374,7 +374,7 @@ func (h *handler) addTools(s *sdk.Server) {
 		})
 
 	sdk.AddTool(s, &sdk.Tool{Name: "desktop_observe", Annotations: readOnly("Look at the desktop"),
-		Description: "The application in front, the top-level windows (title, application, position in points), and the elements of the window in front with desktop refs like [ref=d7] to click or type into with desktop_click and desktop_type (not for web browsers, whose tabs are read with browser_snapshot, nor for applications on the deny list). Needs read access to the desktop, which is off unless the person turns it on."},
+		Description: "The application in front, the top-level windows (title, application, position in points), and the elements of the window in front with desktop refs like [ref=d7] to click or type into with desktop_click and desktop_type (for a web browser, the tab it shows when that tab is open to you, with its tab refs; nothing of applications on the deny list). Needs read access to the desktop, which is off unless the person turns it on."},
 		func(ctx context.Context, req *sdk.CallToolRequest, in tabsIn) (*sdk.CallToolResult, any, error) {
 			v, err := h.session(req.Session, req.Extra).Desktop(ctx)
 			if err != nil {
@@ -616,8 +616,10 @@ func formatDesktop(v *agentdoor.DesktopView) string {
 		fmt.Fprintf(&b, "- %s — %s at %.0f,%.0f size %.0f×%.0f%s\n", quoteLine(w.Title), w.App.Name, w.X, w.Y, w.W, w.H, mark)
 	}
 	switch {
-	case v.Elements != "":
+	case v.Elements != "" && v.Snapshot != "":
 		fmt.Fprintf(&b, "Elements of the window in front (desktop snapshot %s):\n%s", v.Snapshot, v.Elements)
+	case v.Elements != "":
+		fmt.Fprintf(&b, "Elements of the window in front: %s\n", v.Elements)
 	case v.Note != "":
 		fmt.Fprintf(&b, "[%s]\n", v.Note)
 	}
