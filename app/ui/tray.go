@@ -102,6 +102,9 @@ var levels = []struct {
 
 // levelItems are the None / Read / Control choices for one tab (or the
 // desktop), the current one checked.
+// DesktopLevels says in one line what the desktop's levels give agents.
+const DesktopLevels = "Read: see the app in front, not browsers or deny-listed apps · Control: click and type there, each act asked"
+
 func levelItems(key string, cur vocab.Level, a TrayActions) []Item {
 	out := make([]Item, 0, len(levels))
 	for _, l := range levels {
@@ -187,7 +190,7 @@ func BuildTray(s TrayState, a TrayActions) []Item {
 	}
 	items = append(items,
 		Item{Label: "Tabs", Children: tabs},
-		Item{Label: "Desktop", Children: levelItems(vocab.DesktopKey, s.Desktop, a)},
+		Item{Label: "Desktop", Children: append([]Item{{Label: DesktopLevels, Disabled: true}, {Separator: true}}, levelItems(vocab.DesktopKey, s.Desktop, a)...)},
 		Item{Label: "Agents", Children: agentItems(s.Agents, a)},
 		Item{Separator: true},
 	)

@@ -62,6 +62,9 @@ func TestTrayReflectsShareLevels(t *testing.T) {
 	if got := checked(mail); len(got) != 1 || got[0] != "Not shared" {
 		t.Fatalf("mail checked %v, want Not shared", got)
 	}
+	if d := find(items, "Desktop").Children; d[0].Label != DesktopLevels || !d[0].Disabled {
+		t.Errorf("the Desktop menu does not open with what its levels give: %+v", d[0])
+	}
 	if got := checked(find(items, "Desktop").Children); len(got) != 1 || got[0] != "Read" {
 		t.Fatalf("desktop checked %v, want Read", got)
 	}
