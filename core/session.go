@@ -272,7 +272,7 @@ func (s *Session) act(ctx context.Context, r agentdoor.ActRequest, en *audit.Ent
 		if r.Act.Kind == vocab.Drag && (r.To == "" || r.To == r.Ref) {
 			return nil, errorf(vocab.CodeBadRequest, "a drag needs the ref of another element to drop on, from the same snapshot")
 		}
-	case vocab.Key, vocab.Navigate, vocab.Back, vocab.Forward, vocab.Activate:
+	case vocab.Key, vocab.Navigate, vocab.Back, vocab.Forward, vocab.Activate, vocab.CloseTab:
 	default:
 		return nil, errorf(vocab.CodeBadRequest, "unknown act %q", r.Act.Kind)
 	}
@@ -516,6 +516,8 @@ func (e *Engine) perform(ctx context.Context, t *tabState, ticket audit.Ticket) 
 		return e.opts.Browser.Call(ctx, t.chrome.profile, protocol.MethodNavigate, protocol.NavigateParams{Tab: t.chrome.id, Direction: string(act.Kind)}, nil)
 	case vocab.Activate:
 		return e.opts.Browser.Call(ctx, t.chrome.profile, protocol.MethodActivate, protocol.ActivateParams{Tab: t.chrome.id}, nil)
+	case vocab.CloseTab:
+		return e.opts.Browser.Call(ctx, t.chrome.profile, protocol.MethodCloseTab, protocol.ActivateParams{Tab: t.chrome.id}, nil)
 	}
 	return e.opts.Executor.Fire(ctx, ticket)
 }

@@ -255,7 +255,7 @@ class Failure extends Error {
 // The level each request needs on its tab (bridge/protocol NeedsShare).
 const NEEDS = {
   snapshot: "read", resolve: "read", capture: "read", settle: "read", watch: "read", witness: "read", effects: "read",
-  activate: "control", navigate: "control",
+  activate: "control", navigate: "control", close_tab: "control",
 };
 
 // mirror refuses, on the extension's own authority, a request for a tab the
@@ -677,6 +677,11 @@ const HANDLERS = {
     const t = await chrome.tabs.get(tab);
     if (!t.active) throw new Failure("unsupported", "the tab is not the visible one in its window");
     return { dataUrl: await captureTab(tab) };
+  },
+
+  async close_tab({ tab }) {
+    await chrome.tabs.remove(tab);
+    return {};
   },
 
   async activate({ tab }) {

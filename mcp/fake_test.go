@@ -36,6 +36,7 @@ type fakeBrowser struct {
 	events  chan bridge.Event
 	placed  atomic.Bool
 	divert  atomic.Bool   // clicks land on a sheet the page laid over the button
+	closed  atomic.Bool   // the extension was asked to close the tab
 	stall   atomic.Bool   // snapshot calls wait for unstall and then fail as a dropped socket would
 	unstall chan struct{} // closed to release stalled calls
 	stalled chan struct{} // receives one value per stalled call
@@ -83,6 +84,9 @@ func (b *fakeBrowser) Call(ctx context.Context, profile, method string, params, 
 		png.Encode(&buf, img)
 		res = protocol.CaptureResult{DataURL: "data:image/png;base64," + base64.StdEncoding.EncodeToString(buf.Bytes())}
 	case protocol.MethodNavigate, protocol.MethodActivate:
+		res = struct{}{}
+	case protocol.MethodCloseTab:
+		b.closed.Store(true)
 		res = struct{}{}
 	case protocol.MethodWatch:
 		var p protocol.WatchParams

@@ -371,3 +371,30 @@ func TestExtensionDroppedMidRequest(t *testing.T) {
 	// And while it is gone, calls are refused at once.
 	mcptest.Refused(t, cs, "browser_snapshot", map[string]any{"tab": r.tab}, vocab.CodeDisconnected)
 }
+
+// browser_tabs selects and closes a tab as acts the person is asked about
+// and the log holds; without control of the tab it refuses.
+func TestBrowserTabsSelectsAndClosesATab(t *testing.T) {
+	r := newRig(t)
+	cs := r.client("Claude Code", claude)
+	r.e.SetShare(r.tab, vocab.ReadOnly)
+	mcptest.Refused(t, cs, "browser_tabs", map[string]any{"action": "close", "tab": r.tab}, vocab.CodeControlRequired)
+	r.e.SetShare(r.tab, vocab.Control)
+	if out := mcptest.MustCall(t, cs, "browser_tabs", map[string]any{"action": "select", "tab": r.tab}); !strings.Contains(out, "Done: Bring the tab to the front, tab "+r.tab) {
+		t.Errorf("select: %s", out)
+	}
+	if out := mcptest.MustCall(t, cs, "browser_tabs", map[string]any{"action": "close", "tab": r.tab}); !strings.Contains(out, "Done: Close the tab, tab "+r.tab) || !r.b.closed.Load() {
+		t.Errorf("close: %s (closed %v)", out, r.b.closed.Load())
+	}
+	mcptest.Refused(t, cs, "browser_tabs", map[string]any{"action": "new"}, vocab.CodeBadRequest)
+	rows, err := r.log.Rows(context.Background(), persondoor.AuditFilter{Act: string(vocab.CloseTab)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rows) < 2 || rows[0].Outcome != vocab.OutcomeDone {
+		t.Errorf("close rows %+v, want the fire row and done", rows)
+	}
+	if r.askedAbout(string(vocab.CloseTab)) != 1 || r.askedAbout(string(vocab.Activate)) != 1 {
+		t.Errorf("the person was asked %d times about closing and %d about selecting, want once each", r.askedAbout(string(vocab.CloseTab)), r.askedAbout(string(vocab.Activate)))
+	}
+}

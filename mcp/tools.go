@@ -16,7 +16,12 @@ import (
 
 // Inputs of the tools. A field without omitempty is required.
 
-type tabsIn struct{}
+type tabsIn struct {
+	Action string `json:"action,omitempty" jsonschema:"list (default), select (bring tab to the front of its window) or close (close tab)"`
+	Tab    string `json:"tab,omitempty" jsonschema:"with select and close: the tab's id from the list"`
+}
+
+type noIn struct{}
 
 type tabIn struct {
 	Tab string `json:"tab,omitempty" jsonschema:"the tab's id from browser_tabs; by default the tab in front among those you can read"`
@@ -170,14 +175,35 @@ func (h *handler) addTools(s *sdk.Server) {
 			return textResult(fmt.Sprintf("Answers in this session are at most %d characters, unless a call gives its own max_chars.\n", n)), nil, nil
 		})
 
-	sdk.AddTool(s, &sdk.Tool{Name: "browser_tabs", Annotations: readOnly("List tabs"),
-		Description: "List the browser's tabs with the access the person gave you to each (none, read, control). Titles and addresses are shown only for tabs you can read."},
+	sdk.AddTool(s, &sdk.Tool{Name: "browser_tabs", Annotations: acting("Tabs"),
+		Description: "List the browser's tabs with the access the person gave you to each (none, read, control); titles and addresses are shown only for tabs you can read. With action select, bring a tab to the front of its window; with action close, close it: both need control of that tab, and the person is asked first."},
 		func(ctx context.Context, req *sdk.CallToolRequest, in tabsIn) (*sdk.CallToolResult, any, error) {
-			tabs, err := h.session(req.Session, req.Extra).ListTabs(ctx)
+			s := h.session(req.Session, req.Extra)
+			var kind vocab.ActKind
+			switch in.Action {
+			case "", "list":
+				tabs, err := s.ListTabs(ctx)
+				if err != nil {
+					return refusal(err), nil, nil
+				}
+				return textResult(formatTabs(tabs)), nil, nil
+			case "select":
+				kind = vocab.Activate
+			case "close":
+				kind = vocab.CloseTab
+			case "new":
+				return refusal(badRequest("opening a tab is not offered: ask the person to open the page and give you its tab")), nil, nil
+			default:
+				return refusal(badRequest("action %q is not one of list, select or close", in.Action)), nil, nil
+			}
+			if in.Tab == "" {
+				return refusal(badRequest("%s needs the tab's id from the list", in.Action)), nil, nil
+			}
+			r, err := s.Act(ctx, agentdoor.ActRequest{Tab: in.Tab, Act: vocab.Act{Kind: kind}})
 			if err != nil {
 				return refusal(err), nil, nil
 			}
-			return textResult(formatTabs(tabs)), nil, nil
+			return textResult(fmt.Sprintf("Done: %s, tab %s (audit row %d).\n", r.Done, in.Tab, r.Audit)), nil, nil
 		})
 
 	sdk.AddTool(s, &sdk.Tool{Name: "browser_snapshot", Annotations: readOnly("Read a tab"),
@@ -375,7 +401,7 @@ func (h *handler) addTools(s *sdk.Server) {
 
 	sdk.AddTool(s, &sdk.Tool{Name: "desktop_observe", Annotations: readOnly("Look at the desktop"),
 		Description: "The application in front, the top-level windows (title, application, position in points), and the elements of the window in front with desktop refs like [ref=d7] to click or type into with desktop_click and desktop_type (for a web browser, the tab it shows when that tab is open to you, with its tab refs; nothing of applications on the deny list). Needs read access to the desktop, which is off unless the person turns it on."},
-		func(ctx context.Context, req *sdk.CallToolRequest, in tabsIn) (*sdk.CallToolResult, any, error) {
+		func(ctx context.Context, req *sdk.CallToolRequest, in noIn) (*sdk.CallToolResult, any, error) {
 			v, err := h.session(req.Session, req.Extra).Desktop(ctx)
 			if err != nil {
 				return refusal(err), nil, nil

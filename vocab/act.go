@@ -24,6 +24,7 @@ const (
 	Back        ActKind = "back"
 	Forward     ActKind = "forward"
 	Activate    ActKind = "activate" // select a tab and focus its window
+	CloseTab    ActKind = "close_tab"
 	Read        ActKind = "read"     // snapshots, screenshots: never asked, but audited
 	Share       ActKind = "share"    // the person changed a tab's share level
 	Settings    ActKind = "settings" // the person changed a setting
@@ -131,6 +132,8 @@ func (a Act) sentence(target string) string {
 		return "Go forward"
 	case Activate:
 		return "Bring the tab to the front"
+	case CloseTab:
+		return "Close the tab"
 	case Share:
 		return "Change how the tab is shared"
 	case Settings:

@@ -38,6 +38,7 @@ const (
 	MethodResolve   = "resolve"   // ResolveParams → ResolveResult
 	MethodCapture   = "capture"   // CaptureParams → CaptureResult
 	MethodActivate  = "activate"  // ActivateParams → {}
+	MethodCloseTab  = "close_tab" // ActivateParams → {}: the tab is closed
 	MethodNavigate  = "navigate"  // NavigateParams → {}
 )
 
@@ -65,7 +66,7 @@ func NeedsShare(method string) string {
 	switch method {
 	case MethodSnapshot, MethodResolve, MethodCapture, MethodSettle, MethodWatch, MethodWitness, MethodEffects:
 		return LevelRead
-	case MethodActivate, MethodNavigate:
+	case MethodActivate, MethodNavigate, MethodCloseTab:
 		return LevelControl
 	}
 	return ""

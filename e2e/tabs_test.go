@@ -1,0 +1,85 @@
+package e2e
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/url"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/reins-app/reins/core/coretest"
+	"github.com/reins-app/reins/internal/browsertest"
+	"github.com/reins-app/reins/internal/testenv"
+	"github.com/reins-app/reins/mcp/mcptest"
+	"github.com/reins-app/reins/persondoor"
+	"github.com/reins-app/reins/vocab"
+)
+
+// TestTabsSelectAndClose brings one of two tabs to the front and closes the
+// other through the real reins mcp, each asked about once and in the log;
+// Chromium itself shows the result.
+func TestTabsSelectAndClose(t *testing.T) {
+	r := reinsOn(t, "1280x800x24", 10*time.Second)
+	page := `<!doctype html><title>%s</title><h1>%s</h1><script>addEventListener('load', () => fetch('/witness', {method: 'POST', body: JSON.stringify({type: 'loaded', page: '%s'})}))</script>`
+	r.origin = browsertest.Serve(t, r.witness, map[string]string{
+		"/a.html": fmt.Sprintf(page, "Tab A", "A", "a"), "/b.html": fmt.Sprintf(page, "Tab B", "B", "b"),
+	})
+	r.browser = browsertest.Start(t, browsertest.Options{X: r.x, DataDir: r.data, Reins: reinsBinary.path, URL: r.origin + "/a.html", Width: 1000, Height: 700, DevTools: true})
+	r.assertNoProcessesLeft()
+	ctx := context.Background()
+	r.wait(ctx, "loaded", func(m map[string]any) bool { return m["page"] == "a" })
+	// The person opens a second tab.
+	port, err := devToolsPort(r.browser.Profile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req, _ := http.NewRequest(http.MethodPut, fmt.Sprintf("http://127.0.0.1:%d/json/new?%s", port, url.QueryEscape(r.origin+"/b.html")), nil)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	r.wait(ctx, "loaded", func(m map[string]any) bool { return m["page"] == "b" })
+	coretest.Admitted(t, r.rt.AgentDoor(), r.rt.PersonDoor(), vocab.Agent{Name: "e2e tabs agent", Version: "1", PID: os.Getpid(), Exe: os.Args[0]})
+	tabOf := func(path string) vocab.TabInfo {
+		for _, tb := range r.rt.Tabs() {
+			if tb.Connected && strings.HasPrefix(tb.URL, r.origin+path) {
+				return tb
+			}
+		}
+		return vocab.TabInfo{}
+	}
+	testenv.WaitWithin(t, 30*time.Second, "both tabs to be reported, B in front", func() bool {
+		return tabOf("/a.html").ID != "" && tabOf("/b.html").Active
+	})
+	a, b := tabOf("/a.html").ID, tabOf("/b.html").ID
+	for _, id := range []string{a, b} {
+		if err := r.rt.SetShare(id, vocab.Control); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cs := agentThroughMCP(t, r.rt, r.data, sdk.Implementation{Name: "e2e tabs agent", Version: "1"})
+
+	asked := r.asked()
+	mcptest.MustCall(t, cs, "browser_tabs", map[string]any{"action": "select", "tab": a})
+	testenv.WaitWithin(t, 10*time.Second, "tab A to come to the front", func() bool { return tabOf("/a.html").Active })
+	mcptest.MustCall(t, cs, "browser_tabs", map[string]any{"action": "close", "tab": b})
+	testenv.WaitWithin(t, 10*time.Second, "tab B to close", func() bool { return tabOf("/b.html").ID == "" })
+	if n := r.asked() - asked; n != 2 {
+		t.Errorf("the person was asked %d times, want once for each act", n)
+	}
+	for _, kind := range []vocab.ActKind{vocab.Activate, vocab.CloseTab} {
+		rows := r.auditRows(persondoor.AuditFilter{Act: string(kind), Limit: 2})
+		if len(rows) != 2 || rows[0].Outcome != vocab.OutcomeDone || rows[1].Phase != "fire" {
+			t.Errorf("%s rows %+v, want the fire row then done", kind, rows)
+		}
+	}
+	if list := mcptest.MustCall(t, cs, "browser_tabs", nil); strings.Contains(list, "Tab B") {
+		t.Errorf("the closed tab is still listed:\n%s", list)
+	}
+}
