@@ -56,10 +56,27 @@ func (s *Session) desktopPicture(ctx context.Context, window bool) ([]byte, erro
 	if err != nil {
 		return nil, errorf(vocab.CodeFailed, "the windows cannot be listed, so Reins cannot tell which to hide; no picture was taken: %v", err)
 	}
+	// Only what is known to be shown is: the picture starts black, the
+	// windows of applications an agent may see are painted in from the
+	// capture, back to front, and every window it may not see is black
+	// again on top, where it was before the capture and after. The desktop
+	// behind the windows, and windows no list names (menus, tooltips and
+	// other pop-ups the window manager does not list) stay black, unless
+	// they lie over a window an agent may see.
 	deny := e.denyList(e.Settings().DenyAdded)
-	img := pic.Image
+	img := image.NewRGBA(pic.Image.Bounds())
+	draw.Draw(img, img.Bounds(), image.NewUniform(color.Black), image.Point{}, draw.Src)
+	for i := len(after) - 1; i >= 0; i-- {
+		w := after[i]
+		if e.shown(w.App, deny) {
+			r := pixels(w, pic.Scale, img.Bounds())
+			draw.Draw(img, r, pic.Image, r.Min, draw.Src)
+		} else {
+			blackOut(img, w, pic.Scale)
+		}
+	}
 	for _, w := range append(ws, after...) {
-		if e.hidden(w.App, deny) {
+		if !e.shown(w.App, deny) {
 			blackOut(img, w, pic.Scale)
 		}
 	}
@@ -81,6 +98,12 @@ func (s *Session) desktopPicture(ctx context.Context, window bool) ([]byte, erro
 		return nil, errorf(vocab.CodeFailed, "the picture could not be encoded: %v", err)
 	}
 	return b.Bytes(), nil
+}
+
+// shown reports whether an agent may see a's windows in a picture of the
+// desktop: an application Reins can name by its program, and not hidden.
+func (e *Engine) shown(a executor.App, deny executor.DenyList) bool {
+	return a.PID > 0 && a.Exe != "" && !e.hidden(a, deny)
 }
 
 // hidden reports whether an agent may not see a's windows in a picture of

@@ -9,6 +9,7 @@ import (
 	"github.com/reins-app/reins/agentdoor"
 	"github.com/reins-app/reins/audit"
 	"github.com/reins-app/reins/executor"
+	gdesktop "github.com/reins-app/reins/grounding/desktop"
 	"github.com/reins-app/reins/internal/plain"
 	"github.com/reins-app/reins/vocab"
 )
@@ -82,6 +83,9 @@ func (s *Session) desktopAct(ctx context.Context, r agentdoor.DesktopActRequest,
 	e := s.e
 	plan := audit.Plan{Scale: 1}
 	point := false // the act lands at (r.X, r.Y), not wherever the focus is
+	// want is, for an act by desktop ref, the element as the person is
+	// asked about it: at fire time it must still be that one.
+	var want *gdesktop.Target
 	switch {
 	case r.Ref != "" && (r.Act.Kind == vocab.Click || r.Act.Kind == vocab.DoubleClick || r.Act.Kind == vocab.RightClick || r.Act.Kind == vocab.Type):
 		if err := s.admitted(ctx); err != nil {
@@ -90,11 +94,16 @@ func (s *Session) desktopAct(ctx context.Context, r agentdoor.DesktopActRequest,
 		if err := e.grants.Check(vocab.DesktopKey, "", vocab.ReadOnly); err != nil {
 			return nil, err
 		}
-		t, x, y, err := s.deskTarget(ctx, r.Ref)
-		deskRefTarget(&en.Target, t)
+		asked, err := s.deskRef(r.Ref)
 		if err != nil {
 			return nil, err
 		}
+		deskRefTarget(&en.Target, asked)
+		t, x, y, err := s.deskTarget(ctx, asked)
+		if err != nil {
+			return nil, err
+		}
+		want = &asked
 		if t.Secret && r.Act.Kind == vocab.Type {
 			r.Act.Secret, en.Act.Secret = true, true
 		}
@@ -159,7 +168,7 @@ func (s *Session) desktopAct(ctx context.Context, r agentdoor.DesktopActRequest,
 			}
 			// Found again right before the row: the element may have gone,
 			// changed or been covered while the person looked.
-			_, x, y, err := s.deskTarget(ctx, r.Ref)
+			_, x, y, err := s.deskTarget(ctx, *want)
 			if err != nil {
 				return plan, err
 			}
@@ -178,7 +187,8 @@ func (s *Session) desktopAct(ctx context.Context, r agentdoor.DesktopActRequest,
 // list again right before firing. What cannot be read is said as such.
 func (e *Engine) seenAt(ctx context.Context, r agentdoor.DesktopActRequest) (app, window string) {
 	x := e.opts.Executor
-	point := r.Act.Kind != vocab.Type && r.Act.Kind != vocab.Key
+	// Typing by ref clicks the element first: it lands at the point too.
+	point := r.Act.Kind != vocab.Type && r.Act.Kind != vocab.Key || r.Ref != ""
 	var a executor.App
 	var err error
 	if point {
@@ -241,7 +251,7 @@ func (e *Engine) notOwn(ctx context.Context, r agentdoor.DesktopActRequest) erro
 	x := e.opts.Executor
 	var a executor.App
 	var err error
-	if r.Act.Kind == vocab.Type || r.Act.Kind == vocab.Key {
+	if (r.Act.Kind == vocab.Type || r.Act.Kind == vocab.Key) && r.Ref == "" {
 		a, err = x.Frontmost(ctx)
 	} else {
 		a, err = x.AppAt(ctx, r.X, r.Y)

@@ -34,10 +34,23 @@ var browserExes = []string{
 	"Vivaldi", "Firefox", "Safari", "Arc", "Opera",
 }
 
-// isBrowser reports whether a is a web browser, by its executable's name.
+// isBrowser reports whether a is a web browser, by its executable's name
+// or its window class.
 func isBrowser(a executor.App) bool {
 	exe := filepath.Base(a.Exe)
-	return slices.ContainsFunc(browserExes, func(b string) bool { return strings.EqualFold(exe, b) })
+	is := func(b string) bool {
+		c, lb := strings.ToLower(a.Class), strings.ToLower(b)
+		return strings.EqualFold(exe, b) || strings.EqualFold(a.Name, b) ||
+			c == lb || strings.HasPrefix(c, lb+".") || strings.HasSuffix(c, "."+lb)
+	}
+	return slices.ContainsFunc(browserExes, is) || slices.ContainsFunc(moreBrowsers, is)
+}
+
+// moreBrowsers are browsers known by their program or window class only.
+var moreBrowsers = []string{
+	"librewolf", "waterfox", "floorp", "firefox-bin", "qutebrowser", "falkon", "yandex_browser", "chromium-browser",
+	"org.mozilla.firefox", "org.chromium.Chromium", "com.google.Chrome", "com.brave.Browser", "org.qutebrowser.qutebrowser",
+	"Navigator", "Mozilla Firefox",
 }
 
 // desktopElements reads the elements of the application in front for the
@@ -50,20 +63,28 @@ func (s *Session) desktopElements(ctx context.Context, front executor.App, budge
 	e := s.e
 	switch {
 	case front.PID <= 0:
+		s.desk.Store(nil)
 		return nil, "", "No application is in front, so no elements were read."
+	case front.Exe == "":
+		s.desk.Store(nil)
+		return nil, "", "Reins cannot tell which program the window in front belongs to, so its elements are not read."
 	case front.PID == os.Getpid() || slices.Contains(e.opts.OwnProcesses, front.PID):
+		s.desk.Store(nil)
 		return nil, "", "The window in front is Reins' own; its elements are not read for agents."
 	case isBrowser(front):
+		s.desk.Store(nil)
 		text, note := s.browserInFront(ctx, budget)
 		return nil, text, note
 	}
 	if rule, denied := e.denyList(e.Settings().DenyAdded).Match(front); denied {
+		s.desk.Store(nil)
 		return nil, "", fmt.Sprintf("The application in front is on the deny list (%s); nothing of it is read or acted on.", plain.Text(rule, plain.NameMax))
 	}
 	cctx, cancel := context.WithTimeout(ctx, accessibleWait)
 	defer cancel()
 	tree, err := e.opts.Executor.Accessible(cctx, front.PID)
 	if err != nil {
+		s.desk.Store(nil)
 		return nil, "", "The elements of the application in front could not be read: " + plain.Text(err.Error(), plain.DetailMax)
 	}
 	snap := gdesktop.Build(tree, e.deskRefs, gdesktop.BuildOptions{ID: e.newID("ds"), At: e.opts.Now(), App: front.Name, MaxChars: budget})
@@ -71,20 +92,27 @@ func (s *Session) desktopElements(ctx context.Context, front executor.App, budge
 	return snap, snap.Text, ""
 }
 
-// deskTarget is a desktop ref's element as the application shows it now:
-// found again by its id in a fresh read, still the same role and name,
-// showing, and with its centre on a window of its own application. It
-// returns the target and the centre, in DIP.
-func (s *Session) deskTarget(ctx context.Context, ref string) (gdesktop.Target, float64, float64, error) {
-	e := s.e
+// deskRef is a desktop ref's target in the session's latest desktop view.
+func (s *Session) deskRef(ref string) (gdesktop.Target, error) {
 	snap := s.desk.Load()
 	if snap == nil {
-		return gdesktop.Target{}, 0, 0, errorf(vocab.CodeStaleRef, "no desktop ref is known yet: look at the desktop with desktop_observe and use a ref from it")
+		return gdesktop.Target{}, errorf(vocab.CodeStaleRef, "no desktop ref is known now: look at the desktop with desktop_observe and use a ref from it")
 	}
 	t, err := snap.Check(ref)
 	if err != nil {
-		return gdesktop.Target{}, 0, 0, &vocab.Error{Code: vocab.CodeStaleRef, Message: err.Error(), Err: err}
+		return gdesktop.Target{}, &vocab.Error{Code: vocab.CodeStaleRef, Message: err.Error(), Err: err}
 	}
+	return t, nil
+}
+
+// deskTarget is the element of t as the application shows it now: found
+// again by its id in a fresh read, still t's role and name (the ones the
+// person is asked about), showing and enabled, and what the application
+// itself says is at its centre, in a window of its own. It returns the
+// target and the centre, in DIP.
+func (s *Session) deskTarget(ctx context.Context, t gdesktop.Target) (gdesktop.Target, float64, float64, error) {
+	e := s.e
+	ref := t.Ref
 	cctx, cancel := context.WithTimeout(ctx, accessibleWait)
 	defer cancel()
 	tree, err := e.opts.Executor.Accessible(cctx, t.PID)
@@ -113,6 +141,20 @@ func (s *Session) deskTarget(ctx context.Context, ref string) (gdesktop.Target, 
 	if at.PID != t.PID {
 		return t, 0, 0, errorf(vocab.CodeObscured, "a window of %s covers %s at (%.0f, %.0f); nothing was done", plain.App(at.Name, at.Exe, at.PID), ref, x, y)
 	}
+	// The application's own answer to what the pointer would reach there:
+	// a menu or dialog of its own over the element, or extents that are not
+	// where it draws, are refused rather than guessed at.
+	hit, err := e.opts.Executor.AccessibleAt(cctx, t.PID, tree.Root.ID, x, y)
+	if err != nil {
+		return t, 0, 0, errorf(vocab.CodeUnmapped, "the application cannot say what is at %s's point (%s); nothing was done", ref, plain.Text(err.Error(), plain.DetailMax))
+	}
+	if hit != el.ID && !holds(el, hit) {
+		what := "nothing it names"
+		if h := gdesktop.FindID(tree, hit); h != nil {
+			what = plain.Text(gdesktop.Shown(h.Role), plain.NameMax) + " " + plain.Quote(h.Name, plain.NameMax)
+		}
+		return t, 0, 0, errorf(vocab.CodeObscured, "the application says %s is at %s's point (%.0f, %.0f), not the element; nothing was done", what, ref, x, y)
+	}
 	t.Secret = t.Secret || el.Secret
 	return t, x, y, nil
 }
@@ -139,8 +181,8 @@ func desktopRefWords(v *agentdoor.DesktopView, snap *gdesktop.Snapshot, text, no
 func (s *Session) focusedSecret(ctx context.Context) bool {
 	e := s.e
 	front, err := e.opts.Executor.Frontmost(ctx)
-	if err != nil || front.PID <= 0 || isBrowser(front) {
-		return false
+	if err != nil || front.PID <= 0 || e.hidden(front, e.denyList(e.Settings().DenyAdded)) {
+		return false // not read; the executor refuses what it must
 	}
 	cctx, cancel := context.WithTimeout(ctx, accessibleWait)
 	defer cancel()
@@ -187,4 +229,14 @@ func (s *Session) browserInFront(ctx context.Context, budget int) (text, note st
 		return "", unread + " The tab it shows, tab " + tab + ", could not be read: " + plain.Text(err.Error(), plain.DetailMax)
 	}
 	return fmt.Sprintf("Web browser, tab %s (open to you), from the page: snapshot %s, its refs for browser_click and the other browser tools\n%s", tab, r.ID, r.Text), ""
+}
+
+// holds reports whether id is one of el's descendants.
+func holds(el *gdesktop.Element, id string) bool {
+	for i := range el.Children {
+		if el.Children[i].ID == id || holds(&el.Children[i], id) {
+			return true
+		}
+	}
+	return false
 }

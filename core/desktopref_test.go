@@ -143,7 +143,8 @@ func TestADesktopRefThatNoLongerHoldsIsRefused(t *testing.T) {
 }
 
 // In a picture of the desktop, the windows of a browser, of a deny-listed
-// application and of Reins itself are black; others show as they are.
+// application and of Reins itself are black, and so is all that is not a
+// window of an application an agent may see; those show as they are.
 func TestADesktopPictureHidesWhatAgentsMayNotSee(t *testing.T) {
 	e, agent := desktopRig(t)
 	e.Exec.SetScreens([]executor.Screen{{W: 400, H: 300}})
@@ -167,8 +168,13 @@ func TestADesktopPictureHidesWhatAgentsMayNotSee(t *testing.T) {
 			t.Errorf("(%d, %d) shows in the picture, in a window an agent may not see", p[0], p[1])
 		}
 	}
-	if isBlack(150, 200) || isBlack(350, 50) {
-		t.Errorf("the fixture's window or the bare desktop is black")
+	if isBlack(150, 200) {
+		t.Errorf("the fixture's window is black")
+	}
+	// What no list names as an application's window an agent may see (the
+	// desktop behind, a pop-up no window manager lists) is black too.
+	if !isBlack(350, 50) || !isBlack(350, 280) {
+		t.Errorf("the bare desktop shows in the picture")
 	}
 	w, err := agent.DesktopScreenshot(context.Background(), true)
 	if err != nil {
@@ -245,5 +251,51 @@ func TestABrowserInFrontShowsOnlyItsSharedTab(t *testing.T) {
 	}
 	if !strings.Contains(v.Elements, "Web browser, tab "+tab+" (open to you)") || !regexp.MustCompile(`button "Place order" \[ref=e\d+\]`).MatchString(v.Elements) {
 		t.Errorf("the shared tab in front is not in the desktop view: %+v", v)
+	}
+}
+
+// The element fired at is the one the person was asked about: renamed while
+// they looked, and looked at again by the agent meanwhile, it is refused.
+func TestADesktopRefRenamedWhileThePersonLooksIsRefused(t *testing.T) {
+	e := coretest.New(t, coretest.Options{ApprovalTimeout: 5 * time.Second})
+	if err := e.SetShare(vocab.DesktopKey, vocab.Control); err != nil {
+		t.Fatal(err)
+	}
+	e.Exec.SetFrontmost(fixtureApp)
+	e.Exec.SetAppAt(fixtureApp)
+	e.Exec.SetAccessible(fixtureApp.PID, fixtureTree("Cancel"))
+	agent := coretest.Admitted(t, e.AgentDoor(), e.PersonDoor(), vocab.Agent{Name: "Test agent", PID: 4121, Exe: "/usr/bin/claude"})
+	ctx := context.Background()
+	v, err := agent.Desktop(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ref := deskRefOf(t, v, "button", "Cancel")
+	events, stop := e.Subscribe(16)
+	defer stop()
+	done := make(chan error, 1)
+	go func() {
+		_, err := agent.DesktopAct(ctx, agentdoor.DesktopActRequest{Act: vocab.Act{Kind: vocab.Click}, Ref: ref})
+		done <- err
+	}()
+	for ev := range events {
+		if ev.Kind != persondoor.EventApproval {
+			continue
+		}
+		if !strings.Contains(ev.Request.Sentence(), "“Cancel”") {
+			t.Errorf("the person is asked %q", ev.Request.Sentence())
+		}
+		e.Exec.SetAccessible(fixtureApp.PID, fixtureTree("Delete all"))
+		if _, err := agent.Desktop(ctx); err != nil { // the same ref now names "Delete all"
+			t.Fatal(err)
+		}
+		e.Answer(ev.Request.ID, vocab.AllowOnce)
+		break
+	}
+	if err := <-done; codeOf(err) != vocab.CodeChanged {
+		t.Fatalf("the click = %v, want %s: the person allowed Cancel", err, vocab.CodeChanged)
+	}
+	if n := len(e.Exec.Fired()); n != 0 {
+		t.Errorf("%d acts fired", n)
 	}
 }

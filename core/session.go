@@ -371,7 +371,13 @@ func (s *Session) act(ctx context.Context, r agentdoor.ActRequest, en *audit.Ent
 		if drop, err = s.dropTarget(ctx, t, r, snap); err != nil {
 			return nil, err
 		}
-		r.Act.To, en.Act.To = drop.Name, drop.Name
+		// An unnamed drop target is named by its role, so that the person
+		// is never asked about a drag to nowhere.
+		to := drop.Name
+		if to == "" {
+			to = "the unnamed " + drop.Role
+		}
+		r.Act.To, en.Act.To = to, to
 	}
 
 	req := vocab.Request{ID: e.newAskID("a"), Agent: s.agent, Act: r.Act, Target: en.Target}

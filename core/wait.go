@@ -64,17 +64,19 @@ func (s *Session) WaitFor(ctx context.Context, o agentdoor.WaitOptions) (*agentd
 	res := &agentdoor.WaitResult{}
 	var install func() // the last snapshot read's
 	for {
+		// The tab's state before the read: "complete" then means the read
+		// is of the loaded page.
+		loaded := false
+		if o.Loaded {
+			_, info, lerr := s.e.lookup(o.Tab)
+			loaded = lerr == nil && info.Status == "complete"
+		}
 		snap, _, last, err := s.snapshot(ctx, o.Tab, &en)
 		if err != nil {
 			return nil, s.refuse(ctx, en, err)
 		}
 		install = last
 		res.ID = snap.ID
-		loaded := false
-		if o.Loaded {
-			_, info, lerr := s.e.lookup(o.Tab)
-			loaded = lerr == nil && info.Status == "complete"
-		}
 		if met, line := waitMet(snap, o, loaded); met {
 			res.Met, res.Matched = true, line
 			break
@@ -109,7 +111,7 @@ func waitMet(snap *grounding.Snapshot, o agentdoor.WaitOptions, loaded bool) (bo
 		// an agent would pick.
 		var found []string
 		for ref, el := range snap.Elements {
-			if el.Role == o.Role && strings.Contains(strings.ToLower(el.Name), strings.ToLower(o.Name)) {
+			if strings.EqualFold(el.Role, o.Role) && strings.Contains(strings.ToLower(el.Name), strings.ToLower(o.Name)) {
 				found = append(found, ref)
 			}
 		}

@@ -41,6 +41,19 @@ func (x *X11) Accessible(ctx context.Context, pid int) (*gdesktop.Tree, error) {
 	return t, nil
 }
 
+// AccessibleAt implements Executor, through AT-SPI.
+func (x *X11) AccessibleAt(ctx context.Context, pid int, window string, px, py float64) (string, error) {
+	if x.isClosed() {
+		return "", errClosed
+	}
+	r, err := x.a11y.open(ctx, x.opts.SessionBus)
+	if err != nil {
+		return "", err
+	}
+	s := x.scale()
+	return r.At(ctx, pid, window, int(px*s), int(py*s))
+}
+
 func (a *x11Accessible) open(ctx context.Context, bus string) (*AccessibleReader, error) {
 	a.mu.Lock()
 	defer a.mu.Unlock()

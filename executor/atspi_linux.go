@@ -823,3 +823,33 @@ func cacheItem(f []any) (*node, error) {
 	}
 	return n, nil
 }
+
+// maxAtDepth bounds how deep At follows GetAccessibleAtPoint.
+const maxAtDepth = 64
+
+// At returns the ID of the deepest element at the screen point (x, y), in
+// device pixels, inside the element with ID window of the application with
+// process id pid, asking the application itself (Component's
+// GetAccessibleAtPoint, child by child): what it would hand the pointer to,
+// not what the extents the reader read say.
+func (r *AccessibleReader) At(ctx context.Context, pid int, window string, x, y int) (string, error) {
+	a, err := r.find(ctx, pid)
+	if err != nil {
+		return "", err
+	}
+	cur := ref{Bus: a.root.Bus, Path: dbus.ObjectPath(window)}
+	for range maxAtDepth {
+		cctx, cancel := context.WithTimeout(ctx, r.opts.CallTimeout)
+		var next ref
+		err := r.bus.Object(cur.Bus, cur.Path).CallWithContext(cctx, ifaceComponent+".GetAccessibleAtPoint", 0, int32(x), int32(y), uint32(coordScreen)).Store(&next)
+		cancel()
+		if err != nil {
+			return "", a.fail(ifaceComponent+".GetAccessibleAtPoint", err)
+		}
+		if next.null() || next == cur {
+			break
+		}
+		cur = next
+	}
+	return string(cur.Path), nil
+}

@@ -118,6 +118,10 @@ type Executor interface {
 	// password field's value. Where it is not built it returns an error
 	// wrapping ErrUnsupported.
 	Accessible(ctx context.Context, pid int) (*gdesktop.Tree, error)
+	// AccessibleAt asks the application with process id pid which of its
+	// elements inside window (an element ID from Accessible) is at (x, y)
+	// in DIP, the deepest one, and returns its ID.
+	AccessibleAt(ctx context.Context, pid int, window string, x, y float64) (string, error)
 	// Capture takes a picture of the whole screen as it shows now: every
 	// window, Reins' own and deny-listed ones included, so that callers
 	// must hide what an agent may not see. Where it is not built it returns

@@ -61,6 +61,24 @@ func (f *Fake) SetAccessible(pid int, t *gdesktop.Tree) {
 	f.trees[pid] = t
 }
 
+// AccessibleAt implements Executor: the deepest element of pid's tree whose
+// box holds the point, as an application would hand the pointer to it.
+func (f *Fake) AccessibleAt(ctx context.Context, pid int, window string, x, y float64) (string, error) {
+	t, err := f.Accessible(ctx, pid)
+	if err != nil {
+		return "", err
+	}
+	at := ""
+	t.Walk(func(e *gdesktop.Element, _ int) bool {
+		b := e.Box
+		if !b.Empty() && x >= float64(b.X) && x < float64(b.X+b.W) && y >= float64(b.Y) && y < float64(b.Y+b.H) {
+			at = e.ID
+		}
+		return true
+	})
+	return at, nil
+}
+
 // Capture implements Executor: a white picture of the fake's first screen
 // (1280×800 before SetScreens), at scale 1.
 func (f *Fake) Capture(ctx context.Context) (Picture, error) {

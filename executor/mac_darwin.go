@@ -54,6 +54,11 @@ func (m *Mac) CheckPermission() error {
 // event and lets go of what it holds first.
 func (m *Mac) Close() error { return m.seq.close(m, nil) }
 
+// AccessibleAt implements Executor; not built on macOS yet.
+func (m *Mac) AccessibleAt(context.Context, int, string, float64, float64) (string, error) {
+	return "", fmt.Errorf("%w: reading applications' accessibility elements on macOS", ErrUnsupported)
+}
+
 // Capture implements Executor. A picture of other applications' windows
 // needs the Screen Recording permission, which Reins does not ask for yet:
 // no picture rather than a black one passed off as real.
