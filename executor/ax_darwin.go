@@ -94,11 +94,7 @@ const cfStringEncodingUTF8 = 0x08000100
 // bindAX binds the Accessibility layer; called by bindQuartz with the
 // frameworks' handles.
 func bindAX(cg, cf, as uintptr) error {
-	for _, f := range []struct {
-		lib  uintptr
-		name string
-		fn   any
-	}{
+	if err := bindFuncs([]cfunc{
 		{as, "AXIsProcessTrustedWithOptions", &axIsProcessTrustedWithOptions},
 		{as, "AXUIElementCreateSystemWide", &axUIElementCreateSystemWide},
 		{as, "AXUIElementCopyAttributeValue", &axUIElementCopyAttributeValue},
@@ -107,12 +103,8 @@ func bindAX(cg, cf, as uintptr) error {
 		{cf, "CFDictionaryCreate", &cfDictionaryCreate},
 		{cf, "CFStringCreateWithCString", &cfStringCreateWithCString},
 		{cg, "CGSessionCopyCurrentDictionary", &cgSessionCopyCurrentDictionary},
-	} {
-		sym, err := purego.Dlsym(f.lib, f.name)
-		if err != nil {
-			return fmt.Errorf("cannot find %s: %w", f.name, err)
-		}
-		purego.RegisterFunc(f.fn, sym)
+	}); err != nil {
+		return err
 	}
 	for _, f := range []struct {
 		name string

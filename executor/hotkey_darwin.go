@@ -71,11 +71,7 @@ func bindCarbon() error {
 	if err != nil {
 		return fmt.Errorf("cannot load %s: %w", libSystem, err)
 	}
-	for _, f := range []struct {
-		lib  uintptr
-		name string
-		fn   any
-	}{
+	if err := bindFuncs([]cfunc{
 		{hi, "GetApplicationEventTarget", &carbon.getApplicationEventTarget},
 		{hi, "InstallEventHandler", &carbon.installEventHandler},
 		{hi, "RemoveEventHandler", &carbon.removeEventHandler},
@@ -83,12 +79,8 @@ func bindCarbon() error {
 		{hi, "UnregisterEventHotKey", &carbon.unregisterEventHotKey},
 		{hi, "GetEventParameter", &carbon.getEventParameter},
 		{sys, "dispatch_async_f", &carbon.dispatchAsyncF},
-	} {
-		sym, err := purego.Dlsym(f.lib, f.name)
-		if err != nil {
-			return fmt.Errorf("cannot find %s: %w", f.name, err)
-		}
-		purego.RegisterFunc(f.fn, sym)
+	}); err != nil {
+		return err
 	}
 	// dispatch_get_main_queue() is a macro for &_dispatch_main_q: the
 	// symbol's address is the queue itself.

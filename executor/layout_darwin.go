@@ -9,7 +9,6 @@ import (
 	"sync"
 	"time"
 	"unicode/utf16"
-	"unsafe"
 
 	"github.com/ebitengine/purego"
 )
@@ -95,11 +94,7 @@ func bindTIS() error {
 		libs[path] = h
 	}
 	hi, cs, cf, sys := libs[frameworkCarbon], libs[frameworkCoreServices], libs[frameworkCoreFound], libs[libSystem]
-	for _, f := range []struct {
-		lib  uintptr
-		name string
-		fn   any
-	}{
+	if err := bindFuncs([]cfunc{
 		{hi, "TISCopyCurrentKeyboardLayoutInputSource", &tis.copyCurrentKeyboardLayoutInputSource},
 		{hi, "TISGetInputSourceProperty", &tis.getInputSourceProperty},
 		{hi, "LMGetKbdType", &tis.lmGetKbdType},
@@ -108,26 +103,14 @@ func bindTIS() error {
 		{cf, "CFStringGetCString", &tis.cfStringGetCString},
 		{cf, "CFRelease", &tis.cfRelease},
 		{sys, "pthread_main_np", &tis.pthreadMainNP},
-	} {
-		sym, err := purego.Dlsym(f.lib, f.name)
-		if err != nil {
-			return fmt.Errorf("cannot find %s: %w", f.name, err)
-		}
-		purego.RegisterFunc(f.fn, sym)
+	}); err != nil {
+		return err
 	}
-	for _, k := range []struct {
-		name string
-		val  *uintptr
-	}{
+	if err := bindGlobals(hi, []cglobal{
 		{"kTISPropertyUnicodeKeyLayoutData", &tis.propUnicodeKeyLayoutData},
 		{"kTISPropertyLocalizedName", &tis.propLocalizedName},
-	} {
-		sym, err := purego.Dlsym(hi, k.name)
-		if err != nil {
-			return fmt.Errorf("cannot find %s: %w", k.name, err)
-		}
-		// A global CFStringRef variable: read the pointer it holds.
-		*k.val = **(**uintptr)(unsafe.Pointer(&sym))
+	}); err != nil {
+		return err
 	}
 	return nil
 }

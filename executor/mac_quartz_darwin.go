@@ -129,11 +129,7 @@ func bindQuartz() error {
 		libs[path] = h
 	}
 	cg, cf, as := libs[frameworkCoreGraphics], libs[frameworkCoreFound], libs[frameworkAppServices]
-	for _, f := range []struct {
-		lib  uintptr
-		name string
-		fn   any
-	}{
+	if err := bindFuncs([]cfunc{
 		{cg, "CGEventCreate", &cgEventCreate},
 		{cg, "CGEventGetLocation", &cgEventGetLocation},
 		{cg, "CGEventCreateMouseEvent", &cgEventCreateMouseEvent},
@@ -156,17 +152,10 @@ func bindQuartz() error {
 		{cf, "CFArrayGetValueAtIndex", &cfArrayGetValueAtIndex},
 		{cf, "CFDictionaryGetValue", &cfDictionaryGetValue},
 		{as, "AXIsProcessTrusted", &axIsProcessTrusted},
-	} {
-		sym, err := purego.Dlsym(f.lib, f.name)
-		if err != nil {
-			return fmt.Errorf("cannot find %s: %w", f.name, err)
-		}
-		purego.RegisterFunc(f.fn, sym)
+	}); err != nil {
+		return err
 	}
-	for _, k := range []struct {
-		name string
-		val  *uintptr
-	}{
+	if err := bindGlobals(cg, []cglobal{
 		{"kCGWindowOwnerPID", &kCGWindowOwnerPID},
 		{"kCGWindowOwnerName", &kCGWindowOwnerName},
 		{"kCGWindowName", &kCGWindowName},
@@ -174,15 +163,8 @@ func bindQuartz() error {
 		{"kCGWindowLayer", &kCGWindowLayer},
 		{"kCGWindowAlpha", &kCGWindowAlpha},
 		{"kCGWindowNumber", &kCGWindowNumber},
-	} {
-		sym, err := purego.Dlsym(cg, k.name)
-		if err != nil {
-			return fmt.Errorf("cannot find %s: %w", k.name, err)
-		}
-		// The symbol is a global CFStringRef variable: read the pointer it
-		// holds. Going through &sym keeps vet's uintptr rule satisfied; the
-		// memory is the framework's, never moved by Go.
-		*k.val = **(**uintptr)(unsafe.Pointer(&sym))
+	}); err != nil {
+		return err
 	}
 	if err := bindAX(cg, cf, as); err != nil {
 		return err
@@ -265,4 +247,46 @@ func withPool(f func()) {
 	pool := objc.ID(clsNSAutoreleasePool).Send(selNew)
 	defer pool.Send(selDrain)
 	f()
+}
+
+// cfunc is a C function to bind: the library it is in, its name, and the
+// Go function variable purego fills.
+type cfunc struct {
+	lib  uintptr
+	name string
+	fn   any
+}
+
+// bindFuncs binds every function, or says which one is missing rather than
+// letting purego panic.
+func bindFuncs(fs []cfunc) error {
+	for _, f := range fs {
+		sym, err := purego.Dlsym(f.lib, f.name)
+		if err != nil {
+			return fmt.Errorf("cannot find %s: %w", f.name, err)
+		}
+		purego.RegisterFunc(f.fn, sym)
+	}
+	return nil
+}
+
+// cglobal is a global CFStringRef variable of a framework's, and where its
+// value goes.
+type cglobal struct {
+	name string
+	val  *uintptr
+}
+
+// bindGlobals reads every global variable of lib: the pointer each holds.
+// Going through &sym keeps vet's uintptr rule satisfied; the memory is the
+// framework's, never moved by Go.
+func bindGlobals(lib uintptr, gs []cglobal) error {
+	for _, g := range gs {
+		sym, err := purego.Dlsym(lib, g.name)
+		if err != nil {
+			return fmt.Errorf("cannot find %s: %w", g.name, err)
+		}
+		*g.val = **(**uintptr)(unsafe.Pointer(&sym))
+	}
+	return nil
 }
