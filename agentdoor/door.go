@@ -84,6 +84,10 @@ type Session interface {
 
 	// Desktop reads the desktop: the application in front and the windows.
 	Desktop(ctx context.Context) (*DesktopView, error)
+	// OpenTab opens url in a new tab beside tab, which the agent controls,
+	// once the person allows it; on tab's site the new tab is shared at
+	// Control like tab, elsewhere not at all.
+	OpenTab(ctx context.Context, tab, url string) (*OpenTabResult, error)
 	// DesktopScreenshot is a PNG of the screen, or of the window in front,
 	// with the windows an agent may not see blacked out; needs the desktop
 	// at Read.

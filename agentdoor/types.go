@@ -50,6 +50,18 @@ type ActResult struct {
 	Left bool `json:"left,omitempty"`
 }
 
+// MaxOpenedTabs is how many tabs one agent's session may open.
+const MaxOpenedTabs = 10
+
+// OpenTabResult says what became of a tab an agent opened.
+type OpenTabResult struct {
+	Done   string `json:"done"`
+	Audit  int64  `json:"audit"`
+	Tab    string `json:"tab,omitempty"`  // the new tab's id, once Reins knows it
+	Shared bool   `json:"shared"`         // shared with the agent at Control
+	Note   string `json:"note,omitempty"` // what is left to do, when not shared
+}
+
 // ReadOptions says how an agent wants a tab read.
 type ReadOptions struct {
 	Tab      string // required

@@ -382,3 +382,25 @@ func TestKeysNeedTheTabsWindowFocused(t *testing.T) {
 		t.Fatal("keys fired into an unfocused window")
 	}
 }
+
+// Opening a tab needs control of the tab it opens beside and an http(s)
+// address; each refusal is logged and nothing is opened.
+func TestOpeningATabNeedsControlOfTheTabBesideIt(t *testing.T) {
+	f := newFixture(t, time.Second)
+	f.SetShare(f.tab, vocab.ReadOnly)
+	if _, err := f.agent.OpenTab(context.Background(), f.tab, "https://shop.example.com/more"); codeOf(err) != vocab.CodeControlRequired {
+		t.Fatalf("with the tab read-only: %v", err)
+	}
+	f.SetShare(f.tab, vocab.Control)
+	if _, err := f.agent.OpenTab(context.Background(), f.tab, "file:///etc/passwd"); codeOf(err) != vocab.CodeBadRequest {
+		t.Fatalf("a file address: %v", err)
+	}
+	for _, c := range f.Browser.Calls() {
+		if c == protocol.MethodNewTab {
+			t.Fatal("a tab was opened")
+		}
+	}
+	if rows := f.rows(persondoor.AuditFilter{Act: string(vocab.NewTab)}); len(rows) != 2 || rows[0].Outcome != vocab.OutcomeRefused {
+		t.Errorf("rows %+v, want two refusals", rows)
+	}
+}

@@ -34,6 +34,8 @@ type Session struct {
 	// desk is the session's latest desktop snapshot, whose refs desktop
 	// acts name.
 	desk atomic.Pointer[gdesktop.Snapshot]
+	// opened counts the tabs the session has opened (OpenTab).
+	opened atomic.Int32
 }
 
 // session opens a session for an agent.

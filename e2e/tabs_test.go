@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/url"
 	"os"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -81,5 +82,32 @@ func TestTabsSelectAndClose(t *testing.T) {
 	}
 	if list := mcptest.MustCall(t, cs, "browser_tabs", nil); strings.Contains(list, "Tab B") {
 		t.Errorf("the closed tab is still listed:\n%s", list)
+	}
+
+	// A new tab on tab A's site is the agent's at control once the person
+	// allows it; one on another site is not.
+	asked = r.asked()
+	out := mcptest.MustCall(t, cs, "browser_tabs", map[string]any{"action": "new", "tab": a, "url": r.origin + "/b.html"})
+	m := regexp.MustCompile(`The new tab is tab (\d+), yours at control`).FindStringSubmatch(out)
+	if m == nil || !strings.Contains(out, "in a new tab, shared with the agent at Control like “Tab A”") {
+		t.Fatalf("opening a tab on the same site: %s", out)
+	}
+	r.wait(ctx, "loaded", func(m map[string]any) bool { return m["page"] == "b" })
+	if snap := mcptest.MustCall(t, cs, "browser_snapshot", map[string]any{"tab": m[1]}); !strings.Contains(snap, `heading "B"`) {
+		t.Errorf("the new tab cannot be read:\n%s", snap)
+	}
+	other := browsertest.Serve(t, r.witness, map[string]string{"/c.html": fmt.Sprintf(page, "Tab C", "C", "c")})
+	out = mcptest.MustCall(t, cs, "browser_tabs", map[string]any{"action": "new", "tab": a, "url": other + "/c.html"})
+	m = regexp.MustCompile(`The new tab is tab (\d+): .*not shared with you`).FindStringSubmatch(out)
+	if m == nil || !strings.Contains(out, "in a new tab, not shared with the agent") {
+		t.Fatalf("opening a tab on another site: %s", out)
+	}
+	mcptest.Refused(t, cs, "browser_snapshot", map[string]any{"tab": m[1]}, vocab.CodeGrantRequired)
+	if n := r.asked() - asked; n != 2 {
+		t.Errorf("the person was asked %d times about two new tabs", n)
+	}
+	rows := r.auditRows(persondoor.AuditFilter{Act: string(vocab.NewTab), Limit: 4})
+	if len(rows) != 4 || rows[0].Outcome != vocab.OutcomeDone || rows[2].Outcome != vocab.OutcomeDone {
+		t.Errorf("new tab rows %+v, want two fire rows each followed by done", rows)
 	}
 }

@@ -255,7 +255,7 @@ class Failure extends Error {
 // The level each request needs on its tab (bridge/protocol NeedsShare).
 const NEEDS = {
   snapshot: "read", resolve: "read", capture: "read", settle: "read", watch: "read", witness: "read", effects: "read",
-  activate: "control", navigate: "control", close_tab: "control",
+  activate: "control", navigate: "control", close_tab: "control", new_tab: "control",
 };
 
 // mirror refuses, on the extension's own authority, a request for a tab the
@@ -677,6 +677,13 @@ const HANDLERS = {
     const t = await chrome.tabs.get(tab);
     if (!t.active) throw new Failure("unsupported", "the tab is not the visible one in its window");
     return { dataUrl: await captureTab(tab) };
+  },
+
+  async new_tab({ tab, url }) {
+    if (!/^https?:\/\//.test(url || "")) throw new Failure("bad_request", "only http and https addresses can be opened");
+    const beside = await chrome.tabs.get(tab);
+    const t = await chrome.tabs.create({ url, windowId: beside.windowId, index: beside.index + 1, active: true });
+    return { tab: t.id };
   },
 
   async close_tab({ tab }) {

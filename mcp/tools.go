@@ -17,8 +17,9 @@ import (
 // Inputs of the tools. A field without omitempty is required.
 
 type tabsIn struct {
-	Action string `json:"action,omitempty" jsonschema:"list (default), select (bring tab to the front of its window) or close (close tab)"`
-	Tab    string `json:"tab,omitempty" jsonschema:"with select and close: the tab's id from the list"`
+	Action string `json:"action,omitempty" jsonschema:"list (default), new (open url in a new tab beside tab), select (bring tab to the front of its window) or close (close tab)"`
+	Tab    string `json:"tab,omitempty" jsonschema:"with new, select and close: the tab's id from the list (new: by default the tab in front among yours)"`
+	URL    string `json:"url,omitempty" jsonschema:"with new: the http or https address to open"`
 }
 
 type noIn struct{}
@@ -176,7 +177,7 @@ func (h *handler) addTools(s *sdk.Server) {
 		})
 
 	sdk.AddTool(s, &sdk.Tool{Name: "browser_tabs", Annotations: acting("Tabs"),
-		Description: "List the browser's tabs with the access the person gave you to each (none, read, control); titles and addresses are shown only for tabs you can read. With action select, bring a tab to the front of its window; with action close, close it: both need control of that tab, and the person is asked first."},
+		Description: fmt.Sprintf("List the browser's tabs with the access the person gave you to each (none, read, control); titles and addresses are shown only for tabs you can read. With action new, open an address in a new tab beside a tab you control (at most %d a session): on that tab's site the person is asked to give you the new tab at control too, on another site it is not yours. With action select, bring a tab to the front of its window; with action close, close it: both need control of that tab. The person is asked first every time.", agentdoor.MaxOpenedTabs)},
 		func(ctx context.Context, req *sdk.CallToolRequest, in tabsIn) (*sdk.CallToolResult, any, error) {
 			s := h.session(req.Session, req.Extra)
 			var kind vocab.ActKind
@@ -192,7 +193,25 @@ func (h *handler) addTools(s *sdk.Server) {
 			case "close":
 				kind = vocab.CloseTab
 			case "new":
-				return refusal(badRequest("opening a tab is not offered: ask the person to open the page and give you its tab")), nil, nil
+				tab, err := h.tab(ctx, s, tabIn{Tab: in.Tab})
+				if err != nil {
+					return refusal(err), nil, nil
+				}
+				r, err := s.OpenTab(ctx, tab, in.URL)
+				if err != nil {
+					return refusal(err), nil, nil
+				}
+				var b strings.Builder
+				fmt.Fprintf(&b, "Done: %s (audit row %d).\n", r.Done, r.Audit)
+				switch {
+				case r.Shared:
+					fmt.Fprintf(&b, "The new tab is tab %s, yours at control; read it with browser_snapshot.\n", r.Tab)
+				case r.Tab != "":
+					fmt.Fprintf(&b, "The new tab is tab %s: %s.\n", r.Tab, r.Note)
+				default:
+					fmt.Fprintf(&b, "[%s.]\n", r.Note)
+				}
+				return textResult(b.String()), nil, nil
 			default:
 				return refusal(badRequest("action %q is not one of list, select or close", in.Action)), nil, nil
 			}

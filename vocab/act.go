@@ -25,6 +25,7 @@ const (
 	Forward     ActKind = "forward"
 	Activate    ActKind = "activate" // select a tab and focus its window
 	CloseTab    ActKind = "close_tab"
+	NewTab      ActKind = "new_tab"  // open URL in a new tab beside the target tab
 	Read        ActKind = "read"     // snapshots, screenshots: never asked, but audited
 	Share       ActKind = "share"    // the person changed a tab's share level
 	Settings    ActKind = "settings" // the person changed a setting
@@ -70,6 +71,9 @@ type Act struct {
 	// To is, for a Drag, the name of the element it drops on, as the page
 	// shows it.
 	To string `json:"to,omitempty"`
+	// Shares is, for a NewTab, that the person's yes shares the new tab
+	// with the agent at Control, as the target tab, on the same site, is.
+	Shares bool `json:"shares,omitempty"`
 	// Reach is, for an act on an element scrolled out of view, that Reins
 	// turns the wheel over the box that hides it until it shows, then acts:
 	// one act, asked about once.
@@ -134,6 +138,12 @@ func (a Act) sentence(target string) string {
 		return "Bring the tab to the front"
 	case CloseTab:
 		return "Close the tab"
+	case NewTab:
+		s := "Open " + plain.Text(a.URL, plain.URLMax) + " in a new tab"
+		if a.Shares {
+			return s + ", shared with the agent at Control like" + on
+		}
+		return s + ", not shared with the agent"
 	case Share:
 		return "Change how the tab is shared"
 	case Settings:

@@ -39,6 +39,7 @@ const (
 	MethodCapture   = "capture"   // CaptureParams → CaptureResult
 	MethodActivate  = "activate"  // ActivateParams → {}
 	MethodCloseTab  = "close_tab" // ActivateParams → {}: the tab is closed
+	MethodNewTab    = "new_tab"   // NewTabParams → NewTabResult
 	MethodNavigate  = "navigate"  // NavigateParams → {}
 )
 
@@ -66,7 +67,7 @@ func NeedsShare(method string) string {
 	switch method {
 	case MethodSnapshot, MethodResolve, MethodCapture, MethodSettle, MethodWatch, MethodWitness, MethodEffects:
 		return LevelRead
-	case MethodActivate, MethodNavigate, MethodCloseTab:
+	case MethodActivate, MethodNavigate, MethodCloseTab, MethodNewTab:
 		return LevelControl
 	}
 	return ""
@@ -539,6 +540,19 @@ type CaptureParams struct {
 // CaptureResult carries a PNG as a data URL, in device pixels.
 type CaptureResult struct {
 	DataURL string `json:"dataUrl"`
+}
+
+// NewTabParams opens URL (http or https) in a new tab beside Tab, in its
+// window: a tab shared at control, which the extension checks like any
+// other request about it.
+type NewTabParams struct {
+	Tab int    `json:"tab"`
+	URL string `json:"url"`
+}
+
+// NewTabResult names the tab opened.
+type NewTabResult struct {
+	Tab int `json:"tab"`
 }
 
 // ActivateParams selects a tab and focuses its window.

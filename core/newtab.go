@@ -1,0 +1,110 @@
+package core
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/reins-app/reins/agentdoor"
+	"github.com/reins-app/reins/approvals"
+	"github.com/reins-app/reins/audit"
+	"github.com/reins-app/reins/bridge/protocol"
+	"github.com/reins-app/reins/vocab"
+)
+
+// newTabWait is how long a new tab may take to be reported and to show its
+// site.
+const newTabWait = 10 * time.Second
+
+// OpenTab opens url in a new tab beside tab, which the agent must control,
+// once the person allows it. When url is on tab's site the person is asked
+// whether the new tab is shared at Control like tab, and their yes shares
+// it; on another site the new tab is not shared, and the person is told so.
+func (s *Session) OpenTab(ctx context.Context, tab, url string) (*agentdoor.OpenTabResult, error) {
+	origin := approvals.Origin(url)
+	en := audit.Entry{Agent: s.agent, Act: vocab.Act{Kind: vocab.NewTab, URL: url}, Target: vocab.Target{Tab: tab}}
+	res, err := s.openTab(ctx, tab, url, origin, &en)
+	if err != nil {
+		return nil, s.refuse(ctx, en, err)
+	}
+	return res, nil
+}
+
+func (s *Session) openTab(ctx context.Context, tab, url, origin string, en *audit.Entry) (*agentdoor.OpenTabResult, error) {
+	e := s.e
+	if err := s.admitted(ctx); err != nil {
+		return nil, err
+	}
+	if e.Paused() {
+		return nil, errorf(vocab.CodePaused, "the person has paused all agents; wait and try again later")
+	}
+	if origin == "" {
+		return nil, errorf(vocab.CodeBadRequest, "only http and https addresses can be opened")
+	}
+	if n := s.opened.Load(); n >= agentdoor.MaxOpenedTabs {
+		return nil, errorf(vocab.CodeBadRequest, "this session has opened %d tabs, the most one may; close some, or ask the person", n)
+	}
+	t, info, err := e.lookup(tab)
+	if err != nil {
+		return nil, err
+	}
+	here := approvals.Origin(info.URL)
+	en.Target.TabTitle, en.Target.Origin, en.Target.Name = info.Title, here, info.Title
+	if err := e.checkGrant(tab, here, vocab.Control); err != nil {
+		en.Target.TabTitle, en.Target.Name = "", ""
+		return nil, err
+	}
+	en.Act.Shares = origin == here
+	req := vocab.Request{ID: e.newAskID("a"), Agent: s.agent, Act: en.Act, Target: en.Target}
+	var opened protocol.NewTabResult
+	res, err := s.decideAndFire(ctx, firing{
+		tab: tab, req: req, en: en,
+		ready: func(context.Context) (audit.Plan, error) {
+			_, info, err := e.lookup(tab)
+			if err != nil {
+				return audit.Plan{}, err
+			}
+			return audit.Plan{Scale: 1}, e.checkGrant(tab, approvals.Origin(info.URL), vocab.Control)
+		},
+		perform: func(ctx context.Context, _ audit.Ticket) error {
+			return e.opts.Browser.Call(ctx, t.chrome.profile, protocol.MethodNewTab, protocol.NewTabParams{Tab: t.chrome.id, URL: url}, &opened)
+		},
+	})
+	if err != nil {
+		return nil, err
+	}
+	s.opened.Add(1)
+	out := &agentdoor.OpenTabResult{Done: res.Done, Audit: res.Audit}
+	// The new tab as Reins knows it, once the extension reports it.
+	var id string
+	pollUntil(ctx, newTabWait, func() bool {
+		e.mu.Lock()
+		defer e.mu.Unlock()
+		id = e.byChrome[chromeTab{t.chrome.profile, opened.Tab}]
+		return id != ""
+	})
+	out.Tab = id
+	switch {
+	case id == "":
+		out.Note = "the new tab was opened, but Reins has not heard of it yet; list the tabs in a moment"
+	case !en.Act.Shares:
+		out.Note = "the new tab is on another site than tab " + tab + ", so it is not shared with you: ask the person to share it"
+	default:
+		// The person's yes was the share, given once the tab shows the site
+		// it was asked for.
+		onSite := pollUntil(ctx, newTabWait, func() bool {
+			_, info, err := e.lookup(id)
+			return err == nil && approvals.Origin(info.URL) == origin
+		})
+		if !onSite {
+			out.Note = fmt.Sprintf("the new tab did not show %s in time, so it was not shared: ask the person to share it", origin)
+			break
+		}
+		if err := e.SetShare(id, vocab.Control); err != nil {
+			out.Note = "the new tab could not be shared: " + err.Error()
+			break
+		}
+		out.Shared = true
+	}
+	return out, nil
+}
