@@ -345,6 +345,7 @@ func (e *Engine) tabID(profile string, id int) string {
 
 func (e *Engine) updateTabs(profile string, tabs []protocol.Tab) {
 	var revoked []string
+	var spawned []spawn // new tabs a shared tab's page opened
 	e.mu.Lock()
 	seen := map[string]bool{}
 	for _, ct := range tabs {
@@ -357,6 +358,9 @@ func (e *Engine) updateTabs(profile string, tabs []protocol.Tab) {
 			if !known {
 				e.nextTab++
 				id, refs = strconv.Itoa(e.nextTab), grounding.NewRefs()
+				if opener, ok := e.byChrome[chromeTab{profile, ct.Opener}]; ok && ct.Opener != 0 && e.grants.Get(opener).Level > vocab.None {
+					spawned = append(spawned, spawn{opener: opener, tab: id, url: ct.URL, title: e.tabs[opener].info.Title, origin: approvals.Origin(e.tabs[opener].info.URL)})
+				}
 			}
 			e.byChrome[key] = id
 			e.tabs[id] = &tabState{
@@ -394,6 +398,9 @@ func (e *Engine) updateTabs(profile string, tabs []protocol.Tab) {
 		e.plans.end(id, "the tab was closed")
 	}
 	e.handoffTabsClosed(closed)
+	for _, sp := range spawned {
+		e.saySpawned(sp)
+	}
 	for _, id := range revoked {
 		e.broker.ForgetTab(id)
 		e.plans.end(id, "the tab left the site it was shared on")
@@ -654,4 +661,23 @@ func (e *Engine) record(ctx context.Context, en audit.Entry) {
 		e.opts.Logf("audit: %v", err)
 	}
 	e.publish(persondoor.Event{Kind: persondoor.EventActivity, Tab: en.Target.Tab, Activity: activityOf(en, e.opts.Now())})
+}
+
+// spawn is a tab a shared tab's page opened.
+type spawn struct {
+	opener, tab, url, title, origin string
+}
+
+// saySpawned tells the person, in both strips and the log, that the page of
+// a shared tab opened a new tab, and that the new tab is not shared: a tab
+// a page opens, an agent's click on it included, is shared by the person
+// alone.
+func (e *Engine) saySpawned(sp spawn) {
+	en := audit.Entry{
+		Agent: vocab.Agent{Name: "the page"}, Act: vocab.Act{Kind: vocab.NewTab, URL: sp.url},
+		Target:  vocab.Target{Tab: sp.opener, TabTitle: sp.title, Origin: sp.origin},
+		Outcome: vocab.OutcomeDone, Detail: "the page opened tab " + sp.tab + "; it is not shared: share it from the Reins menu if an agent should have it",
+	}
+	e.record(context.Background(), en) // said in the opener's strip
+	e.publish(persondoor.Event{Kind: persondoor.EventActivity, Tab: sp.tab, Activity: activityOf(en, e.opts.Now())})
 }

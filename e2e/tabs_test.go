@@ -29,6 +29,8 @@ func TestTabsSelectAndClose(t *testing.T) {
 	page := `<!doctype html><title>%s</title><h1>%s</h1><script>addEventListener('load', () => fetch('/witness', {method: 'POST', body: JSON.stringify({type: 'loaded', page: '%s'})}))</script>`
 	r.origin = browsertest.Serve(t, r.witness, map[string]string{
 		"/a.html": fmt.Sprintf(page, "Tab A", "A", "a"), "/b.html": fmt.Sprintf(page, "Tab B", "B", "b"),
+		"/d.html":      fmt.Sprintf(page, "Tab D", "D", "d"),
+		"/opener.html": strings.Replace(fmt.Sprintf(page, "Opener", "Opener", "opener"), "<script>", `<a href="/d.html" target="_blank">Open D</a><script>`, 1),
 	})
 	r.browser = browsertest.Start(t, browsertest.Options{X: r.x, DataDir: r.data, Reins: reinsBinary.path, URL: r.origin + "/a.html", Width: 1000, Height: 700, DevTools: true})
 	r.assertNoProcessesLeft()
@@ -110,4 +112,27 @@ func TestTabsSelectAndClose(t *testing.T) {
 	if len(rows) != 4 || rows[0].Outcome != vocab.OutcomeDone || rows[2].Outcome != vocab.OutcomeDone {
 		t.Errorf("new tab rows %+v, want two fire rows each followed by done", rows)
 	}
+
+	// A tab the page opens from the agent's click is not shared, and the
+	// log and the strips say so.
+	mcptest.MustCall(t, cs, "browser_tabs", map[string]any{"action": "select", "tab": a})
+	testenv.WaitWithin(t, 10*time.Second, "tab A to come to the front", func() bool { return tabOf("/a.html").Active })
+	mcptest.MustCall(t, cs, "browser_navigate", map[string]any{"tab": a, "url": r.origin + "/opener.html"})
+	r.wait(ctx, "loaded", func(m map[string]any) bool { return m["page"] == "opener" })
+	snap := mcptest.MustCall(t, cs, "browser_snapshot", map[string]any{"tab": a})
+	mcptest.MustCall(t, cs, "browser_click", map[string]any{"tab": a, "ref": mcptest.Ref(t, snap, "link", "Open D")})
+	r.wait(ctx, "loaded", func(m map[string]any) bool { return m["page"] == "d" })
+	var d vocab.TabInfo
+	testenv.WaitWithin(t, 10*time.Second, "the tab the page opened to be reported", func() bool { d = tabOf("/d.html"); return d.ID != "" })
+	if d.Level != vocab.None {
+		t.Errorf("the tab the page opened is shared at %v", d.Level)
+	}
+	testenv.WaitWithin(t, 10*time.Second, "the log to say the page opened a tab", func() bool {
+		for _, row := range r.auditRows(persondoor.AuditFilter{Act: string(vocab.NewTab), Limit: 2}) {
+			if row.AgentName == "the page" && strings.Contains(row.Detail, "the page opened tab "+d.ID+"; it is not shared") {
+				return true
+			}
+		}
+		return false
+	})
 }

@@ -296,6 +296,7 @@ function tabInfo(t, focusedWindow) {
     active: !!t.active,
     focused: t.windowId === focusedWindow,
     status: t.status || "",
+    ...(t.openerTabId ? { opener: t.openerTabId } : {}),
   };
 }
 

@@ -322,6 +322,9 @@ type Tab struct {
 	Active   bool   `json:"active"`
 	Focused  bool   `json:"focused"` // its window is the focused one
 	Status   string `json:"status"`  // "loading" or "complete"
+	// Opener is the tab whose page opened this one (a link to a new tab,
+	// window.open), when Chrome says; 0 otherwise.
+	Opener int `json:"opener,omitempty"`
 }
 
 // TabsResult lists the open tabs.
