@@ -84,6 +84,8 @@ type Session interface {
 
 	// Desktop reads the desktop: the application in front and the windows.
 	Desktop(ctx context.Context) (*DesktopView, error)
+	// DesktopWith is Desktop, the elements shown as o says.
+	DesktopWith(ctx context.Context, o DesktopOptions) (*DesktopView, error)
 	// OpenTab opens url in a new tab beside tab, which the agent controls,
 	// once the person allows it; on tab's site the new tab is shared at
 	// Control like tab, elsewhere not at all.

@@ -146,6 +146,12 @@ type DesktopActRequest struct {
 	Element string
 }
 
+// DesktopOptions says how the elements of the window in front are shown.
+type DesktopOptions struct {
+	Boxes bool   // each element's box on screen
+	Find  string // only the elements whose role or name holds these words
+}
+
 // DesktopView is what an agent may see of the desktop: the application in
 // front and the top-level windows, front to back where known.
 type DesktopView struct {

@@ -17,8 +17,13 @@ import (
 // Desktop reads the desktop. It needs the desktop given to agents at Read or
 // more (DesktopKey), and is audited as a read.
 func (s *Session) Desktop(ctx context.Context) (*agentdoor.DesktopView, error) {
+	return s.DesktopWith(ctx, agentdoor.DesktopOptions{})
+}
+
+// DesktopWith is [Session.Desktop], the elements shown as o says.
+func (s *Session) DesktopWith(ctx context.Context, o agentdoor.DesktopOptions) (*agentdoor.DesktopView, error) {
 	en := audit.Entry{Agent: s.agent, Act: vocab.Act{Kind: vocab.Read}, Target: vocab.Target{Desktop: true, Name: "desktop"}}
-	v, err := s.desktop(ctx)
+	v, err := s.desktop(ctx, o)
 	if err != nil {
 		return nil, s.refuse(ctx, en, err)
 	}
@@ -29,7 +34,7 @@ func (s *Session) Desktop(ctx context.Context) (*agentdoor.DesktopView, error) {
 	return v, nil
 }
 
-func (s *Session) desktop(ctx context.Context) (*agentdoor.DesktopView, error) {
+func (s *Session) desktop(ctx context.Context, o agentdoor.DesktopOptions) (*agentdoor.DesktopView, error) {
 	if err := s.admitted(ctx); err != nil {
 		return nil, err
 	}
@@ -58,7 +63,7 @@ func (s *Session) desktop(ctx context.Context) (*agentdoor.DesktopView, error) {
 		}
 		v.Windows = append(v.Windows, agentdoor.Window{App: appView(w.App), Title: title, X: w.X, Y: w.Y, W: w.W, H: w.H, Active: w.Active})
 	}
-	snap, text, note := s.desktopElements(ctx, front, agentdoor.TextBudget(0))
+	snap, text, note := s.desktopElements(ctx, front, agentdoor.TextBudget(0), o)
 	desktopRefWords(v, snap, text, note)
 	return v, nil
 }

@@ -59,7 +59,7 @@ var moreBrowsers = []string{
 // gives instead the tab it shows, when that tab is open to the agent
 // (browserInFront). It returns the snapshot (nil when none was read), the
 // text of the view's elements, and a note saying why there are none.
-func (s *Session) desktopElements(ctx context.Context, front executor.App, budget int) (*gdesktop.Snapshot, string, string) {
+func (s *Session) desktopElements(ctx context.Context, front executor.App, budget int, o agentdoor.DesktopOptions) (*gdesktop.Snapshot, string, string) {
 	e := s.e
 	switch {
 	case front.PID <= 0:
@@ -87,7 +87,7 @@ func (s *Session) desktopElements(ctx context.Context, front executor.App, budge
 		s.desk.Store(nil)
 		return nil, "", "The elements of the application in front could not be read: " + plain.Text(err.Error(), plain.DetailMax)
 	}
-	snap := gdesktop.Build(tree, e.deskRefs, gdesktop.BuildOptions{ID: e.newID("ds"), At: e.opts.Now(), App: front.Name, MaxChars: budget})
+	snap := gdesktop.Build(tree, e.deskRefs, gdesktop.BuildOptions{ID: e.newID("ds"), At: e.opts.Now(), App: front.Name, MaxChars: budget, Boxes: o.Boxes, Find: o.Find})
 	s.desk.Store(snap)
 	return snap, snap.Text, ""
 }

@@ -22,7 +22,10 @@ type tabsIn struct {
 	URL    string `json:"url,omitempty" jsonschema:"with new: the http or https address to open"`
 }
 
-type noIn struct{}
+type observeIn struct {
+	Boxes bool   `json:"boxes,omitempty" jsonschema:"show each element's box on screen, [box=x,y,wxh] in points"`
+	Find  string `json:"find,omitempty" jsonschema:"only the elements of the window in front whose role or name holds these words"`
+}
 
 type tabIn struct {
 	Tab string `json:"tab,omitempty" jsonschema:"the tab's id from browser_tabs; by default the tab in front among those you can read"`
@@ -420,8 +423,8 @@ func (h *handler) addTools(s *sdk.Server) {
 
 	sdk.AddTool(s, &sdk.Tool{Name: "desktop_observe", Annotations: readOnly("Look at the desktop"),
 		Description: "The application in front, the top-level windows (title, application, position in points), and the elements of the window in front with desktop refs like [ref=d7] to click or type into with desktop_click and desktop_type (for a web browser, the tab it shows when that tab is open to you, with its tab refs; nothing of applications on the deny list). Needs read access to the desktop, which is off unless the person turns it on."},
-		func(ctx context.Context, req *sdk.CallToolRequest, in noIn) (*sdk.CallToolResult, any, error) {
-			v, err := h.session(req.Session, req.Extra).Desktop(ctx)
+		func(ctx context.Context, req *sdk.CallToolRequest, in observeIn) (*sdk.CallToolResult, any, error) {
+			v, err := h.session(req.Session, req.Extra).DesktopWith(ctx, agentdoor.DesktopOptions{Boxes: in.Boxes, Find: in.Find})
 			if err != nil {
 				return refusal(err), nil, nil
 			}

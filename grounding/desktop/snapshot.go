@@ -62,6 +62,11 @@ type BuildOptions struct {
 	At       time.Time // required: when the tree was read
 	App      string    // optional: the application's name (e.g. "gedit"); the tree's own when empty
 	MaxChars int       // optional: the most characters of Text; 0 for no cut
+	// Boxes shows each element's box on screen, [box=x,y,wxh] in DIP.
+	Boxes bool
+	// Find keeps only the elements whose role or name holds these words,
+	// any case, as a flat list.
+	Find string
 }
 
 // Build renders t, handing out refs from refs to the elements an act can
@@ -77,10 +82,29 @@ func Build(t *Tree, refs *Refs, opts BuildOptions) *Snapshot {
 	if t.Truncated {
 		head = append(head, line{text: truncatedNote})
 	}
-	b := builder{s: s, refs: refs, pid: t.PID, app: app}
+	b := builder{s: s, refs: refs, pid: t.PID, app: app, boxes: opts.Boxes}
 	b.element(&t.Root, 0)
-	s.Text = s.cut(head, b.lines, opts.MaxChars)
+	lines := b.lines
+	if opts.Find != "" {
+		lines = found(lines, opts.Find)
+		head = append(head, line{text: fmt.Sprintf("(%d elements whose role or name holds %s)", len(lines), quote(opts.Find, plain.NameMax))})
+	}
+	s.Text = s.cut(head, lines, opts.MaxChars)
 	return s
+}
+
+// found keeps the element lines whose text holds words (any case), without
+// their indentation: a flat list to pick a ref from.
+func found(lines []line, words string) []line {
+	w := strings.ToLower(words)
+	var out []line
+	for _, l := range lines {
+		if l.element && strings.Contains(strings.ToLower(l.text), w) {
+			l.text = strings.TrimLeft(l.text, " ")
+			out = append(out, l)
+		}
+	}
+	return out
 }
 
 type line struct {
@@ -94,6 +118,7 @@ type builder struct {
 	refs  *Refs
 	pid   int
 	app   string
+	boxes bool
 	lines []line
 }
 
@@ -115,6 +140,9 @@ func (b *builder) element(e *Element, depth int) {
 	}
 	t.WriteString(marks(e.State, sec))
 	l := line{element: true}
+	if actable && b.boxes {
+		fmt.Fprintf(&t, " [box=%d,%d,%dx%d]", e.Box.X, e.Box.Y, e.Box.W, e.Box.H)
+	}
 	if actable {
 		l.ref = b.refs.ref(b.pid, e.ID, role)
 		t.WriteString(" [ref=" + l.ref + "]")

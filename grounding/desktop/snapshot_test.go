@@ -317,3 +317,25 @@ func TestShown(t *testing.T) {
 		}
 	}
 }
+
+// On demand, each element shows its box; with find, only the elements
+// whose role or name holds the words, flat, with their refs.
+func TestBuildShowsBoxesAndFinds(t *testing.T) {
+	refs := NewRefs()
+	s := Build(flat(), refs, BuildOptions{ID: "ds1", At: at, Boxes: true})
+	if !strings.Contains(s.Text, `  - button "Press me" [box=10,10,`) {
+		t.Errorf("no box on the button:\n%s", s.Text)
+	}
+	f := Build(flat(), refs, BuildOptions{ID: "ds2", At: at, Find: "PRESS"})
+	want := strings.Join([]string{
+		`Application in front: "fixture.py" (pid 4242)`,
+		`(1 elements whose role or name holds "PRESS")`,
+		`- button "Press me" [ref=d2]`,
+	}, "\n")
+	if f.Text != want {
+		t.Errorf("find:\n%s\nwant:\n%s", f.Text, want)
+	}
+	if _, err := f.Check("d2"); err != nil {
+		t.Errorf("the found button's ref: %v", err)
+	}
+}
