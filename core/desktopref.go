@@ -5,9 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/reins-app/reins/agentdoor"
@@ -22,35 +20,29 @@ import (
 // application makes the read fail, naming it, rather than the call hang.
 const accessibleWait = 3 * time.Second
 
-// browserExes are the programs whose windows show web pages. Their
-// accessibility elements are never read for an agent: they would hand it
-// the titles and the text of tabs the person did not share. Shared tabs are
-// read through the extension, under their own share.
-var browserExes = []string{
+// browsers are the programs whose windows show web pages, matched the way
+// the deny list matches applications (by name, window class and
+// executable). Their accessibility elements are never read for an agent:
+// they would hand it the titles and the text of tabs the person did not
+// share. Shared tabs are read through the extension, under their own share.
+var browsers = executor.DenyList{{Label: "web browser", Names: browserNames, Exes: browserNames}}
+
+// browserNames are both the names and window classes and the executables
+// of browsers.
+var browserNames = []string{
 	"chromium", "chromium-browser", "chrome", "google-chrome", "google-chrome-stable", "google-chrome-beta",
 	"google-chrome-unstable", "brave", "brave-browser", "msedge", "microsoft-edge", "vivaldi", "vivaldi-bin",
-	"firefox", "firefox-esr", "epiphany", "opera", "arc",
-	"Google Chrome", "Google Chrome Beta", "Google Chrome Canary", "Chromium", "Brave Browser", "Microsoft Edge",
-	"Vivaldi", "Firefox", "Safari", "Arc", "Opera",
-}
-
-// isBrowser reports whether a is a web browser, by its executable's name
-// or its window class.
-func isBrowser(a executor.App) bool {
-	exe := filepath.Base(a.Exe)
-	is := func(b string) bool {
-		c, lb := strings.ToLower(a.Class), strings.ToLower(b)
-		return strings.EqualFold(exe, b) || strings.EqualFold(a.Name, b) ||
-			c == lb || strings.HasPrefix(c, lb+".") || strings.HasSuffix(c, "."+lb)
-	}
-	return slices.ContainsFunc(browserExes, is) || slices.ContainsFunc(moreBrowsers, is)
-}
-
-// moreBrowsers are browsers known by their program or window class only.
-var moreBrowsers = []string{
-	"librewolf", "waterfox", "floorp", "firefox-bin", "qutebrowser", "falkon", "yandex_browser", "chromium-browser",
+	"firefox", "firefox-esr", "firefox-bin", "epiphany", "opera", "arc", "librewolf", "waterfox", "floorp",
+	"qutebrowser", "falkon", "yandex_browser",
+	"Google Chrome", "Google Chrome Beta", "Google Chrome Canary", "Brave Browser", "Microsoft Edge",
+	"Mozilla Firefox", "Navigator", "Safari",
 	"org.mozilla.firefox", "org.chromium.Chromium", "com.google.Chrome", "com.brave.Browser", "org.qutebrowser.qutebrowser",
-	"Navigator", "Mozilla Firefox",
+}
+
+// isBrowser reports whether a is a web browser.
+func isBrowser(a executor.App) bool {
+	_, ok := browsers.Match(a)
+	return ok
 }
 
 // desktopElements reads the elements of the application in front for the

@@ -210,17 +210,26 @@ func setup(t testing.TB, screen string, scale float64, approvalTimeout time.Dura
 		Width: 1200, Height: 780,
 	})
 	r.agent = coretest.Admitted(t, rt.AgentDoor(), rt.PersonDoor(), vocab.Agent{Name: "e2e agent", Version: "1", PID: os.Getpid(), Exe: os.Args[0]})
+	r.tab = r.pairedTab(r.origin + "/index.html")
+	r.wait(context.Background(), "loaded", func(m map[string]any) bool { return m["page"] == "main" })
+	return r
+}
+
+// pairedTab waits for the extension to pair and report a tab at an address
+// starting with url, and returns the tab's id.
+func (r *rig) pairedTab(url string) string {
+	r.t.Helper()
+	var id string
 	testenv.WaitWithin(r.t, 30*time.Second, "the extension to pair and report the tab", func() bool {
-		for _, tab := range rt.Tabs() {
-			if tab.Connected && strings.HasPrefix(tab.URL, r.origin+"/index.html") {
-				r.tab = tab.ID
+		for _, tab := range r.rt.Tabs() {
+			if tab.Connected && strings.HasPrefix(tab.URL, url) {
+				id = tab.ID
 				return true
 			}
 		}
 		return false
 	})
-	r.wait(context.Background(), "loaded", func(m map[string]any) bool { return m["page"] == "main" })
-	return r
+	return id
 }
 
 func (r *rig) wait(ctx context.Context, typ string, match func(map[string]any) bool) map[string]any {

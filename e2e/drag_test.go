@@ -11,7 +11,6 @@ import (
 
 	"github.com/reins-app/reins/core/coretest"
 	"github.com/reins-app/reins/internal/browsertest"
-	"github.com/reins-app/reins/internal/testenv"
 	"github.com/reins-app/reins/mcp/mcptest"
 	"github.com/reins-app/reins/persondoor"
 	"github.com/reins-app/reins/vocab"
@@ -67,15 +66,7 @@ func TestDrag(t *testing.T) {
 	r.browser = browsertest.Start(t, browsertest.Options{X: r.x, DataDir: r.data, Reins: reinsBinary.path, URL: r.origin + "/drag.html", Width: 1200, Height: 780})
 	r.assertNoProcessesLeft()
 	coretest.Admitted(t, r.rt.AgentDoor(), r.rt.PersonDoor(), vocab.Agent{Name: "e2e drag agent", Version: "1", PID: os.Getpid(), Exe: os.Args[0]})
-	testenv.WaitWithin(t, 30*time.Second, "the extension to pair and report the tab", func() bool {
-		for _, tab := range r.rt.Tabs() {
-			if tab.Connected && strings.HasPrefix(tab.URL, r.origin+"/drag.html") {
-				r.tab = tab.ID
-				return true
-			}
-		}
-		return false
-	})
+	r.tab = r.pairedTab(r.origin + "/drag.html")
 	r.wait(ctx, "loaded", func(m map[string]any) bool { return m["page"] == "drag" })
 	if err := r.rt.SetShare(r.tab, vocab.Control); err != nil {
 		t.Fatal(err)

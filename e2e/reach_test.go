@@ -13,7 +13,6 @@ import (
 	"github.com/reins-app/reins/audit"
 	"github.com/reins-app/reins/core/coretest"
 	"github.com/reins-app/reins/internal/browsertest"
-	"github.com/reins-app/reins/internal/testenv"
 	"github.com/reins-app/reins/persondoor"
 	"github.com/reins-app/reins/vocab"
 )
@@ -72,15 +71,7 @@ func setupReach(t *testing.T) *rig {
 	})
 	r.assertNoProcessesLeft()
 	r.agent = coretest.Admitted(t, rt.AgentDoor(), rt.PersonDoor(), vocab.Agent{Name: "e2e reach agent", Version: "1", PID: os.Getpid(), Exe: os.Args[0]})
-	testenv.WaitWithin(t, 30*time.Second, "the extension to pair and report the tab", func() bool {
-		for _, tab := range rt.Tabs() {
-			if tab.Connected && strings.HasPrefix(tab.URL, r.origin+"/reach.html") {
-				r.tab = tab.ID
-				return true
-			}
-		}
-		return false
-	})
+	r.tab = r.pairedTab(r.origin + "/reach.html")
 	r.wait(ctx, "loaded", func(m map[string]any) bool { return m["page"] == "reach" })
 	if err := rt.SetShare(r.tab, vocab.Control); err != nil {
 		t.Fatal(err)

@@ -106,15 +106,7 @@ func setupScaled(t *testing.T, screen string, dsf float64, misplace *atomic.Bool
 	})
 	r.assertNoProcessesLeft()
 	r.agent = coretest.Admitted(t, r.rt.AgentDoor(), r.rt.PersonDoor(), vocab.Agent{Name: "e2e witness agent", Version: "1", PID: os.Getpid(), Exe: os.Args[0]})
-	testenv.WaitWithin(t, 30*time.Second, "the extension to pair and report the tab", func() bool {
-		for _, tab := range r.rt.Tabs() {
-			if tab.Connected && strings.HasPrefix(tab.URL, r.origin+"/scaled.html") {
-				r.tab = tab.ID
-				return true
-			}
-		}
-		return false
-	})
+	r.tab = r.pairedTab(r.origin + "/scaled.html")
 	r.wait(ctx, "loaded", func(m map[string]any) bool { return m["page"] == "scaled" })
 	for _, f := range append(scaledFrames, "tilted") {
 		r.wait(ctx, "loaded", func(m map[string]any) bool { return m["page"] == f })
