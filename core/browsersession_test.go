@@ -128,6 +128,15 @@ func (r *sessionRig) waitConnected(t *testing.T) []persondoor.Event {
 // session session. It returns the events the engine published meanwhile.
 func (r *sessionRig) restart(t *testing.T, session string) []persondoor.Event {
 	t.Helper()
+	// What was told before the restart is not the restart's: a share set a
+	// moment ago may still wait in the subscription.
+	for drained := false; !drained; {
+		select {
+		case <-r.events:
+		default:
+			drained = true
+		}
+	}
 	r.browser.Disconnect()
 	r.browser.connect(session)
 	return r.waitConnected(t)
