@@ -3,7 +3,7 @@ SHELL := /bin/bash
 GO ?= go
 DEB_PACKAGES := chromium xvfb dbus-daemon gcc pkg-config libgl1-mesa-dev libx11-dev libxcursor-dev \
 	libxrandr-dev libxinerama-dev libxi-dev libxxf86vm-dev xfce4-panel xfconf rsyslog nodejs xterm \
-	at-spi2-core python3-gi gir1.2-gtk-3.0
+	at-spi2-core python3-gi gir1.2-gtk-3.0 openbox
 PAGES ?= ../shared/corpus/pages
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 # Packages whose tests need a display and a browser run one at a time.

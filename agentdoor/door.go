@@ -90,6 +90,12 @@ type Session interface {
 	// once the person allows it; on tab's site the new tab is shared at
 	// Control like tab, elsewhere not at all.
 	OpenTab(ctx context.Context, tab, url string) (*OpenTabResult, error)
+	// Upload gives a page a file from the computer: once the person allows
+	// it, a real click on r.Ref opens the browser's file dialog and the
+	// file's path is typed into it; then the page's next snapshot says what
+	// it shows of the file. Paths in stores of keys, credentials, passwords
+	// or browser profiles, or in Reins' data, are refused before asking.
+	Upload(ctx context.Context, r UploadRequest) (*UploadResult, error)
 	// DesktopScreenshot is a PNG of the screen, or of the window in front,
 	// with the windows an agent may not see blacked out; needs the desktop
 	// at Read.

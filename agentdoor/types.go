@@ -50,6 +50,28 @@ type ActResult struct {
 	Left bool `json:"left,omitempty"`
 }
 
+// UploadRequest gives a page a file through the file chooser that the
+// element (a file input, or a button that opens one) opens.
+type UploadRequest struct {
+	Tab      string
+	Ref      string   // the element, from a snapshot
+	Snapshot string   // optional: the snapshot the ref came from; default the session's latest
+	Paths    []string // the files' paths, absolute; one a call for now
+	Element  string   // optional: the agent's own words for the element, kept in the audit row
+}
+
+// UploadResult says what an upload did and what the page shows of it.
+type UploadResult struct {
+	Done  string `json:"done"`
+	Audit int64  `json:"audit"`
+	// Received says what the next snapshot of the page shows of the file:
+	// where the page names it, or that it does not (then nothing is known
+	// of what the page got).
+	Received string `json:"received"`
+	// Confirmed: the page's next snapshot names the file.
+	Confirmed bool `json:"confirmed"`
+}
+
 // MaxOpenedTabs is how many tabs one agent's session may open.
 const MaxOpenedTabs = 10
 

@@ -76,6 +76,22 @@ type Grant struct {
 	// listened there when it was shared, as core wrote it down (the grants
 	// only compare it); "" when the share is not pinned to a program.
 	Program string `json:"program,omitempty"`
+	// Agent is the one agent the tab is shared with, by its key (see
+	// persondoor.AgentKey); "" shares it with every agent the person
+	// allowed. To any other agent the tab is not shared at all.
+	Agent string `json:"agent,omitempty"`
+}
+
+// For reports whether the grant is given to agent (its key).
+func (gr Grant) For(agent string) bool { return gr.Agent == "" || gr.Agent == agent }
+
+// To is the grant as agent has it: the grant itself, or None when it is
+// given to another agent alone.
+func (gr Grant) To(agent string) Grant {
+	if !gr.For(agent) {
+		return Grant{}
+	}
+	return gr
 }
 
 // Grants holds the person's shares. They live in memory only: a restart of
@@ -105,6 +121,16 @@ func (g *Grants) Set(key, origin string, level vocab.Level) error {
 // SetPinned is [Grants.Set] for a share that is also bound to the program
 // serving origin (see [Grant.Program]); program "" pins to none.
 func (g *Grants) SetPinned(key, origin, program string, level vocab.Level) error {
+	return g.SetFor(key, origin, program, "", level)
+}
+
+// SetFor is [Grants.SetPinned] for a share with one agent alone (its key);
+// agent "" shares with every allowed agent. The desktop is shared with
+// every allowed agent or none.
+func (g *Grants) SetFor(key, origin, program, agent string, level vocab.Level) error {
+	if key == vocab.DesktopKey && agent != "" {
+		return fmt.Errorf("the desktop is shared with every allowed agent or none")
+	}
 	if key != vocab.DesktopKey && level != vocab.None && origin == "" {
 		return fmt.Errorf("this page has no web origin, so it cannot be shared")
 	}
@@ -114,7 +140,7 @@ func (g *Grants) SetPinned(key, origin, program string, level vocab.Level) error
 		delete(g.m, key)
 		return nil
 	}
-	g.m[key] = Grant{Level: level, Origin: origin, Since: g.now(), Program: program}
+	g.m[key] = Grant{Level: level, Origin: origin, Since: g.now(), Program: program, Agent: agent}
 	return nil
 }
 
@@ -169,6 +195,13 @@ func (g *Grants) observe(key, origin string, note bool) (revoked bool) {
 	return true
 }
 
+// raw is key's grant as it stands, held or not.
+func (g *Grants) raw(key string) Grant {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.m[key]
+}
+
 // Forget drops a closed tab's grant, and its hold.
 func (g *Grants) Forget(key string) {
 	g.mu.Lock()
@@ -177,18 +210,28 @@ func (g *Grants) Forget(key string) {
 	delete(g.held, key)
 }
 
-// Check reports nil when key is shared at need or more on origin. A tab found
-// on another origin loses its grant here and then (ErrOriginChanged), unless
-// it is held, which refuses it there (ErrHeldElsewhere), and refuses acts
-// on its own origin too (ErrHandedOff).
+// Check reports nil when key is shared at need or more on origin with every
+// allowed agent. A tab found on another origin loses its grant here and then
+// (ErrOriginChanged), unless it is held, which refuses it there
+// (ErrHeldElsewhere), and refuses acts on its own origin too (ErrHandedOff).
 func (g *Grants) Check(key, origin string, need vocab.Level) error {
+	return g.CheckFor(key, "", origin, need)
+}
+
+// CheckFor is [Grants.Check] for one agent (its key): a tab shared with
+// another agent alone is, to it, not shared, and is refused as such, so that
+// it learns nothing of the tab.
+func (g *Grants) CheckFor(key, agent, origin string, need vocab.Level) error {
 	if g.observe(key, origin, false) {
 		return ErrOriginChanged
+	}
+	if !g.raw(key).For(agent) {
+		return ErrNotShared
 	}
 	if err := g.checkHeld(key, origin, need); err != nil {
 		return err
 	}
-	have := g.Get(key).Level
+	have := g.Get(key).To(agent).Level
 	switch {
 	case have >= need:
 		return nil

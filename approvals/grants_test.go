@@ -50,3 +50,40 @@ func TestAGrantPinnedToAProgramEndsWhenAnotherServesIt(t *testing.T) {
 		t.Fatal("an unpinned share ended")
 	}
 }
+
+// A grant for one agent is, to every other, no grant: refused as not shared,
+// never as read-only or handed off, which would tell it the tab is shared.
+// A hand-off keeps the grant's agent.
+func TestGrantForOneAgent(t *testing.T) {
+	g := NewGrants(nil)
+	const shop = "https://shop.example"
+	if err := g.SetFor("1", shop, "", "alice", vocab.Control); err != nil {
+		t.Fatal(err)
+	}
+	if err := g.CheckFor("1", "alice", shop, vocab.Control); err != nil {
+		t.Fatalf("alice: %v", err)
+	}
+	for _, need := range []vocab.Level{vocab.ReadOnly, vocab.Control} {
+		if err := g.CheckFor("1", "bob", shop, need); err != ErrNotShared {
+			t.Fatalf("bob at %v: %v, want ErrNotShared", need, err)
+		}
+	}
+	if err := g.Hold("1", shop); err != nil {
+		t.Fatal(err)
+	}
+	if err := g.CheckFor("1", "bob", shop, vocab.ReadOnly); err != ErrNotShared {
+		t.Fatalf("bob on a held tab: %v, want ErrNotShared", err)
+	}
+	if _, err := g.Rebind("1", "https://shop.example:8443", ""); err != nil {
+		t.Fatal(err)
+	}
+	if gr := g.Get("1"); gr.Agent != "alice" || gr.Level != vocab.Control {
+		t.Fatalf("after a hand-off the grant is %+v, want Control for alice", gr)
+	}
+	if err := g.SetFor(vocab.DesktopKey, "", "", "alice", vocab.ReadOnly); err == nil {
+		t.Fatal("the desktop was shared with one agent")
+	}
+	if err := g.Set("1", shop, vocab.ReadOnly); err != nil || g.CheckFor("1", "bob", shop, vocab.ReadOnly) != nil {
+		t.Fatalf("shared with every agent, bob is refused: %v", g.CheckFor("1", "bob", shop, vocab.ReadOnly))
+	}
+}

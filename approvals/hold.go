@@ -101,7 +101,7 @@ func (g *Grants) Rebind(key, origin, program string) (was Grant, err error) {
 		delete(g.held, key)
 		return Grant{}, ErrNotShared
 	}
-	g.m[key] = Grant{Level: was.Level, Origin: origin, Since: g.now(), Program: program}
+	g.m[key] = Grant{Level: was.Level, Origin: origin, Since: g.now(), Program: program, Agent: was.Agent}
 	delete(g.held, key)
 	return was, nil
 }

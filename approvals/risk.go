@@ -74,6 +74,22 @@ var tiers = []tier{
 			return s.act.Kind == vocab.Navigate && (s.t.Origin == "" || Origin(s.act.URL) != s.t.Origin)
 		},
 	},
+	{
+		Tier: Tier{
+			Name:    "accepting a page's JavaScript dialog",
+			Why:     "OK confirms whatever the page's message asks (a deletion, a payment, leaving unsaved work), and the message is the page's own text",
+			Warning: "Accepting a page's dialog is asked every time: OK does what its message says, and the page wrote that message. Read it before you allow.",
+		},
+		match: func(s *subject) bool { return s.act.Kind == vocab.Dialog && s.act.Accept },
+	},
+	{
+		Tier: Tier{
+			Name:    "giving a page files from the computer",
+			Why:     "a file sent to a site cannot be taken back, and only the person knows whether that file belongs there",
+			Warning: "Uploading files is asked every time: check each file's name and folder, and that this site should have it.",
+		},
+		match: func(s *subject) bool { return s.act.Kind == vocab.Upload },
+	},
 	commitTier("English", []string{
 		"buy", "buy now", "purchase", "complete purchase", "confirm purchase",
 		"place order", "place your order", "order now", "complete order", "confirm order", "submit order",
@@ -146,6 +162,8 @@ func commits(a vocab.Act) bool {
 		return false
 	case vocab.Type:
 		return a.Submit
+	case vocab.Dialog:
+		return a.Accept
 	}
 	return true
 }

@@ -70,6 +70,26 @@ var rowCases = map[string]riskCase{
 			rq(vocab.Act{Kind: vocab.Back}, on("")),
 		},
 	},
+	"accepting a page's JavaScript dialog": {
+		match: []vocab.Request{
+			rq(vocab.Act{Kind: vocab.Dialog, Accept: true, Dialog: vocab.DialogConfirm}, vocab.Target{Tab: "1", Origin: shopOrigin, Role: "dialog", Name: "Continue?"}),
+			rq(vocab.Act{Kind: vocab.Dialog, Accept: true, Dialog: vocab.DialogPrompt, Text: "Ada"}, vocab.Target{Tab: "1", Origin: shopOrigin, Role: "dialog", Name: "Your name?"}),
+			rq(vocab.Act{Kind: vocab.Dialog, Accept: true, Dialog: vocab.DialogConfirm}, vocab.Target{Tab: "1", Origin: shopOrigin, Role: "dialog"}), // its message unread
+		},
+		miss: []vocab.Request{
+			// Dismissing commits nothing, whatever the message says.
+			rq(vocab.Act{Kind: vocab.Dialog, Dialog: vocab.DialogConfirm}, vocab.Target{Tab: "1", Origin: shopOrigin, Role: "dialog", Name: "Delete your account?"}),
+		},
+	},
+	"giving a page files from the computer": {
+		match: []vocab.Request{
+			rq(vocab.Act{Kind: vocab.Upload, File: vocab.File{Path: "/home/p/Documents/cv.pdf", Size: 48213}}, vocab.Target{Tab: "1", Origin: shopOrigin, Role: "button", Name: "Attach"}),
+			rq(vocab.Act{Kind: vocab.Upload}, vocab.Target{Tab: "1", Origin: shopOrigin, Role: "button"}),
+		},
+		miss: []vocab.Request{
+			rq(vocab.Act{Kind: vocab.Click}, vocab.Target{Tab: "1", Origin: shopOrigin, Role: "button", Name: "Attach"}),
+		},
+	},
 	"an element whose name says it commits something, in English": commitCase(
 		[]string{"Buy now", "Place order", "Place your order", "Proceed to checkout", "Check out", "Pay £12.99", "Confirm payment",
 			"Send", "Send money", "Transfer", "Delete", "Delete account", "Remove account", "Purchase", "Complete order", "Donate"},

@@ -9,6 +9,7 @@ import (
 
 	"github.com/reins-app/reins/approvals"
 	"github.com/reins-app/reins/audit"
+	"github.com/reins-app/reins/internal/plain"
 	"github.com/reins-app/reins/persondoor"
 	"github.com/reins-app/reins/vocab"
 )
@@ -283,4 +284,17 @@ func (e *Engine) askConnect(ctx context.Context, key string, ask *connectAsk, a 
 	}
 	e.record(ctx, en2)
 	e.publish(persondoor.Event{Kind: persondoor.EventAgents})
+}
+
+// agentLabel is how the person's menu names the agent of key: its process
+// first, then the name it declared, as text; the key itself, as text, for an
+// agent not seen.
+func (e *Engine) agentLabel(key string) string {
+	b := e.agentBook()
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if en := b.agents[key]; en != nil {
+		return plain.Who(en.last.Exe, en.last.PID, en.last.Name)
+	}
+	return plain.Text(key, plain.NameMax)
 }

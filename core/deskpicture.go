@@ -3,6 +3,7 @@ package core
 import (
 	"bytes"
 	"context"
+	"errors"
 	"image"
 	"image/color"
 	"image/draw"
@@ -47,6 +48,9 @@ func (s *Session) desktopPicture(ctx context.Context, window bool) ([]byte, erro
 		return nil, errorf(vocab.CodeFailed, "the windows cannot be listed, so Reins cannot tell which to hide; no picture was taken: %v", err)
 	}
 	pic, err := e.opts.Executor.Capture(ctx)
+	if errors.Is(err, executor.ErrNoScreenRecording) {
+		return nil, &vocab.Error{Code: vocab.CodePermissionRequired, Message: executor.ErrNoScreenRecording.Error(), Err: err}
+	}
 	if err != nil {
 		return nil, errorf(vocab.CodeFailed, "no picture of the desktop: %s", plain.Text(err.Error(), plain.DetailMax))
 	}

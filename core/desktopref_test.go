@@ -183,6 +183,13 @@ func TestADesktopPictureHidesWhatAgentsMayNotSee(t *testing.T) {
 	if cfg, err := png.DecodeConfig(bytes.NewReader(w)); err != nil || cfg.Width != 301 || cfg.Height != 102 {
 		t.Errorf("the window's picture is %dx%d (%v), want the active window and a pixel round it, within the screen", cfg.Width, cfg.Height, err)
 	}
+	// Without the permission to see other applications' windows (macOS
+	// Screen Recording) no picture is made, and the agent is told the fix.
+	e.Exec.CaptureErr = executor.ErrNoScreenRecording
+	if _, err := agent.DesktopScreenshot(context.Background(), false); codeOf(err) != vocab.CodePermissionRequired || !strings.Contains(err.Error(), "System Settings") {
+		t.Errorf("a picture without Screen Recording: %v, want %s with the fix-it step", err, vocab.CodePermissionRequired)
+	}
+	e.Exec.CaptureErr = nil
 	if err := e.SetShare(vocab.DesktopKey, vocab.None); err != nil {
 		t.Fatal(err)
 	}

@@ -62,6 +62,9 @@ func (d person) Connected() bool                                     { return d.
 func (d person) Agents() []persondoor.AgentInfo                      { return d.e.Agents() }
 func (d person) AllowAgent(key string) error                         { return d.e.AllowAgent(key) }
 func (d person) ForgetAgent(key string) error                        { return d.e.ForgetAgent(key) }
+func (d person) ShareWith(tab string, l vocab.Level, agent string) error {
+	return d.e.ShareWith(tab, l, agent)
+}
 func (d person) AuditRows(ctx context.Context, f persondoor.AuditFilter) ([]persondoor.AuditRow, error) {
 	return d.e.AuditRows(ctx, f)
 }

@@ -30,6 +30,7 @@ import (
 	"github.com/reins-app/reins/executor"
 	"github.com/reins-app/reins/grounding"
 	gdesktop "github.com/reins-app/reins/grounding/desktop"
+	"github.com/reins-app/reins/internal/plain"
 	"github.com/reins-app/reins/persondoor"
 	"github.com/reins-app/reins/settings"
 	"github.com/reins-app/reins/vocab"
@@ -113,6 +114,9 @@ type Engine struct {
 	tabs     map[string]*tabState // guarded by mu; by Reins tab id
 	byChrome map[chromeTab]string // guarded by mu; open tabs
 	closed   closedTabs           // guarded by mu
+	// openedBy holds, by agent key, the tabs each agent opened (OpenTab);
+	// those still open count against agentdoor.MaxOpenedTabs.
+	openedBy map[string][]chromeTab // guarded by mu
 	// listMu orders the tab lists applied: a browser's own, and the answers
 	// to refreshTabs, which may come in after a newer one.
 	listMu    sync.Mutex
@@ -442,7 +446,7 @@ func (e *Engine) Tabs() []vocab.TabInfo {
 		g := e.grants.Get(id)
 		out = append(out, vocab.TabInfo{
 			ID: id, Title: t.info.Title, URL: t.info.URL, Origin: approvals.Origin(t.info.URL), Active: t.info.Active, Focused: t.info.Focused,
-			Level: g.Level, Share: g.Level.String(), SharedAt: g.Origin, Connected: e.connected[t.chrome.profile],
+			Level: g.Level, Agent: g.Agent, Share: g.Level.String(), SharedAt: g.Origin, Connected: e.connected[t.chrome.profile],
 		})
 	}
 	sort.Slice(out, func(i, j int) bool { return atoiOr0(out[i].ID) < atoiOr0(out[j].ID) })
@@ -461,9 +465,37 @@ func (e *Engine) Connected() bool {
 	return len(e.connected) > 0
 }
 
-// SetShare is the person sharing a tab at a level. The grant is bound to the
-// origin on screen now. Agents have no way to call it.
+// SetShare is the person sharing a tab at a level with every agent they
+// allowed. The grant is bound to the origin on screen now. Agents have no way
+// to call it.
 func (e *Engine) SetShare(tab string, level vocab.Level) error {
+	return e.ShareWith(tab, level, "")
+}
+
+// ShareWith is [Engine.SetShare] with one agent alone, named by its key
+// (persondoor.AgentKey); "" is every allowed agent. To any other agent the
+// tab is not shared: it is refused as not shared, and listed without its
+// title or address. Only the person's door calls it.
+func (e *Engine) ShareWith(tab string, level vocab.Level, agent string) error {
+	if level == vocab.None {
+		agent = ""
+	}
+	var with string
+	if agent != "" {
+		if tab == vocab.DesktopKey {
+			return fmt.Errorf("the desktop is shared with every allowed agent or none")
+		}
+		b := e.agentBook()
+		b.mu.Lock()
+		en := b.agents[agent]
+		if en != nil {
+			with = en.last.Label()
+		}
+		b.mu.Unlock()
+		if en == nil {
+			return fmt.Errorf("no agent %s has connected since Reins started", plain.Quote(agent, plain.NameMax))
+		}
+	}
 	e.mu.Lock()
 	t := e.tabs[tab]
 	open := t != nil
@@ -508,15 +540,20 @@ func (e *Engine) SetShare(tab string, level vocab.Level) error {
 			return ce
 		}
 	}
-	if err := e.grants.SetPinned(tab, origin, pin, level); err != nil {
+	was := e.grants.Get(tab)
+	if err := e.grants.SetFor(tab, origin, pin, agent, level); err != nil {
 		return err
 	}
 	// A plan was allowed on the share the person just changed.
 	e.plans.end(tab, "the person changed how the tab is shared")
-	if level < vocab.Control {
+	if level < vocab.Control || was.Agent != agent {
+		// Leaves given to an agent that no longer has the tab go with it.
 		e.broker.ForgetTab(tab)
 	}
 	detail := "shared at " + level.String()
+	if with != "" {
+		detail += " with " + with + " alone"
+	}
 	if note != "" {
 		detail += "; " + note
 	}

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"sync"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/reins-app/reins/audit"
 	"github.com/reins-app/reins/internal/plain"
@@ -13,8 +15,15 @@ import (
 )
 
 func activityOf(en audit.Entry, now time.Time) *persondoor.Activity {
+	act := vocab.StepSentence(en.Act, en.Target)
+	if en.Act.Kind == vocab.Share && en.Detail != "" {
+		// A share's line says what it is now, and with whom: a strip
+		// shows the act, not its detail.
+		r, n := utf8.DecodeRuneInString(en.Detail)
+		act = plain.Text(string(unicode.ToUpper(r))+en.Detail[n:], plain.DetailMax)
+	}
 	return &persondoor.Activity{
-		Time: now, Agent: en.Agent.Label(), Act: vocab.StepSentence(en.Act, en.Target), Kind: plain.Text(string(en.Act.Kind), plain.NameMax),
+		Time: now, Agent: en.Agent.Label(), Act: act, Kind: plain.Text(string(en.Act.Kind), plain.NameMax),
 		Outcome: en.Outcome, Code: plain.Text(en.Code, plain.NameMax), Detail: plain.Text(en.Detail, plain.DetailMax),
 	}
 }

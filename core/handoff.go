@@ -132,7 +132,7 @@ func (s *Session) handoff(ctx context.Context, r agentdoor.HandoffRequest, en *a
 		}
 		return nil, errorf(vocab.CodeHandedOff, "tab %s is already with the person for a step another agent asked for; wait until they end it", r.Tab)
 	}
-	if err := e.checkGrant(r.Tab, origin, vocab.Control); err != nil {
+	if err := e.checkGrant(s.key(), r.Tab, origin, vocab.Control); err != nil {
 		en.Target.TabTitle = ""
 		return nil, err
 	}

@@ -116,9 +116,10 @@ func (e *Engine) pinFor(origin string) (pin, note string, err error) {
 // pinned to a program, the check that the same program listens there still.
 // When another does, the share ends here and then, the person is told, and
 // the read or act is refused with program_changed. Nothing listening is no
-// change: no other program can answer the tab.
-func (e *Engine) checkGrant(tab, origin string, need vocab.Level) error {
-	if err := e.grants.Check(tab, origin, need); err != nil {
+// change: no other program can answer the tab. agent is the key of the agent
+// asking: a tab shared with another agent alone is not shared to it.
+func (e *Engine) checkGrant(agent, tab, origin string, need vocab.Level) error {
+	if err := e.grants.CheckFor(tab, agent, origin, need); err != nil {
 		return err
 	}
 	g := e.grants.Get(tab)
@@ -142,7 +143,7 @@ func (e *Engine) checkGrant(tab, origin string, need vocab.Level) error {
 	if !ended {
 		// The same program; or another check ended the share meanwhile,
 		// which the grants now say.
-		if err := e.grants.Check(tab, origin, need); err != nil {
+		if err := e.grants.CheckFor(tab, agent, origin, need); err != nil {
 			return err
 		}
 		if e.grants.Get(tab).Program != now {

@@ -41,8 +41,8 @@ func (s *Session) openTab(ctx context.Context, tab, url, origin string, en *audi
 	if origin == "" {
 		return nil, errorf(vocab.CodeBadRequest, "only http and https addresses can be opened")
 	}
-	if n := s.opened.Load(); n >= agentdoor.MaxOpenedTabs {
-		return nil, errorf(vocab.CodeBadRequest, "this session has opened %d tabs, the most one may; close some, or ask the person", n)
+	if n := e.openTabsOf(s.key()); n >= agentdoor.MaxOpenedTabs {
+		return nil, errorf(vocab.CodeBadRequest, "%d tabs you opened are open, the most an agent may have; close some first", n)
 	}
 	t, info, err := e.lookup(tab)
 	if err != nil {
@@ -50,7 +50,7 @@ func (s *Session) openTab(ctx context.Context, tab, url, origin string, en *audi
 	}
 	here := approvals.Origin(info.URL)
 	en.Target.TabTitle, en.Target.Origin, en.Target.Name = info.Title, here, info.Title
-	if err := e.checkGrant(tab, here, vocab.Control); err != nil {
+	if err := e.checkGrant(s.key(), tab, here, vocab.Control); err != nil {
 		en.Target.TabTitle, en.Target.Name = "", ""
 		return nil, err
 	}
@@ -64,7 +64,7 @@ func (s *Session) openTab(ctx context.Context, tab, url, origin string, en *audi
 			if err != nil {
 				return audit.Plan{}, err
 			}
-			return audit.Plan{Scale: 1}, e.checkGrant(tab, approvals.Origin(info.URL), vocab.Control)
+			return audit.Plan{Scale: 1}, e.checkGrant(s.key(), tab, approvals.Origin(info.URL), vocab.Control)
 		},
 		perform: func(ctx context.Context, _ audit.Ticket) error {
 			return e.opts.Browser.Call(ctx, t.chrome.profile, protocol.MethodNewTab, protocol.NewTabParams{Tab: t.chrome.id, URL: url}, &opened)
@@ -73,7 +73,12 @@ func (s *Session) openTab(ctx context.Context, tab, url, origin string, en *audi
 	if err != nil {
 		return nil, err
 	}
-	s.opened.Add(1)
+	e.mu.Lock()
+	if e.openedBy == nil {
+		e.openedBy = map[string][]chromeTab{}
+	}
+	e.openedBy[s.key()] = append(e.openedBy[s.key()], chromeTab{t.chrome.profile, opened.Tab})
+	e.mu.Unlock()
 	out := &agentdoor.OpenTabResult{Done: res.Done, Audit: res.Audit}
 	// The new tab as Reins knows it, once the extension reports it.
 	var id string
@@ -100,11 +105,35 @@ func (s *Session) openTab(ctx context.Context, tab, url, origin string, en *audi
 			out.Note = fmt.Sprintf("the new tab did not show %s in time, so it was not shared: ask the person to share it", origin)
 			break
 		}
-		if err := e.SetShare(id, vocab.Control); err != nil {
+		// Like tab: with the agents tab is shared with, while it is
+		// still shared at Control with this one.
+		like := e.grants.Get(tab)
+		if like.To(s.key()).Level < vocab.Control {
+			out.Note = "tab " + tab + " is no longer yours at Control, so the new tab was not shared: ask the person to share it"
+			break
+		}
+		if err := e.ShareWith(id, vocab.Control, like.Agent); err != nil {
 			out.Note = "the new tab could not be shared: " + err.Error()
 			break
 		}
 		out.Shared = true
 	}
 	return out, nil
+}
+
+// openTabsOf counts the tabs the agent of key opened that are open still,
+// forgetting those closed.
+func (e *Engine) openTabsOf(key string) int {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	open := e.openedBy[key][:0]
+	for _, ct := range e.openedBy[key] {
+		if _, ok := e.byChrome[ct]; ok {
+			open = append(open, ct)
+		}
+	}
+	if e.openedBy != nil {
+		e.openedBy[key] = open
+	}
+	return len(open)
 }

@@ -41,7 +41,7 @@ func (s *Session) CurrentTab(ctx context.Context) (string, error) {
 	var readable, active, focused []string
 	gone := 0
 	for id, t := range e.tabs {
-		if e.grants.Get(id).Level < vocab.ReadOnly {
+		if e.grants.Get(id).To(s.key()).Level < vocab.ReadOnly {
 			continue
 		}
 		if !e.connected[t.chrome.profile] {

@@ -16,6 +16,7 @@ import (
 	"github.com/reins-app/reins/bridge/protocol"
 	"github.com/reins-app/reins/grounding"
 	gdesktop "github.com/reins-app/reins/grounding/desktop"
+	"github.com/reins-app/reins/persondoor"
 	"github.com/reins-app/reins/vocab"
 )
 
@@ -34,8 +35,6 @@ type Session struct {
 	// desk is the session's latest desktop snapshot, whose refs desktop
 	// acts name.
 	desk atomic.Pointer[gdesktop.Snapshot]
-	// opened counts the tabs the session has opened (OpenTab).
-	opened atomic.Int32
 }
 
 // session opens a session for an agent.
@@ -47,14 +46,22 @@ func (e *Engine) session(a vocab.Agent) *Session {
 // Agent is who the session speaks for.
 func (s *Session) Agent() vocab.Agent { return s.agent }
 
+// key is the agent's key, by which the person shares a tab with it alone.
+func (s *Session) key() string { return persondoor.AgentKey(s.agent) }
+
 // tabs lists open tabs as an agent may see them: titles and addresses only
-// for tabs the person shared.
+// for tabs the person shared with it. A tab shared with another agent alone
+// is listed as not shared, and nothing says whom it is shared with.
 func (s *Session) tabs(ctx context.Context) []vocab.TabInfo {
 	all := s.e.Tabs()
 	for i := range all {
+		if all[i].Agent != "" && all[i].Agent != s.key() {
+			all[i].Level, all[i].Share, all[i].SharedAt = vocab.None, vocab.None.String(), ""
+		}
 		if all[i].Level == vocab.None {
 			all[i].Title, all[i].URL, all[i].Origin = "", "", ""
 		}
+		all[i].Agent = ""
 	}
 	return all
 }
@@ -117,7 +124,7 @@ func (s *Session) snapshot(ctx context.Context, tab string, en *audit.Entry) (sn
 		return nil, nil, nil, err
 	}
 	en.Target.TabTitle, en.Target.Origin = info.Title, approvals.Origin(info.URL)
-	if err := s.e.checkGrant(tab, approvals.Origin(info.URL), vocab.ReadOnly); err != nil {
+	if err := s.e.checkGrant(s.key(), tab, approvals.Origin(info.URL), vocab.ReadOnly); err != nil {
 		en.Target.TabTitle = "" // an unshared tab's title is not the agent's to learn, nor the log's
 		return nil, nil, nil, err
 	}
@@ -127,7 +134,7 @@ func (s *Session) snapshot(ctx context.Context, tab string, en *audit.Entry) (sn
 	}
 	// The snapshot's own origin is what the agent read: check it too, since
 	// the tab may have moved on between the tab list and the read.
-	if err := s.e.grants.Check(tab, snap.Origin, vocab.ReadOnly); err != nil {
+	if err := s.e.grants.CheckFor(tab, s.key(), snap.Origin, vocab.ReadOnly); err != nil {
 		return nil, nil, nil, err
 	}
 	s.e.mu.Lock()
@@ -200,7 +207,7 @@ func (s *Session) screenshot(ctx context.Context, tab string, en *audit.Entry) (
 		return nil, err
 	}
 	en.Target.TabTitle, en.Target.Origin = info.Title, approvals.Origin(info.URL)
-	if err := s.e.checkGrant(tab, approvals.Origin(info.URL), vocab.ReadOnly); err != nil {
+	if err := s.e.checkGrant(s.key(), tab, approvals.Origin(info.URL), vocab.ReadOnly); err != nil {
 		en.Target.TabTitle = ""
 		return nil, err
 	}
@@ -235,6 +242,7 @@ func (s *Session) refuse(ctx context.Context, en audit.Entry, err error) error {
 	if errors.As(err, &done) {
 		return done.err
 	}
+	err = s.blockedByDialog(ctx, en.Target.Tab, err)
 	ce, outcome := classify(err)
 	en.Outcome, en.Code, en.Detail = outcome, ce.Code, ce.Message
 	s.e.record(ctx, en)
@@ -275,6 +283,8 @@ func (s *Session) act(ctx context.Context, r agentdoor.ActRequest, en *audit.Ent
 			return nil, errorf(vocab.CodeBadRequest, "a drag needs the ref of another element to drop on, from the same snapshot")
 		}
 	case vocab.Key, vocab.Navigate, vocab.Back, vocab.Forward, vocab.Activate, vocab.CloseTab:
+	case vocab.Dialog:
+		return s.handleDialog(ctx, r, en)
 	default:
 		return nil, errorf(vocab.CodeBadRequest, "unknown act %q", r.Act.Kind)
 	}
@@ -296,7 +306,7 @@ func (s *Session) act(ctx context.Context, r agentdoor.ActRequest, en *audit.Ent
 	}
 	origin := approvals.Origin(info.URL)
 	en.Target.TabTitle, en.Target.Origin = info.Title, origin
-	if err := e.checkGrant(r.Tab, origin, vocab.Control); err != nil {
+	if err := e.checkGrant(s.key(), r.Tab, origin, vocab.Control); err != nil {
 		en.Target.TabTitle = ""
 		return nil, err
 	}
@@ -394,7 +404,7 @@ func (s *Session) act(ctx context.Context, r agentdoor.ActRequest, en *audit.Ent
 		if err != nil {
 			return audit.Plan{}, err
 		}
-		if err := e.checkGrant(r.Tab, approvals.Origin(info.URL), vocab.Control); err != nil {
+		if err := e.checkGrant(s.key(), r.Tab, approvals.Origin(info.URL), vocab.Control); err != nil {
 			return audit.Plan{}, err
 		}
 		if r.Ref == "" {

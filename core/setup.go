@@ -105,6 +105,7 @@ func Doctor() []Check {
 	out = append(out, Check{What: "input to the display", OK: err == nil, Fix: fix})
 	if runtime.GOOS == "darwin" {
 		out = append(out, accessibilityCheck(executor.AccessibilityStatus()))
+		out = append(out, screenRecordingCheck(executor.ScreenRecordingStatus()))
 	}
 	out = append(out, trayCheck(trayhost.Present()))
 	return out
@@ -153,6 +154,21 @@ func accessibilityCheck(trusted, bare bool, err error) Check {
 		c.Fix = "not given; open Reins, press Allow in Getting started, and turn Reins on in that list"
 	case bare:
 		c.OK, c.Fix = false, "given, but to the program that started this reins (a terminal, most likely), not to Reins.app: an agent running in that terminal could post input too; remove it there and start Reins.app"
+	}
+	return c
+}
+
+// screenRecordingCheck is doctor's line about macOS's Screen Recording
+// permission, from what executor.ScreenRecordingStatus said. Reins works
+// without it, but then refuses agents' pictures of the desktop rather than
+// hand over one that shows no other application's windows.
+func screenRecordingCheck(allowed bool, err error) Check {
+	c := Check{What: "Screen Recording permission (System Settings › Privacy & Security › Screen & System Audio Recording)", OK: allowed && err == nil, Optional: true}
+	switch {
+	case err != nil:
+		c.Fix = "cannot tell: " + err.Error() + "; pictures of the desktop (desktop_screenshot) are refused"
+	case !allowed:
+		c.Fix = "not given, so pictures of the desktop (desktop_screenshot) are refused; to allow them, turn Reins on in that list, then quit and reopen Reins"
 	}
 	return c
 }

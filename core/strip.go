@@ -267,6 +267,9 @@ func (s *strip) table(profile, session string) protocol.Shares {
 		line := protocol.TabShare{Tab: ts.chrome.id, Level: wireLevel(g.Level)}
 		if g.Level > vocab.None {
 			line.Origin = g.Origin
+			if g.Agent != "" {
+				line.Agent = e.agentLabel(g.Agent)
+			}
 		}
 		t.Tabs = append(t.Tabs, line)
 	}

@@ -39,32 +39,8 @@ import (
 // text; the password field's secret appears in no answer, row or file; a
 // button relabelled after the look is refused as changed and not clicked.
 func TestDesktopByRef(t *testing.T) {
-	reinsBinaryFor(t)
-	d := a11ytest.Start(t, a11ytest.Options{Screen: "1280x800x24"})
-	data := filepath.Join(t.TempDir(), "data")
-	raw, err := executor.New(executor.Options{Display: d.X.Display, SessionBus: d.Session})
-	if err != nil {
-		t.Fatal(err)
-	}
-	exec := &checkedExecutor{Executor: raw, dbPath: filepath.Join(data, "audit.db")}
-	rt, err := core.Start(context.Background(), core.StartOptions{DataDir: data, Executor: exec, Logf: t.Logf})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { rt.Close() })
-	person := &answerer{policy: "allow"}
-	t.Cleanup(person.run(rt))
-	coretest.Admitted(t, rt.AgentDoor(), rt.PersonDoor(), vocab.Agent{Name: "e2e desktop agent", Version: "1", PID: os.Getpid(), Exe: os.Args[0]})
-	if err := rt.SetShare(vocab.DesktopKey, vocab.Control); err != nil {
-		t.Fatal(err)
-	}
-	cs := agentThroughMCP(t, rt, data, sdk.Implementation{Name: "e2e desktop agent", Version: "1"})
-	// With no window manager, the window in front is the one under the
-	// pointer: the person's mouse rests on the fixture.
-	if err := xdesk.Move(d.X.Display, 8, 8); err != nil {
-		t.Fatal(err)
-	}
-
+	dr := startA11yDesktop(t)
+	d, data, exec, rt, cs := dr.d, dr.data, dr.exec, dr.rt, dr.cs
 	var answers []string
 	call := func(tool string, args map[string]any) string {
 		t.Helper()
@@ -169,53 +145,6 @@ func TestDesktopByRef(t *testing.T) {
 		}
 	}
 
-	// A browser in front: the tab it shows is in the desktop view only once
-	// it is open to the agent, and then from the page, with its tab refs;
-	// its window is black in every picture.
-	witness := browsertest.NewWitness()
-	origin := browsertest.Serve(t, witness, map[string]string{"/desk.html": `<!doctype html><title>Private page</title><h1>Private words</h1><button>Shared button</button>
-<script>addEventListener('load', () => fetch('/witness', {method: 'POST', body: JSON.stringify({type: 'loaded'})}))</script>`})
-	browsertest.Start(t, browsertest.Options{X: d.X, DataDir: data, Reins: reinsBinary.path, URL: origin + "/desk.html", Width: 900, Height: 600})
-	var tab string
-	testenv.WaitWithin(t, 30*time.Second, "the extension to report the tab", func() bool {
-		for _, tb := range rt.Tabs() {
-			if tb.Connected && strings.HasPrefix(tb.URL, origin) {
-				tab = tb.ID
-				return true
-			}
-		}
-		return false
-	})
-	if err := xdesk.Move(d.X.Display, 600, 400); err != nil { // over Chromium only
-		t.Fatal(err)
-	}
-	var browser string
-	if !testenv.Eventually(testenv.Patience, func() bool {
-		browser = call("desktop_observe", nil)
-		return strings.Contains(browser, "web browser")
-	}) {
-		t.Fatalf("with Chromium in front, desktop_observe says:\n%s", browser)
-	}
-	if strings.Contains(browser, "Private") || strings.Contains(browser, "Shared button") {
-		t.Errorf("the text of a tab not open to the agent reached the desktop view:\n%s", browser)
-	}
-	if err := rt.SetShare(tab, vocab.ReadOnly); err != nil {
-		t.Fatal(err)
-	}
-	if !testenv.Eventually(testenv.Patience, func() bool {
-		browser = call("desktop_observe", nil)
-		return regexp.MustCompile(`button "Shared button" \[ref=e\d+\]`).MatchString(browser)
-	}) {
-		t.Fatalf("the shared tab in front is not in the desktop view:\n%s", browser)
-	}
-	if n := strings.Count(browser, "Shared button"); n != 1 {
-		t.Errorf("the shared tab's button is in the desktop view %d times, want once:\n%s", n, browser)
-	}
-	cwin := windowOf(t, browser, "Chromium-browser")
-	if black := blackShare(t, picture(t, cs, false), cwin); black < 1 {
-		t.Errorf("only %.0f%% of the browser's window is black in the desktop picture", 100*black)
-	}
-
 	rows, err := rt.AuditRows(context.Background(), persondoor.AuditFilter{Act: string(vocab.Click), Limit: 10})
 	if err != nil {
 		t.Fatal(err)
@@ -242,6 +171,113 @@ func TestDesktopByRef(t *testing.T) {
 		t.Errorf("an act reached the executor before its row was committed: %v", p)
 	}
 	noSecret(t, a11ytest.Secret, strings.Join(answers, "\n"), data)
+}
+
+// desktopRig is a desktop with a real accessibility bus and the GTK fixture
+// on it, Reins on that desktop with the desktop shared at Control, and an
+// agent allowed through the real reins mcp.
+type desktopRig struct {
+	d    *a11ytest.Desktop
+	data string
+	raw  executor.Executor
+	exec *checkedExecutor
+	rt   *core.Runtime
+	cs   *sdk.ClientSession
+}
+
+func startA11yDesktop(t *testing.T) desktopRig {
+	t.Helper()
+	reinsBinaryFor(t)
+	d := a11ytest.Start(t, a11ytest.Options{Screen: "1280x800x24"})
+	data := filepath.Join(t.TempDir(), "data")
+	raw, err := executor.New(executor.Options{Display: d.X.Display, SessionBus: d.Session})
+	if err != nil {
+		t.Fatal(err)
+	}
+	exec := &checkedExecutor{Executor: raw, dbPath: filepath.Join(data, "audit.db")}
+	rt, err := core.Start(context.Background(), core.StartOptions{DataDir: data, Executor: exec, Logf: t.Logf})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { rt.Close() })
+	person := &answerer{policy: "allow"}
+	t.Cleanup(person.run(rt))
+	coretest.Admitted(t, rt.AgentDoor(), rt.PersonDoor(), vocab.Agent{Name: "e2e desktop agent", Version: "1", PID: os.Getpid(), Exe: os.Args[0]})
+	if err := rt.SetShare(vocab.DesktopKey, vocab.Control); err != nil {
+		t.Fatal(err)
+	}
+	cs := agentThroughMCP(t, rt, data, sdk.Implementation{Name: "e2e desktop agent", Version: "1"})
+	// With no window manager, the window in front is the one under the
+	// pointer: the person's mouse rests on the fixture.
+	if err := xdesk.Move(d.X.Display, 8, 8); err != nil {
+		t.Fatal(err)
+	}
+
+	return desktopRig{d: d, data: data, raw: raw, exec: exec, rt: rt, cs: cs}
+}
+
+// TestDesktopBrowserFromThePage puts Chromium in front with its own
+// accessibility on, so that its tree on the bus holds the page's elements:
+// the tab it shows is in the desktop view only once it is open to the
+// agent, and then once, from the page, with its tab refs, never from
+// Chromium's tree; its window is black in every picture.
+func TestDesktopBrowserFromThePage(t *testing.T) {
+	dr := startA11yDesktop(t)
+	d, data, raw, rt, cs := dr.d, dr.data, dr.raw, dr.rt, dr.cs
+	call := func(tool string, args map[string]any) string {
+		t.Helper()
+		return mcptest.MustCall(t, cs, tool, args)
+	}
+	witness := browsertest.NewWitness()
+	origin := browsertest.Serve(t, witness, map[string]string{"/desk.html": `<!doctype html><title>Private page</title><h1>Private words</h1><button>Shared button</button>
+<script>addEventListener('load', () => fetch('/witness', {method: 'POST', body: JSON.stringify({type: 'loaded'})}))</script>`})
+	// Chromium's own accessibility is on, on the same bus: its tree holds
+	// the page's elements, which the desktop view must not take from it.
+	chromium := browsertest.Start(t, browsertest.Options{X: d.X, DataDir: data, Reins: reinsBinary.path, URL: origin + "/desk.html", Width: 900, Height: 600,
+		Args: []string{"--force-renderer-accessibility"}, Env: []string{"DBUS_SESSION_BUS_ADDRESS=" + d.Session, "ACCESSIBILITY_ENABLED=1"}})
+	if err := xdesk.Move(d.X.Display, 600, 400); err != nil { // over Chromium only
+		t.Fatal(err)
+	}
+	testenv.WaitWithin(t, 60*time.Second, "Chromium's accessibility tree to hold the page's button", func() bool {
+		tree, err := raw.Accessible(context.Background(), chromium.PID())
+		return err == nil && tree.Find("push button", "Shared button") != nil
+	})
+	var tab string
+	testenv.WaitWithin(t, 30*time.Second, "the extension to report the tab", func() bool {
+		for _, tb := range rt.Tabs() {
+			if tb.Connected && strings.HasPrefix(tb.URL, origin) {
+				tab = tb.ID
+				return true
+			}
+		}
+		return false
+	})
+	var browser string
+	if !testenv.Eventually(testenv.Patience, func() bool {
+		browser = call("desktop_observe", nil)
+		return strings.Contains(browser, "web browser")
+	}) {
+		t.Fatalf("with Chromium in front, desktop_observe says:\n%s", browser)
+	}
+	if strings.Contains(browser, "Private") || strings.Contains(browser, "Shared button") {
+		t.Errorf("the text of a tab not open to the agent reached the desktop view:\n%s", browser)
+	}
+	if err := rt.SetShare(tab, vocab.ReadOnly); err != nil {
+		t.Fatal(err)
+	}
+	if !testenv.Eventually(testenv.Patience, func() bool {
+		browser = call("desktop_observe", nil)
+		return regexp.MustCompile(`button "Shared button" \[ref=e\d+\]`).MatchString(browser)
+	}) {
+		t.Fatalf("the shared tab in front is not in the desktop view:\n%s", browser)
+	}
+	if n := strings.Count(browser, "Shared button"); n != 1 {
+		t.Errorf("the shared tab's button is in the desktop view %d times, want once:\n%s", n, browser)
+	}
+	cwin := windowOf(t, browser, "Chromium-browser")
+	if black := blackShare(t, picture(t, cs, false), cwin); black < 1 {
+		t.Errorf("only %.0f%% of the browser's window is black in the desktop picture", 100*black)
+	}
 }
 
 // noSecret fails the test when secret is in answers or in any file under

@@ -113,22 +113,33 @@ func TestAgentThroughReinsMCP(t *testing.T) {
 // close when the test ends.
 func agentThroughMCP(t testing.TB, rt *core.Runtime, data string, who sdk.Implementation) *sdk.ClientSession {
 	t.Helper()
+	return agentsThroughMCP(t, rt, data, who)[0]
+}
+
+// agentsThroughMCP is agentThroughMCP for several agents at once, each its
+// own reins mcp process, all through one agents' door.
+func agentsThroughMCP(t testing.TB, rt *core.Runtime, data string, who ...sdk.Implementation) []*sdk.ClientSession {
+	t.Helper()
 	ctx := context.Background()
 	door, err := mcp.Start(ctx, mcp.Options{Agents: rt.AgentDoor(), DataDir: data, HTTPPort: -1, Logf: t.Logf})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { door.Close() })
-	cmd := exec.Command(reinsBinary.path, "mcp")
-	cmd.Env = append(os.Environ(), "REINS_DATA_DIR="+data)
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	cctx, cancel := context.WithTimeout(ctx, 90*time.Second)
-	defer cancel()
-	cs, err := sdk.NewClient(&who, nil).Connect(cctx, &sdk.CommandTransport{Command: cmd}, nil)
-	if err != nil {
-		t.Fatalf("%v\nreins mcp: %s", err, stderr.String())
+	var out []*sdk.ClientSession
+	for _, w := range who {
+		cmd := exec.Command(reinsBinary.path, "mcp")
+		cmd.Env = append(os.Environ(), "REINS_DATA_DIR="+data)
+		var stderr bytes.Buffer
+		cmd.Stderr = &stderr
+		cctx, cancel := context.WithTimeout(ctx, 90*time.Second)
+		cs, err := sdk.NewClient(&w, nil).Connect(cctx, &sdk.CommandTransport{Command: cmd}, nil)
+		cancel()
+		if err != nil {
+			t.Fatalf("%v\nreins mcp: %s", err, stderr.String())
+		}
+		t.Cleanup(func() { cs.Close() })
+		out = append(out, cs)
 	}
-	t.Cleanup(func() { cs.Close() })
-	return cs
+	return out
 }

@@ -4,7 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
-	"net/url"
+	neturl "net/url"
 	"os"
 	"regexp"
 	"strings"
@@ -37,16 +37,7 @@ func TestTabsSelectAndClose(t *testing.T) {
 	ctx := context.Background()
 	r.wait(ctx, "loaded", func(m map[string]any) bool { return m["page"] == "a" })
 	// The person opens a second tab.
-	port, err := devToolsPort(r.browser.Profile)
-	if err != nil {
-		t.Fatal(err)
-	}
-	req, _ := http.NewRequest(http.MethodPut, fmt.Sprintf("http://127.0.0.1:%d/json/new?%s", port, url.QueryEscape(r.origin+"/b.html")), nil)
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	resp.Body.Close()
+	r.personOpensTab(r.origin + "/b.html")
 	r.wait(ctx, "loaded", func(m map[string]any) bool { return m["page"] == "b" })
 	coretest.Admitted(t, r.rt.AgentDoor(), r.rt.PersonDoor(), vocab.Agent{Name: "e2e tabs agent", Version: "1", PID: os.Getpid(), Exe: os.Args[0]})
 	tabOf := func(path string) vocab.TabInfo {
@@ -135,4 +126,20 @@ func TestTabsSelectAndClose(t *testing.T) {
 		}
 		return false
 	})
+}
+
+// personOpensTab opens url in a new tab in front, as the person would,
+// through Chromium's DevTools port (the browser was started with DevTools).
+func (r *rig) personOpensTab(url string) {
+	r.t.Helper()
+	port, err := devToolsPort(r.browser.Profile)
+	if err != nil {
+		r.t.Fatal(err)
+	}
+	req, _ := http.NewRequest(http.MethodPut, fmt.Sprintf("http://127.0.0.1:%d/json/new?%s", port, neturl.QueryEscape(url)), nil)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		r.t.Fatal(err)
+	}
+	resp.Body.Close()
 }

@@ -107,6 +107,8 @@ var (
 	ErrNoAccessibleApp    = errors.New("the application is not on the accessibility bus; it may not support accessibility, or not have started it yet (GTK 3: NO_AT_BRIDGE must be unset; Qt: QT_LINUX_ACCESSIBILITY_ALWAYS_ON=1)")
 	ErrNoAccessibleWindow = errors.New("the application shows no window on the accessibility bus")
 	ErrNoCache            = errors.New("the application offers no accessibility cache; read it element by element")
+	// errCacheShort: the cache lacks elements the application has.
+	errCacheShort = errors.New("the application's accessibility cache does not hold all its elements; read it element by element")
 )
 
 // AccessibleReader reads applications' accessibility elements over one
@@ -232,7 +234,7 @@ func (r *AccessibleReader) Read(ctx context.Context, pid int) (*gdesktop.Tree, e
 		tree, err = a.cacheTree(ctx)
 	default:
 		tree, err = a.cacheTree(ctx)
-		if errors.Is(err, ErrNoCache) {
+		if errors.Is(err, ErrNoCache) || errors.Is(err, errCacheShort) {
 			tree, err = a.walkTree(ctx)
 		}
 	}
@@ -373,6 +375,9 @@ type node struct {
 	states     []uint32
 	interfaces []string
 	children   []ref // from GetChildren, or from an old-style cache item
+	// childCount is the number of children the application says the node
+	// has, from a cache item; -1 when unknown.
+	childCount int
 }
 
 func (n *node) has(state uint) bool {
@@ -695,6 +700,12 @@ func (a *app) cacheTree(ctx context.Context) (*gdesktop.Tree, error) {
 		if it.n.has(stateManagesDescendants) {
 			continue
 		}
+		if it.n.childCount > len(children[it.n.ref]) && it.depth < a.r.opts.MaxDepth {
+			// The application has more than its cache holds: Chromium
+			// and Electron apps cache their own window but not the
+			// page's elements, made when first asked for.
+			return nil, fmt.Errorf("%v: %w: %q has %d children, %d of them cached", a, errCacheShort, it.n.name, it.n.childCount, len(children[it.n.ref]))
+		}
 		for _, c := range children[it.n.ref] {
 			if seen[c.ref] {
 				continue
@@ -786,6 +797,11 @@ func cacheItem(f []any) (*node, error) {
 	switch idx := rest[0].(type) {
 	case int32: // index, child count
 		n.index = int(idx)
+		count, ok := rest[1].(int32)
+		if !ok {
+			return bad("child count")
+		}
+		n.childCount = int(count)
 		rest = rest[2:]
 	case [][]any, []any: // children
 		list, _ := idx.([]any)
@@ -795,6 +811,7 @@ func cacheItem(f []any) (*node, error) {
 			}
 		}
 		n.children = []ref{}
+		n.childCount = -1
 		for _, c := range list {
 			cr, ok := refOf(c)
 			if !ok {

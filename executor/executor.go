@@ -19,6 +19,11 @@
 //   - mac_*.go: macOS, CGEvent, CGWindowList, NSWorkspace and AX through
 //     purego, so it is checked by `GOOS=darwin CGO_ENABLED=0 go vet` on any
 //     machine.
+//   - axmap.go, axread_darwin.go: macOS's accessibility reader, the tree
+//     built from AXUIElements (pure, tested everywhere on recorded
+//     elements) and the AXUIElement calls; capture_darwin.go and
+//     imageconv.go: pictures of the desktop, the Screen Recording check
+//     and the CGImage's pixels into RGBA.
 //   - fake.go, fake_backend.go: [Fake], the real sequence over a desktop that
 //     records, for tests here and in other packages.
 //   - keys.go, keys_mac.go: parsing chords and text; denylist.go: what is
@@ -114,7 +119,8 @@ type Executor interface {
 	// flight included; an empty list means DefaultDenyList().
 	SetDenyList(d DenyList)
 	// Accessible reads the accessibility elements of the window of the
-	// application with process id pid (Linux: AT-SPI). It never reads a
+	// application with process id pid (Linux: AT-SPI; macOS: AXUIElement,
+	// with the Linux reader's role names). It never reads a
 	// password field's value. Where it is not built it returns an error
 	// wrapping ErrUnsupported.
 	Accessible(ctx context.Context, pid int) (*gdesktop.Tree, error)
@@ -122,6 +128,13 @@ type Executor interface {
 	// elements inside window (an element ID from Accessible) is at (x, y)
 	// in DIP, the deepest one, and returns its ID.
 	AccessibleAt(ctx context.Context, pid int, window string, x, y float64) (string, error)
+	// JSDialog reads the JavaScript dialog that the browser with process id
+	// pid shows as its active window (alert, confirm, prompt, a page's
+	// leave question), from the browser's own accessibility tree (Linux:
+	// AT-SPI). A window that is no such dialog is not read past its top,
+	// and gives an error wrapping ErrNoDialog. Where it is not built it
+	// returns an error wrapping ErrUnsupported.
+	JSDialog(ctx context.Context, pid int) (JSDialog, error)
 	// Capture takes a picture of the whole screen as it shows now: every
 	// window, Reins' own and deny-listed ones included, so that callers
 	// must hide what an agent may not see. Where it is not built it returns
@@ -156,6 +169,11 @@ var (
 	// ErrPointerNotBack: after an act stopped by its Witness, the pointer
 	// could not be put back where the person had it.
 	ErrPointerNotBack = errors.New("the pointer could not be put back")
+	// ErrNoScreenRecording: macOS has not given Reins the Screen Recording
+	// permission, without which a picture shows no other application's
+	// windows; so none is taken rather than one passed off as the desktop.
+	// Its text, the fix-it step included, fits a refusal's detail.
+	ErrNoScreenRecording = errors.New("no picture was taken: macOS has not given Reins the Screen Recording permission; in System Settings › Privacy & Security › Screen & System Audio Recording turn Reins on, then quit and reopen Reins")
 )
 
 // Options configures [New].

@@ -37,6 +37,9 @@ type Fake struct {
 	// as the act's events are about to go out: tests use it to see an act
 	// stopped part-way. An error stops the act, as above.
 	WhileFiring func(ctx context.Context) error
+	// CaptureErr, if set, is what Capture fails with (ErrNoScreenRecording,
+	// say).
+	CaptureErr error
 
 	seq sequence
 	fakeDesk
@@ -44,6 +47,34 @@ type Fake struct {
 	mu    sync.Mutex             // guards DenyList, as SetDenyList changes it
 	acts  []Fired                // guarded by mu
 	trees map[int]*gdesktop.Tree // guarded by mu: SetAccessible's
+	dlgs  map[int]JSDialog       // guarded by mu: SetJSDialog's
+	files fakeFiles              // guarded by mu: SetFileDialog's, and the dialog up now
+}
+
+// SetJSDialog makes JSDialog answer d for the browser with process id pid;
+// a nil d says it shows none.
+func (f *Fake) SetJSDialog(pid int, d *JSDialog) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.dlgs == nil {
+		f.dlgs = map[int]JSDialog{}
+	}
+	if d == nil {
+		delete(f.dlgs, pid)
+		return
+	}
+	f.dlgs[pid] = *d
+}
+
+// JSDialog implements Executor: what SetJSDialog set for pid.
+func (f *Fake) JSDialog(ctx context.Context, pid int) (JSDialog, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	d, ok := f.dlgs[pid]
+	if !ok {
+		return JSDialog{}, ErrNoDialog
+	}
+	return d, nil
 }
 
 // SetAccessible makes Accessible answer t for the application with process
@@ -82,6 +113,9 @@ func (f *Fake) AccessibleAt(ctx context.Context, pid int, window string, x, y fl
 // Capture implements Executor: a white picture of the fake's first screen
 // (1280×800 before SetScreens), at scale 1.
 func (f *Fake) Capture(ctx context.Context) (Picture, error) {
+	if f.CaptureErr != nil {
+		return Picture{}, f.CaptureErr
+	}
 	w, h := 1280, 800
 	if ss, _ := f.Screens(ctx); len(ss) > 0 && ss[0].W < 1<<20 {
 		w, h = int(ss[0].W), int(ss[0].H)

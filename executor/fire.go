@@ -32,7 +32,7 @@ func check(t audit.Ticket) (checked, error) {
 	if !t.Valid() {
 		return checked{}, ErrInvalid
 	}
-	c := checked{act: t.Act(), plan: t.Plan()}
+	c := checked{act: dialogKeys(t.Act()), plan: t.Plan()}
 	here := point{c.plan.X, c.plan.Y}
 	switch c.act.Kind {
 	case vocab.Click, vocab.DoubleClick, vocab.RightClick, vocab.Hover, vocab.Scroll:

@@ -9,7 +9,6 @@ import (
 	"github.com/ebitengine/purego/objc"
 
 	"github.com/reins-app/reins/audit"
-	gdesktop "github.com/reins-app/reins/grounding/desktop"
 )
 
 // MacOptions configures [NewMac].
@@ -54,23 +53,14 @@ func (m *Mac) CheckPermission() error {
 // event and lets go of what it holds first.
 func (m *Mac) Close() error { return m.seq.close(m, nil) }
 
-// AccessibleAt implements Executor; not built on macOS yet.
-func (m *Mac) AccessibleAt(context.Context, int, string, float64, float64) (string, error) {
-	return "", fmt.Errorf("%w: reading applications' accessibility elements on macOS", ErrUnsupported)
+// JSDialog implements Executor; reading a browser's dialog through AX is
+// not built on macOS yet, so a dialog there is never answered.
+func (m *Mac) JSDialog(context.Context, int) (JSDialog, error) {
+	return JSDialog{}, fmt.Errorf("%w: reading a browser's JavaScript dialog on macOS", ErrUnsupported)
 }
 
-// Capture implements Executor. A picture of other applications' windows
-// needs the Screen Recording permission, which Reins does not ask for yet:
-// no picture rather than a black one passed off as real.
-func (m *Mac) Capture(context.Context) (Picture, error) {
-	return Picture{}, fmt.Errorf("%w: pictures of the desktop on macOS (they need the Screen Recording permission)", ErrUnsupported)
-}
-
-// Accessible implements Executor. Reading macOS applications' elements
-// (AXUIElement) is not built yet.
-func (m *Mac) Accessible(context.Context, int) (*gdesktop.Tree, error) {
-	return nil, fmt.Errorf("%w: reading applications' accessibility elements on macOS", ErrUnsupported)
-}
+// Accessible and AccessibleAt are in axread_darwin.go, Capture in
+// capture_darwin.go.
 
 // SetDenyList replaces the deny list; empty means the default.
 func (m *Mac) SetDenyList(d DenyList) { m.deny.set(d) }

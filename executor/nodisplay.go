@@ -108,6 +108,9 @@ func (n *NoDisplay) Accessible(context.Context, int) (*gdesktop.Tree, error) { r
 // Capture implements Executor: with no display there is nothing to see.
 func (n *NoDisplay) Capture(context.Context) (Picture, error) { return Picture{}, n.err }
 
+// JSDialog implements Executor: with no display there is no window.
+func (n *NoDisplay) JSDialog(context.Context, int) (JSDialog, error) { return JSDialog{}, n.err }
+
 // AccessibleAt implements Executor: with no display there is no window.
 func (n *NoDisplay) AccessibleAt(context.Context, int, string, float64, float64) (string, error) {
 	return "", n.err

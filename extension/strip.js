@@ -10,6 +10,7 @@ const ReinsStrip = (() => {
   const ACCENT = "#1f5fd1"; // the app's accent
   const SHARED = "#3c4043";
   const MAX_LINES = 100; // per tab
+  const MAX_AGENT = 200; // characters of an agent's name as the app rendered it
 
   const LEVEL_WORDS = {
     none: "This tab is not shared with agents.",
@@ -30,6 +31,7 @@ const ReinsStrip = (() => {
       this.paused = false;
       this.levels = new Map(); // tab → "read" | "control"
       this.origins = new Map(); // tab → the origin its share is bound to
+      this.agents = new Map(); // tab → the one agent it is shared with, as the app named it
       this.states = new Map(); // tab → "waiting" | "firing"
       this.lines = new Map(); // tab → activity, oldest first
     }
@@ -45,10 +47,12 @@ const ReinsStrip = (() => {
           this.paused = p.paused === true;
           this.levels = new Map();
           this.origins = new Map();
+          this.agents = new Map();
           for (const t of p.tabs) {
             if (!t || !Number.isInteger(t.tab) || (t.level !== "read" && t.level !== "control")) continue;
             this.levels.set(t.tab, t.level);
             if (typeof t.origin === "string" && t.origin) this.origins.set(t.tab, t.origin);
+            if (typeof t.agent === "string" && t.agent) this.agents.set(t.tab, t.agent.slice(0, MAX_AGENT));
           }
           return "all";
         }
@@ -77,6 +81,16 @@ const ReinsStrip = (() => {
 
     level(tab) {
       return this.levels.get(tab) || "none";
+    }
+
+    // levelWords says who may do what on tab: every allowed agent, or the
+    // one agent the person shared it with.
+    levelWords(tab) {
+      const level = this.level(tab);
+      const agent = this.agents.get(tab);
+      if (!agent || level === "none") return LEVEL_WORDS[level];
+      if (level === "read") return `Only ${agent} may read this tab; other agents do not see it.`;
+      return `Only ${agent} may read and act on this tab; each act is asked. Other agents do not see it.`;
     }
 
     // refusal says why the extension itself refuses a request that needs
@@ -109,8 +123,9 @@ const ReinsStrip = (() => {
           title: state === "waiting" ? "Reins: an agent waits for your answer about this tab" : "Reins: an agent is acting on this tab",
         };
       }
-      if (level === "read") return { text: "R", color: SHARED, title: "Reins: this tab is shared to read" };
-      if (level === "control") return { text: "C", color: SHARED, title: "Reins: this tab is shared to control" };
+      const only = this.agents.has(tab) ? ` with ${this.agents.get(tab)} alone` : "";
+      if (level === "read") return { text: "R", color: SHARED, title: `Reins: this tab is shared to read${only}` };
+      if (level === "control") return { text: "C", color: SHARED, title: `Reins: this tab is shared to control${only}` };
       return { text: "", color: SHARED, title: "Reins: this tab is not shared" };
     }
 
@@ -133,7 +148,7 @@ const ReinsStrip = (() => {
         connected: this.connected,
         paused: this.paused,
         level: this.level(tab),
-        levelWords: LEVEL_WORDS[this.level(tab)],
+        levelWords: this.levelWords(tab),
         state: this.states.get(tab) || "idle",
         lines,
       };

@@ -108,6 +108,12 @@ assert.strictEqual(m.apply(shares.method, shares.params), "all");
 assert.strictEqual(m.badge(1843).text, "C");
 assert.strictEqual(m.badge(1844).text, "R");
 assert.strictEqual(m.badge(1845).text, "", "an unshared tab has no badge");
+// A tab shared with one agent alone says so, by the name the app gave it.
+const only = shares.params.tabs.find((t) => t.tab === 1843).agent;
+assert.ok(only, "the golden shares tab 1843 with one agent");
+assert.ok(m.badge(1843).title.includes(only + " alone"), m.badge(1843).title);
+assert.ok(m.view(1843).levelWords.startsWith("Only " + only + " may read and act"), m.view(1843).levelWords);
+assert.strictEqual(m.view(1844).levelWords, "Agents may read this tab.");
 assert.strictEqual(m.badge(99).text, "", "a tab missing from the table is not shared");
 
 // An older or repeated table never overrides a newer one.

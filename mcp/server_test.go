@@ -30,7 +30,7 @@ func TestNoToolApprovesGrantsOrPauses(t *testing.T) {
 	}
 	want := []string{"browser_tabs", "browser_snapshot", "browser_find", "browser_click", "browser_type", "browser_press_key",
 		"browser_hover", "browser_select_option", "browser_scroll", "browser_wait_for", "browser_navigate", "browser_screenshot",
-		"desktop_observe", "desktop_click", "desktop_type", "desktop_press_key", "browser_run_plan", "browser_handoff", "browser_set_max_chars", "browser_drag", "desktop_screenshot"}
+		"desktop_observe", "desktop_click", "desktop_type", "desktop_press_key", "browser_run_plan", "browser_handoff", "browser_set_max_chars", "browser_drag", "desktop_screenshot", "browser_handle_dialog", "browser_file_upload"}
 	got := map[string]bool{}
 	for _, tool := range res.Tools {
 		got[tool.Name] = true

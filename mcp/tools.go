@@ -36,6 +36,17 @@ type dragIn struct {
 	To string `json:"to" jsonschema:"the ref of the element to drop on, from the same snapshot"`
 }
 
+type dialogIn struct {
+	tabIn
+	Accept bool   `json:"accept" jsonschema:"true to accept (OK; Leave for a leave question), false to dismiss (Cancel)"`
+	Text   string `json:"text,omitempty" jsonschema:"for a prompt that is accepted: the reply to type in place of the field's text"`
+}
+
+type uploadIn struct {
+	targetIn
+	Paths []string `json:"paths" jsonschema:"the absolute path of the file to give the page (one file a call)"`
+}
+
 type maxCharsIn struct {
 	MaxChars int `json:"max_chars" jsonschema:"the most characters a snapshot or find returns; -1 for no limit, 0 for the default"`
 }
@@ -158,6 +169,36 @@ func (h *handler) addTools(s *sdk.Server) {
 		Description: "Drag an element onto another with the real mouse: press on ref, move in steps, let go over to (both refs from the same snapshot, both in view). Works for pointer-event drags and HTML drag and drop. Needs control of the tab; the person is asked first."},
 		func(ctx context.Context, req *sdk.CallToolRequest, in dragIn) (*sdk.CallToolResult, any, error) {
 			return h.actTo(ctx, req, in.targetIn, vocab.Act{Kind: vocab.Drag}, in.To), nil, nil
+		})
+
+	sdk.AddTool(s, &sdk.Tool{Name: "browser_handle_dialog", Annotations: acting("Reply to a page's dialog"),
+		Description: "Reply to the JavaScript dialog (alert, confirm, prompt, or the browser's \"Leave site?\" question) that stops a tab's page: a read or act of such a tab is refused with dialog_open, which names the dialog and, where Reins can read it, the page's message. accept true presses OK (Leave), false Cancel; text is typed as a prompt's reply. The keys go to the dialog with the real keyboard once the person says yes; accepting is asked every time. Needs control of the tab, the tab in front, and the dialog holding the keyboard focus."},
+		func(ctx context.Context, req *sdk.CallToolRequest, in dialogIn) (*sdk.CallToolResult, any, error) {
+			s := h.session(req.Session, req.Extra)
+			tab, err := h.tab(ctx, s, in.tabIn)
+			if err != nil {
+				return refusal(err), nil, nil
+			}
+			r, err := s.Act(ctx, agentdoor.ActRequest{Tab: tab, Act: vocab.Act{Kind: vocab.Dialog, Accept: in.Accept, Text: in.Text}})
+			if err != nil {
+				return refusal(err), nil, nil
+			}
+			return textResult(fmt.Sprintf("Done: %s, tab %s (audit row %d). Take a new snapshot to see what the page did.\n", r.Done, tab, r.Audit)), nil, nil
+		})
+
+	sdk.AddTool(s, &sdk.Tool{Name: "browser_file_upload", Annotations: acting("Upload a file"),
+		Description: "Give a page a file from the computer: ref is the file input (or the button that opens its file chooser), paths the file's absolute path (one file a call). The person is asked every time, with the file's name, size and folder; then Reins clicks with the real mouse and types the path into the browser's own file dialog with real keys (on Linux the GTK dialog; a desktop portal's is refused with no_file_dialog). Files that are missing, folders, over 100 MB, or in stores of keys, credentials, passwords or browser profiles (~/.ssh, ~/.gnupg, ~/.aws, keychains, browser profiles…) or in Reins' own data are refused with path_refused before anyone is asked. The result says whether the page's next snapshot names the file. Needs control of the tab."},
+		func(ctx context.Context, req *sdk.CallToolRequest, in uploadIn) (*sdk.CallToolResult, any, error) {
+			s := h.session(req.Session, req.Extra)
+			tab, err := h.tab(ctx, s, in.tabIn)
+			if err != nil {
+				return refusal(err), nil, nil
+			}
+			r, err := s.Upload(ctx, agentdoor.UploadRequest{Tab: tab, Ref: in.Ref, Snapshot: in.Snapshot, Paths: in.Paths, Element: in.Element})
+			if err != nil {
+				return refusal(err), nil, nil
+			}
+			return textResult(fmt.Sprintf("Done: %s (audit row %d).\nWhat the page shows: %s\n", r.Done, r.Audit, r.Received)), nil, nil
 		})
 
 	sdk.AddTool(s, &sdk.Tool{Name: "browser_set_max_chars", Annotations: readOnly("Set this session's result size"),

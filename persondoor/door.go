@@ -28,6 +28,10 @@ type Door interface {
 	// SetShare shares a tab (or vocab.DesktopKey) at level, bound to the
 	// origin it shows now.
 	SetShare(tab string, level vocab.Level) error
+	// ShareWith shares a tab at level with one agent alone, by its
+	// AgentInfo.Key ("" for every allowed agent, as SetShare). To other
+	// agents the tab is not shared, and they cannot learn its title.
+	ShareWith(tab string, level vocab.Level, agent string) error
 	// Share is a tab's share level now.
 	Share(tab string) vocab.Level
 	// Pending lists the requests waiting for the person, oldest first.

@@ -32,13 +32,33 @@ const (
 	Connect     ActKind = "connect"  // an agent's first connection, which the person allows once
 	Plan        ActKind = "plan"     // an agent's plan of several steps, put to the person whole
 	Handoff     ActKind = "handoff"  // an agent hands a step of the tab to the person
+	// Dialog answers the JavaScript dialog (alert, confirm, prompt, a
+	// leave question) a tab shows, with keys: accept or dismiss, and for a
+	// prompt the text to answer.
+	Dialog ActKind = "dialog"
+	// Upload gives a page a file through its file chooser: a real click
+	// on the element that opens it, then the path typed into the native
+	// file dialog (Act.File).
+	Upload ActKind = "upload"
+)
+
+// ActKinds lists every kind, in the order the audit viewer offers them.
+var ActKinds = []ActKind{Click, DoubleClick, RightClick, Hover, Type, Key, Scroll, Drag, Navigate, Back, Forward,
+	Activate, CloseTab, NewTab, Dialog, Upload, Plan, Handoff, Read, Connect, Share, Settings}
+
+// Kinds of JavaScript dialog, as Act.Dialog names them.
+const (
+	DialogAlert   = "alert"
+	DialogConfirm = "confirm"
+	DialogPrompt  = "prompt"
+	DialogLeave   = "beforeunload" // "Leave site?", from a page's beforeunload handler
 )
 
 // IsInput reports whether the act is real OS input (fired by the executor),
 // as opposed to a read or a browser-level call.
 func (k ActKind) IsInput() bool {
 	switch k {
-	case Click, DoubleClick, RightClick, Hover, Type, Key, Scroll, Drag:
+	case Click, DoubleClick, RightClick, Hover, Type, Key, Scroll, Drag, Dialog, Upload:
 		return true
 	}
 	return false
@@ -78,6 +98,23 @@ type Act struct {
 	// turns the wheel over the box that hides it until it shows, then acts:
 	// one act, asked about once.
 	Reach bool `json:"reach,omitempty"`
+	// Accept is, for a Dialog, that it is accepted (OK, Leave); else it is
+	// dismissed (Cancel). Text is a prompt's answer.
+	Accept bool `json:"accept,omitempty"`
+	// Dialog is, for a Dialog, which kind the page raised (DialogConfirm…).
+	Dialog string `json:"dialog,omitempty"`
+	// File is, for an Upload, the file given to the page, as Reins found
+	// it on disk before the person was asked. One act gives one file: a
+	// file dialog's location field takes one path.
+	File File `json:"file,omitzero"`
+}
+
+// File is a file an Upload gives a page: its path with every symbolic
+// link resolved (what the person is shown and what is typed), and its size
+// in bytes.
+type File struct {
+	Path string `json:"path"`
+	Size int64  `json:"size"`
 }
 
 // Sentence renders the act the way the popup and the activity strip say it,
@@ -164,11 +201,15 @@ func (a Act) sentence(target string) string {
 			return plan
 		}
 		return plan + "; the agent says " + plain.Quote(a.Text, plain.NameMax)
+	case Dialog:
+		return a.dialogSentence(target)
 	case Handoff:
 		if a.Text == "" {
 			return "Hand the tab to you for a step of your own"
 		}
 		return "Hand the tab to you for a step of your own; the agent says " + plain.Quote(a.Text, plain.NameMax)
+	case Upload:
+		return uploadSentence(a.File, on)
 	}
 	return plain.Text(string(a.Kind), plain.NameMax) + on
 }
@@ -261,4 +302,75 @@ func scrollWords(dx, dy int) string {
 		return "by nothing"
 	}
 	return strings.Join(parts, ", ")
+}
+
+// dialogSentence says the answer to a JavaScript dialog; message is the
+// dialog's text, the page's, quoted and labelled as the page's, or "" when
+// Reins could not read it.
+func (a Act) dialogSentence(message string) string {
+	kind := a.Dialog
+	if kind == "" || kind == DialogLeave {
+		kind = "dialog"
+	}
+	var s string
+	switch {
+	case a.Dialog == DialogLeave && a.Accept:
+		return "Leave the page, answering the browser's “Leave site?” question"
+	case a.Dialog == DialogLeave:
+		return "Stay on the page, answering the browser's “Leave site?” question"
+	case a.Accept && a.Dialog == DialogPrompt && a.Text != "":
+		s = "Answer the page's prompt with " + a.typed() + " and press OK"
+	case a.Accept:
+		s = "Press OK in the page's " + kind
+	default:
+		s = "Press Cancel in the page's " + kind
+	}
+	if message == "" {
+		return s + " (Reins could not read its message)"
+	}
+	return s + "; the page's message says " + plain.Quote(message, plain.TypedMax)
+}
+
+// uploadSentence says an Upload with the file's name, size and folder:
+// what the person checks before a file leaves the computer. The path came
+// from the agent, so it is quoted and cleaned like any agent's text.
+func uploadSentence(f File, on string) string {
+	s := "Upload "
+	if f.Path == "" {
+		s += "no file"
+	} else {
+		s += FileWords(f)
+	}
+	if on != "" {
+		s += " through" + on
+	}
+	return s
+}
+
+// FileWords names a file as the person reads it: its name quoted, its
+// size, and the folder it is in.
+func FileWords(f File) string {
+	dir, name := f.Path, f.Path
+	if i := strings.LastIndexByte(f.Path, '/'); i >= 0 {
+		dir, name = f.Path[:i], f.Path[i+1:]
+		if dir == "" {
+			dir = "/"
+		}
+	}
+	return fmt.Sprintf("%s (%s) from the folder %s", plain.Quote(name, plain.NameMax), SizeWords(f.Size), plain.Quote(dir, plain.URLMax))
+}
+
+// SizeWords says a number of bytes the way people read file sizes.
+func SizeWords(n int64) string {
+	switch {
+	case n == 1:
+		return "1 byte"
+	case n < 1024:
+		return fmt.Sprintf("%d bytes", n)
+	case n < 1024*1024:
+		return fmt.Sprintf("%.1f KB", float64(n)/1024)
+	case n < 1024*1024*1024:
+		return fmt.Sprintf("%.1f MB", float64(n)/(1024*1024))
+	}
+	return fmt.Sprintf("%.1f GB", float64(n)/(1024*1024*1024))
 }

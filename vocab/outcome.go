@@ -38,9 +38,24 @@ const (
 	CodeAuditFailed     = "audit_failed"
 	CodeBadRequest      = "bad_request"
 	CodeNoDisplay       = "no_display"
-	CodeOffScreen       = "off_screen"
-	CodeUnknownKey      = "unknown_key"
-	CodeTextTooLong     = "text_too_long"
+	// CodePathRefused: a file the agent named is not one Reins gives a
+	// page (missing, not a regular file, too large, or in a store of keys,
+	// credentials, passwords or browser profiles, or in Reins' own data).
+	CodePathRefused = "path_refused"
+	// CodeNoFileDialog: the click opened no file dialog of the browser's
+	// own that took the keyboard focus, so nothing was typed.
+	CodeNoFileDialog = "no_file_dialog"
+	// CodeDialogOpen refuses a read or act on a tab whose page is blocked
+	// by a JavaScript dialog: the page cannot answer until the dialog is
+	// answered (browser_handle_dialog).
+	CodeDialogOpen = "dialog_open"
+	// CodePermissionRequired: the operating system has not given Reins a
+	// permission the request needs (macOS Screen Recording); the message
+	// says where the person turns it on.
+	CodePermissionRequired = "permission_required"
+	CodeOffScreen          = "off_screen"
+	CodeUnknownKey         = "unknown_key"
+	CodeTextTooLong        = "text_too_long"
 	// CodeAnchorUnreachable: the remote audit receiver the person marked
 	// required does not answer, so acts are refused; reads go on.
 	CodeAnchorUnreachable = "audit_anchor_unreachable"

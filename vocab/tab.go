@@ -9,6 +9,7 @@ type TabInfo struct {
 	Active    bool   `json:"active"`
 	Focused   bool   `json:"focused"` // its window has the keyboard focus
 	Level     Level  `json:"-"`
+	Agent     string `json:"-"` // the key of the one agent it is shared with; "" for every allowed agent
 	Share     string `json:"share"`
 	SharedAt  string `json:"sharedOrigin,omitempty"`
 	Connected bool   `json:"connected"`

@@ -103,6 +103,7 @@ type riskCore struct {
 func (c *riskCore) Subscribe(int) (<-chan persondoor.Event, func()) { return c.events, func() {} }
 func (c *riskCore) Tabs() []vocab.TabInfo                           { return nil }
 func (c *riskCore) SetShare(string, vocab.Level) error              { return nil }
+func (c *riskCore) ShareWith(string, vocab.Level, string) error     { return nil }
 func (c *riskCore) Pending() []vocab.Request                        { return []vocab.Request{c.req} }
 func (c *riskCore) Answer(string, vocab.Decision) error             { return nil }
 func (c *riskCore) Pause(bool)                                      {}

@@ -30,6 +30,7 @@ type Core interface {
 	Subscribe(buf int) (<-chan persondoor.Event, func())
 	Tabs() []vocab.TabInfo
 	SetShare(tab string, level vocab.Level) error
+	ShareWith(tab string, level vocab.Level, agent string) error
 	Pending() []vocab.Request
 	Answer(id string, d vocab.Decision) error
 	Pause(on bool)
@@ -242,6 +243,8 @@ func orDash(s string) string {
 const help = `Commands:
   tabs                          list open tabs and how each is shared
   share TAB none|read|control   share a tab (bound to the site it shows now)
+  share TAB read|control for N  share a tab with agent N of "agents" alone: other
+                                agents cannot see or use it
   desktop none|read|control     share the desktop tools
   allow ID                      allow a pending act once
   allow ID to N                 allow steps 1 to N of a pending plan
@@ -275,24 +278,43 @@ func (t *Terminal) command(f []string) (quit bool) {
 		if len(tabs) == 0 {
 			t.printf("No tabs yet (is the Chrome extension connected?).\n")
 		}
+		agents := e.Agents()
 		for _, tab := range tabs {
 			mark := " "
 			if tab.Active {
 				mark = "*"
 			}
-			t.printf("%s %-3s %-8s %s  (%s)\n", mark, tab.ID, tab.Share, plain.Text(tab.Title, plain.TitleMax), plain.Text(tab.Origin, plain.URLMax))
+			share := tab.Share
+			if tab.Agent != "" {
+				// The agent by its number in "agents", not its name.
+				share += " for ?"
+				for i, a := range agents {
+					if a.Key == tab.Agent {
+						share = fmt.Sprintf("%s for %d", tab.Share, i+1)
+					}
+				}
+			}
+			t.printf("%s %-3s %-8s %s  (%s)\n", mark, tab.ID, share, plain.Text(tab.Title, plain.TitleMax), plain.Text(tab.Origin, plain.URLMax))
 		}
 	case "share", "desktop":
 		args := f[1:]
 		if f[0] == "desktop" {
 			args = append([]string{vocab.DesktopKey}, args...)
 		}
-		if len(args) != 2 {
-			t.printf("usage: share TAB none|read|control\n")
+		forAgent := len(args) == 4 && args[2] == "for" && f[0] == "share"
+		if len(args) != 2 && !forAgent {
+			t.printf("usage: share TAB none|read|control [for N]\n")
 			return false
 		}
 		level, err := vocab.ParseLevel(args[1])
-		if err == nil {
+		switch {
+		case err != nil:
+		case forAgent:
+			var key string
+			if key, err = agentNumbered(e.Agents(), args[3]); err == nil {
+				err = e.ShareWith(args[0], level, key)
+			}
+		default:
 			err = e.SetShare(args[0], level)
 		}
 		if err != nil {
@@ -369,14 +391,11 @@ func (t *Terminal) command(f []string) (quit bool) {
 			return false
 		}
 		key := strings.Join(f[1:], " ")
-		var n int
-		if _, err := fmt.Sscanf(key, "%d", &n); err == nil && fmt.Sprint(n) == key {
-			agents := e.Agents()
-			if n < 1 || n > len(agents) {
-				t.printf("There is no agent %d; type \"agents\" for the list.\n", n)
-				return false
-			}
-			key = agents[n-1].Key
+		if n, err := agentNumbered(e.Agents(), key); err == nil {
+			key = n
+		} else if _, ok := err.(noAgent); ok {
+			t.printf("%s\n", err)
+			return false
 		}
 		var err error
 		if f[0] == "allow-agent" {
@@ -474,4 +493,25 @@ func (t *Terminal) handoffCommand(f []string) {
 	case err != nil:
 		t.printf("%s: %s\n", plain.Text(id, plain.NameMax), plain.Text(err.Error(), plain.DetailMax))
 	}
+}
+
+// noAgent is a number that names no agent of the list.
+type noAgent int
+
+func (n noAgent) Error() string {
+	return fmt.Sprintf("There is no agent %d; type \"agents\" for the list.", int(n))
+}
+
+// agentNumbered is the key of agent n of the agents list ("1" the first).
+// Agents go by number: a key holds the name an agent gave itself, which
+// cannot be printed as it is nor always typed back.
+func agentNumbered(agents []persondoor.AgentInfo, n string) (string, error) {
+	var i int
+	if _, err := fmt.Sscanf(n, "%d", &i); err != nil || fmt.Sprint(i) != n {
+		return "", fmt.Errorf("%q is not an agent's number; type \"agents\" for the list", plain.Text(n, plain.NameMax))
+	}
+	if i < 1 || i > len(agents) {
+		return "", noAgent(i)
+	}
+	return agents[i-1].Key, nil
 }

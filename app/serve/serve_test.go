@@ -166,3 +166,36 @@ func TestTheTerminalSaysWhyAHeldActIsAskedAgain(t *testing.T) {
 		t.Fatalf("fired %d acts, want 1", n)
 	}
 }
+
+// The terminal shares a tab with one agent by its number in "agents", and
+// its tab list says with which.
+func TestTheTerminalSharesATabWithOneAgent(t *testing.T) {
+	e := coretest.New(t, coretest.Options{})
+	e.Browser.Open(3, coretest.Page{URL: "https://shop.example.com/", Title: "Cart — Shop", Frames: []protocol.FrameReport{
+		coretest.Frame(coretest.Button(1, "Place order", 10, 10)),
+	}})
+	tab := e.WaitTab(t, "https://shop.example.com/")
+	alice := coretest.Admitted(t, e.AgentDoor(), e.PersonDoor(), vocab.Agent{Name: "Alice", PID: 4121, Exe: "claude"})
+	bob := coretest.Admitted(t, e.AgentDoor(), e.PersonDoor(), vocab.Agent{Name: "Bob", PID: 4122, Exe: "codex"})
+	in, typed := io.Pipe()
+	out := &syncBuffer{}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go (&Terminal{Engine: e, In: in, Out: out}).Run(ctx)
+	out.waitFor(t, `Type "help"`)
+	io.WriteString(typed, "agents\n")
+	m := out.waitFor(t, `(\d+)\s+allowed\s+\d+ open\s+codex \(pid 4122\)`)
+	io.WriteString(typed, "share "+tab+" control for "+m[1]+"\n")
+	io.WriteString(typed, "tabs\n")
+	out.waitFor(t, `\s`+tab+`\s+control for `+m[1]+`\s+Cart — Shop`)
+	if _, err := bob.Snapshot(ctx, tab); err != nil {
+		t.Fatalf("Bob, who has the tab: %v", err)
+	}
+	if _, err := alice.Snapshot(ctx, tab); err == nil || !strings.HasPrefix(err.Error(), vocab.CodeGrantRequired) {
+		t.Fatalf("Alice, who has not: %v", err)
+	}
+	io.WriteString(typed, "share "+tab+" read for 9\n")
+	out.waitFor(t, `There is no agent 9; type "agents" for the list.`)
+	io.WriteString(typed, "share "+tab+" read for Alice\n")
+	out.waitFor(t, `"Alice" is not an agent's number`)
+}

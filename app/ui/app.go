@@ -226,6 +226,12 @@ func (u *UI) TrayItems() []Item {
 			}
 			u.refreshTray()
 		},
+		ShareWith: func(tab string, l vocab.Level, agent string) {
+			if err := e.ShareWith(tab, l, agent); err != nil {
+				u.opts.Logf("sharing %s with %s: %v", tab, agent, err)
+			}
+			u.refreshTray()
+		},
 		AllowAgent:   func(key string) { e.AllowAgent(key) },
 		ForgetAgent:  func(key string) { e.ForgetAgent(key) },
 		Install:      u.ShowFirstRun,

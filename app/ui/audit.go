@@ -29,7 +29,7 @@ var timeRanges = []struct {
 const anyChoice = "Any"
 
 var (
-	actChoices     = []string{anyChoice, "click", "double_click", "right_click", "hover", "type", "key", "scroll", "drag", "navigate", "back", "forward", "activate", "read", "connect", "share"}
+	actChoices     = append([]string{anyChoice}, kindNames()...)
 	outcomeChoices = []string{anyChoice, vocab.OutcomeDone, vocab.OutcomeRead, vocab.OutcomeRefused, vocab.OutcomeDenied, vocab.OutcomeTimeout, vocab.OutcomeFailed, vocab.OutcomeUnknown, "about_to_fire"}
 )
 
@@ -315,4 +315,13 @@ func actSummary(r persondoor.AuditRow) string {
 		s += " " + plain.Quote(target, plain.NameMax)
 	}
 	return s
+}
+
+// kindNames are the act kinds' names, every one vocab has.
+func kindNames() []string {
+	out := make([]string, len(vocab.ActKinds))
+	for i, k := range vocab.ActKinds {
+		out[i] = string(k)
+	}
+	return out
 }

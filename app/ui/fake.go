@@ -97,14 +97,25 @@ func (f *FakeEngine) Tabs() []vocab.TabInfo {
 }
 
 func (f *FakeEngine) SetShare(tab string, level vocab.Level) error {
+	return f.ShareWith(tab, level, "")
+}
+
+func (f *FakeEngine) ShareWith(tab string, level vocab.Level, agent string) error {
+	if level == vocab.None {
+		agent = ""
+	}
 	f.mu.Lock()
 	found := tab == vocab.DesktopKey
 	if found {
+		if agent != "" {
+			f.mu.Unlock()
+			return errors.New("the desktop is shared with every allowed agent or none")
+		}
 		f.desktop = level
 	}
 	for i := range f.tabs {
 		if f.tabs[i].ID == tab {
-			f.tabs[i].Level, f.tabs[i].Share, found = level, level.String(), true
+			f.tabs[i].Level, f.tabs[i].Share, f.tabs[i].Agent, found = level, level.String(), agent, true
 		}
 	}
 	f.mu.Unlock()

@@ -32,6 +32,7 @@ func ReadTrayState(e persondoor.Door) TrayState {
 // TrayActions are what the menu's items do.
 type TrayActions struct {
 	SetShare     func(tab string, level vocab.Level)
+	ShareWith    func(tab string, level vocab.Level, agent string) // one agent alone, by its key
 	AllowAgent   func(key string)
 	ForgetAgent  func(key string)
 	Install      func() // the extension is not connected: first run
@@ -118,6 +119,37 @@ func levelItems(key string, cur vocab.Level, a TrayActions) []Item {
 	return out
 }
 
+// tabLevelItems are a tab's choices: None / Read / Control for every
+// allowed agent, then Read and Control for each allowed agent alone (and
+// for the agent the tab is shared with, allowed or not, so the menu shows
+// where it stands).
+func tabLevelItems(t vocab.TabInfo, as []persondoor.AgentInfo, a TrayActions) []Item {
+	cur := t.Level
+	if t.Agent != "" {
+		cur = -1 // none of the every-agent choices is the current one
+	}
+	out := levelItems(t.ID, cur, a)
+	for _, ag := range as {
+		if !ag.Allowed && ag.Key != t.Agent {
+			continue
+		}
+		who := plain.Who(ag.Exe, ag.PID, ag.Name)
+		for _, l := range levels[1:] {
+			l := l
+			out = append(out, Item{
+				Label:   l.label + " for " + who,
+				Checked: t.Agent == ag.Key && t.Level == l.level,
+				Do: func() {
+					if a.ShareWith != nil {
+						a.ShareWith(t.ID, l.level, ag.Key)
+					}
+				},
+			})
+		}
+	}
+	return out
+}
+
 // TabLabel is how a tab is named in the menu: "Title (origin)", the title
 // being the page's words, rendered and cut short so the origin stays in
 // sight.
@@ -179,7 +211,7 @@ func BuildTray(s TrayState, a TrayActions) []Item {
 			tabs = append(tabs, Item{Separator: true})
 		}
 		tabs = append(tabs, Item{Label: TabLabel(t), Disabled: true})
-		tabs = append(tabs, levelItems(t.ID, t.Level, a)...)
+		tabs = append(tabs, tabLevelItems(t, s.Agents, a)...)
 	}
 	if len(tabs) == 0 {
 		msg := "No tabs yet"

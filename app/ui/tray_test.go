@@ -1,8 +1,11 @@
 package ui
 
 import (
+	"slices"
+	"strings"
 	"testing"
 
+	"github.com/reins-app/reins/internal/plain"
 	"github.com/reins-app/reins/persondoor"
 	"github.com/reins-app/reins/vocab"
 )
@@ -145,4 +148,49 @@ func depth(items []Item) int {
 		return 0
 	}
 	return d + 1
+}
+
+// TestTraySharesWithOneAgent offers each allowed agent its own Read and
+// Control on every tab, checks the one the tab is shared with, and names the
+// agent by its process first, whatever name it declared.
+func TestTraySharesWithOneAgent(t *testing.T) {
+	codex := persondoor.AgentInfo{Key: "Codex · /usr/bin/codex", Name: "Codex", Exe: "/usr/bin/codex", PID: 41, Allowed: true, Sessions: 1}
+	claude := persondoor.AgentInfo{Key: "Claude · /usr/bin/claude", Name: "Claude\u202e Control", Exe: "/usr/bin/claude", PID: 42, Allowed: true, Sessions: 1}
+	stranger := persondoor.AgentInfo{Key: "X · /tmp/x", Name: "X", Exe: "/tmp/x", PID: 43, Asking: true, Sessions: 1}
+	s := TrayState{Connected: true, Agents: []persondoor.AgentInfo{codex, claude, stranger}, Tabs: []vocab.TabInfo{
+		{ID: "1", Title: "Shop", Origin: "https://shop.example.com", Level: vocab.Control, Agent: codex.Key},
+		{ID: "2", Title: "Mail", Origin: "https://mail.example.com", Level: vocab.ReadOnly},
+	}}
+	var calls []string
+	items := BuildTray(s, TrayActions{
+		SetShare:  func(tab string, l vocab.Level) { calls = append(calls, tab+"="+l.String()) },
+		ShareWith: func(tab string, l vocab.Level, agent string) { calls = append(calls, tab+"="+l.String()+"@"+agent) },
+	})
+	tabs := find(items, "Tabs").Children
+	shop, mail := under(tabs, "Shop (shop.example.com)"), under(tabs, "Mail (mail.example.com)")
+	// Not shared, Read, Control, then Read and Control for each of the two
+	// allowed agents; the agent still asking is offered nothing.
+	if len(shop) != 7 || len(mail) != 7 {
+		t.Fatalf("tab groups: shop %d items, mail %d; want 7 each: %+v", len(shop), len(mail), tabs)
+	}
+	codexControl := "Control for " + plain.Who(codex.Exe, codex.PID, codex.Name)
+	if got := checked(shop); len(got) != 1 || got[0] != codexControl {
+		t.Fatalf("shop checked %v, want %q", got, codexControl)
+	}
+	if got := checked(mail); len(got) != 1 || got[0] != "Read" {
+		t.Fatalf("mail checked %v, want Read (every allowed agent)", got)
+	}
+	for _, it := range mail {
+		if strings.Contains(it.Label, "/tmp/x") {
+			t.Fatalf("an agent not allowed is offered a share: %q", it.Label)
+		}
+		if strings.ContainsRune(it.Label, '\u202e') {
+			t.Fatalf("an agent's declared name reaches the menu raw: %q", it.Label)
+		}
+	}
+	find(mail, "Read for "+plain.Who(claude.Exe, claude.PID, claude.Name)).Do()
+	find(shop, "Control").Do()
+	if want := []string{"2=" + vocab.ReadOnly.String() + "@" + claude.Key, "1=" + vocab.Control.String()}; !slices.Equal(calls, want) {
+		t.Fatalf("calls = %v, want %v", calls, want)
+	}
 }

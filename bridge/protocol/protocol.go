@@ -124,6 +124,10 @@ type TabShare struct {
 	// Origin is the origin the share is bound to; the share ends when the
 	// tab shows another one. Empty when the tab is not shared.
 	Origin string `json:"origin,omitempty"`
+	// Agent names, as the person's menu does (process first, then the
+	// declared name, rendered as text), the one agent the tab is shared
+	// with; empty when it is shared with every allowed agent, or not at all.
+	Agent string `json:"agent,omitempty"`
 }
 
 // Activity is one line of a tab's activity strip: an attempt an agent made

@@ -17,6 +17,7 @@ import (
 	"image/png"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"sync"
 	"testing"
 	"time"
@@ -318,6 +319,9 @@ func (b *Browser) Call(ctx context.Context, profile, method string, params, out 
 		}
 	}
 	raw, _ := json.Marshal(params)
+	if method == protocol.MethodNewTab {
+		return b.newTab(raw, out)
+	}
 	enc, err := b.answer(method, raw)
 	if err != nil {
 		return err
@@ -325,6 +329,22 @@ func (b *Browser) Call(ctx context.Context, profile, method string, params, out 
 	if out == nil {
 		return nil
 	}
+	return json.Unmarshal(enc, out)
+}
+
+// newTab opens the address asked for in a new tab, numbered after the
+// highest open, showing one button; the tab it opened beside stays active.
+func (b *Browser) newTab(raw json.RawMessage, out any) error {
+	var p protocol.NewTabParams
+	json.Unmarshal(raw, &p)
+	b.mu.Lock()
+	id := 1
+	for _, t := range b.tabs {
+		id = max(id, t.ID+1)
+	}
+	b.mu.Unlock()
+	b.Open(id, Page{URL: p.URL, Title: "New tab " + strconv.Itoa(id), Frames: []protocol.FrameReport{Frame(Button(1, "Go", 10, 10))}})
+	enc, _ := json.Marshal(protocol.NewTabResult{Tab: id})
 	return json.Unmarshal(enc, out)
 }
 

@@ -48,6 +48,8 @@ type Options struct {
 	// DevTools opens Chromium's DevTools port on 127.0.0.1 (see
 	// chromium.Options.DevTools); the test finds it in the profile.
 	DevTools bool
+	Args     []string // more of Chromium's flags
+	Env      []string // more of Chromium's environment, "KEY=value"
 }
 
 // Browser is a running Chromium. Restart replaces its Process.
@@ -67,6 +69,7 @@ func Start(t testing.TB, opts Options) *Browser {
 	p, err := chromium.Launch(chromium.Options{
 		Display: opts.X.Display, Dir: t.TempDir(), Reins: opts.Reins, DataDir: opts.DataDir, URL: opts.URL,
 		Width: opts.Width, Height: opts.Height, DeviceScale: opts.DeviceScale, DevTools: opts.DevTools,
+		Args: opts.Args, Env: opts.Env,
 	})
 	if err != nil {
 		t.Fatal(err)

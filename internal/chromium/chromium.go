@@ -41,6 +41,7 @@ type Options struct {
 	Height      int      //
 	DeviceScale float64  // optional: --force-device-scale-factor
 	Args        []string // optional: more flags, before the URL
+	Env         []string // optional: more of its environment, "KEY=value", after the test's own
 	Path        string   // optional: the Chromium binary; default Find()
 	// DevTools opens Chromium's DevTools port on 127.0.0.1, on a free port
 	// that Chromium writes into DevToolsActivePort in the profile.
@@ -104,7 +105,7 @@ func Launch(opts Options) (*Process, error) {
 		return nil, err
 	}
 	cmd := exec.Command(bin, args...)
-	cmd.Env = append(os.Environ(), "DISPLAY="+opts.Display, "REINS_DATA_DIR="+opts.DataDir)
+	cmd.Env = append(append(os.Environ(), opts.Env...), "DISPLAY="+opts.Display, "REINS_DATA_DIR="+opts.DataDir)
 	cmd.Stdout, cmd.Stderr = logf, logf
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	if err := cmd.Start(); err != nil {

@@ -1,0 +1,284 @@
+package core
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	neturl "net/url"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/reins-app/reins/agentdoor"
+	"github.com/reins-app/reins/approvals"
+	"github.com/reins-app/reins/audit"
+	"github.com/reins-app/reins/bridge"
+	"github.com/reins-app/reins/bridge/protocol"
+	"github.com/reins-app/reins/executor"
+	"github.com/reins-app/reins/internal/plain"
+	"github.com/reins-app/reins/vocab"
+)
+
+// A page that calls alert, confirm or prompt, or asks "Leave site?" from a
+// beforeunload handler, stops: its frames cannot answer the extension until
+// the dialog is answered, so every read and act of the tab would time out.
+// The dialog is the browser's own window, which Reins reads without the
+// debugger from the browser's accessibility tree (executor.JSDialog). A
+// tab's request that failed because its page did not answer is refused
+// dialog_open when the tab's window shows a dialog; browser_handle_dialog
+// answers it with real keys (vocab.Dialog), asked, logged and checked at
+// fire time like any input.
+
+// dialogRead bounds reading the browser's dialog.
+const dialogRead = 3 * time.Second
+
+// shownDialog is a JavaScript dialog up in front of a tab.
+type shownDialog struct {
+	front executor.App // the browser showing it
+	d     executor.JSDialog
+	kind  string // vocab.DialogConfirm…
+}
+
+// errNoDialog: the tab's window shows no JavaScript dialog.
+var errNoDialog = errors.New("no JavaScript dialog is up in front of the tab")
+
+// dialogOn returns the dialog in front of the tab info describes: the tab is
+// the visible tab of its window, a browser is in front, and its active window
+// is a JavaScript dialog. It returns an error wrapping errNoDialog when the
+// browser in front shows none, and another error when it cannot be told.
+func (e *Engine) dialogOn(ctx context.Context, info protocol.Tab) (*shownDialog, error) {
+	if !info.Active {
+		return nil, fmt.Errorf("%w: the tab is not the visible tab of its window", errNoDialog)
+	}
+	ctx, cancel := context.WithTimeout(ctx, dialogRead)
+	defer cancel()
+	front, err := e.opts.Executor.Frontmost(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("the application in front cannot be told: %w", err)
+	}
+	if front.PID <= 0 || !isBrowser(front) {
+		return nil, fmt.Errorf("%w: the application in front is not a browser", errNoDialog)
+	}
+	d, err := e.opts.Executor.JSDialog(ctx, front.PID)
+	if errors.Is(err, executor.ErrNoDialog) {
+		return nil, fmt.Errorf("%w: %v", errNoDialog, err)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("the browser's accessibility tree cannot be read: %w", err)
+	}
+	// A dialog of another window of the browser has the focus, not the
+	// tab's window: unless the dialog names the tab's site, it is not
+	// taken for the tab's.
+	if !info.Focused && !namesSite(d.Title, info.URL) {
+		return nil, fmt.Errorf("%w: the browser's dialog in front does not name the tab's site, and the tab's window is not the focused one", errNoDialog)
+	}
+	// A window known by its title alone is taken for the tab's dialog only
+	// when the title names the tab's site.
+	if d.TitleOnly && !namesSite(d.Title, info.URL) {
+		return nil, fmt.Errorf("%w: the browser's window in front does not name the tab's site", errNoDialog)
+	}
+	return &shownDialog{front: front, d: d, kind: dialogKind(d)}, nil
+}
+
+// namesSite reports whether a dialog's title names the host (and port) of
+// url, as a page's dialog does: "example.com says".
+func namesSite(title, url string) bool {
+	u, err := neturl.Parse(url)
+	if err != nil || u.Host == "" {
+		return false
+	}
+	for _, w := range strings.Fields(title) {
+		if w == u.Host {
+			return true
+		}
+	}
+	return false
+}
+
+// dialogKind tells which call raised d from what it shows: a text field is
+// a prompt's, one button an alert's; a title that names who says it is a
+// page's confirm, and Chrome's "Leave site?" question has no OK button.
+func dialogKind(d executor.JSDialog) string {
+	switch {
+	case d.TitleOnly:
+		return ""
+	case d.Field:
+		return vocab.DialogPrompt
+	case len(d.Buttons) == 1:
+		return vocab.DialogAlert
+	case strings.HasSuffix(d.Title, " says"):
+		return vocab.DialogConfirm
+	}
+	for _, b := range d.Buttons {
+		if b == "OK" {
+			return vocab.DialogConfirm
+		}
+	}
+	return vocab.DialogLeave
+}
+
+// words says the dialog to an agent: its kind, the page's message quoted,
+// or that the message could not be read.
+func (sd *shownDialog) words() string {
+	s := "a JavaScript " + sd.kind + " dialog"
+	switch sd.kind {
+	case "":
+		s = "a JavaScript dialog"
+	case vocab.DialogLeave:
+		s = "the browser's “Leave site?” question (the page's beforeunload handler)"
+	}
+	if sd.d.Message == "" {
+		return s + "; Reins could not read its message"
+	}
+	return s + "; the page's message says " + plain.Quote(sd.d.Message, plain.TypedMax)
+}
+
+// notAnswering reports whether err says the tab's page did not answer: what
+// a page stopped by a dialog gives.
+func notAnswering(err error) bool {
+	if errors.Is(err, bridge.ErrTimeout) || errors.Is(err, context.DeadlineExceeded) {
+		return true
+	}
+	var re *protocol.Error
+	if errors.As(err, &re) {
+		return strings.Contains(re.Message, "did not answer") || re.Code == protocol.CodeNoFrame
+	}
+	var ce *vocab.Error
+	if errors.As(err, &ce) && ce.Code == vocab.CodeFailed {
+		return strings.Contains(ce.Message, "did not answer")
+	}
+	return false
+}
+
+// blockedByDialog returns the refusal for a read or act of tab that failed
+// with err: dialog_open when the page did not answer because the tab's
+// window shows a JavaScript dialog, else err. The dialog's message is told
+// only to an agent that may read the tab.
+func (s *Session) blockedByDialog(ctx context.Context, tab string, err error) error {
+	if tab == "" || !notAnswering(err) {
+		return err
+	}
+	e := s.e
+	_, info, lerr := e.lookup(tab)
+	if lerr != nil || e.checkGrant(s.key(), tab, approvals.Origin(info.URL), vocab.ReadOnly) != nil {
+		return err
+	}
+	// The agent's request may have run out of time waiting for the page;
+	// the look at the dialog has its own bound.
+	sd, derr := e.dialogOn(context.WithoutCancel(ctx), info)
+	if derr != nil {
+		return err
+	}
+	return &vocab.Error{Code: vocab.CodeDialogOpen, Err: err, Message: fmt.Sprintf(
+		"tab %s's page is stopped by %s; the page cannot answer until it is answered: call browser_handle_dialog on tab %s (accept true or false, and text for a prompt), then try again",
+		tab, sd.words(), tab)}
+}
+
+// handleDialog answers the JavaScript dialog in front of r.Tab with keys,
+// once the person allows it: Enter or Escape, and for a prompt the text
+// first. It needs the tab at Control, and the dialog to be up, in front and
+// holding the keyboard focus when asked and again right before the keys.
+func (s *Session) handleDialog(ctx context.Context, r agentdoor.ActRequest, en *audit.Entry) (*agentdoor.ActResult, error) {
+	e := s.e
+	en.Act = vocab.Act{Kind: vocab.Dialog, Accept: r.Act.Accept, Text: r.Act.Text}
+	en.Target = vocab.Target{Tab: r.Tab}
+	if n := utf8.RuneCountInString(r.Act.Text); n > agentdoor.MaxTypedText {
+		en.Act.Text, en.Act.Overlong = "", n
+		return nil, errorf(vocab.CodeTextTooLong, "the answer is %d characters, and one act types at most %d; nothing was asked or typed", n, agentdoor.MaxTypedText)
+	}
+	if r.Act.Text != "" && !r.Act.Accept {
+		return nil, errorf(vocab.CodeBadRequest, "text answers a prompt that is accepted; a dismissed dialog takes none")
+	}
+	if err := executor.CheckText(r.Act.Text); err != nil {
+		return nil, &vocab.Error{Code: vocab.CodeUnknownKey, Message: err.Error() + "; nothing was asked or typed: leave that character out", Err: err}
+	}
+	if err := s.admitted(ctx); err != nil {
+		return nil, err
+	}
+	if e.Paused() {
+		return nil, errorf(vocab.CodePaused, "the person has paused all agents; wait and try again later")
+	}
+	_, info, err := e.lookup(r.Tab)
+	if err != nil {
+		return nil, err
+	}
+	origin := approvals.Origin(info.URL)
+	en.Target.TabTitle, en.Target.Origin = info.Title, origin
+	if err := e.checkGrant(s.key(), r.Tab, origin, vocab.Control); err != nil {
+		en.Target.TabTitle = ""
+		return nil, err
+	}
+	if err := e.handedOff(r.Tab); err != nil {
+		return nil, err
+	}
+	if err := e.canInput(vocab.Dialog); err != nil {
+		return nil, err
+	}
+	if err := e.personTerminalShown(ctx); err != nil {
+		return nil, err
+	}
+	sd, err := e.dialogUp(ctx, r.Tab, info)
+	if err != nil {
+		return nil, err
+	}
+	if r.Act.Text != "" && sd.kind != vocab.DialogPrompt {
+		return nil, errorf(vocab.CodeBadRequest, "the dialog on tab %s is %s, which takes no text; nothing was asked or done: answer it without text", r.Tab, sd.words())
+	}
+	en.Act.Dialog = sd.kind
+	en.Target.Role = "dialog"
+	if sd.kind != vocab.DialogLeave {
+		en.Target.Name = sd.d.Message // the page's text, kept as an element's name is
+	}
+	req := vocab.Request{ID: e.newAskID("a"), Agent: s.agent, Act: en.Act, Target: en.Target}
+	f := firing{tab: r.Tab, req: req, en: en, input: true}
+	f.ready = func(ctx context.Context) (audit.Plan, error) {
+		_, info, err := e.lookup(r.Tab)
+		if err != nil {
+			return audit.Plan{}, err
+		}
+		if err := e.checkGrant(s.key(), r.Tab, approvals.Origin(info.URL), vocab.Control); err != nil {
+			return audit.Plan{}, err
+		}
+		now, err := e.dialogUp(ctx, r.Tab, info)
+		if err != nil {
+			return audit.Plan{}, err
+		}
+		if err := sameDialog(sd, now); err != nil {
+			return audit.Plan{}, err
+		}
+		// No point: the keys go to the dialog, which holds the focus.
+		return audit.Plan{Scale: 1}, nil
+	}
+	f.perform = func(ctx context.Context, ticket audit.Ticket) error {
+		return e.opts.Executor.Fire(ctx, ticket)
+	}
+	return s.decideAndFire(ctx, f)
+}
+
+// dialogUp is dialogOn for an answer: a dialog must be up and hold the
+// keyboard focus, or the keys could land elsewhere; anything less is a
+// refusal that says what is missing.
+func (e *Engine) dialogUp(ctx context.Context, tab string, info protocol.Tab) (*shownDialog, error) {
+	sd, err := e.dialogOn(ctx, info)
+	switch {
+	case errors.Is(err, errNoDialog):
+		return nil, &vocab.Error{Code: vocab.CodeBadRequest, Err: err, Message: fmt.Sprintf("%v: no JavaScript dialog is up in front of tab %s, so nothing was asked or pressed; bring the tab to the front if its page waits on one", err, tab)}
+	case err != nil:
+		return nil, &vocab.Error{Code: vocab.CodeFailed, Err: err, Message: fmt.Sprintf("whether a JavaScript dialog is up in front of tab %s cannot be told (%v), so nothing was asked or pressed; ask the person to answer it", tab, err)}
+	case sd.d.TitleOnly:
+		return nil, errorf(vocab.CodeNotVisible, "Reins sees a dialog in front of tab %s but cannot read what is in it, so it cannot tell that the dialog holds the keyboard focus; nothing was pressed: ask the person to answer it (Chromium shows its dialogs to Reins while its accessibility is on)", tab)
+	case !sd.d.Focused:
+		return nil, errorf(vocab.CodeNotVisible, "the dialog in front of tab %s does not hold the keyboard focus, so the keys could land elsewhere; nothing was pressed: ask the person to click into the dialog or answer it", tab)
+	}
+	return sd, nil
+}
+
+// sameDialog refuses an answer when the dialog up at fire time is not the
+// one the person was asked about: another browser in front, another dialog
+// (a new one has a new ID), or other words in it.
+func sameDialog(asked, now *shownDialog) error {
+	if asked.front.PID != now.front.PID || asked.d.ID != now.d.ID || asked.d.Message != now.d.Message || asked.kind != now.kind {
+		return errorf(vocab.CodeChanged, "the dialog up now is not the one the person was asked about, so nothing was pressed; call browser_handle_dialog again to see the one up now")
+	}
+	return nil
+}

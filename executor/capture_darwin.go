@@ -1,0 +1,228 @@
+package executor
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"unsafe"
+
+	"github.com/ebitengine/purego"
+)
+
+// Pictures of the desktop on macOS: the Screen Recording permission
+// (CGPreflightScreenCaptureAccess, CGRequestScreenCaptureAccess) and
+// CGWindowListCreateImage, through purego.
+//
+// CGWindowListCreateImage is deprecated since macOS 14 and marked
+// unavailable ("obsoleted") in the macOS 15 SDK, so C code built against
+// that SDK cannot call it; the function is still in CoreGraphics at run
+// time, which is all a purego call needs. Apple's 14.4 release notes say
+// it will be removed; when it is, Dlsym fails and Capture says so instead
+// of the app failing to start. Its successor is ScreenCaptureKit's
+// SCScreenshotManager (asynchronous, Objective-C blocks), not used here yet.
+// On macOS 14 and later a capture shows the screen-recording mark in the
+// menu bar for a few seconds.
+
+var (
+	// bool CGPreflightScreenCaptureAccess(void), bool
+	// CGRequestScreenCaptureAccess(void): in the 10.15 SDK, reliably
+	// callable from macOS 11; nil where missing.
+	cgPreflightScreenCaptureAccess func() bool
+	cgRequestScreenCaptureAccess   func() bool
+	// CGImageRef CGWindowListCreateImage(CGRect, CGWindowListOption,
+	// CGWindowID, CGWindowImageOption); nil where missing.
+	cgWindowListCreateImage func(bounds cgRect, list uint32, window uint32, options uint32) uintptr
+
+	cgImageGetWidth            func(img uintptr) uint
+	cgImageGetHeight           func(img uintptr) uint
+	cgImageGetBitsPerComponent func(img uintptr) uint
+	cgImageGetBitsPerPixel     func(img uintptr) uint
+	cgImageGetBytesPerRow      func(img uintptr) uint
+	cgImageGetBitmapInfo       func(img uintptr) uint32
+	cgImageGetDataProvider     func(img uintptr) uintptr // borrowed
+	cgDataProviderCopyData     func(provider uintptr) uintptr
+	cfDataGetLength            func(data uintptr) int
+	cfDataGetBytePtr           func(data uintptr) uintptr
+)
+
+// CGWindowImageOption (CGWindow.h).
+const (
+	cgWindowImageShouldBeOpaque = 1 << 1
+	cgWindowImageBestResolution = 1 << 3
+)
+
+var (
+	captureOnce    sync.Once
+	captureErr     error
+	screenRecAsked sync.Once
+)
+
+func loadCapture() error {
+	captureOnce.Do(func() {
+		if err := loadQuartz(); err != nil {
+			captureErr = err
+			return
+		}
+		captureErr = bindCapture()
+	})
+	return captureErr
+}
+
+func bindCapture() error {
+	cg, err := purego.Dlopen(frameworkCoreGraphics, purego.RTLD_NOW|purego.RTLD_GLOBAL)
+	if err != nil {
+		return fmt.Errorf("cannot load %s: %w", frameworkCoreGraphics, err)
+	}
+	cf, err := purego.Dlopen(frameworkCoreFound, purego.RTLD_NOW|purego.RTLD_GLOBAL)
+	if err != nil {
+		return fmt.Errorf("cannot load %s: %w", frameworkCoreFound, err)
+	}
+	if err := bindFuncs([]cfunc{
+		{cg, "CGImageGetWidth", &cgImageGetWidth},
+		{cg, "CGImageGetHeight", &cgImageGetHeight},
+		{cg, "CGImageGetBitsPerComponent", &cgImageGetBitsPerComponent},
+		{cg, "CGImageGetBitsPerPixel", &cgImageGetBitsPerPixel},
+		{cg, "CGImageGetBytesPerRow", &cgImageGetBytesPerRow},
+		{cg, "CGImageGetBitmapInfo", &cgImageGetBitmapInfo},
+		{cg, "CGImageGetDataProvider", &cgImageGetDataProvider},
+		{cg, "CGDataProviderCopyData", &cgDataProviderCopyData},
+		{cf, "CFDataGetLength", &cfDataGetLength},
+		{cf, "CFDataGetBytePtr", &cfDataGetBytePtr},
+	}); err != nil {
+		return err
+	}
+	for _, f := range []struct {
+		name string
+		fn   *func() bool
+	}{
+		{"CGPreflightScreenCaptureAccess", &cgPreflightScreenCaptureAccess},
+		{"CGRequestScreenCaptureAccess", &cgRequestScreenCaptureAccess},
+	} {
+		if sym, err := purego.Dlsym(cg, f.name); err == nil {
+			purego.RegisterFunc(f.fn, sym)
+		}
+	}
+	if sym, err := purego.Dlsym(cg, "CGWindowListCreateImage"); err == nil {
+		purego.RegisterFunc(&cgWindowListCreateImage, sym)
+	}
+	return nil
+}
+
+// screenRecordingAllowed reports whether macOS lets Reins see other
+// applications' windows. Without CGPreflightScreenCaptureAccess it cannot
+// tell, and says no: a picture that may hold only the wallpaper must not
+// pass for the desktop.
+func screenRecordingAllowed() bool {
+	return cgPreflightScreenCaptureAccess != nil && cgPreflightScreenCaptureAccess()
+}
+
+// ScreenRecordingStatus reports, without asking the person anything,
+// whether macOS lets Reins take pictures of other applications' windows
+// (CGPreflightScreenCaptureAccess). err says why it cannot be told.
+func ScreenRecordingStatus() (allowed bool, err error) {
+	if err := loadCapture(); err != nil {
+		return false, fmt.Errorf("%w: %v", ErrUnsupported, err)
+	}
+	if cgPreflightScreenCaptureAccess == nil {
+		return false, errors.New("this macOS has no CGPreflightScreenCaptureAccess (macOS 11 or later has)")
+	}
+	return cgPreflightScreenCaptureAccess(), nil
+}
+
+// Capture implements Executor: a picture of the displays at and right of
+// and below the main one's top-left corner (global points from (0, 0)),
+// every window on screen in it, at the displays' best resolution. Without
+// the Screen Recording permission it takes none and returns an error
+// wrapping [ErrNoScreenRecording], the first time having macOS ask the
+// person for it (CGRequestScreenCaptureAccess, which shows its dialog once
+// per application; the grant takes effect when Reins is reopened).
+func (m *Mac) Capture(ctx context.Context) (Picture, error) {
+	if m.isClosed() {
+		return Picture{}, errClosed
+	}
+	if err := loadCapture(); err != nil {
+		return Picture{}, fmt.Errorf("%w: %v", ErrUnsupported, err)
+	}
+	if !screenRecordingAllowed() {
+		screenRecAsked.Do(func() {
+			if cgRequestScreenCaptureAccess != nil {
+				cgRequestScreenCaptureAccess()
+			}
+		})
+		return Picture{}, ErrNoScreenRecording
+	}
+	if cgWindowListCreateImage == nil {
+		return Picture{}, fmt.Errorf("%w: this macOS no longer has CGWindowListCreateImage, and Reins does not take pictures through ScreenCaptureKit yet", ErrUnsupported)
+	}
+	screens, err := m.Screens(ctx)
+	if err != nil {
+		return Picture{}, err
+	}
+	area, ok := captureArea(screens)
+	if !ok {
+		return Picture{}, errors.New("no display lies at the main display's top-left corner, so there is nothing to take a picture of")
+	}
+	var pic Picture
+	withPool(func() {
+		img := cgWindowListCreateImage(area, cgWindowListOnScreen, 0, cgWindowImageBestResolution|cgWindowImageShouldBeOpaque)
+		if img == 0 {
+			err = errors.New("macOS gave no picture of the screen; is Reins running in the person's login session?")
+			return
+		}
+		defer cfRelease(img)
+		pic, err = pictureOf(img, area)
+	})
+	return pic, err
+}
+
+// captureArea is the part of the displays in the main display's quadrant:
+// from global (0, 0) to the farthest right and bottom edges. A display left
+// of or above the main one has negative coordinates, which a picture whose
+// origin is DIP (0, 0) cannot hold; it is left out.
+func captureArea(screens []Screen) (cgRect, bool) {
+	var w, h float64
+	for _, s := range screens {
+		if s.X+s.W > 0 && s.Y+s.H > 0 {
+			w, h = max(w, s.X+s.W), max(h, s.Y+s.H)
+		}
+	}
+	return cgRect{Size: cgSize{W: w, H: h}}, w > 0 && h > 0
+}
+
+// pictureOf copies a CGImage of area into a Picture.
+func pictureOf(img uintptr, area cgRect) (Picture, error) {
+	l := bitmapLayout{
+		Width:            int(cgImageGetWidth(img)),
+		Height:           int(cgImageGetHeight(img)),
+		BitsPerComponent: int(cgImageGetBitsPerComponent(img)),
+		BitsPerPixel:     int(cgImageGetBitsPerPixel(img)),
+		BytesPerRow:      int(cgImageGetBytesPerRow(img)),
+		BitmapInfo:       cgImageGetBitmapInfo(img),
+	}
+	provider := cgImageGetDataProvider(img)
+	if provider == 0 {
+		return Picture{}, errors.New("macOS's picture of the screen has no pixels to read")
+	}
+	data := cgDataProviderCopyData(provider)
+	if data == 0 {
+		return Picture{}, errors.New("macOS's picture of the screen could not be copied")
+	}
+	defer cfRelease(data)
+	n, p := cfDataGetLength(data), cfDataGetBytePtr(data)
+	if n <= 0 || p == 0 {
+		return Picture{}, errors.New("macOS's picture of the screen is empty")
+	}
+	// The bytes are CoreFoundation's, alive until data is released, and
+	// read only before then.
+	buf := unsafe.Slice(*(**byte)(unsafe.Pointer(&p)), n)
+	rgba, err := rgbaFromBitmap(buf, l)
+	if err != nil {
+		return Picture{}, err
+	}
+	scale := float64(l.Width) / area.Size.W
+	if sy := float64(l.Height) / area.Size.H; sy < scale-0.01 || sy > scale+0.01 {
+		return Picture{}, fmt.Errorf("macOS's picture of the screen is %d×%d pixels for %g×%g points: not one scale both ways", l.Width, l.Height, area.Size.W, area.Size.H)
+	}
+	return Picture{Image: rgba, Scale: scale}, nil
+}
