@@ -195,6 +195,10 @@ func (g *Grants) observe(key, origin string, note bool) (revoked bool) {
 	return true
 }
 
+// For reports whether key's grant, held or not, is given to agent (its
+// key): false only for a grant given to another agent alone.
+func (g *Grants) For(key, agent string) bool { return g.raw(key).For(agent) }
+
 // raw is key's grant as it stands, held or not.
 func (g *Grants) raw(key string) Grant {
 	g.mu.Lock()
@@ -222,11 +226,15 @@ func (g *Grants) Check(key, origin string, need vocab.Level) error {
 // another agent alone is, to it, not shared, and is refused as such, so that
 // it learns nothing of the tab.
 func (g *Grants) CheckFor(key, agent, origin string, need vocab.Level) error {
-	if g.observe(key, origin, false) {
-		return ErrOriginChanged
-	}
-	if !g.raw(key).For(agent) {
+	// Whose the grant was decides first: to another agent a tab that left
+	// its site is a tab not shared, as it always was.
+	mine := g.raw(key).For(agent)
+	revoked := g.observe(key, origin, false)
+	switch {
+	case !mine:
 		return ErrNotShared
+	case revoked:
+		return ErrOriginChanged
 	}
 	if err := g.checkHeld(key, origin, need); err != nil {
 		return err

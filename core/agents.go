@@ -288,7 +288,8 @@ func (e *Engine) askConnect(ctx context.Context, key string, ask *connectAsk, a 
 
 // agentLabel is how the person's menu names the agent of key: its process
 // first, then the name it declared, as text; the key itself, as text, for an
-// agent not seen.
+// agent not seen. The share table calls it with e.mu held: nothing may take
+// e.mu while holding the agent book's lock.
 func (e *Engine) agentLabel(key string) string {
 	b := e.agentBook()
 	b.mu.Lock()

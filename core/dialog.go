@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	neturl "net/url"
+	"slices"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -42,13 +43,20 @@ type shownDialog struct {
 // errNoDialog: the tab's window shows no JavaScript dialog.
 var errNoDialog = errors.New("no JavaScript dialog is up in front of the tab")
 
-// dialogOn returns the dialog in front of the tab info describes: the tab is
-// the visible tab of its window, a browser is in front, and its active window
-// is a JavaScript dialog. It returns an error wrapping errNoDialog when the
-// browser in front shows none, and another error when it cannot be told.
+// dialogOn returns the dialog in front of the tab info describes: the tab
+// is the visible tab of the one focused browser window Reins knows of, a
+// browser is in front, and its active window is the tab's page's dialog —
+// one whose title names the tab's site ("example.com says"), or the
+// browser's own "Leave site?" question. Any other window of the browser
+// (a sign-in, an external-protocol question) is not taken for one. It
+// returns an error wrapping errNoDialog when there is none, and another
+// error when it cannot be told.
 func (e *Engine) dialogOn(ctx context.Context, info protocol.Tab) (*shownDialog, error) {
-	if !info.Active {
-		return nil, fmt.Errorf("%w: the tab is not the visible tab of its window", errNoDialog)
+	if !info.Active || !info.Focused {
+		return nil, fmt.Errorf("%w: the tab is not the visible tab of the focused browser window", errNoDialog)
+	}
+	if !e.onlyFocusedTab(info) {
+		return nil, fmt.Errorf("%w: more than one browser window reports the focus, so Reins cannot tell whose dialog is in front", errNoDialog)
 	}
 	ctx, cancel := context.WithTimeout(ctx, dialogRead)
 	defer cancel()
@@ -66,18 +74,26 @@ func (e *Engine) dialogOn(ctx context.Context, info protocol.Tab) (*shownDialog,
 	if err != nil {
 		return nil, fmt.Errorf("the browser's accessibility tree cannot be read: %w", err)
 	}
-	// A dialog of another window of the browser has the focus, not the
-	// tab's window: unless the dialog names the tab's site, it is not
-	// taken for the tab's.
-	if !info.Focused && !namesSite(d.Title, info.URL) {
-		return nil, fmt.Errorf("%w: the browser's dialog in front does not name the tab's site, and the tab's window is not the focused one", errNoDialog)
+	kind, ok := dialogKind(d, info.URL)
+	if !ok {
+		return nil, fmt.Errorf("%w: the browser's window in front is not a JavaScript dialog of the tab's page", errNoDialog)
 	}
-	// A window known by its title alone is taken for the tab's dialog only
-	// when the title names the tab's site.
-	if d.TitleOnly && !namesSite(d.Title, info.URL) {
-		return nil, fmt.Errorf("%w: the browser's window in front does not name the tab's site", errNoDialog)
+	return &shownDialog{front: front, d: d, kind: kind}, nil
+}
+
+// onlyFocusedTab reports whether info's tab is the only tab Reins knows of,
+// among connected browsers, that is the visible tab of a focused window.
+func (e *Engine) onlyFocusedTab(info protocol.Tab) bool {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	n, mine := 0, false
+	for _, t := range e.tabs {
+		if e.connected[t.chrome.profile] && t.info.Active && t.info.Focused {
+			n++
+			mine = mine || t.info.ID == info.ID
+		}
 	}
-	return &shownDialog{front: front, d: d, kind: dialogKind(d)}, nil
+	return n == 1 && mine
 }
 
 // namesSite reports whether a dialog's title names the host (and port) of
@@ -87,34 +103,35 @@ func namesSite(title, url string) bool {
 	if err != nil || u.Host == "" {
 		return false
 	}
-	for _, w := range strings.Fields(title) {
-		if w == u.Host {
-			return true
-		}
-	}
-	return false
+	return title == u.Host+" says"
 }
 
-// dialogKind tells which call raised d from what it shows: a text field is
-// a prompt's, one button an alert's; a title that names who says it is a
-// page's confirm, and Chrome's "Leave site?" question has no OK button.
-func dialogKind(d executor.JSDialog) string {
+// Chromium's titles of its beforeunload question.
+var leaveTitles = []string{"Leave site?", "Reload site?"}
+
+// dialogKind tells which call raised d, a dialog of the page at url, from
+// what it shows, and whether it is one at all: a page's dialog is titled
+// with its site; an alert has one button, a confirm two, a prompt a text
+// field (and no password field, which is the browser's own sign-in). The
+// kind is "" for a page's dialog whose insides Reins cannot read.
+func dialogKind(d executor.JSDialog, url string) (string, bool) {
+	if slices.Contains(leaveTitles, d.Title) {
+		return vocab.DialogLeave, !d.Field
+	}
+	if !namesSite(d.Title, url) || d.Secret {
+		return "", false
+	}
 	switch {
 	case d.TitleOnly:
-		return ""
+		return "", true
 	case d.Field:
-		return vocab.DialogPrompt
+		return vocab.DialogPrompt, len(d.Buttons) == 2
 	case len(d.Buttons) == 1:
-		return vocab.DialogAlert
-	case strings.HasSuffix(d.Title, " says"):
-		return vocab.DialogConfirm
+		return vocab.DialogAlert, true
+	case len(d.Buttons) == 2:
+		return vocab.DialogConfirm, true
 	}
-	for _, b := range d.Buttons {
-		if b == "OK" {
-			return vocab.DialogConfirm
-		}
-	}
-	return vocab.DialogLeave
+	return "", false
 }
 
 // words says the dialog to an agent: its kind, the page's message quoted,
@@ -192,23 +209,8 @@ func (s *Session) handleDialog(ctx context.Context, r agentdoor.ActRequest, en *
 	if err := executor.CheckText(r.Act.Text); err != nil {
 		return nil, &vocab.Error{Code: vocab.CodeUnknownKey, Message: err.Error() + "; nothing was asked or typed: leave that character out", Err: err}
 	}
-	if err := s.admitted(ctx); err != nil {
-		return nil, err
-	}
-	if e.Paused() {
-		return nil, errorf(vocab.CodePaused, "the person has paused all agents; wait and try again later")
-	}
-	_, info, err := e.lookup(r.Tab)
+	_, info, err := s.controlled(ctx, r.Tab, en)
 	if err != nil {
-		return nil, err
-	}
-	origin := approvals.Origin(info.URL)
-	en.Target.TabTitle, en.Target.Origin = info.Title, origin
-	if err := e.checkGrant(s.key(), r.Tab, origin, vocab.Control); err != nil {
-		en.Target.TabTitle = ""
-		return nil, err
-	}
-	if err := e.handedOff(r.Tab); err != nil {
 		return nil, err
 	}
 	if err := e.canInput(vocab.Dialog); err != nil {
@@ -217,7 +219,7 @@ func (s *Session) handleDialog(ctx context.Context, r agentdoor.ActRequest, en *
 	if err := e.personTerminalShown(ctx); err != nil {
 		return nil, err
 	}
-	sd, err := e.dialogUp(ctx, r.Tab, info)
+	sd, err := e.dialogUp(ctx, r.Tab, info, r.Act.Text != "")
 	if err != nil {
 		return nil, err
 	}
@@ -239,7 +241,7 @@ func (s *Session) handleDialog(ctx context.Context, r agentdoor.ActRequest, en *
 		if err := e.checkGrant(s.key(), r.Tab, approvals.Origin(info.URL), vocab.Control); err != nil {
 			return audit.Plan{}, err
 		}
-		now, err := e.dialogUp(ctx, r.Tab, info)
+		now, err := e.dialogUp(ctx, r.Tab, info, r.Act.Text != "")
 		if err != nil {
 			return audit.Plan{}, err
 		}
@@ -250,15 +252,29 @@ func (s *Session) handleDialog(ctx context.Context, r agentdoor.ActRequest, en *
 		return audit.Plan{Scale: 1}, nil
 	}
 	f.perform = func(ctx context.Context, ticket audit.Ticket) error {
+		// Once more after the row, right before the keys: the same dialog,
+		// still holding the focus.
+		_, info, err := e.lookup(r.Tab)
+		if err != nil {
+			return err
+		}
+		now, err := e.dialogUp(ctx, r.Tab, info, r.Act.Text != "")
+		if err != nil {
+			return err
+		}
+		if err := sameDialog(sd, now); err != nil {
+			return err
+		}
 		return e.opts.Executor.Fire(ctx, ticket)
 	}
 	return s.decideAndFire(ctx, f)
 }
 
 // dialogUp is dialogOn for an answer: a dialog must be up and hold the
-// keyboard focus, or the keys could land elsewhere; anything less is a
-// refusal that says what is missing.
-func (e *Engine) dialogUp(ctx context.Context, tab string, info protocol.Tab) (*shownDialog, error) {
+// keyboard focus, in its text field when the answer is typing, or the
+// keys could land elsewhere; anything less is a refusal that says what is
+// missing.
+func (e *Engine) dialogUp(ctx context.Context, tab string, info protocol.Tab, typing bool) (*shownDialog, error) {
 	sd, err := e.dialogOn(ctx, info)
 	switch {
 	case errors.Is(err, errNoDialog):
@@ -269,6 +285,10 @@ func (e *Engine) dialogUp(ctx context.Context, tab string, info protocol.Tab) (*
 		return nil, errorf(vocab.CodeNotVisible, "Reins sees a dialog in front of tab %s but cannot read what is in it, so it cannot tell that the dialog holds the keyboard focus; nothing was pressed: ask the person to answer it (Chromium shows its dialogs to Reins while its accessibility is on)", tab)
 	case !sd.d.Focused:
 		return nil, errorf(vocab.CodeNotVisible, "the dialog in front of tab %s does not hold the keyboard focus, so the keys could land elsewhere; nothing was pressed: ask the person to click into the dialog or answer it", tab)
+	case typing && sd.kind == vocab.DialogPrompt && !sd.d.FieldFocused:
+		// The answer is typed into the field with the focus, and only
+		// there.
+		return nil, errorf(vocab.CodeNotVisible, "the prompt in front of tab %s does not have the keyboard focus in its text field, so the answer could land elsewhere; nothing was pressed: ask the person to click into the field or answer it", tab)
 	}
 	return sd, nil
 }

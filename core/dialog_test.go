@@ -110,13 +110,25 @@ func TestAStoppedPageWithoutADialogIsNotSaidToHaveOne(t *testing.T) {
 			}
 		})
 	}
-	// A dialog of another window still counts when it names the tab's site.
+	// Not even when it names the tab's site: another tab on that site may
+	// be the one it stops, and its message is not this tab's to tell.
 	f := dialogFixture(t, confirmDialog())
 	f.SetShare(f.tab, vocab.ReadOnly)
 	f.Browser.SetFocused(7, false)
 	waitTabs(f, true, false)
-	if err := f.stoppedSnapshot(); codeOf(err) != vocab.CodeDialogOpen {
-		t.Errorf("a dialog naming the tab's site, its window not focused: got %v, want dialog_open", err)
+	if err := f.stoppedSnapshot(); err == nil || codeOf(err) == vocab.CodeDialogOpen {
+		t.Errorf("a dialog naming the tab's site, its window not focused: got %v, want the page's silence", err)
+	}
+	// Nor a window of the browser's own that is not a page's dialog.
+	for name, d := range map[string]executor.JSDialog{
+		"sign-in":           {ID: "s", Title: "shop.example.com says", Buttons: []string{"Cancel", "Sign in"}, Field: true, Secret: true, Focused: true},
+		"external protocol": {ID: "x", Title: "Open xdg-open?", Message: "A website wants to open this application.", Buttons: []string{"Open xdg-open", "Cancel"}, Focused: true},
+	} {
+		f := dialogFixture(t, &d)
+		f.SetShare(f.tab, vocab.ReadOnly)
+		if err := f.stoppedSnapshot(); err == nil || codeOf(err) == vocab.CodeDialogOpen {
+			t.Errorf("%s: got %v, want the page's silence, not dialog_open", name, err)
+		}
 	}
 }
 
@@ -256,8 +268,23 @@ func TestADialogReplacedWhileThePersonLooksIsNotAnswered(t *testing.T) {
 	}
 }
 
-func TestAPromptsAnswerIsTypedAndSaid(t *testing.T) {
+// A prompt's answer is typed only with the focus in its field: with it on
+// a button, the text would go nowhere and Enter would send the page's own
+// default.
+func TestAPromptsAnswerNeedsTheFocusInItsField(t *testing.T) {
 	f := dialogFixture(t, &executor.JSDialog{ID: "p", Title: "shop.example.com says", Message: "Your name?", Buttons: []string{"Cancel", "OK"}, Field: true, Focused: true})
+	f.SetShare(f.tab, vocab.Control)
+	defer f.AnswerAll(vocab.AllowOnce)()
+	if _, err := f.dialogAnswer(true, "Ada"); codeOf(err) != vocab.CodeNotVisible {
+		t.Fatalf("typing with the focus on a button: %v, want %s", err, vocab.CodeNotVisible)
+	}
+	if n := len(f.Exec.Fired()); n != 0 {
+		t.Errorf("%d acts fired", n)
+	}
+}
+
+func TestAPromptsAnswerIsTypedAndSaid(t *testing.T) {
+	f := dialogFixture(t, &executor.JSDialog{ID: "p", Title: "shop.example.com says", Message: "Your name?", Buttons: []string{"Cancel", "OK"}, Field: true, Focused: true, FieldFocused: true})
 	f.SetShare(f.tab, vocab.Control)
 	stop := f.AnswerAll(vocab.AllowOnce)
 	defer stop()

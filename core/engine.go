@@ -13,6 +13,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"log"
 	"math/big"
@@ -89,11 +90,12 @@ type Engine struct {
 	broker   *approvals.Broker
 	queue    *queue
 	paused   atomic.Bool
-	// firing ends the acts firing now, for Pause.
+	// firing ends the acts firing now, for Pause and for a share that no
+	// longer gives their agent the tab.
 	pauseMu  sync.Mutex
-	firing   map[uint64]context.CancelFunc // guarded by pauseMu
-	firingID uint64                        // guarded by pauseMu
-	fire     sync.Mutex                    // one act reaches the OS at a time
+	firing   map[uint64]firingAct // guarded by pauseMu
+	firingID uint64               // guarded by pauseMu
+	fire     sync.Mutex           // one act reaches the OS at a time
 	subs     subscribers
 	agents   agentBook // agents seen and allowed, see agents.go
 	prefs    prefs     // the person's settings, see settings.go
@@ -116,7 +118,7 @@ type Engine struct {
 	closed   closedTabs           // guarded by mu
 	// openedBy holds, by agent key, the tabs each agent opened (OpenTab);
 	// those still open count against agentdoor.MaxOpenedTabs.
-	openedBy map[string][]chromeTab // guarded by mu
+	openedBy map[string][]openedTab // guarded by mu
 	// listMu orders the tab lists applied: a browser's own, and the answers
 	// to refreshTabs, which may come in after a newer one.
 	listMu    sync.Mutex
@@ -488,12 +490,16 @@ func (e *Engine) ShareWith(tab string, level vocab.Level, agent string) error {
 		b := e.agentBook()
 		b.mu.Lock()
 		en := b.agents[agent]
+		allowed := en != nil && en.allowed
 		if en != nil {
 			with = en.last.Label()
 		}
 		b.mu.Unlock()
-		if en == nil {
+		switch {
+		case en == nil:
 			return fmt.Errorf("no agent %s has connected since Reins started", plain.Quote(agent, plain.NameMax))
+		case !allowed:
+			return fmt.Errorf("%s is not allowed to use Reins; allow it first, then share the tab with it", with)
 		}
 	}
 	e.mu.Lock()
@@ -518,6 +524,7 @@ func (e *Engine) ShareWith(tab string, level vocab.Level, agent string) error {
 		if err := e.grants.Set(tab, "", level); err != nil {
 			return err
 		}
+		e.stopFiringOn(tab)
 		e.publish(persondoor.Event{Kind: persondoor.EventActivity, Activity: activityOf(en, e.opts.Now())})
 		e.publish(persondoor.Event{Kind: persondoor.EventShare, Tab: tab, Level: level})
 		return nil
@@ -544,6 +551,9 @@ func (e *Engine) ShareWith(tab string, level vocab.Level, agent string) error {
 	if err := e.grants.SetFor(tab, origin, pin, agent, level); err != nil {
 		return err
 	}
+	// Acts under way for an agent that no longer has the tab stop here;
+	// an act about to fire finds the new grant in its last checks.
+	e.stopFiringOn(tab)
 	// A plan was allowed on the share the person just changed.
 	e.plans.end(tab, "the person changed how the tab is shared")
 	if level < vocab.Control || was.Agent != agent {
@@ -593,8 +603,8 @@ func (e *Engine) Pause(on bool) {
 		// After the flag: an act starting to fire now sees one or the
 		// other. Each act firing is stopped before Pause returns.
 		e.pauseMu.Lock()
-		for _, cancel := range e.firing {
-			cancel()
+		for _, f := range e.firing {
+			f.cancel(errStoppedByPause)
 		}
 		clear(e.firing)
 		e.pauseMu.Unlock()
@@ -605,26 +615,54 @@ func (e *Engine) Pause(on bool) {
 	}
 }
 
-// untilPaused is ctx, ended also when the person pauses all agents.
-func (e *Engine) untilPaused(ctx context.Context) (context.Context, context.CancelFunc) {
-	ctx, cancel := context.WithCancel(ctx)
+// firingAct is an act between its last checks and its outcome.
+type firingAct struct {
+	tab, agent string // the agent's key
+	cancel     context.CancelCauseFunc
+}
+
+// Why an act under way was stopped, as context.Cause gives it.
+var (
+	errStoppedByPause = errors.New("the person paused all agents")
+	errStoppedByShare = errors.New("the person changed how the tab is shared")
+)
+
+// untilStopped is ctx, ended also when the person pauses all agents, and
+// when a share change takes tab from the agent of key agent; context.Cause
+// says which.
+func (e *Engine) untilStopped(ctx context.Context, tab, agent string) (context.Context, context.CancelFunc) {
+	ctx, cancel := context.WithCancelCause(ctx)
 	e.pauseMu.Lock()
 	defer e.pauseMu.Unlock()
 	if e.Paused() {
-		cancel()
-		return ctx, cancel
+		cancel(errStoppedByPause)
+		return ctx, func() {}
 	}
 	if e.firing == nil {
-		e.firing = map[uint64]context.CancelFunc{}
+		e.firing = map[uint64]firingAct{}
 	}
 	e.firingID++
 	id := e.firingID
-	e.firing[id] = cancel
+	e.firing[id] = firingAct{tab: tab, agent: agent, cancel: cancel}
 	return ctx, func() {
 		e.pauseMu.Lock()
 		delete(e.firing, id)
 		e.pauseMu.Unlock()
-		cancel()
+		cancel(context.Canceled)
+	}
+}
+
+// stopFiringOn stops the acts under way on tab whose agent the tab's grant
+// no longer gives it at Control.
+func (e *Engine) stopFiringOn(tab string) {
+	g := e.grants.Get(tab)
+	e.pauseMu.Lock()
+	defer e.pauseMu.Unlock()
+	for id, f := range e.firing {
+		if f.tab == tab && g.To(f.agent).Level < vocab.Control {
+			f.cancel(errStoppedByShare)
+			delete(e.firing, id)
+		}
 	}
 }
 

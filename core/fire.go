@@ -254,9 +254,18 @@ func (s *Session) fireApproved(ctx context.Context, f firing, approved approvals
 	if f.input {
 		e.awaitOwnWindowGone(ctx)
 	}
+	// From here the act stops when the person pauses or takes the tab from
+	// the agent: the checks below see a change made before this, the
+	// context one made after.
+	shared := f.tab
+	if shared == "" { // a desktop act: stopped by the desktop's share
+		shared = vocab.DesktopKey
+	}
+	fctx, stop := e.untilStopped(ctx, shared, persondoor.AgentKey(s.agent))
+	defer stop()
 	// Time passed while the person looked and while this waited: everything
 	// is checked again, the pause last, right before the row.
-	plan, err := f.ready(ctx)
+	plan, err := f.ready(fctx)
 	if err != nil {
 		return nil, err
 	}
@@ -278,15 +287,23 @@ func (s *Session) fireApproved(ctx context.Context, f firing, approved approvals
 	e.publish(persondoor.Event{Kind: persondoor.EventActivity, Tab: f.tab, Activity: &persondoor.Activity{
 		Time: e.opts.Now(), Agent: s.agent.Label(), Act: vocab.StepSentence(f.req.Act, f.req.Target), Kind: string(f.req.Act.Kind), Outcome: "firing",
 	}})
-	fctx, stop := e.untilPaused(ctx)
-	fireErr := f.perform(fctx, ticket)
+	fireErr := fctx.Err() // stopped since the last checks: the row stands, nothing fires
+	if fireErr == nil {
+		fireErr = f.perform(fctx, ticket)
+	}
 	var ef effect
 	if f.effect != nil {
 		ef = *f.effect
 	}
+	why := context.Cause(fctx)
 	stop()
-	if fireErr != nil && errors.Is(fireErr, context.Canceled) && ctx.Err() == nil && e.Paused() {
-		fireErr = &vocab.Error{Code: vocab.CodePaused, Message: "the person paused all agents while this act was under way; it was stopped there, and any key or button it held was let go", Err: fireErr}
+	if fireErr != nil && ctx.Err() == nil {
+		switch {
+		case errors.Is(why, errStoppedByPause) || (errors.Is(fireErr, context.Canceled) && e.Paused()):
+			fireErr = &vocab.Error{Code: vocab.CodePaused, Message: "the person paused all agents while this act was under way; it was stopped there, and any key or button it held was let go", Err: fireErr}
+		case errors.Is(why, errStoppedByShare):
+			fireErr = &vocab.Error{Code: vocab.CodeGrantRequired, Message: "the person changed how the tab is shared while this act was under way; it was stopped there, and any key or button it held was let go", Err: approvals.ErrNotShared}
+		}
 	}
 	final := audit.Entry{Agent: s.agent, Act: f.en.Act, Target: f.en.Target, Decision: f.en.Decision, Outcome: vocab.OutcomeDone, Detail: f.done}
 	if f.said != nil {

@@ -123,6 +123,12 @@ func (s *Session) handoff(ctx context.Context, r agentdoor.HandoffRequest, en *a
 	}
 	origin := approvals.Origin(info.URL)
 	en.Target.TabTitle, en.Target.Origin = info.Title, origin
+	if !e.grants.For(r.Tab, s.key()) {
+		// Another agent's tab: nothing of its hand-offs is this one's to
+		// learn.
+		en.Target.TabTitle = ""
+		return nil, e.checkGrant(s.key(), r.Tab, origin, vocab.Control)
+	}
 	b := e.handoffs()
 	b.mu.Lock()
 	defer b.mu.Unlock()
@@ -199,6 +205,11 @@ func (s *Session) WaitHandoff(ctx context.Context, o agentdoor.WaitOptions) (*ag
 	select {
 	case <-h.ended:
 		res.Met, res.HandoffState, res.Origin = true, h.state, h.bound
+		if !e.grants.For(h.tab, s.key()) {
+			// The person gave the tab to another agent meanwhile: where
+			// it is now is not this one's to learn.
+			res.Origin = ""
+		}
 	case <-timer.C:
 	case <-ctx.Done():
 		return nil, s.refuse(ctx, en, ctx.Err())

@@ -57,6 +57,7 @@ func (s *Session) openTab(ctx context.Context, tab, url, origin string, en *audi
 	en.Act.Shares = origin == here
 	req := vocab.Request{ID: e.newAskID("a"), Agent: s.agent, Act: en.Act, Target: en.Target}
 	var opened protocol.NewTabResult
+	var like approvals.Grant // tab's grant as the act fired: the new tab's, on its site
 	res, err := s.decideAndFire(ctx, firing{
 		tab: tab, req: req, en: en,
 		ready: func(context.Context) (audit.Plan, error) {
@@ -64,6 +65,7 @@ func (s *Session) openTab(ctx context.Context, tab, url, origin string, en *audi
 			if err != nil {
 				return audit.Plan{}, err
 			}
+			like = e.grants.Get(tab)
 			return audit.Plan{Scale: 1}, e.checkGrant(s.key(), tab, approvals.Origin(info.URL), vocab.Control)
 		},
 		perform: func(ctx context.Context, _ audit.Ticket) error {
@@ -75,9 +77,9 @@ func (s *Session) openTab(ctx context.Context, tab, url, origin string, en *audi
 	}
 	e.mu.Lock()
 	if e.openedBy == nil {
-		e.openedBy = map[string][]chromeTab{}
+		e.openedBy = map[string][]openedTab{}
 	}
-	e.openedBy[s.key()] = append(e.openedBy[s.key()], chromeTab{t.chrome.profile, opened.Tab})
+	e.openedBy[s.key()] = append(e.openedBy[s.key()], openedTab{tab: chromeTab{t.chrome.profile, opened.Tab}, at: time.Now()})
 	e.mu.Unlock()
 	out := &agentdoor.OpenTabResult{Done: res.Done, Audit: res.Audit}
 	// The new tab as Reins knows it, once the extension reports it.
@@ -105,10 +107,9 @@ func (s *Session) openTab(ctx context.Context, tab, url, origin string, en *audi
 			out.Note = fmt.Sprintf("the new tab did not show %s in time, so it was not shared: ask the person to share it", origin)
 			break
 		}
-		// Like tab: with the agents tab is shared with, while it is
-		// still shared at Control with this one.
-		like := e.grants.Get(tab)
-		if like.To(s.key()).Level < vocab.Control {
+		// Like tab as it was shared when the act fired, while it is still
+		// shared so, at Control with this agent.
+		if now := e.grants.Get(tab); now.Agent != like.Agent || now.To(s.key()).Level < vocab.Control {
 			out.Note = "tab " + tab + " is no longer yours at Control, so the new tab was not shared: ask the person to share it"
 			break
 		}
@@ -121,15 +122,29 @@ func (s *Session) openTab(ctx context.Context, tab, url, origin string, en *audi
 	return out, nil
 }
 
-// openTabsOf counts the tabs the agent of key opened that are open still,
-// forgetting those closed.
+// openedTab is a tab an agent opened.
+type openedTab struct {
+	tab  chromeTab
+	at   time.Time // when it was opened
+	seen bool      // the extension has reported it
+}
+
+// unseenKept is how long a tab an agent opened counts before the extension
+// has reported it: it may be on its way.
+const unseenKept = 30 * time.Second
+
+// openTabsOf counts the tabs the agent of key opened that are open still:
+// those open, and those not reported yet but opened lately. It forgets
+// those closed.
 func (e *Engine) openTabsOf(key string) int {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	open := e.openedBy[key][:0]
-	for _, ct := range e.openedBy[key] {
-		if _, ok := e.byChrome[ct]; ok {
-			open = append(open, ct)
+	for _, o := range e.openedBy[key] {
+		_, ok := e.byChrome[o.tab]
+		o.seen = o.seen || ok
+		if ok || (!o.seen && time.Since(o.at) < unseenKept) {
+			open = append(open, o)
 		}
 	}
 	if e.openedBy != nil {

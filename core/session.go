@@ -46,6 +46,34 @@ func (e *Engine) session(a vocab.Agent) *Session {
 // Agent is who the session speaks for.
 func (s *Session) Agent() vocab.Agent { return s.agent }
 
+// controlled is what every act on a tab checks first: the agent allowed,
+// agents not paused, the tab open, shared with this agent at Control on the
+// origin it shows, and not handed to the person. It names the tab in en,
+// without its title when the tab is not the agent's.
+func (s *Session) controlled(ctx context.Context, tab string, en *audit.Entry) (*tabState, protocol.Tab, error) {
+	e := s.e
+	if err := s.admitted(ctx); err != nil {
+		return nil, protocol.Tab{}, err
+	}
+	if e.Paused() {
+		return nil, protocol.Tab{}, errorf(vocab.CodePaused, "the person has paused all agents; wait and try again later")
+	}
+	t, info, err := e.lookup(tab)
+	if err != nil {
+		return nil, protocol.Tab{}, err
+	}
+	origin := approvals.Origin(info.URL)
+	en.Target.TabTitle, en.Target.Origin = info.Title, origin
+	if err := e.checkGrant(s.key(), tab, origin, vocab.Control); err != nil {
+		en.Target.TabTitle = ""
+		return nil, protocol.Tab{}, err
+	}
+	if err := e.handedOff(tab); err != nil {
+		return nil, protocol.Tab{}, err
+	}
+	return t, info, nil
+}
+
 // key is the agent's key, by which the person shares a tab with it alone.
 func (s *Session) key() string { return persondoor.AgentKey(s.agent) }
 
@@ -294,25 +322,11 @@ func (s *Session) act(ctx context.Context, r agentdoor.ActRequest, en *audit.Ent
 	if err := possible(en); err != nil {
 		return nil, err
 	}
-	if err := s.admitted(ctx); err != nil {
-		return nil, err
-	}
-	if e.Paused() {
-		return nil, errorf(vocab.CodePaused, "the person has paused all agents; wait and try again later")
-	}
-	t, info, err := e.lookup(r.Tab)
+	t, info, err := s.controlled(ctx, r.Tab, en)
 	if err != nil {
 		return nil, err
 	}
 	origin := approvals.Origin(info.URL)
-	en.Target.TabTitle, en.Target.Origin = info.Title, origin
-	if err := e.checkGrant(s.key(), r.Tab, origin, vocab.Control); err != nil {
-		en.Target.TabTitle = ""
-		return nil, err
-	}
-	if err := e.handedOff(r.Tab); err != nil {
-		return nil, err
-	}
 	if err := e.canInput(r.Act.Kind); err != nil {
 		// Named in the record as the snapshot showed it, if it can be.
 		if el, _, lerr := s.element(r); lerr == nil {

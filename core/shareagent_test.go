@@ -79,6 +79,27 @@ func TestTabSharedWithOneAgentIsNotSharedWithAnother(t *testing.T) {
 	if fired := e.Exec.Fired(); len(fired) != 0 {
 		t.Fatalf("fired %v", fired)
 	}
+	// Alice hands her tab to the person: Bob hears of it as of any tab
+	// not shared, and his refusal's row keeps no title.
+	if _, err := alice.Handoff(ctx, agentdoor.HandoffRequest{Tab: tab, Reason: "Sign in, please"}); err != nil {
+		t.Fatalf("Alice's hand-off: %v", err)
+	}
+	if _, err := bob.Handoff(ctx, agentdoor.HandoffRequest{Tab: tab, Reason: "Me too"}); codeOf(err) != vocab.CodeGrantRequired || err.Error() != unshared.Error() {
+		t.Fatalf("Bob's hand-off of Alice's handed-off tab: %v; want the words of an unshared tab: %v", err, unshared)
+	}
+	if _, err := bob.Snapshot(ctx, tab); codeOf(err) != vocab.CodeGrantRequired {
+		t.Fatalf("Bob reading Alice's handed-off tab: %v", err)
+	}
+	for _, r := range rowsOf(t, e, persondoor.AuditFilter{Tab: tab, Outcome: vocab.OutcomeRefused}) {
+		if r.TabTitle != "" {
+			t.Fatalf("a refusal of Bob's keeps the title of Alice's tab: %+v", r)
+		}
+	}
+	for _, h := range e.PersonDoor().Handoffs() {
+		if err := e.PersonDoor().FinishHandoff(h.ID, true, ""); err != nil {
+			t.Fatal(err)
+		}
+	}
 
 	// The person sees whom each tab is shared with, and the log says so.
 	for _, ti := range e.Tabs() {

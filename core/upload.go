@@ -60,25 +60,11 @@ func (s *Session) upload(ctx context.Context, r agentdoor.UploadRequest, en *aud
 		return nil, errorf(vocab.CodeBadRequest, "an upload needs the ref of the file input, or of the button that opens the file chooser, from a snapshot")
 	}
 	raw := r.Paths[0]
-	if err := s.admitted(ctx); err != nil {
-		return nil, err
-	}
-	if e.Paused() {
-		return nil, errorf(vocab.CodePaused, "the person has paused all agents; wait and try again later")
-	}
-	t, info, err := e.lookup(r.Tab)
+	t, info, err := s.controlled(ctx, r.Tab, en)
 	if err != nil {
 		return nil, err
 	}
 	origin := approvals.Origin(info.URL)
-	en.Target.TabTitle, en.Target.Origin = info.Title, origin
-	if err := e.checkGrant(s.key(), r.Tab, origin, vocab.Control); err != nil {
-		en.Target.TabTitle = ""
-		return nil, err
-	}
-	if err := e.handedOff(r.Tab); err != nil {
-		return nil, err
-	}
 	if err := e.canInput(vocab.Upload); err != nil {
 		return nil, err
 	}

@@ -9,18 +9,15 @@ import (
 	"testing"
 	"time"
 
-	"os/exec"
-
-	"github.com/godbus/dbus/v5"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/reins-app/reins/core"
 	"github.com/reins-app/reins/core/coretest"
 	"github.com/reins-app/reins/executor"
+	"github.com/reins-app/reins/internal/a11ytest"
 	"github.com/reins-app/reins/internal/browsertest"
 	"github.com/reins-app/reins/internal/chromium"
 	"github.com/reins-app/reins/internal/testenv"
-	"github.com/reins-app/reins/internal/xvfb"
 	"github.com/reins-app/reins/mcp/mcptest"
 	"github.com/reins-app/reins/persondoor"
 	"github.com/reins-app/reins/vocab"
@@ -56,43 +53,8 @@ func dialogRig(t *testing.T, full bool) *rig {
 		browsertest.Start(t, browsertest.Options{}) // skips, or fails under CI
 	}
 	reinsBinaryFor(t)
-	launcher := testenv.NeedCommand(t, "/usr/libexec/at-spi-bus-launcher")
-	x := xvfb.StartT(t, "1280x800x24")
-	runtime, err := os.MkdirTemp("", "atspi")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(runtime) })
-	var env []string
-	for _, kv := range os.Environ() {
-		switch strings.SplitN(kv, "=", 2)[0] {
-		case "DISPLAY", "WAYLAND_DISPLAY", "DBUS_SESSION_BUS_ADDRESS", "AT_SPI_BUS_ADDRESS", "XDG_RUNTIME_DIR", "NO_AT_BRIDGE":
-			continue
-		}
-		env = append(env, kv)
-	}
-	env = append(env, "DISPLAY="+x.Display, "XDG_RUNTIME_DIR="+runtime)
-	session := testenv.SessionBus(t, env)
-	bus := exec.Command(launcher, "--launch-immediately")
-	bus.Env = append(env, "DBUS_SESSION_BUS_ADDRESS="+session)
-	testenv.OwnGroup(bus)
-	if err := bus.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { testenv.StopGroup(bus, 5*time.Second, func() { bus.Wait() }) })
-	sconn, err := dbus.Connect(session)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer sconn.Close()
-	testenv.WaitFor(t, "at-spi-bus-launcher to own org.a11y.Bus", func() bool {
-		var owned bool
-		err := sconn.BusObject().Call("org.freedesktop.DBus.NameHasOwner", 0, "org.a11y.Bus").Store(&owned)
-		return err == nil && owned
-	})
-	// Chromium finds the accessibility bus through the session bus.
-	t.Setenv("DBUS_SESSION_BUS_ADDRESS", session)
-	t.Setenv("ACCESSIBILITY_ENABLED", "1")
+	desk := a11ytest.Start(t, a11ytest.Options{Screen: "1280x800x24", NoFixture: true})
+	x, session := desk.X, desk.Session
 
 	data := filepath.Join(t.TempDir(), "data")
 	raw, err := executor.New(executor.Options{Display: x.Display, SessionBus: session})
@@ -115,6 +77,8 @@ func dialogRig(t *testing.T, full bool) *rig {
 	p, err := chromium.Launch(chromium.Options{
 		Display: x.Display, Dir: t.TempDir(), Reins: reinsBinary.path, DataDir: data, URL: r.origin + "/dialogs.html",
 		Width: 1000, Height: 700, Args: args,
+		// Chromium finds the accessibility bus through the session bus.
+		Env: []string{"DBUS_SESSION_BUS_ADDRESS=" + session, "ACCESSIBILITY_ENABLED=1"},
 	})
 	if err != nil {
 		t.Fatal(err)

@@ -27,6 +27,12 @@ type JSDialog struct {
 	// Focused reports whether the keyboard focus is inside the dialog, so
 	// that keys pressed now go to it.
 	Focused bool
+	// FieldFocused reports whether the focus is on the text field itself,
+	// where a prompt's answer is typed.
+	FieldFocused bool
+	// Secret reports a password field in the dialog: not a page's dialog
+	// (a page's prompt has none), but the browser's own sign-in.
+	Secret bool
 	// TitleOnly reports that the browser showed only the dialog's window
 	// and its title ("example.com says"), not what is in it: its message,
 	// buttons and focus are unknown. (Chromium does so while its

@@ -114,6 +114,8 @@ func (r *AccessibleReader) Dialog(ctx context.Context, pid int) (JSDialog, error
 				d.Buttons = append(d.Buttons, n.name)
 			case n.isField():
 				d.Field = true
+				d.FieldFocused = d.FieldFocused || n.has(stateFocused)
+				d.Secret = d.Secret || n.secret()
 				// A prompt's message is its field's label.
 				if label == "" {
 					label = n.name

@@ -310,9 +310,13 @@ func (t *Terminal) command(f []string) (quit bool) {
 		switch {
 		case err != nil:
 		case forAgent:
-			var key string
-			if key, err = agentNumbered(e.Agents(), args[3]); err == nil {
-				err = e.ShareWith(args[0], level, key)
+			var a persondoor.AgentInfo
+			if a, err = agentNumbered(e.Agents(), args[3]); err == nil {
+				if err = e.ShareWith(args[0], level, a.Key); err == nil {
+					// The list may have changed since it was read: say
+					// whom the number named.
+					t.printf("Tab %s is for %s alone.\n", plain.Text(args[0], plain.NameMax), plain.Who(a.Exe, a.PID, a.Name))
+				}
 			}
 		default:
 			err = e.SetShare(args[0], level)
@@ -391,8 +395,8 @@ func (t *Terminal) command(f []string) (quit bool) {
 			return false
 		}
 		key := strings.Join(f[1:], " ")
-		if n, err := agentNumbered(e.Agents(), key); err == nil {
-			key = n
+		if a, err := agentNumbered(e.Agents(), key); err == nil {
+			key = a.Key
 		} else if _, ok := err.(noAgent); ok {
 			t.printf("%s\n", err)
 			return false
@@ -502,16 +506,16 @@ func (n noAgent) Error() string {
 	return fmt.Sprintf("There is no agent %d; type \"agents\" for the list.", int(n))
 }
 
-// agentNumbered is the key of agent n of the agents list ("1" the first).
-// Agents go by number: a key holds the name an agent gave itself, which
-// cannot be printed as it is nor always typed back.
-func agentNumbered(agents []persondoor.AgentInfo, n string) (string, error) {
+// agentNumbered is agent n of the agents list ("1" the first). Agents go
+// by number: a key holds the name an agent gave itself, which cannot be
+// printed as it is nor always typed back.
+func agentNumbered(agents []persondoor.AgentInfo, n string) (persondoor.AgentInfo, error) {
 	var i int
 	if _, err := fmt.Sscanf(n, "%d", &i); err != nil || fmt.Sprint(i) != n {
-		return "", fmt.Errorf("%q is not an agent's number; type \"agents\" for the list", plain.Text(n, plain.NameMax))
+		return persondoor.AgentInfo{}, fmt.Errorf("%q is not an agent's number; type \"agents\" for the list", plain.Text(n, plain.NameMax))
 	}
 	if i < 1 || i > len(agents) {
-		return "", noAgent(i)
+		return persondoor.AgentInfo{}, noAgent(i)
 	}
-	return agents[i-1].Key, nil
+	return agents[i-1], nil
 }

@@ -186,6 +186,7 @@ func TestTheTerminalSharesATabWithOneAgent(t *testing.T) {
 	io.WriteString(typed, "agents\n")
 	m := out.waitFor(t, `(\d+)\s+allowed\s+\d+ open\s+codex \(pid 4122\)`)
 	io.WriteString(typed, "share "+tab+" control for "+m[1]+"\n")
+	out.waitFor(t, `Tab `+tab+` is for codex \(pid 4122\) · “Bob” alone.`)
 	io.WriteString(typed, "tabs\n")
 	out.waitFor(t, `\s`+tab+`\s+control for `+m[1]+`\s+Cart — Shop`)
 	if _, err := bob.Snapshot(ctx, tab); err != nil {

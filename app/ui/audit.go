@@ -280,6 +280,12 @@ func actSummary(r persondoor.AuditRow) string {
 		Keys       string `json:"keys"`
 		URL        string `json:"url"`
 		DX, DY     int
+		Accept     bool   `json:"accept"`
+		Dialog     string `json:"dialog"`
+		File       struct {
+			Path string `json:"path"`
+			Size int64  `json:"size"`
+		} `json:"file"`
 	}
 	_ = json.Unmarshal(r.Act, &act)
 	target := r.TargetName
@@ -306,6 +312,33 @@ func actSummary(r persondoor.AuditRow) string {
 		return "open " + plain.Text(act.URL, plain.URLMax)
 	case "share":
 		return plain.Text(r.Detail, plain.DetailMax)
+	case "dialog":
+		// What the person allowed: which answer, and a prompt's text.
+		s = "dismiss"
+		if act.Accept {
+			s = "accept"
+		}
+		if act.Dialog != "" {
+			s += " the " + plain.Text(act.Dialog, plain.NameMax) + " dialog"
+		} else {
+			s += " a dialog"
+		}
+		if act.Accept && act.Text != "" {
+			s += " with " + plain.Quote(act.Text, plain.TypedMax)
+		}
+		if target != "" {
+			s += " saying " + plain.Quote(target, plain.NameMax)
+		}
+		return s
+	case "upload":
+		s = "upload " + plain.Quote(act.File.Path, plain.URLMax)
+		if act.File.Size > 0 {
+			s += fmt.Sprintf(" (%d bytes)", act.File.Size)
+		}
+		if target != "" {
+			s += " through " + plain.Quote(target, plain.NameMax)
+		}
+		return s
 	}
 	s = plain.Text(strings.ReplaceAll(r.ActKind, "_", " "), plain.NameMax)
 	if role := plain.Role(r.TargetRole); role != "" {

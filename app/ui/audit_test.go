@@ -45,3 +45,20 @@ func TestAuditViewerFilters(t *testing.T) {
 		t.Fatalf("export = %s", exported)
 	}
 }
+
+// A dialog's row says which answer the person allowed, and an upload's row
+// the file, each as text.
+func TestTheAuditViewerSaysDialogsAndUploads(t *testing.T) {
+	for _, c := range []struct {
+		row  persondoor.AuditRow
+		want string
+	}{
+		{persondoor.AuditRow{ActKind: "dialog", Act: []byte(`{"kind":"dialog","accept":true,"dialog":"prompt","text":"Ada\u202e"}`), TargetName: "Your name?"}, "accept the prompt dialog with “Ada” saying “Your name?”"},
+		{persondoor.AuditRow{ActKind: "dialog", Act: []byte(`{"kind":"dialog","dialog":"confirm"}`), TargetName: "Delete?"}, "dismiss the confirm dialog saying “Delete?”"},
+		{persondoor.AuditRow{ActKind: "upload", Act: []byte(`{"kind":"upload","file":{"path":"/home/p/invoice.pdf","size":29}}`), TargetName: "Attach"}, "upload “/home/p/invoice.pdf” (29 bytes) through “Attach”"},
+	} {
+		if got := actSummary(c.row); got != c.want {
+			t.Errorf("actSummary = %q, want %q", got, c.want)
+		}
+	}
+}

@@ -37,6 +37,9 @@ type Options struct {
 	Screen  string   // the Xvfb screen, e.g. "1280x800x24"; default xvfb's
 	Buttons int      // extra buttons "Item 1".."Item N" in a grid
 	Env     []string // more of the fixture's environment, e.g. a WM_CLASS to claim
+	// NoFixture starts the display and the buses alone, for a test whose
+	// subject is another application (Chromium with its accessibility on).
+	NoFixture bool
 }
 
 // Desktop is a running accessible desktop.
@@ -51,13 +54,16 @@ type Desktop struct {
 }
 
 // Start starts the display, the buses and the fixture, and returns once the
-// fixture's window is mapped.
+// fixture's window is mapped (at once with Options.NoFixture).
 func Start(t testing.TB, opts Options) *Desktop {
 	t.Helper()
 	launcher := testenv.NeedCommand(t, "/usr/libexec/at-spi-bus-launcher")
 	// Debian's python3-gi lives with the system python; a pyenv python3
 	// may lack gi.
-	python := testenv.NeedCommand(t, "/usr/bin/python3")
+	python := ""
+	if !opts.NoFixture {
+		python = testenv.NeedCommand(t, "/usr/bin/python3")
+	}
 	testenv.NeedCommand(t, "dbus-daemon")
 	x := xvfb.StartT(t, opts.Screen)
 
@@ -79,12 +85,14 @@ func Start(t testing.TB, opts Options) *Desktop {
 	}
 	env = append(env, "DISPLAY="+x.Display, "XDG_RUNTIME_DIR="+runtime, "GDK_BACKEND=x11", "GSETTINGS_BACKEND=memory")
 
-	gtk := exec.Command(python, "-c", "import gi; gi.require_version('Gtk', '3.0'); from gi.repository import Gtk")
-	gtk.Env = env
-	testenv.OwnGroup(gtk)
-	out, err := gtk.CombinedOutput()
-	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
-	testenv.Need(t, err == nil, "python3-gi with GTK 3 (Debian: python3-gi gir1.2-gtk-3.0; python said: "+lines[len(lines)-1]+")")
+	if !opts.NoFixture {
+		gtk := exec.Command(python, "-c", "import gi; gi.require_version('Gtk', '3.0'); from gi.repository import Gtk")
+		gtk.Env = env
+		testenv.OwnGroup(gtk)
+		out, err := gtk.CombinedOutput()
+		lines := strings.Split(strings.TrimSpace(string(out)), "\n")
+		testenv.Need(t, err == nil, "python3-gi with GTK 3 (Debian: python3-gi gir1.2-gtk-3.0; python said: "+lines[len(lines)-1]+")")
+	}
 
 	session := testenv.SessionBus(t, env)
 	benv := append(env[:len(env):len(env)], "DBUS_SESSION_BUS_ADDRESS="+session)
@@ -102,6 +110,9 @@ func Start(t testing.TB, opts Options) *Desktop {
 	})
 
 	d := &Desktop{X: x, Session: session, env: env, python: python}
+	if opts.NoFixture {
+		return d
+	}
 	d.startFixture(t, append([]string{"FIXTURE_BUTTONS=" + strconv.Itoa(opts.Buttons)}, opts.Env...))
 	return d
 }
