@@ -267,6 +267,14 @@ func (s *Session) fireApproved(ctx context.Context, f firing, approved approvals
 	// is checked again, the pause last, right before the row.
 	plan, err := f.ready(fctx)
 	if err != nil {
+		if ctx.Err() == nil {
+			switch why := context.Cause(fctx); {
+			case errors.Is(why, errStoppedByPause):
+				return nil, errorf(vocab.CodePaused, "the person paused all agents while this act waited; nothing was done")
+			case errors.Is(why, errStoppedByShare):
+				return nil, &vocab.Error{Code: vocab.CodeGrantRequired, Message: "the person changed how the tab is shared while this act waited; nothing was done", Err: approvals.ErrNotShared}
+			}
+		}
 		return nil, err
 	}
 	if approved.How() == vocab.AllowPlan {
