@@ -428,30 +428,16 @@ func (s *Session) act(ctx context.Context, r agentdoor.ActRequest, en *audit.Ent
 			reached = reaching{}
 			return e.readyReach(ctx, t, el, &reachFrom)
 		}
-		fresh, err := e.resolve(ctx, t, el)
+		plan, err := e.aimAt(ctx, t, el)
 		if err != nil {
 			return audit.Plan{}, err
 		}
-		e.mu.Lock()
-		cal := t.cal
-		e.mu.Unlock()
-		pt, err := grounding.ToScreen(fresh.Point, fresh.Window, fresh.Viewport, fresh.Zoom, cal)
-		if err != nil {
-			return audit.Plan{}, err
-		}
-		pt = e.misplaced(pt)
-		plan := audit.Plan{X: pt.X, Y: pt.Y, Scale: pt.Scale, Frame: el.FrameOrigin}
 		if r.Act.Kind == vocab.Drag {
-			end, err := e.resolve(ctx, t, drop)
+			end, err := e.aimAt(ctx, t, drop)
 			if err != nil {
 				return audit.Plan{}, dropErr(err)
 			}
-			pt2, err := grounding.ToScreen(end.Point, end.Window, end.Viewport, end.Zoom, cal)
-			if err != nil {
-				return audit.Plan{}, err
-			}
-			pt2 = e.misplaced(pt2)
-			plan.X2, plan.Y2 = pt2.X, pt2.Y
+			plan.X2, plan.Y2 = end.X, end.Y
 		}
 		return plan, nil
 	}
@@ -630,6 +616,24 @@ func (s *Session) element(r agentdoor.ActRequest) (grounding.Element, *grounding
 }
 
 // resolve asks the extension to find the element again, fresh.
+// aimAt resolves el afresh and returns the plan that fires at it: its
+// screen point now, through the tab's calibration.
+func (e *Engine) aimAt(ctx context.Context, t *tabState, el grounding.Element) (audit.Plan, error) {
+	fresh, err := e.resolve(ctx, t, el)
+	if err != nil {
+		return audit.Plan{}, err
+	}
+	e.mu.Lock()
+	cal := t.cal
+	e.mu.Unlock()
+	pt, err := grounding.ToScreen(fresh.Point, fresh.Window, fresh.Viewport, fresh.Zoom, cal)
+	if err != nil {
+		return audit.Plan{}, err
+	}
+	pt = e.misplaced(pt)
+	return audit.Plan{X: pt.X, Y: pt.Y, Scale: pt.Scale, Frame: el.FrameOrigin}, nil
+}
+
 func (e *Engine) resolve(ctx context.Context, t *tabState, el grounding.Element) (*protocol.ResolveResult, error) {
 	var res protocol.ResolveResult
 	err := e.opts.Browser.Call(ctx, t.chrome.profile, protocol.MethodResolve, protocol.ResolveParams{

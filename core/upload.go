@@ -112,19 +112,7 @@ func (s *Session) upload(ctx context.Context, r agentdoor.UploadRequest, en *aud
 		if err := stillSame(raw, file, rules); err != nil {
 			return audit.Plan{}, err
 		}
-		fresh, err := e.resolve(ctx, t, el)
-		if err != nil {
-			return audit.Plan{}, err
-		}
-		e.mu.Lock()
-		cal := t.cal
-		e.mu.Unlock()
-		pt, err := grounding.ToScreen(fresh.Point, fresh.Window, fresh.Viewport, fresh.Zoom, cal)
-		if err != nil {
-			return audit.Plan{}, err
-		}
-		pt = e.misplaced(pt)
-		return audit.Plan{X: pt.X, Y: pt.Y, Scale: pt.Scale, Frame: el.FrameOrigin}, nil
+		return e.aimAt(ctx, t, el)
 	}
 	ef := &effect{}
 	f.effect = ef

@@ -75,6 +75,31 @@ func (s *sequence) lastInput(b backend) (time.Time, error) {
 	return in.person(s.own), nil
 }
 
+// begin readies an act to fire, with s.mu held: the sequence open, ctx
+// live, keys and buttons an earlier act lent given back, the backend and
+// the guard ready.
+func (s *sequence) begin(ctx context.Context, b backend) error {
+	if s.isClosed() {
+		return errClosed
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if len(s.stillLent) > 0 {
+		// Told to the act that lent them; they stay listed until given back.
+		_ = s.giveBack(b, nil)
+	}
+	if err := b.ready(); err != nil {
+		return err
+	}
+	if s.guard != nil {
+		if err := s.guard.ready(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // fire performs t's act on b. For every act: check the ticket; find every
 // point on a screen; resolve every key (nothing fires on an unknown key)
 // and lend spare key codes to characters the keyboard lacks; check the
@@ -93,23 +118,8 @@ func (s *sequence) fire(ctx context.Context, b backend, t audit.Ticket) (err err
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.isClosed() {
-		return errClosed
-	}
-	if err := ctx.Err(); err != nil {
+	if err := s.begin(ctx, b); err != nil {
 		return err
-	}
-	if len(s.stillLent) > 0 {
-		// Told to the act that lent them; they stay listed until given back.
-		_ = s.giveBack(b, nil)
-	}
-	if err := b.ready(); err != nil {
-		return err
-	}
-	if s.guard != nil {
-		if err := s.guard.ready(); err != nil {
-			return err
-		}
 	}
 	pts, err := b.reach(c.points, scale(c.plan.Scale))
 	if err != nil {

@@ -146,22 +146,8 @@ func (s *sequence) upload(ctx context.Context, b backend, t audit.Ticket) (err e
 
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.isClosed() {
-		return errClosed
-	}
-	if err := ctx.Err(); err != nil {
+	if err := s.begin(ctx, b); err != nil {
 		return err
-	}
-	if len(s.stillLent) > 0 {
-		_ = s.giveBack(b, nil)
-	}
-	if err := b.ready(); err != nil {
-		return err
-	}
-	if s.guard != nil {
-		if err := s.guard.ready(); err != nil {
-			return err
-		}
 	}
 	pts, err := b.reach([]point{here}, scale(plan.Scale))
 	if err != nil {
