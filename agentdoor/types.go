@@ -186,6 +186,9 @@ type DesktopView struct {
 	Snapshot string `json:"snapshot,omitempty"`
 	Elements string `json:"elements,omitempty"`
 	Note     string `json:"note,omitempty"`
+	// Tabs are the tabs open to the agent that browser windows behind the
+	// window in front show on screen, each from its page with its tab refs.
+	Tabs string `json:"tabs,omitempty"`
 }
 
 // RefStates are the states a wait on a ref can ask for. "hidden" also holds

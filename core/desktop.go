@@ -63,8 +63,12 @@ func (s *Session) desktop(ctx context.Context, o agentdoor.DesktopOptions) (*age
 		}
 		v.Windows = append(v.Windows, agentdoor.Window{App: appView(w.App), Title: title, X: w.X, Y: w.Y, W: w.W, H: w.H, Active: w.Active})
 	}
-	snap, text, note := s.desktopElements(ctx, front, agentdoor.TextBudget(0), o)
+	budget := agentdoor.TextBudget(0)
+	snap, text, note := s.desktopElements(ctx, front, budget, o)
 	desktopRefWords(v, snap, text, note)
+	if o.Find == "" {
+		v.Tabs = s.tabsOnScreen(ctx, ws, front, max(budget-len(text), agentdoor.AnswerRoom))
+	}
 	return v, nil
 }
 

@@ -307,3 +307,48 @@ func TestADesktopRefRenamedWhileThePersonLooksIsRefused(t *testing.T) {
 		t.Errorf("%d acts fired", n)
 	}
 }
+
+// The desktop view reads, besides the window in front, the tabs open to
+// the agent that browser windows behind it show on screen, from their
+// pages; a window covered whole by one in front is not on screen, and a
+// tab not open to the agent is neither read nor named.
+func TestTheDesktopViewReadsSharedTabsOnScreen(t *testing.T) {
+	e, agent := desktopRig(t)
+	ctx := context.Background()
+	e.Browser.Open(7, shop())
+	shopTab := e.WaitTab(t, shopURL)
+	e.Browser.Open(8, coretest.Page{URL: "https://mail.example.com/", Title: "Inbox — Mail", Frames: []protocol.FrameReport{coretest.Frame(coretest.Button(1, "Archive", 10, 10))}})
+	mailTab := e.WaitTab(t, "https://mail.example.com/")
+	e.Browser.Open(9, coretest.Page{URL: "https://docs.example.com/", Title: "Notes — Docs", Frames: []protocol.FrameReport{coretest.Frame(coretest.Button(1, "Publish", 10, 10))}})
+	docsTab := e.WaitTab(t, "https://docs.example.com/")
+	for _, tab := range []string{shopTab, docsTab} {
+		if err := e.SetShare(tab, vocab.ReadOnly); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, id := range []int{7, 8, 9} {
+		e.Browser.SetFocused(id, false)
+	}
+	chromium := executor.App{Name: "Chromium", Exe: "/usr/lib/chromium/chromium", PID: 6000}
+	e.Exec.SetWindows([]executor.Window{
+		{App: fixtureApp, Title: "Fixture", X: 0, Y: 0, W: 600, H: 400, Active: true},
+		{App: chromium, Title: "Cart — Shop - Chromium", X: 600, Y: 0, W: 600, H: 400},
+		{App: chromium, Title: "Inbox — Mail - Chromium", X: 0, Y: 400, W: 600, H: 400},
+		{App: chromium, Title: "Notes — Docs - Chromium", X: 100, Y: 100, W: 200, H: 200}, // under the fixture
+	})
+	v, err := agent.Desktop(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(v.Elements, `"Press me"`) {
+		t.Errorf("the window in front is not read: %q", v.Elements)
+	}
+	if !strings.Contains(v.Tabs, "tab "+shopTab+" (open to you)") || !regexp.MustCompile(`button "Place order" \[ref=e\d+\]`).MatchString(v.Tabs) {
+		t.Errorf("the shared tab on screen is not in the view: %q", v.Tabs)
+	}
+	for _, leak := range []string{"Archive", "Inbox", "tab " + mailTab, "Publish", "tab " + docsTab} {
+		if strings.Contains(v.Tabs, leak) {
+			t.Errorf("the view holds %q, of a tab not open to the agent or not on screen: %q", leak, v.Tabs)
+		}
+	}
+}

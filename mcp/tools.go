@@ -463,7 +463,7 @@ func (h *handler) addTools(s *sdk.Server) {
 		})
 
 	sdk.AddTool(s, &sdk.Tool{Name: "desktop_observe", Annotations: readOnly("Look at the desktop"),
-		Description: "The application in front, the top-level windows (title, application, position in points), and the elements of the window in front with desktop refs like [ref=d7] to click or type into with desktop_click and desktop_type (for a web browser, the tab it shows when that tab is open to you, with its tab refs; nothing of applications on the deny list). Needs read access to the desktop, which is off unless the person turns it on."},
+		Description: "The application in front, the top-level windows (title, application, position in points), and the elements of the window in front with desktop refs like [ref=d7] to click or type into with desktop_click and desktop_type (for a web browser, the tab it shows when that tab is open to you, with its tab refs; nothing of applications on the deny list), then the tabs open to you that browser windows behind it show on screen, from their pages. Needs read access to the desktop, which is off unless the person turns it on."},
 		func(ctx context.Context, req *sdk.CallToolRequest, in observeIn) (*sdk.CallToolResult, any, error) {
 			v, err := h.session(req.Session, req.Extra).DesktopWith(ctx, agentdoor.DesktopOptions{Boxes: in.Boxes, Find: in.Find})
 			if err != nil {
@@ -712,5 +712,6 @@ func formatDesktop(v *agentdoor.DesktopView) string {
 	case v.Note != "":
 		fmt.Fprintf(&b, "[%s]\n", v.Note)
 	}
+	b.WriteString(v.Tabs)
 	return b.String()
 }
