@@ -278,6 +278,21 @@ func TestDesktopBrowserFromThePage(t *testing.T) {
 	if black := blackShare(t, picture(t, cs, false), cwin); black < 1 {
 		t.Errorf("only %.0f%% of the browser's window is black in the desktop picture", 100*black)
 	}
+
+	// Another application in front, which a window manager gives the
+	// focus: Chromium's window behind still shows the shared tab on
+	// screen, and the view reads it from the page.
+	startWindowManager(t, d.X.Display)
+	d.Another(t)
+	if !testenv.Eventually(testenv.Patience, func() bool {
+		browser = call("desktop_observe", nil)
+		return strings.Contains(browser, "Web browser window behind, tab "+tab+" (open to you)")
+	}) {
+		t.Fatalf("with the fixture in front, the shared tab on screen is not in the desktop view:\n%s", browser)
+	}
+	if !strings.Contains(browser, `"Press me"`) || strings.Count(browser, "Shared button") != 1 {
+		t.Errorf("the view lacks the fixture's elements, or has the tab's button other than once:\n%s", browser)
+	}
 }
 
 // noSecret fails the test when secret is in answers or in any file under
