@@ -75,6 +75,31 @@ func (s *sequence) lastInput(b backend) (time.Time, error) {
 	return in.person(s.own), nil
 }
 
+// lastChecks are the checks right before an act's first event, with s.mu
+// held: the person has left the mouse and keyboard alone since the act's
+// quiet began, and the pointer is where Reins can put it back. A recording
+// backend is told the act fires. It returns the pointer's place, whether it
+// goes back there, and the recorder, if b is one.
+func (s *sequence) lastChecks(ctx context.Context, b backend, t audit.Ticket) (home point, back bool, w recorder, err error) {
+	seen, err := b.lastInput()
+	if err != nil {
+		return point{}, false, nil, err
+	}
+	if err := personCheck(seen, s.own, quietFrom(t)); err != nil {
+		return point{}, false, nil, err
+	}
+	if home, back, err = b.pointer(); err != nil {
+		return point{}, false, nil, err
+	}
+	w, _ = b.(recorder)
+	if w != nil {
+		if err := w.firing(ctx, t); err != nil {
+			return point{}, false, nil, err
+		}
+	}
+	return home, back, w, nil
+}
+
 // begin readies an act to fire, with s.mu held: the sequence open, ctx
 // live, keys and buttons an earlier act lent given back, the backend and
 // the guard ready.
@@ -151,22 +176,9 @@ func (s *sequence) fire(ctx context.Context, b backend, t audit.Ticket) (err err
 	if err := denyCheck(ctx, b, c.points, pts); err != nil {
 		return err
 	}
-	seen, err := b.lastInput()
+	home, back, w, err := s.lastChecks(ctx, b, t)
 	if err != nil {
 		return err
-	}
-	if err := personCheck(seen, s.own, quietFrom(t)); err != nil {
-		return err
-	}
-	home, back, err := b.pointer()
-	if err != nil {
-		return err
-	}
-	w, _ := b.(recorder)
-	if w != nil {
-		if err := w.firing(ctx, t); err != nil {
-			return err
-		}
 	}
 	if a.witness != nil && len(pts) > 0 && len(c.points) > 0 {
 		a.aim = c.points[0]

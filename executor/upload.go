@@ -215,22 +215,9 @@ func (s *sequence) upload(ctx context.Context, b backend, t audit.Ticket) (err e
 	if err != nil {
 		return err
 	}
-	seen, err := b.lastInput()
+	home, back, w, err := s.lastChecks(ctx, b, t)
 	if err != nil {
 		return err
-	}
-	if err := personCheck(seen, s.own, quietFrom(t)); err != nil {
-		return err
-	}
-	home, back, err := b.pointer()
-	if err != nil {
-		return err
-	}
-	w, _ := b.(recorder)
-	if w != nil {
-		if err := w.firing(ctx, t); err != nil {
-			return err
-		}
 	}
 	before, err := desk.shownWindows()
 	if err != nil {
