@@ -62,16 +62,7 @@ addEventListener('load', () => report({type: 'loaded', page: 'drag'}));
 func TestDrag(t *testing.T) {
 	r := reinsOn(t, "1280x800x24", 10*time.Second)
 	ctx := context.Background()
-	r.origin = browsertest.Serve(t, r.witness, map[string]string{"/drag.html": dragPage})
-	r.browser = browsertest.Start(t, browsertest.Options{X: r.x, DataDir: r.data, Reins: reinsBinary.path, URL: r.origin + "/drag.html", Width: 1200, Height: 780})
-	r.assertNoProcessesLeft()
-	coretest.Admitted(t, r.rt.AgentDoor(), r.rt.PersonDoor(), vocab.Agent{Name: "e2e drag agent", Version: "1", PID: os.Getpid(), Exe: os.Args[0]})
-	r.tab = r.pairedTab(r.origin + "/drag.html")
-	r.wait(ctx, "loaded", func(m map[string]any) bool { return m["page"] == "drag" })
-	if err := r.rt.SetShare(r.tab, vocab.Control); err != nil {
-		t.Fatal(err)
-	}
-	cs := agentThroughMCP(t, r.rt, r.data, sdk.Implementation{Name: "e2e drag agent", Version: "1"})
+	cs := r.controlled("drag", dragPage)
 
 	for _, c := range []struct{ what, from, to, how, on string }{
 		{"pointer events", "Card", "Done column", "pointer", "done"},
@@ -109,4 +100,24 @@ func TestDrag(t *testing.T) {
 		})
 	}
 	r.assertFiredChecked()
+}
+
+// controlled serves page at /name.html, opens it in Chromium, allows an
+// agent named "e2e name agent" and shares the tab with it at Control once
+// the page has loaded (the page posts {type: "loaded", page: name}), and
+// connects that agent through the real reins mcp.
+func (r *rig) controlled(name, page string) *sdk.ClientSession {
+	r.t.Helper()
+	path := "/" + name + ".html"
+	r.origin = browsertest.Serve(r.t, r.witness, map[string]string{path: page})
+	r.browser = browsertest.Start(r.t, browsertest.Options{X: r.x, DataDir: r.data, Reins: reinsBinary.path, URL: r.origin + path, Width: 1200, Height: 780})
+	r.assertNoProcessesLeft()
+	who := "e2e " + name + " agent"
+	coretest.Admitted(r.t, r.rt.AgentDoor(), r.rt.PersonDoor(), vocab.Agent{Name: who, Version: "1", PID: os.Getpid(), Exe: os.Args[0]})
+	r.tab = r.pairedTab(r.origin + path)
+	r.wait(context.Background(), "loaded", func(m map[string]any) bool { return m["page"] == name })
+	if err := r.rt.SetShare(r.tab, vocab.Control); err != nil {
+		r.t.Fatal(err)
+	}
+	return agentThroughMCP(r.t, r.rt, r.data, sdk.Implementation{Name: who, Version: "1"})
 }

@@ -11,12 +11,9 @@ import (
 
 	"github.com/jezek/xgb"
 	"github.com/jezek/xgb/xproto"
-	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/reins-app/reins/audit"
-	"github.com/reins-app/reins/core/coretest"
 	"github.com/reins-app/reins/executor"
-	"github.com/reins-app/reins/internal/browsertest"
 	"github.com/reins-app/reins/internal/testenv"
 	"github.com/reins-app/reins/mcp/mcptest"
 	"github.com/reins-app/reins/persondoor"
@@ -94,16 +91,7 @@ func uploadThroughGTK(t *testing.T, wm bool) {
 		startWindowManager(t, r.x.Display)
 	}
 	ctx := context.Background()
-	r.origin = browsertest.Serve(t, r.witness, map[string]string{"/upload.html": uploadPage})
-	r.browser = browsertest.Start(t, browsertest.Options{X: r.x, DataDir: r.data, Reins: reinsBinary.path, URL: r.origin + "/upload.html", Width: 1200, Height: 780})
-	r.assertNoProcessesLeft()
-	coretest.Admitted(t, r.rt.AgentDoor(), r.rt.PersonDoor(), vocab.Agent{Name: "e2e upload agent", Version: "1", PID: os.Getpid(), Exe: os.Args[0]})
-	r.tab = r.pairedTab(r.origin + "/upload.html")
-	r.wait(ctx, "loaded", func(m map[string]any) bool { return m["page"] == "upload" })
-	if err := r.rt.SetShare(r.tab, vocab.Control); err != nil {
-		t.Fatal(err)
-	}
-	cs := agentThroughMCP(t, r.rt, r.data, sdk.Implementation{Name: "e2e upload agent", Version: "1"})
+	cs := r.controlled("upload", uploadPage)
 	asked := r.asked()
 	questions := make(chan vocab.Request, 8)
 	events, stop := r.rt.Subscribe(64)

@@ -157,15 +157,8 @@ func (s *sequence) fire(ctx context.Context, b backend, t audit.Ticket) (err err
 		}
 	}
 
-	a := &act{s: s, b: b, ctx: ctx, tr: b.traits(), keys: keys, round: -1, witness: witnessOf(ctx)}
-	defer func() {
-		if ferr := a.finish(); ferr != nil {
-			err = afterStop(err, ferr)
-		}
-		if a.sent {
-			s.own = time.Now().Add(a.tr.postLag)
-		}
-	}()
+	a := s.open(ctx, b, keys)
+	defer a.close(&err)
 	if len(keys.loans) > 0 {
 		// Before the deny check, because lending waits for clients to
 		// catch up, and the check belongs right before the first event.
@@ -252,6 +245,24 @@ func (s *sequence) holding(h hold) error {
 func (s *sequence) letGo(h hold) {
 	if s.guard != nil {
 		s.guard.letGo(h)
+	}
+}
+
+// open starts an act on b that types keys; close it, deferred, with the
+// act's error.
+func (s *sequence) open(ctx context.Context, b backend, keys *strokes) *act {
+	return &act{s: s, b: b, ctx: ctx, tr: b.traits(), keys: keys, round: -1, witness: witnessOf(ctx)}
+}
+
+// close lets go of all the act holds and gives back what it lent, adding
+// what goes wrong there to *err, and notes when its own input was last
+// sent, so that it is not taken for the person's.
+func (a *act) close(err *error) {
+	if ferr := a.finish(); ferr != nil {
+		*err = afterStop(*err, ferr)
+	}
+	if a.sent {
+		a.s.own = time.Now().Add(a.tr.postLag)
 	}
 }
 

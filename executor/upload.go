@@ -187,15 +187,8 @@ func (s *sequence) upload(ctx context.Context, b backend, t audit.Ticket) (err e
 		return err
 	}
 
-	a := &act{s: s, b: b, ctx: ctx, tr: b.traits(), keys: keys, round: -1, witness: witnessOf(ctx)}
-	defer func() {
-		if ferr := a.finish(); ferr != nil {
-			err = afterStop(err, ferr)
-		}
-		if a.sent {
-			s.own = time.Now().Add(a.tr.postLag)
-		}
-	}()
+	a := s.open(ctx, b, keys)
+	defer a.close(&err)
 	if len(keys.loans) > 0 {
 		if err := a.lend(0); err != nil {
 			return err
