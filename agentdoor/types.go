@@ -72,7 +72,8 @@ type UploadResult struct {
 	Confirmed bool `json:"confirmed"`
 }
 
-// MaxOpenedTabs is how many tabs one agent's session may open.
+// MaxOpenedTabs is how many tabs one agent (in all its sessions) may have
+// open, of those it opened.
 const MaxOpenedTabs = 10
 
 // OpenTabResult says what became of a tab an agent opened.
@@ -189,6 +190,17 @@ type DesktopView struct {
 	// Tabs are the tabs open to the agent that browser windows behind the
 	// window in front show on screen, each from its page with its tab refs.
 	Tabs string `json:"tabs,omitempty"`
+	// Ages say how long before the answer each part of it was read.
+	Ages []Age `json:"ages,omitempty"`
+}
+
+// Age is how long before an answer one part of it was read; Stale marks one
+// read longer ago than the desktop reads as fresh (2 s), which may have
+// changed since.
+type Age struct {
+	Part  string        `json:"part"`
+	Age   time.Duration `json:"age"`
+	Stale bool          `json:"stale,omitempty"`
 }
 
 // RefStates are the states a wait on a ref can ask for. "hidden" also holds

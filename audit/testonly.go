@@ -25,3 +25,11 @@ func TestOnlyTicket(act vocab.Act, p Plan) Ticket {
 		ok:       true,
 	}
 }
+
+// TestOnlyDesktopTicket is [TestOnlyTicket] for a desktop act: one whose
+// target is the desktop, not a tab. The same rules bind it.
+func TestOnlyDesktopTicket(act vocab.Act, p Plan) Ticket {
+	t := TestOnlyTicket(act, p)
+	t.approved = approvals.TestOnlyApproved(vocab.Request{Act: act, Target: vocab.Target{Desktop: true}})
+	return t
+}

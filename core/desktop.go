@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"slices"
+	"time"
 
 	"github.com/reins-app/reins/agentdoor"
 	"github.com/reins-app/reins/audit"
@@ -49,6 +50,8 @@ func (s *Session) desktop(ctx context.Context, o agentdoor.DesktopOptions) (*age
 	if err != nil {
 		return nil, errorf(vocab.CodeFailed, "the windows cannot be listed: %v", err)
 	}
+	now := s.e.opts.Now
+	windowsAt := now()
 	v := &agentdoor.DesktopView{Frontmost: appView(front)}
 	if ws != nil {
 		v.Windows = make([]agentdoor.Window, 0, len(ws))
@@ -65,11 +68,35 @@ func (s *Session) desktop(ctx context.Context, o agentdoor.DesktopOptions) (*age
 	}
 	budget := agentdoor.TextBudget(0)
 	snap, text, note := s.desktopElements(ctx, front, budget, o)
+	parts := []part{{"the window list", windowsAt}, {"the window in front", now()}}
 	desktopRefWords(v, snap, text, note)
 	if o.Find == "" {
-		v.Tabs = s.tabsOnScreen(ctx, ws, front, max(budget-len(text), agentdoor.AnswerRoom))
+		var tabsAt time.Time
+		v.Tabs, tabsAt = s.tabsOnScreen(ctx, ws, front, max(budget-len(text), agentdoor.AnswerRoom))
+		if !tabsAt.IsZero() {
+			parts = append(parts, part{"the tabs behind", tabsAt})
+		}
 	}
+	v.Ages = ages(now(), parts)
 	return v, nil
+}
+
+// part is one part of an answer, read at at.
+type part struct {
+	name string
+	at   time.Time
+}
+
+// ages says how long before done each part was read, marking those read
+// longer ago than the desktop reads as fresh: a slow application read
+// after them may have kept the answer back that long.
+func ages(done time.Time, parts []part) []agentdoor.Age {
+	out := make([]agentdoor.Age, len(parts))
+	for i, p := range parts {
+		age := max(done.Sub(p.at), 0)
+		out[i] = agentdoor.Age{Part: p.name, Age: age, Stale: age > gdesktop.MaxAge}
+	}
+	return out
 }
 
 func appView(a executor.App) agentdoor.App {
@@ -254,8 +281,8 @@ func (e *Engine) personTerminalShown(ctx context.Context) error {
 
 // notOwn refuses, before the person is asked, a desktop act that would land
 // on one of Reins' own windows as the desktop is now (its popup or windows,
-// the terminal running reins serve) or on a deny-listed application. The
-// executor checks again right before firing.
+// the terminal running reins serve), on a deny-listed application or in a
+// web browser. The executor checks again right before firing.
 func (e *Engine) notOwn(ctx context.Context, r agentdoor.DesktopActRequest) error {
 	x := e.opts.Executor
 	var a executor.App
@@ -275,6 +302,11 @@ func (e *Engine) notOwn(ctx context.Context, r agentdoor.DesktopActRequest) erro
 	// keeps agents off; the executor checks again right before firing.
 	if rule, denied := e.denyList(e.Settings().DenyAdded).Match(a); denied {
 		return &vocab.Error{Code: vocab.CodeDenyListed, Message: fmt.Sprintf("that lands on %s, which is on the deny list (%s); nothing was asked or done", plain.App(a.Name, a.Exe, a.PID), plain.Text(rule, plain.NameMax)), Err: executor.ErrDenyListed}
+	}
+	// Nor in a web browser: the desktop at Control would otherwise reach
+	// every tab, shared or not, past the tab's share and its checks.
+	if isBrowser(a) {
+		return &vocab.Error{Code: vocab.CodeBrowserWindow, Message: fmt.Sprintf("that lands in %s, a web browser; act on a tab the person shared with you with the browser tools (browser_click, browser_type, browser_press_key, browser_handle_dialog…); nothing was asked or done", plain.App(a.Name, a.Exe, a.PID)), Err: executor.ErrBrowser}
 	}
 	return nil
 }

@@ -20,28 +20,9 @@ import (
 // application makes the read fail, naming it, rather than the call hang.
 const accessibleWait = 3 * time.Second
 
-// browsers are the programs whose windows show web pages, matched the way
-// the deny list matches applications (by name, window class and
-// executable). Their accessibility elements are never read for an agent:
-// they would hand it the titles and the text of tabs the person did not
-// share. Shared tabs are read through the extension, under their own share.
-var browsers = executor.DenyList{{Label: "web browser", Names: browserNames, Exes: browserNames}}
-
-// browserNames are both the names and window classes and the executables
-// of browsers.
-var browserNames = []string{
-	"chromium", "chromium-browser", "chrome", "google-chrome", "google-chrome-stable", "google-chrome-beta",
-	"google-chrome-unstable", "brave", "brave-browser", "msedge", "microsoft-edge", "vivaldi", "vivaldi-bin",
-	"firefox", "firefox-esr", "firefox-bin", "epiphany", "opera", "arc", "librewolf", "waterfox", "floorp",
-	"qutebrowser", "falkon", "yandex_browser",
-	"Google Chrome", "Google Chrome Beta", "Google Chrome Canary", "Brave Browser", "Microsoft Edge",
-	"Mozilla Firefox", "Navigator", "Safari",
-	"org.mozilla.firefox", "org.chromium.Chromium", "com.google.Chrome", "com.brave.Browser", "org.qutebrowser.qutebrowser",
-}
-
 // isBrowser reports whether a is a web browser.
 func isBrowser(a executor.App) bool {
-	_, ok := browsers.Match(a)
+	_, ok := executor.Browsers.Match(a)
 	return ok
 }
 

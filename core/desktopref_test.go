@@ -8,6 +8,7 @@ import (
 	"os"
 	"regexp"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -350,5 +351,35 @@ func TestTheDesktopViewReadsSharedTabsOnScreen(t *testing.T) {
 		if strings.Contains(v.Tabs, leak) {
 			t.Errorf("the view holds %q, of a tab not open to the agent or not on screen: %q", leak, v.Tabs)
 		}
+	}
+}
+
+// Each part of a desktop view says how long before the answer it was read;
+// one read more than 2 s before is marked: here a slow application kept
+// the answer back, and the window list, read first, may have changed.
+func TestADesktopViewMarksWhatWasReadLongBeforeTheAnswer(t *testing.T) {
+	var clock atomic.Int64
+	base := time.Now()
+	e := coretest.New(t, coretest.Options{Now: func() time.Time { return base.Add(time.Duration(clock.Load())) }})
+	if err := e.SetShare(vocab.DesktopKey, vocab.ReadOnly); err != nil {
+		t.Fatal(err)
+	}
+	e.Exec.SetFrontmost(fixtureApp)
+	e.Exec.SetAccessible(fixtureApp.PID, fixtureTree("Press me"))
+	agent := coretest.Admitted(t, e.AgentDoor(), e.PersonDoor(), vocab.Agent{Name: "Test agent", PID: 4121, Exe: "/usr/bin/claude"})
+	ctx := context.Background()
+	v, err := agent.Desktop(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(v.Ages) != 2 || v.Ages[0].Part != "the window list" || v.Ages[0].Stale || v.Ages[1].Stale {
+		t.Fatalf("ages of a quick read: %+v, want the window list and the window in front, neither stale", v.Ages)
+	}
+	e.Exec.WhileReading = func(int) { clock.Add(int64(3 * time.Second)) }
+	if v, err = agent.Desktop(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if len(v.Ages) != 2 || !v.Ages[0].Stale || v.Ages[0].Age != 3*time.Second || v.Ages[1].Stale {
+		t.Fatalf("ages after a 3 s read of the window in front: %+v, want the window list stale at 3s, the window in front not", v.Ages)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/reins-app/reins/agentdoor"
 	"github.com/reins-app/reins/approvals"
@@ -24,8 +25,9 @@ const maxTabsOnScreen = 3
 // single window in front of it covers it whole; its tab is the one visible
 // in a browser window whose title is that tab's title. The tab in front,
 // already in the view, is not read again; tabs not open to the agent are
-// neither read nor named. budget bounds the whole text.
-func (s *Session) tabsOnScreen(ctx context.Context, ws []executor.Window, front executor.App, budget int) string {
+// neither read nor named. budget bounds the whole text. read is when the
+// first of them was read; zero when none was.
+func (s *Session) tabsOnScreen(ctx context.Context, ws []executor.Window, front executor.App, budget int) (text string, read time.Time) {
 	e := s.e
 	var titles []string // of browser windows on screen, behind the one in front
 	for i, w := range ws {
@@ -35,7 +37,7 @@ func (s *Session) tabsOnScreen(ctx context.Context, ws []executor.Window, front 
 		titles = append(titles, w.Title)
 	}
 	if len(titles) == 0 {
-		return ""
+		return "", time.Time{}
 	}
 	type shown struct{ id, title string }
 	var tabs []shown
@@ -79,12 +81,15 @@ func (s *Session) tabsOnScreen(ctx context.Context, ws []executor.Window, front 
 			fmt.Fprintf(&b, "Web browser window behind, tab %s (open to you): it could not be read: %s\n", t.id, plain.Text(err.Error(), plain.DetailMax))
 			continue
 		}
+		if read.IsZero() {
+			read = e.opts.Now()
+		}
 		fmt.Fprintf(&b, "Web browser window behind, tab %s (open to you), from the page: snapshot %s, its refs for browser_click and the other browser tools\n%s", t.id, r.ID, r.Text)
 		if !strings.HasSuffix(r.Text, "\n") {
 			b.WriteByte('\n')
 		}
 	}
-	return b.String()
+	return b.String(), read
 }
 
 // covered reports whether one of the windows above covers w whole.

@@ -119,6 +119,9 @@ type Engine struct {
 	// openedBy holds, by agent key, the tabs each agent opened (OpenTab);
 	// those still open count against agentdoor.MaxOpenedTabs.
 	openedBy map[string][]openedTab // guarded by mu
+	// opening counts, by agent key, the OpenTab calls under way, each
+	// holding a place among the tabs the agent may have open.
+	opening map[string]int // guarded by mu
 	// listMu orders the tab lists applied: a browser's own, and the answers
 	// to refreshTabs, which may come in after a newer one.
 	listMu    sync.Mutex

@@ -55,6 +55,8 @@ func classify(err error) (*vocab.Error, string) {
 		ce = &vocab.Error{Code: vocab.CodeNotVisible, Message: err.Error(), Err: err}
 	case errors.Is(err, executor.ErrOwnWindow):
 		ce = &vocab.Error{Code: vocab.CodeOwnWindow, Message: err.Error(), Err: err}
+	case errors.Is(err, executor.ErrBrowser):
+		ce = &vocab.Error{Code: vocab.CodeBrowserWindow, Message: err.Error(), Err: err}
 	case errors.Is(err, executor.ErrDenyListed):
 		ce = &vocab.Error{Code: vocab.CodeDenyListed, Message: err.Error() + "; nothing was done", Err: err}
 	case errors.Is(err, executor.ErrPersonActive):

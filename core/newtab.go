@@ -41,9 +41,11 @@ func (s *Session) openTab(ctx context.Context, tab, url, origin string, en *audi
 	if origin == "" {
 		return nil, errorf(vocab.CodeBadRequest, "only http and https addresses can be opened")
 	}
-	if n := e.openTabsOf(s.key()); n >= agentdoor.MaxOpenedTabs {
-		return nil, errorf(vocab.CodeBadRequest, "%d tabs you opened are open, the most an agent may have; close some first", n)
+	release, err := e.reserveOpenTab(s.key())
+	if err != nil {
+		return nil, err
 	}
+	defer release()
 	t, info, err := e.lookup(tab)
 	if err != nil {
 		return nil, err
@@ -133,12 +135,36 @@ type openedTab struct {
 // has reported it: it may be on its way.
 const unseenKept = 30 * time.Second
 
-// openTabsOf counts the tabs the agent of key opened that are open still:
-// those open, and those not reported yet but opened lately. It forgets
-// those closed.
-func (e *Engine) openTabsOf(key string) int {
+// reserveOpenTab holds one of the agent of key's open tabs for a tab on
+// its way, until release; it refuses when the agent's tabs open and on
+// their way (in any of its sessions) are as many as it may have.
+func (e *Engine) reserveOpenTab(key string) (release func(), err error) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
+	n, coming := e.openTabsOf(key), e.opening[key]
+	if n+coming >= agentdoor.MaxOpenedTabs {
+		if coming > 0 {
+			return nil, errorf(vocab.CodeBadRequest, "%d tabs you opened are open and %d more on their way, the most an agent may have; close some first", n, coming)
+		}
+		return nil, errorf(vocab.CodeBadRequest, "%d tabs you opened are open, the most an agent may have; close some first", n)
+	}
+	if e.opening == nil {
+		e.opening = map[string]int{}
+	}
+	e.opening[key]++
+	return func() {
+		e.mu.Lock()
+		defer e.mu.Unlock()
+		if e.opening[key]--; e.opening[key] == 0 {
+			delete(e.opening, key)
+		}
+	}, nil
+}
+
+// openTabsOf counts the tabs the agent of key opened that are open still:
+// those open, and those not reported yet but opened lately. It forgets
+// those closed. e.mu must be held.
+func (e *Engine) openTabsOf(key string) int {
 	open := e.openedBy[key][:0]
 	for _, o := range e.openedBy[key] {
 		_, ok := e.byChrome[o.tab]

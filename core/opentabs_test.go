@@ -7,7 +7,9 @@ import (
 	"time"
 
 	"github.com/reins-app/reins/agentdoor"
+	"github.com/reins-app/reins/core"
 	"github.com/reins-app/reins/internal/testenv"
+	"github.com/reins-app/reins/persondoor"
 	"github.com/reins-app/reins/vocab"
 )
 
@@ -40,4 +42,45 @@ func TestOpenTabsPerAgent(t *testing.T) {
 		_, err := again.OpenTab(ctx, f.tab, "https://shop.example.com/one-more")
 		return err == nil
 	})
+}
+
+// Two sessions of one agent asking at once for its last free tab get one
+// between them: the second is refused before the person is asked.
+func TestTheLastOpenTabGoesToOneOfTwoSessions(t *testing.T) {
+	f := newFixture(t, 5*time.Second)
+	ctx := context.Background()
+	f.SetShare(f.tab, vocab.Control)
+	stop := f.AnswerAll(vocab.AllowOnce)
+	for i := 0; i < agentdoor.MaxOpenedTabs-1; i++ {
+		if _, err := f.agent.OpenTab(ctx, f.tab, fmt.Sprintf("https://shop.example.com/item/%d", i)); err != nil {
+			t.Fatalf("tab %d: %v", i+1, err)
+		}
+	}
+	stop()
+	events, unsubscribe := f.Subscribe(16)
+	defer unsubscribe()
+	again := f.Connect(vocab.Agent{Name: "Test agent", PID: 4122, Exe: "/usr/bin/claude"})
+	errs := make(chan error, 2)
+	for i, s := range []*core.Session{f.agent, again} {
+		go func() {
+			_, err := s.OpenTab(ctx, f.tab, fmt.Sprintf("https://shop.example.com/last/%d", i))
+			errs <- err
+		}()
+	}
+	// One is refused without asking; the other is asked, and allowed.
+	if err := <-errs; codeOf(err) != vocab.CodeBadRequest {
+		t.Fatalf("the first of two sessions to finish: %v, want %s before any answer", err, vocab.CodeBadRequest)
+	}
+	for ev := range events {
+		if ev.Kind == persondoor.EventApproval {
+			f.Engine.Answer(ev.Request.ID, vocab.AllowOnce)
+			break
+		}
+	}
+	if err := <-errs; err != nil {
+		t.Fatalf("the session asked for the last tab, allowed: %v", err)
+	}
+	if _, err := again.OpenTab(ctx, f.tab, "https://shop.example.com/one-more"); codeOf(err) != vocab.CodeBadRequest {
+		t.Fatalf("one more after the last: %v, want %s", err, vocab.CodeBadRequest)
+	}
 }

@@ -18,7 +18,14 @@ import (
 // it (reins serve): the terminal is process 7000, Reins 7001.
 func terminalRig(t *testing.T) (*coretest.Engine, agentdoor.Session, *atomic.Int32) {
 	t.Helper()
-	e := coretest.New(t, coretest.Options{PersonTerminal: true, OwnProcesses: []int{7001, 7000}})
+	return countingRig(t, coretest.Options{PersonTerminal: true, OwnProcesses: []int{7001, 7000}})
+}
+
+// countingRig is an engine made with o, the desktop given at Control, and
+// an admitted agent; every act it is asked about is allowed, and counted.
+func countingRig(t *testing.T, o coretest.Options) (*coretest.Engine, agentdoor.Session, *atomic.Int32) {
+	t.Helper()
+	e := coretest.New(t, o)
 	if err := e.SetShare(vocab.DesktopKey, vocab.Control); err != nil {
 		t.Fatal(err)
 	}
@@ -137,5 +144,51 @@ func TestTabInputWaitsForThePersonsTerminalToShow(t *testing.T) {
 	}
 	if asked.Load() != 0 || len(e.Exec.Fired()) != 0 {
 		t.Fatalf("asked %d times and fired %d acts, want none", asked.Load(), len(e.Exec.Fired()))
+	}
+}
+
+// The desktop at Control does not reach into web browsers: their tabs are
+// shared one by one. A desktop act that would land in one is refused before
+// the person is asked, and again when a browser comes to the front while
+// the act is on its way; acts on other applications go on.
+func TestDesktopInputNeverLandsInABrowser(t *testing.T) {
+	ctx := context.Background()
+	e, agent, asked := countingRig(t, coretest.Options{})
+	browser := executor.App{Name: "Chromium", Exe: "/usr/lib/chromium/chromium", PID: 5000, Class: "chromium.Chromium"}
+	e.Exec.SetWindows([]executor.Window{
+		{App: browser, Title: "Bank - Chromium", X: 0, Y: 0, W: 400, H: 300, Active: true},
+		{App: editor, Title: "notes", X: 400, Y: 0, W: 400, H: 300},
+	})
+	e.Exec.SetFrontmost(browser)
+	for _, r := range []agentdoor.DesktopActRequest{
+		{Act: vocab.Act{Kind: vocab.Click}, X: 100, Y: 100},
+		{Act: vocab.Act{Kind: vocab.Key, Keys: "Enter"}},
+		{Act: vocab.Act{Kind: vocab.Type, Text: "hello"}},
+	} {
+		if _, err := agent.DesktopAct(ctx, r); codeOf(err) != vocab.CodeBrowserWindow {
+			t.Fatalf("desktop %s on the browser: %v, want %s", r.Act.Kind, err, vocab.CodeBrowserWindow)
+		}
+	}
+	if asked.Load() != 0 || len(e.Exec.Fired()) != 0 {
+		t.Fatalf("asked %d times and fired %d acts, want none", asked.Load(), len(e.Exec.Fired()))
+	}
+
+	// A click on the editor beside it is asked and fired.
+	if _, err := agent.DesktopAct(ctx, agentdoor.DesktopActRequest{Act: vocab.Act{Kind: vocab.Click}, X: 500, Y: 100}); err != nil {
+		t.Fatalf("a click on the editor: %v", err)
+	}
+	if asked.Load() != 1 || len(e.Exec.Fired()) != 1 {
+		t.Fatalf("the click on the editor: asked %d times and fired %d acts, want 1 and 1", asked.Load(), len(e.Exec.Fired()))
+	}
+
+	// Typing allowed into the editor, with the browser coming to the front
+	// as it fires: the executor refuses at that moment.
+	e.Exec.SetFrontmost(editor)
+	e.Exec.WhileFiring = func(context.Context) error { e.Exec.SetFrontmost(browser); return nil }
+	if _, err := agent.DesktopAct(ctx, agentdoor.DesktopActRequest{Act: vocab.Act{Kind: vocab.Type, Text: "hello"}}); codeOf(err) != vocab.CodeBrowserWindow {
+		t.Fatalf("typing as the browser came to the front: %v, want %s", err, vocab.CodeBrowserWindow)
+	}
+	if n := len(e.Exec.Fired()); n != 1 {
+		t.Fatalf("%d acts fired, want only the editor's click", n)
 	}
 }

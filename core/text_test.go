@@ -172,7 +172,7 @@ func TestADesktopActShowsTheAgentsWordsAsItsClaimBesideWhatReinsSees(t *testing.
 	e := coretest.New(t, coretest.Options{ApprovalTimeout: 5 * time.Second})
 	e.Exec.SetWindows([]executor.Window{
 		{App: executor.App{Name: "Terminal", Exe: "/usr/bin/xterm", PID: 31}, Title: "elsewhere", X: 0, Y: 0, W: 100, H: 100},
-		{App: executor.App{Name: "Firefox", Exe: "/usr/lib/firefox/firefox", PID: 4242}, Title: plaintest.All, X: 0, Y: 0, W: 1000, H: 800, Active: true},
+		{App: executor.App{Name: "gedit", Exe: "/usr/bin/gedit", PID: 4242}, Title: plaintest.All, X: 0, Y: 0, W: 1000, H: 800, Active: true},
 	})
 	if err := e.SetShare(vocab.DesktopKey, vocab.Control); err != nil {
 		t.Fatal(err)
@@ -187,10 +187,10 @@ func TestADesktopActShowsTheAgentsWordsAsItsClaimBesideWhatReinsSees(t *testing.
 	s.mu.Lock()
 	r := s.requests[0]
 	s.mu.Unlock()
-	if got, want := r.Sentence(), "Click the point 412, 300 in firefox (pid 4242)"; got != want {
+	if got, want := r.Sentence(), "Click the point 412, 300 in gedit (pid 4242)"; got != want {
 		t.Errorf("sentence = %q, want %q", got, want)
 	}
-	if r.Target.App != "firefox (pid 4242)" || r.Target.Window != plaintest.All || r.Target.Claim != claim {
+	if r.Target.App != "gedit (pid 4242)" || r.Target.Window != plaintest.All || r.Target.Claim != claim {
 		t.Errorf("target = app %q, window %.40q, claim %q", r.Target.App, r.Target.Window, r.Target.Claim)
 	}
 	if strings.Contains(r.Sentence(), "OK button") {
@@ -199,14 +199,14 @@ func TestADesktopActShowsTheAgentsWordsAsItsClaimBesideWhatReinsSees(t *testing.
 	s.checkActivity(t, "python3 (pid 999)")
 
 	// Typing goes to the application in front.
-	e.Exec.SetFrontmost(executor.App{Name: "Firefox", Exe: "/usr/lib/firefox/firefox", PID: 4242})
+	e.Exec.SetFrontmost(executor.App{Name: "gedit", Exe: "/usr/bin/gedit", PID: 4242})
 	if _, err := agent.DesktopAct(context.Background(), agentdoor.DesktopActRequest{Act: vocab.Act{Kind: vocab.Type, Text: "hi"}}); err != nil {
 		t.Fatal(err)
 	}
 	s.mu.Lock()
 	r = s.requests[1]
 	s.mu.Unlock()
-	if got, want := r.Sentence(), "Type “hi” into firefox (pid 4242)"; got != want || r.Target.Window != plaintest.All {
+	if got, want := r.Sentence(), "Type “hi” into gedit (pid 4242)"; got != want || r.Target.Window != plaintest.All {
 		t.Errorf("typing: sentence %q (want %q), window %.30q", got, want, r.Target.Window)
 	}
 }

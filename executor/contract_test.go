@@ -202,6 +202,42 @@ func runContract(t *testing.T, newRig func(t *testing.T) rig) {
 		}
 	})
 
+	t.Run("a desktop act never lands in a web browser, a tab's act does", func(t *testing.T) {
+		r := newRig(t)
+		r.Window(t, "Witness", witnessArea)
+		r.Window(t, "Chromium", keepassArea)
+		r.Front(t, "Witness")
+		r.Fired(t)
+		x, y := keepassArea.center()
+		for _, act := range []vocab.Act{
+			{Kind: vocab.Click},
+			{Kind: vocab.DoubleClick},
+			{Kind: vocab.Type, Text: "hello"},
+		} {
+			tk := audit.TestOnlyDesktopTicket(act, audit.Plan{X: x, Y: y, Scale: r.Scale()})
+			if err := r.Executor().Fire(ctx, tk); !errors.Is(err, ErrBrowser) || !strings.Contains(err.Error(), "under the pointer") {
+				t.Errorf("desktop Fire(%s) on the browser = %v, want ErrBrowser saying it is under the pointer", act.Kind, err)
+			}
+		}
+		// Keys that go wherever the focus is, with the browser in front.
+		r.Front(t, "Chromium")
+		for _, act := range []vocab.Act{{Kind: vocab.Key, Keys: "Enter"}, {Kind: vocab.Type, Text: "hello"}} {
+			tk := audit.TestOnlyDesktopTicket(act, audit.Plan{Scale: r.Scale()})
+			if err := r.Executor().Fire(ctx, tk); !errors.Is(err, ErrBrowser) || !strings.Contains(err.Error(), "in front") {
+				t.Errorf("desktop Fire(%s) with the browser in front = %v, want ErrBrowser saying it is in front", act.Kind, err)
+			}
+		}
+		if n := r.Fired(t); n != 0 {
+			t.Fatalf("%d events fired by desktop acts on a browser", n)
+		}
+		if err := r.Executor().Fire(ctx, ticket(r, vocab.Act{Kind: vocab.Click}, x, y)); err != nil {
+			t.Fatalf("a tab's click in the browser: %v", err)
+		}
+		if n := r.Fired(t); n == 0 {
+			t.Error("a tab's click in the browser fired nothing")
+		}
+	})
+
 	t.Run("a drag that ends on a deny-listed application fires nothing", func(t *testing.T) {
 		r := newRig(t)
 		r.Window(t, "Witness", witnessArea)

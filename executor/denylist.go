@@ -20,6 +20,24 @@ type Rule struct {
 	PIDs []int
 }
 
+// Browsers are the programs whose windows show web pages, matched as the
+// deny list matches applications. A desktop act never lands in one: a tab
+// is acted on with the browser tools, under that tab's share and checks, so
+// the desktop at Control does not reach tabs the person did not share.
+var Browsers = DenyList{{Label: "web browser", Names: browserNames, Exes: browserNames}}
+
+// browserNames are both the names and window classes and the executables
+// of browsers.
+var browserNames = []string{
+	"chromium", "chromium-browser", "chrome", "google-chrome", "google-chrome-stable", "google-chrome-beta",
+	"google-chrome-unstable", "brave", "brave-browser", "msedge", "microsoft-edge", "vivaldi", "vivaldi-bin",
+	"firefox", "firefox-esr", "firefox-bin", "epiphany", "opera", "arc", "librewolf", "waterfox", "floorp",
+	"qutebrowser", "falkon", "yandex_browser",
+	"Google Chrome", "Google Chrome Beta", "Google Chrome Canary", "Brave Browser", "Microsoft Edge",
+	"Mozilla Firefox", "Navigator", "Safari",
+	"org.mozilla.firefox", "org.chromium.Chromium", "com.google.Chrome", "com.brave.Browser", "org.qutebrowser.qutebrowser",
+}
+
 // DenyList is the set of applications no act may touch: an act is refused
 // when the frontmost application or the one under the point matches.
 type DenyList []Rule

@@ -153,7 +153,10 @@ type Picture struct {
 
 // Errors callers may test for with errors.Is.
 var (
-	ErrDenyListed  = errors.New("a deny-listed application is in the way")
+	ErrDenyListed = errors.New("a deny-listed application is in the way")
+	// ErrBrowser: a desktop act would land in a web browser, whose tabs
+	// agents act on with the browser tools, each under its own share.
+	ErrBrowser     = errors.New("a web browser is in the way")
 	ErrInvalid     = errors.New("the ticket is not valid: nothing fires without a committed audit row")
 	ErrNoDisplay   = errors.New("no display to send input to")
 	ErrUnsupported = errors.New("this act is not supported here")

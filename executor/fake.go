@@ -22,8 +22,8 @@ import (
 // front or under the point (and coming to the front while it types), the
 // person's own input. Its screens are what SetScreens set, or one so large
 // that every point a test uses is on it. It waits for no pause between
-// events. Its zero value is ready to use; set DenyList, BeforeFire and
-// WhileFiring before the first Fire.
+// events. Its zero value is ready to use; set DenyList, BeforeFire,
+// WhileFiring and WhileReading before the first call.
 type Fake struct {
 	// DenyList is checked as the real executors check theirs; when empty,
 	// DefaultDenyList().
@@ -40,6 +40,9 @@ type Fake struct {
 	// CaptureErr, if set, is what Capture fails with (ErrNoScreenRecording,
 	// say).
 	CaptureErr error
+	// WhileReading, if set, is called as Accessible reads an application,
+	// with its process id: tests use it to play a slow application.
+	WhileReading func(pid int)
 
 	seq sequence
 	fakeDesk
@@ -128,6 +131,9 @@ func (f *Fake) Capture(ctx context.Context) (Picture, error) {
 // Accessible implements Executor: the tree SetAccessible gave for pid, a
 // copy each time.
 func (f *Fake) Accessible(ctx context.Context, pid int) (*gdesktop.Tree, error) {
+	if f.WhileReading != nil {
+		f.WhileReading(pid)
+	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	t, ok := f.trees[pid]

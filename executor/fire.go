@@ -23,6 +23,8 @@ type checked struct {
 	keys   []chord // Type: the text, key by key
 	clear  []chord // Type: select all, then delete
 	submit *chord  // Type: Enter after the text
+	// desktop: a desktop act, which lands in no web browser ([Browsers]).
+	desktop bool
 }
 
 // check refuses a ticket no executor may fire, before anything is asked of
@@ -32,7 +34,7 @@ func check(t audit.Ticket) (checked, error) {
 	if !t.Valid() {
 		return checked{}, ErrInvalid
 	}
-	c := checked{act: dialogKeys(t.Act()), plan: t.Plan()}
+	c := checked{act: dialogKeys(t.Act()), plan: t.Plan(), desktop: t.Approved().Request().Target.Desktop}
 	here := point{c.plan.X, c.plan.Y}
 	switch c.act.Kind {
 	case vocab.Click, vocab.DoubleClick, vocab.RightClick, vocab.Hover, vocab.Scroll:
@@ -184,10 +186,12 @@ func scale(s float64) float64 {
 }
 
 // denyCheck refuses when the frontmost application, or the one owning the
-// window under any point, is deny-listed. It fails closed: when it cannot
-// tell who is there, nothing fires. plan holds the act's points in DIP, for
-// the words; at the same points in b's units, for the questions.
-func denyCheck(ctx context.Context, b backend, plan, at []point) error {
+// window under any point, is deny-listed, and, for a desktop act, when a
+// web browser owns the window under a point or, for keys that go wherever
+// the focus is, is in front. It fails closed: when it cannot tell who is
+// there, nothing fires. plan holds the act's points in DIP, for the words;
+// at the same points in b's units, for the questions.
+func denyCheck(ctx context.Context, b backend, plan, at []point, desktop bool) error {
 	deny := b.denyList()
 	app, err := b.frontmost(ctx)
 	if err != nil {
@@ -196,14 +200,34 @@ func denyCheck(ctx context.Context, b backend, plan, at []point) error {
 	if rule, ok := deny.rule(app); ok {
 		return denied(rule, fmt.Sprintf("%s is in front", app.Name))
 	}
+	if desktop && len(plan) == 0 {
+		if err := notBrowser(app, fmt.Sprintf("%s is in front", app.Name)); err != nil {
+			return err
+		}
+	}
 	for i, p := range plan {
 		app, err := b.appAt(ctx, at[i])
 		if err != nil {
 			return fmt.Errorf("cannot tell which application is at (%g, %g), so nothing was fired: %w", p.X, p.Y, err)
 		}
+		where := fmt.Sprintf("%s is under the pointer at (%g, %g)", app.Name, p.X, p.Y)
 		if rule, ok := deny.rule(app); ok {
-			return denied(rule, fmt.Sprintf("%s is under the pointer at (%g, %g)", app.Name, p.X, p.Y))
+			return denied(rule, where)
 		}
+		if desktop {
+			if err := notBrowser(app, where); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// notBrowser refuses a desktop act whose input would go to app, a web
+// browser: where says how.
+func notBrowser(app App, where string) error {
+	if _, ok := Browsers.rule(app); ok {
+		return fmt.Errorf("%w: %s; act on a tab the person shared with the browser tools instead; nothing was fired", ErrBrowser, where)
 	}
 	return nil
 }

@@ -159,6 +159,7 @@ func (s *sequence) fire(ctx context.Context, b backend, t audit.Ticket) (err err
 
 	a := s.open(ctx, b, keys)
 	defer a.close(&err)
+	a.toFocus = c.desktop && len(c.points) == 0
 	if len(keys.loans) > 0 {
 		// Before the deny check, because lending waits for clients to
 		// catch up, and the check belongs right before the first event.
@@ -166,7 +167,7 @@ func (s *sequence) fire(ctx context.Context, b backend, t audit.Ticket) (err err
 			return err
 		}
 	}
-	if err := denyCheck(ctx, b, c.points, pts); err != nil {
+	if err := denyCheck(ctx, b, c.points, pts, c.desktop); err != nil {
 		return err
 	}
 	home, back, w, err := s.lastChecks(ctx, b, t)
@@ -286,6 +287,9 @@ type act struct {
 	held    []key    // held, in press order
 	mods    mods     // modifiers held
 	sent    bool     // an event was sent
+	// toFocus: a desktop act's keys, which go wherever the focus is and
+	// so stop when a web browser comes to the front.
+	toFocus bool
 }
 
 func (a *act) send(e event) error {
@@ -360,7 +364,8 @@ func (a *act) perform(c checked, pts []point) error {
 
 // frontStillAllowed stops typing when a deny-listed application has come to
 // the front since the act began (a password manager's prompt, say), or one
-// of Reins' own windows.
+// of Reins' own windows, or, for desktop keys that go wherever the focus
+// is, a web browser.
 func (a *act) frontStillAllowed(done, total int) error {
 	app, err := a.b.frontmost(a.ctx)
 	if err != nil {
@@ -371,6 +376,9 @@ func (a *act) frontStillAllowed(done, total int) error {
 			return fmt.Errorf("%w: %s came to the front; typing stopped after %d of %d keys", ErrOwnWindow, app.Name, done, total)
 		}
 		return fmt.Errorf("%w: %s came to the front (deny list: %s); typing stopped after %d of %d keys", ErrDenyListed, app.Name, rule.Label, done, total)
+	}
+	if _, ok := Browsers.rule(app); ok && a.toFocus {
+		return fmt.Errorf("%w: %s came to the front; typing stopped after %d of %d keys", ErrBrowser, app.Name, done, total)
 	}
 	return nil
 }

@@ -194,7 +194,7 @@ func (s *sequence) upload(ctx context.Context, b backend, t audit.Ticket) (err e
 			return err
 		}
 	}
-	if err := denyCheck(ctx, b, []point{here}, pts); err != nil {
+	if err := denyCheck(ctx, b, []point{here}, pts, false); err != nil {
 		return err
 	}
 	owner, err := b.appAt(ctx, pts[0])

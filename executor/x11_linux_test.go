@@ -506,24 +506,54 @@ func putWindows(b []byte, ws ...xproto.Window) {
 	}
 }
 
+// activeOnFirstKey makes id the active window, as a window manager says it,
+// when the first key reaches a window of w.
+func (w *witness) activeOnFirstKey(id xproto.Window) {
+	var once sync.Once
+	w.setOnKey(func(xev) {
+		once.Do(func() {
+			v := make([]byte, 4)
+			putWindows(v, id)
+			_ = xproto.ChangePropertyChecked(w.conn, xproto.PropModeReplace, w.root, w.atom("_NET_ACTIVE_WINDOW"), xproto.AtomWindow, 32, 1, v).Check()
+		})
+	})
+}
+
 func TestX11TypingStopsWhenADenyListedAppComesToTheFront(t *testing.T) {
 	r := newX11Rig(t, startDisplay(t, 1))
 	r.w.app("Witness", 100, 100, 300, 200)
 	keepass := r.w.app("KeePassXC", 500, 100, 200, 200)
 	r.w.take()
-	var once sync.Once
-	r.w.setOnKey(func(xev) {
-		once.Do(func() {
-			// As a window manager would when a password prompt pops up.
-			v := make([]byte, 4)
-			putWindows(v, keepass)
-			_ = xproto.ChangePropertyChecked(r.w.conn, xproto.PropModeReplace, r.w.root, r.w.atom("_NET_ACTIVE_WINDOW"), xproto.AtomWindow, 32, 1, v).Check()
-		})
-	})
+	// As a window manager would when a password prompt pops up.
+	r.w.activeOnFirstKey(keepass)
 	text := strings.Repeat("secret ", 10)
 	evs, err := r.fire(t, vocab.Act{Kind: vocab.Type, Text: text}, 200, 150)
 	if !errors.Is(err, ErrDenyListed) || !strings.Contains(err.Error(), "typing stopped") {
 		t.Fatalf("Fire = %v, want ErrDenyListed saying typing stopped", err)
+	}
+	if got := typed(evs); len(got) == 0 || len(got) >= len(text) {
+		t.Errorf("typed %q before stopping; want some but not all of the text", got)
+	}
+	if err := balanced(evs); err != nil {
+		t.Error(err)
+	}
+}
+
+// Desktop typing into whatever has the focus stops when a web browser comes
+// to the front: its keys would go into a tab the person may not have shared.
+func TestX11DesktopTypingStopsWhenABrowserComesToTheFront(t *testing.T) {
+	r := newX11Rig(t, startDisplay(t, 1))
+	witness := r.w.app("Witness", 100, 100, 300, 200)
+	browser := r.w.app("Chromium", 500, 100, 200, 200)
+	r.w.setActive(witness)
+	r.w.warp(200, 150) // the keys go to the window under the pointer
+	r.w.take()
+	r.w.activeOnFirstKey(browser)
+	text := strings.Repeat("words ", 10)
+	err := r.ex.Fire(context.Background(), audit.TestOnlyDesktopTicket(vocab.Act{Kind: vocab.Type, Text: text}, audit.Plan{Scale: r.d.scale}))
+	evs := r.w.take()
+	if !errors.Is(err, ErrBrowser) || !strings.Contains(err.Error(), "typing stopped") {
+		t.Fatalf("Fire = %v, want ErrBrowser saying typing stopped", err)
 	}
 	if got := typed(evs); len(got) == 0 || len(got) >= len(text) {
 		t.Errorf("typed %q before stopping; want some but not all of the text", got)

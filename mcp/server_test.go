@@ -11,6 +11,7 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/reins-app/reins/agentdoor"
 	"github.com/reins-app/reins/executor"
 	"github.com/reins-app/reins/mcp/mcptest"
 	"github.com/reins-app/reins/persondoor"
@@ -396,5 +397,22 @@ func TestBrowserTabsSelectsAndClosesATab(t *testing.T) {
 	}
 	if r.askedAbout(string(vocab.CloseTab)) != 1 || r.askedAbout(string(vocab.Activate)) != 1 {
 		t.Errorf("the person was asked %d times about closing and %d about selecting, want once each", r.askedAbout(string(vocab.CloseTab)), r.askedAbout(string(vocab.Activate)))
+	}
+}
+
+// A part of the desktop view read more than 2 s before the answer is said
+// to the agent, with its age; fresh parts are not.
+func TestTheDesktopViewSaysWhatIsOld(t *testing.T) {
+	v := &agentdoor.DesktopView{Frontmost: agentdoor.App{Name: "gedit"}, Ages: []agentdoor.Age{
+		{Part: "the window list", Age: 3200 * time.Millisecond, Stale: true},
+		{Part: "the window in front", Age: 40 * time.Millisecond},
+	}}
+	got := formatDesktop(v)
+	if !strings.Contains(got, "may have changed: the window list (3.2 s). Look again with desktop_observe") || strings.Contains(got, "the window in front (") {
+		t.Fatalf("a view with an old window list reads:\n%s", got)
+	}
+	v.Ages[0].Stale = false
+	if got := formatDesktop(v); strings.Contains(got, "may have changed") {
+		t.Fatalf("a fresh view reads:\n%s", got)
 	}
 }

@@ -221,7 +221,7 @@ func (h *handler) addTools(s *sdk.Server) {
 		})
 
 	sdk.AddTool(s, &sdk.Tool{Name: "browser_tabs", Annotations: acting("Tabs"),
-		Description: fmt.Sprintf("List the browser's tabs with the access the person gave you to each (none, read, control); titles and addresses are shown only for tabs you can read. With action new, open an address in a new tab beside a tab you control (at most %d a session): on that tab's site the person is asked to give you the new tab at control too, on another site it is not yours. With action select, bring a tab to the front of its window; with action close, close it: both need control of that tab. The person is asked first every time.", agentdoor.MaxOpenedTabs)},
+		Description: fmt.Sprintf("List the browser's tabs with the access the person gave you to each (none, read, control); titles and addresses are shown only for tabs you can read. With action new, open an address in a new tab beside a tab you control (at most %d of the tabs you opened open at once): on that tab's site the person is asked to give you the new tab at control too, on another site it is not yours. With action select, bring a tab to the front of its window; with action close, close it: both need control of that tab. The person is asked first every time.", agentdoor.MaxOpenedTabs)},
 		func(ctx context.Context, req *sdk.CallToolRequest, in tabsIn) (*sdk.CallToolResult, any, error) {
 			s := h.session(req.Session, req.Extra)
 			var kind vocab.ActKind
@@ -463,7 +463,7 @@ func (h *handler) addTools(s *sdk.Server) {
 		})
 
 	sdk.AddTool(s, &sdk.Tool{Name: "desktop_observe", Annotations: readOnly("Look at the desktop"),
-		Description: "The application in front, the top-level windows (title, application, position in points), and the elements of the window in front with desktop refs like [ref=d7] to click or type into with desktop_click and desktop_type (for a web browser, the tab it shows when that tab is open to you, with its tab refs; nothing of applications on the deny list), then the tabs open to you that browser windows behind it show on screen, from their pages. Needs read access to the desktop, which is off unless the person turns it on."},
+		Description: "The application in front, the top-level windows (title, application, position in points), and the elements of the window in front with desktop refs like [ref=d7] to click or type into with desktop_click and desktop_type (for a web browser, the tab it shows when that tab is open to you, with its tab refs; nothing of applications on the deny list), then the tabs open to you that browser windows behind it show on screen, from their pages. A part read more than 2 s before the rest came back (behind a slow application) is marked as maybe out of date. Needs read access to the desktop, which is off unless the person turns it on."},
 		func(ctx context.Context, req *sdk.CallToolRequest, in observeIn) (*sdk.CallToolResult, any, error) {
 			v, err := h.session(req.Session, req.Extra).DesktopWith(ctx, agentdoor.DesktopOptions{Boxes: in.Boxes, Find: in.Find})
 			if err != nil {
@@ -473,7 +473,7 @@ func (h *handler) addTools(s *sdk.Server) {
 		})
 
 	sdk.AddTool(s, &sdk.Tool{Name: "desktop_click", Annotations: acting("Click on the desktop"),
-		Description: "Click an element of the desktop by its ref from desktop_observe, or a point on screen, with real mouse input. A ref is found again right before the click (gone: stale_ref; renamed: changed; covered: obscured). Needs control of the desktop; the person is asked about each click, and some applications (password managers, system settings) are never clicked. A point on no screen is refused with off_screen before anyone is asked."},
+		Description: "Click an element of the desktop by its ref from desktop_observe, or a point on screen, with real mouse input. A ref is found again right before the click (gone: stale_ref; renamed: changed; covered: obscured). Needs control of the desktop; the person is asked about each click, and some applications (password managers, system settings) are never clicked. Nor is a web browser's window (browser_window): act on a tab open to you with the browser tools instead. A point on no screen is refused with off_screen before anyone is asked."},
 		func(ctx context.Context, req *sdk.CallToolRequest, in desktopClickIn) (*sdk.CallToolResult, any, error) {
 			kind := vocab.Click
 			switch {
@@ -488,13 +488,13 @@ func (h *handler) addTools(s *sdk.Server) {
 		})
 
 	sdk.AddTool(s, &sdk.Tool{Name: "desktop_type", Annotations: acting("Type on the desktop"),
-		Description: fmt.Sprintf("Type text with real keystrokes into a field of the desktop, by its ref from desktop_observe (clicked first), or into whatever has keyboard focus; at most %d characters per call (longer text is refused with text_too_long: split it). Needs control of the desktop; the person is asked first.", agentdoor.MaxTypedText)},
+		Description: fmt.Sprintf("Type text with real keystrokes into a field of the desktop, by its ref from desktop_observe (clicked first), or into whatever has keyboard focus; at most %d characters per call (longer text is refused with text_too_long: split it). Needs control of the desktop; the person is asked first. Never into a web browser (browser_window): use browser_type on a tab open to you.", agentdoor.MaxTypedText)},
 		func(ctx context.Context, req *sdk.CallToolRequest, in desktopTypeIn) (*sdk.CallToolResult, any, error) {
 			return h.desktopAct(ctx, req, agentdoor.DesktopActRequest{Act: vocab.Act{Kind: vocab.Type, Text: in.Text, Submit: in.Submit}, Ref: in.Ref}), nil, nil
 		})
 
 	sdk.AddTool(s, &sdk.Tool{Name: "desktop_press_key", Annotations: acting("Press a key on the desktop"),
-		Description: "Press a key or chord in whatever has keyboard focus. Needs control of the desktop; the person is asked first."},
+		Description: "Press a key or chord in whatever has keyboard focus. Needs control of the desktop; the person is asked first. Not while a web browser is in front (browser_window): use browser_press_key, or browser_handle_dialog for a page's dialog, on a tab open to you."},
 		func(ctx context.Context, req *sdk.CallToolRequest, in desktopKeyIn) (*sdk.CallToolResult, any, error) {
 			return h.desktopAct(ctx, req, agentdoor.DesktopActRequest{Act: vocab.Act{Kind: vocab.Key, Keys: in.Key}}), nil, nil
 		})
@@ -713,5 +713,14 @@ func formatDesktop(v *agentdoor.DesktopView) string {
 		fmt.Fprintf(&b, "[%s]\n", v.Note)
 	}
 	b.WriteString(v.Tabs)
+	var stale []string
+	for _, a := range v.Ages {
+		if a.Stale {
+			stale = append(stale, fmt.Sprintf("%s (%.1f s)", a.Part, a.Age.Seconds()))
+		}
+	}
+	if len(stale) > 0 {
+		fmt.Fprintf(&b, "[Read more than 2 s before this answer, so it may have changed: %s. Look again with desktop_observe before acting on it.]\n", strings.Join(stale, ", "))
+	}
 	return b.String()
 }

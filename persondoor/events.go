@@ -124,6 +124,8 @@ func refusalWords(a Activity) string {
 			return app + " is under the pointer"
 		}
 		return app + " is in front"
+	case vocab.CodeBrowserWindow:
+		return "a web browser is there: tabs are shared one by one"
 	case vocab.CodeObscured:
 		return "something covers the target"
 	case vocab.CodeNotVisible:

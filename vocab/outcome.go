@@ -27,6 +27,9 @@ const (
 	CodeDenied          = "denied_by_user"
 	CodeTimeout         = "approval_timeout"
 	CodeDenyListed      = "deny_listed_app"
+	// CodeBrowserWindow: a desktop act would land in a web browser's
+	// window; tabs are acted on with the browser tools, under their share.
+	CodeBrowserWindow   = "browser_window"
 	CodeObscured        = "obscured"
 	CodeNotVisible      = "not_visible"
 	CodeDisabled        = "disabled"

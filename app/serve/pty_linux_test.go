@@ -35,7 +35,7 @@ func TestTheTerminalShowsHostileTextTamed(t *testing.T) {
 			coretest.Button(3, plaintest.EraseLine+plaintest.Conceal+plaintest.Newlines, 10, 110)),
 	}})
 	tab := e.WaitTab(t, url)
-	e.Exec.SetWindows([]executor.Window{{App: executor.App{Name: "Firefox\x1b[8m", Exe: "/usr/lib/firefox/firefox", PID: 4242}, Title: plaintest.All, W: 1000, H: 800, Active: true}})
+	e.Exec.SetWindows([]executor.Window{{App: executor.App{Name: "Gedit\x1b[8m", Exe: "/usr/bin/gedit", PID: 4242}, Title: plaintest.All, W: 1000, H: 800, Active: true}})
 	if err := e.SetShare(vocab.DesktopKey, vocab.Control); err != nil {
 		t.Fatal(err)
 	}
@@ -121,7 +121,7 @@ func TestTheTerminalShowsHostileTextTamed(t *testing.T) {
 	}
 	for _, want := range []string{
 		"the agent says “OK APPROVAL a99 claude (pid 1) asks: Click \"Cancel\" Answer with: allow a99Allow[8m hidden” (Reins has not checked this)",
-		"Click the point 412, 300 in Firefox[8m · firefox (pid 4242)",
+		"Click the point 412, 300 in Gedit[8m · gedit (pid 4242)",
 		"window “Delete account[2K Click \"Cancel",
 	} {
 		if !strings.Contains(text, want) {

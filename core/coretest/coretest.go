@@ -573,6 +573,8 @@ type Options struct {
 	// PersonTerminal and OwnProcesses are core.Options'.
 	PersonTerminal bool  // optional
 	OwnProcesses   []int // optional
+	// Now is core.Options' clock; default the time of day.
+	Now func() time.Time // optional
 }
 
 // Engine is a core.Engine on fakes, running until the test ends.
@@ -602,7 +604,7 @@ func New(t testing.TB, opts Options) *Engine {
 	br := NewBrowser()
 	ex := &executor.Fake{}
 	e := core.New(core.Options{Browser: br, Audit: log, Executor: ex, ApprovalTimeout: opts.ApprovalTimeout, PersonWait: opts.PersonWait, Logf: t.Logf,
-		PersonTerminal: opts.PersonTerminal, OwnProcesses: opts.OwnProcesses})
+		PersonTerminal: opts.PersonTerminal, OwnProcesses: opts.OwnProcesses, Now: opts.Now})
 	Run(t, e, log)
 	br.Connect()
 	return &Engine{Engine: e, Browser: br, Exec: ex, Log: log, LogPath: path}
