@@ -24,18 +24,30 @@ type Rule struct {
 // deny list matches applications. A desktop act never lands in one: a tab
 // is acted on with the browser tools, under that tab's share and checks, so
 // the desktop at Control does not reach tabs the person did not share.
-var Browsers = DenyList{{Label: "web browser", Names: browserNames, Exes: browserNames}}
+var Browsers = DenyList{{Label: "web browser", Names: browserNames, Exes: browserNames, IDs: browserIDs}}
 
 // browserNames are both the names and window classes and the executables
 // of browsers.
 var browserNames = []string{
 	"chromium", "chromium-browser", "chrome", "google-chrome", "google-chrome-stable", "google-chrome-beta",
 	"google-chrome-unstable", "brave", "brave-browser", "msedge", "microsoft-edge", "vivaldi", "vivaldi-bin",
+	"vivaldi-stable", "thorium-browser", "cromite", "ungoogled-chromium", "opera-beta", "opera-developer",
 	"firefox", "firefox-esr", "firefox-bin", "epiphany", "opera", "arc", "librewolf", "waterfox", "floorp",
-	"qutebrowser", "falkon", "yandex_browser",
-	"Google Chrome", "Google Chrome Beta", "Google Chrome Canary", "Brave Browser", "Microsoft Edge",
-	"Mozilla Firefox", "Navigator", "Safari",
+	"mullvad-browser", "tor-browser", "qutebrowser", "falkon", "yandex_browser",
+	"Google Chrome", "Google Chrome Beta", "Google Chrome Dev", "Google Chrome Canary", "Brave Browser",
+	"Microsoft Edge", "Mozilla Firefox", "Navigator", "Safari", "Safari Technology Preview", "Vivaldi", "Opera",
 	"org.mozilla.firefox", "org.chromium.Chromium", "com.google.Chrome", "com.brave.Browser", "org.qutebrowser.qutebrowser",
+	"com.microsoft.Edge", "com.vivaldi.Vivaldi", "com.opera.Opera", "io.github.ungoogled_software.ungoogled_chromium",
+	"org.gnome.Epiphany", "io.gitlab.librewolf-community",
+}
+
+// browserIDs are the macOS bundle identifiers of browsers.
+var browserIDs = []string{
+	"com.google.Chrome", "com.google.Chrome.beta", "com.google.Chrome.dev", "com.google.Chrome.canary",
+	"org.chromium.Chromium", "com.brave.Browser", "com.brave.Browser.beta", "com.brave.Browser.nightly",
+	"com.microsoft.edgemac", "com.microsoft.edgemac.Beta", "com.microsoft.edgemac.Dev", "com.vivaldi.Vivaldi",
+	"com.operasoftware.Opera", "company.thebrowser.Browser", "com.apple.Safari", "com.apple.SafariTechnologyPreview",
+	"org.mozilla.firefox", "org.mozilla.firefoxdeveloperedition", "org.mozilla.nightly", "org.torproject.torbrowser",
 }
 
 // DenyList is the set of applications no act may touch: an act is refused

@@ -180,3 +180,29 @@ func TestMacDenyListMatchesByExecutable(t *testing.T) {
 		}
 	}
 }
+
+// Browsers are known by every way they show up: name, window class,
+// executable, and on macOS bundle identifier; other programs are not.
+func TestBrowsersAreKnownEveryWayTheyShowUp(t *testing.T) {
+	for _, tc := range []struct {
+		app  App
+		want bool
+	}{
+		{App{Name: "Chromium", Class: "chromium.Chromium", Exe: "/usr/lib/chromium/chromium"}, true},
+		{App{Name: "x", Exe: "/opt/google/chrome/chrome"}, true},
+		{App{Name: "x", Class: "Navigator.firefox-esr"}, true},
+		{App{Name: "x", Class: "com.vivaldi.Vivaldi.Vivaldi-stable"}, true},
+		{App{Name: "Chrome", ID: "com.google.Chrome.canary"}, true},
+		{App{Name: "Edge", ID: "com.microsoft.edgemac"}, true},
+		{App{Name: "Arc", ID: "company.thebrowser.Browser"}, true},
+		{App{Name: "Safari", ID: "com.apple.Safari"}, true},
+		{App{Name: "gedit", Exe: "/usr/bin/gedit"}, false},
+		{App{Name: "Slack", Exe: "/usr/lib/slack/slack", ID: "com.tinyspeck.slackmacgap"}, false},
+		{App{Name: "Terminal", ID: "com.apple.Terminal"}, false},
+		{App{}, false},
+	} {
+		if _, ok := Browsers.Match(tc.app); ok != tc.want {
+			t.Errorf("Browsers.Match(%+v) = %v, want %v", tc.app, ok, tc.want)
+		}
+	}
+}
