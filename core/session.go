@@ -307,8 +307,10 @@ func (s *Session) act(ctx context.Context, r agentdoor.ActRequest, en *audit.Ent
 		if r.Ref == "" {
 			return nil, errorf(vocab.CodeBadRequest, "%s needs a ref from a snapshot", r.Act.Kind)
 		}
-		if r.Act.Kind == vocab.Drag && (r.To == "" || r.To == r.Ref) {
-			return nil, errorf(vocab.CodeBadRequest, "a drag needs the ref of another element to drop on, from the same snapshot")
+		if r.Act.Kind == vocab.Drag {
+			if err := dragEnds(r); err != nil {
+				return nil, err
+			}
 		}
 	case vocab.Key, vocab.Navigate, vocab.Back, vocab.Forward, vocab.Activate, vocab.CloseTab:
 	case vocab.Dialog:
@@ -393,7 +395,13 @@ func (s *Session) act(ctx context.Context, r agentdoor.ActRequest, en *audit.Ent
 	// A drag's other end: found now too, and named in what the person is
 	// asked.
 	var drop grounding.Element
-	if r.Act.Kind == vocab.Drag {
+	if r.Act.Kind == vocab.Drag && r.To == "" {
+		// By an offset: where it ends must be on the page as it shows.
+		if _, err := e.aimBy(ctx, t, el, r.Act.DX, r.Act.DY); err != nil {
+			return nil, err
+		}
+	}
+	if r.Act.Kind == vocab.Drag && r.To != "" {
 		if drop, err = s.dropTarget(ctx, t, r, snap); err != nil {
 			return nil, err
 		}
@@ -427,6 +435,9 @@ func (s *Session) act(ctx context.Context, r agentdoor.ActRequest, en *audit.Ent
 		if r.Act.Reach {
 			reached = reaching{}
 			return e.readyReach(ctx, t, el, &reachFrom)
+		}
+		if r.Act.Kind == vocab.Drag && r.To == "" {
+			return e.aimBy(ctx, t, el, r.Act.DX, r.Act.DY)
 		}
 		plan, err := e.aimAt(ctx, t, el)
 		if err != nil {
@@ -619,19 +630,68 @@ func (s *Session) element(r agentdoor.ActRequest) (grounding.Element, *grounding
 // aimAt resolves el afresh and returns the plan that fires at it: its
 // screen point now, through the tab's calibration.
 func (e *Engine) aimAt(ctx context.Context, t *tabState, el grounding.Element) (audit.Plan, error) {
+	_, _, plan, err := e.aim(ctx, t, el)
+	return plan, err
+}
+
+// aim finds el on the page now and its point on screen: what the page
+// said, the tab's calibration it was mapped with, and the plan.
+func (e *Engine) aim(ctx context.Context, t *tabState, el grounding.Element) (*protocol.ResolveResult, *grounding.Calibrated, audit.Plan, error) {
 	fresh, err := e.resolve(ctx, t, el)
 	if err != nil {
-		return audit.Plan{}, err
+		return nil, nil, audit.Plan{}, err
 	}
 	e.mu.Lock()
 	cal := t.cal
 	e.mu.Unlock()
 	pt, err := grounding.ToScreen(fresh.Point, fresh.Window, fresh.Viewport, fresh.Zoom, cal)
 	if err != nil {
-		return audit.Plan{}, err
+		return nil, nil, audit.Plan{}, err
 	}
 	pt = e.misplaced(pt)
-	return audit.Plan{X: pt.X, Y: pt.Y, Scale: pt.Scale, Frame: el.FrameOrigin}, nil
+	return fresh, cal, audit.Plan{X: pt.X, Y: pt.Y, Scale: pt.Scale, Frame: el.FrameOrigin}, nil
+}
+
+// maxDragBy bounds a drag by an offset, in screen points each way.
+const maxDragBy = 10000
+
+// dragEnds refuses a drag that does not say where it ends in one way: the
+// ref of another element (To), or an offset (Act.DX, Act.DY).
+func dragEnds(r agentdoor.ActRequest) error {
+	offset := r.Act.DX != 0 || r.Act.DY != 0
+	switch {
+	case r.To != "" && offset:
+		return errorf(vocab.CodeBadRequest, "a drag ends on an element (to) or at an offset (dx, dy), not both")
+	case r.To == r.Ref && r.To != "":
+		return errorf(vocab.CodeBadRequest, "a drag needs the ref of another element to drop on, from the same snapshot")
+	case r.To == "" && !offset:
+		return errorf(vocab.CodeBadRequest, "a drag needs the ref of another element to drop on, from the same snapshot, or an offset (dx, dy) in screen points")
+	case max(r.Act.DX, -r.Act.DX, r.Act.DY, -r.Act.DY) > maxDragBy:
+		return errorf(vocab.CodeBadRequest, "a drag moves at most %d points each way", maxDragBy)
+	}
+	return nil
+}
+
+// aimBy is aimAt for a drag by an offset: the plan starts at el's point as
+// the page shows it now and ends dx, dy screen points away, which must
+// still be on the tab's visible page, else not_visible.
+func (e *Engine) aimBy(ctx context.Context, t *tabState, el grounding.Element, dx, dy int) (audit.Plan, error) {
+	fresh, cal, plan, err := e.aim(ctx, t, el)
+	if err != nil {
+		return audit.Plan{}, err
+	}
+	zoom := fresh.Zoom
+	if zoom <= 0 {
+		zoom = 1
+	}
+	at := protocol.Point{X: fresh.Point.X + float64(dx)/zoom, Y: fresh.Point.Y + float64(dy)/zoom}
+	end, err := grounding.ToScreen(at, fresh.Window, fresh.Viewport, fresh.Zoom, cal)
+	if err != nil {
+		return audit.Plan{}, &vocab.Error{Code: vocab.CodeNotVisible, Message: fmt.Sprintf("the drag would end at %.0f, %.0f on the page, outside what the tab shows (%.0f×%.0f); drag a shorter way, or scroll first", at.X, at.Y, fresh.Viewport.Width, fresh.Viewport.Height), Err: err}
+	}
+	end = e.misplaced(end)
+	plan.X2, plan.Y2 = end.X, end.Y
+	return plan, nil
 }
 
 func (e *Engine) resolve(ctx context.Context, t *tabState, el grounding.Element) (*protocol.ResolveResult, error) {

@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"strings"
 	"testing"
@@ -64,17 +65,27 @@ func TestDrag(t *testing.T) {
 	ctx := context.Background()
 	cs := r.controlled("drag", dragPage)
 
-	for _, c := range []struct{ what, from, to, how, on string }{
-		{"pointer events", "Card", "Done column", "pointer", "done"},
-		{"HTML drag and drop", "Ticket", "Archive", "html5", "archive"},
+	for _, c := range []struct {
+		what, from, to, how, on string
+		by                      []int // dx, dy in screen points, instead of dropping on to
+	}{
+		{what: "pointer events", from: "Card", to: "Done column", how: "pointer", on: "done"},
+		{what: "HTML drag and drop", from: "Ticket", to: "Archive", how: "html5", on: "archive"},
+		// From the card's centre (110, 130) into the column (420–644 × 60–224).
+		{what: "pointer events by an offset", from: "Card", to: "Done column", how: "pointer", on: "done", by: []int{420, 10}},
 	} {
 		t.Run(c.what, func(t *testing.T) {
 			asked := r.asked()
 			snap := mcptest.MustCall(t, cs, "browser_snapshot", nil)
-			out := mcptest.MustCall(t, cs, "browser_drag", map[string]any{
-				"ref": mcptest.Ref(t, snap, "button", c.from), "to": mcptest.Ref(t, snap, "button", c.to),
-			})
-			if want := "Done: Drag “" + c.from + "” onto “" + c.to + "”"; !strings.Contains(out, want) {
+			args := map[string]any{"ref": mcptest.Ref(t, snap, "button", c.from), "to": mcptest.Ref(t, snap, "button", c.to)}
+			want := "Done: Drag “" + c.from + "” onto “" + c.to + "”"
+			if c.by != nil {
+				delete(args, "to")
+				args["dx"], args["dy"] = c.by[0], c.by[1]
+				want = fmt.Sprintf("Done: Drag “%s” down %d, right %d points", c.from, c.by[1], c.by[0])
+			}
+			out := mcptest.MustCall(t, cs, "browser_drag", args)
+			if !strings.Contains(out, want) {
 				t.Errorf("the drag's answer does not say %q:\n%s", want, out)
 			}
 			if !strings.Contains(out, "The drag began on button “"+c.from+"” and was let go over button “"+c.to+"”") {
@@ -98,6 +109,17 @@ func TestDrag(t *testing.T) {
 			}
 			t.Logf("answer:\n%s", out)
 		})
+	}
+	// A drag whose end would leave the page is refused before anyone is
+	// asked, and nothing moves.
+	asked := r.asked()
+	snap := mcptest.MustCall(t, cs, "browser_snapshot", nil)
+	out := mcptest.Refused(t, cs, "browser_drag", map[string]any{"ref": mcptest.Ref(t, snap, "button", "Card"), "dx": 5000, "dy": 0}, vocab.CodeNotVisible)
+	if !strings.Contains(out, "outside what the tab shows") {
+		t.Errorf("the refusal of a drag off the page does not say why: %s", out)
+	}
+	if n := r.asked() - asked; n != 0 {
+		t.Errorf("the person was asked %d times about a drag off the page", n)
 	}
 	r.assertFiredChecked()
 }

@@ -33,7 +33,9 @@ type tabIn struct {
 
 type dragIn struct {
 	targetIn
-	To string `json:"to" jsonschema:"the ref of the element to drop on, from the same snapshot"`
+	To string `json:"to,omitempty" jsonschema:"the ref of the element to drop on, from the same snapshot; or give dx and dy instead"`
+	DX int    `json:"dx,omitempty" jsonschema:"instead of to: how far to drag, in screen points (as [box=] shows), right is positive"`
+	DY int    `json:"dy,omitempty" jsonschema:"instead of to: how far to drag, in screen points, down is positive"`
 }
 
 type dialogIn struct {
@@ -166,9 +168,9 @@ func acting(title string) *sdk.ToolAnnotations {
 func (h *handler) addTools(s *sdk.Server) {
 	h.addHandoffTools(s)
 	sdk.AddTool(s, &sdk.Tool{Name: "browser_drag", Annotations: acting("Drag an element onto another"),
-		Description: "Drag an element onto another with the real mouse: press on ref, move in steps, let go over to (both refs from the same snapshot, both in view). Works for pointer-event drags and HTML drag and drop. Needs control of the tab; the person is asked first."},
+		Description: "Drag an element with the real mouse: press on ref, move in steps, let go over to (both refs from the same snapshot, both in view), or dx, dy screen points away (a slider, a splitter; the end must be on the page as it shows). Works for pointer-event drags and HTML drag and drop. Needs control of the tab; the person is asked first."},
 		func(ctx context.Context, req *sdk.CallToolRequest, in dragIn) (*sdk.CallToolResult, any, error) {
-			return h.actTo(ctx, req, in.targetIn, vocab.Act{Kind: vocab.Drag}, in.To), nil, nil
+			return h.actTo(ctx, req, in.targetIn, vocab.Act{Kind: vocab.Drag, DX: in.DX, DY: in.DY}, in.To), nil, nil
 		})
 
 	sdk.AddTool(s, &sdk.Tool{Name: "browser_handle_dialog", Annotations: acting("Reply to a page's dialog"),

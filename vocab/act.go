@@ -85,9 +85,11 @@ type Act struct {
 	Plan  string `json:"plan,omitempty"`
 	Step  int    `json:"step,omitempty"`
 	Steps int    `json:"steps,omitempty"`
-	DX    int    `json:"dx,omitempty"`  // Scroll: wheel notches, right is positive
-	DY    int    `json:"dy,omitempty"`  // Scroll: wheel notches, down is positive
-	URL   string `json:"url,omitempty"` // Navigate
+	// DX and DY are, for a Scroll, wheel notches (right and down are
+	// positive); for a Drag with no To, how far it moves, in screen points.
+	DX  int    `json:"dx,omitempty"`
+	DY  int    `json:"dy,omitempty"`
+	URL string `json:"url,omitempty"` // Navigate
 	// To is, for a Drag, the name of the element it drops on, as the page
 	// shows it.
 	To string `json:"to,omitempty"`
@@ -163,6 +165,9 @@ func (a Act) sentence(target string) string {
 	case Drag:
 		if a.To != "" {
 			return "Drag" + on + " onto " + plain.Quote(a.To, plain.NameMax)
+		}
+		if a.DX != 0 || a.DY != 0 {
+			return "Drag" + on + " " + scrollWords(a.DX, a.DY) + " points"
 		}
 		return "Drag" + on
 	case Navigate:
