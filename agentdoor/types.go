@@ -173,6 +173,9 @@ type DesktopActRequest struct {
 type DesktopOptions struct {
 	Boxes bool   // each element's box on screen
 	Find  string // only the elements whose role or name holds these words
+	// MaxChars bounds the elements' and tabs' text as [ReadOptions.MaxChars]
+	// does: 0 is DefaultBudget less AnswerRoom, NoBudget none.
+	MaxChars int
 }
 
 // DesktopView is what an agent may see of the desktop: the application in

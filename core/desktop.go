@@ -66,13 +66,20 @@ func (s *Session) desktop(ctx context.Context, o agentdoor.DesktopOptions) (*age
 		}
 		v.Windows = append(v.Windows, agentdoor.Window{App: appView(w.App), Title: title, X: w.X, Y: w.Y, W: w.W, H: w.H, Active: w.Active})
 	}
-	budget := agentdoor.TextBudget(0)
+	budget := o.MaxChars
+	if budget == 0 {
+		budget = agentdoor.TextBudget(0)
+	}
 	snap, text, note := s.desktopElements(ctx, front, budget, o)
 	parts := []part{{"the window list", windowsAt}, {"the window in front", now()}}
 	desktopRefWords(v, snap, text, note)
 	if o.Find == "" {
+		left := agentdoor.NoBudget
+		if budget > 0 {
+			left = max(budget-len(text), agentdoor.AnswerRoom)
+		}
 		var tabsAt time.Time
-		v.Tabs, tabsAt = s.tabsOnScreen(ctx, ws, front, max(budget-len(text), agentdoor.AnswerRoom))
+		v.Tabs, tabsAt = s.tabsOnScreen(ctx, ws, front, left)
 		if !tabsAt.IsZero() {
 			parts = append(parts, part{"the tabs behind", tabsAt})
 		}

@@ -383,3 +383,29 @@ func TestADesktopViewMarksWhatWasReadLongBeforeTheAnswer(t *testing.T) {
 		t.Fatalf("ages after a 3 s read of the window in front: %+v, want the window list stale at 3s, the window in front not", v.Ages)
 	}
 }
+
+// A desktop view keeps to the budget it is given, saying what it left out,
+// and gives every element when asked for no limit.
+func TestADesktopViewKeepsToItsBudget(t *testing.T) {
+	e, agent := desktopRig(t)
+	big := fixtureTree("Press me")
+	for i := range 300 {
+		big.Root.Children = append(big.Root.Children, gdesktop.Element{ID: fmt.Sprintf("/w/m%d", i), Role: "push button", Name: fmt.Sprintf("Message number %d", i), State: gdesktop.States{Enabled: true, Showing: true}, Box: gdesktop.Rect{X: 10, Y: 100, W: 100, H: 20}})
+	}
+	e.Exec.SetAccessible(fixtureApp.PID, big)
+	ctx := context.Background()
+	cut, err := agent.DesktopWith(ctx, agentdoor.DesktopOptions{MaxChars: 2000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(cut.Elements) > 2000 || !strings.Contains(cut.Elements, "Message number 0") || strings.Contains(cut.Elements, "Message number 299") || !strings.Contains(cut.Elements, "left out") {
+		t.Errorf("a view cut to 2000 characters is %d long:\n%s", len(cut.Elements), cut.Elements)
+	}
+	whole, err := agent.DesktopWith(ctx, agentdoor.DesktopOptions{MaxChars: agentdoor.NoBudget})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(whole.Elements, `"Message number 299"`) {
+		t.Errorf("a view with no limit lacks the last element (%d characters)", len(whole.Elements))
+	}
+}

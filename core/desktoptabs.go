@@ -25,7 +25,8 @@ const maxTabsOnScreen = 3
 // single window in front of it covers it whole; its tab is the one visible
 // in a browser window whose title is that tab's title. The tab in front,
 // already in the view, is not read again; tabs not open to the agent are
-// neither read nor named. budget bounds the whole text. read is when the
+// neither read nor named. budget bounds the whole text; NoBudget (or any
+// negative) does not. read is when the
 // first of them was read; zero when none was.
 func (s *Session) tabsOnScreen(ctx context.Context, ws []executor.Window, front executor.App, budget int) (text string, read time.Time) {
 	e := s.e
@@ -74,7 +75,7 @@ func (s *Session) tabsOnScreen(ctx context.Context, ws []executor.Window, front 
 		}
 		per := left / (len(tabs) - i)
 		if budget <= 0 {
-			per = 0
+			per = agentdoor.NoBudget
 		}
 		r, err := s.Read(ctx, agentdoor.ReadOptions{Tab: t.id, Mode: "interactive", MaxChars: per})
 		if err != nil {

@@ -13,6 +13,7 @@ import (
 
 	"github.com/reins-app/reins/agentdoor"
 	"github.com/reins-app/reins/executor"
+	gdesktop "github.com/reins-app/reins/grounding/desktop"
 	"github.com/reins-app/reins/mcp/mcptest"
 	"github.com/reins-app/reins/persondoor"
 	"github.com/reins-app/reins/vocab"
@@ -414,5 +415,30 @@ func TestTheDesktopViewSaysWhatIsOld(t *testing.T) {
 	v.Ages[0].Stale = false
 	if got := formatDesktop(v); strings.Contains(got, "may have changed") {
 		t.Fatalf("a fresh view reads:\n%s", got)
+	}
+}
+
+// desktop_observe keeps to the max_chars a call gives, or else the
+// session's, as browser_snapshot does.
+func TestDesktopObserveKeepsToMaxChars(t *testing.T) {
+	r := newRig(t)
+	cs := r.client("Cursor", claude)
+	app := executor.App{Name: "gedit", Exe: "/usr/bin/gedit", PID: 4242}
+	r.exec.SetFrontmost(app)
+	tree := &gdesktop.Tree{App: "gedit", PID: 4242, Root: gdesktop.Element{ID: "/w", Role: "frame", Name: "notes", State: gdesktop.States{Enabled: true, Showing: true}}}
+	for i := range 400 {
+		tree.Root.Children = append(tree.Root.Children, gdesktop.Element{ID: fmt.Sprintf("/w/%d", i), Role: "push button", Name: fmt.Sprintf("Button number %d", i), State: gdesktop.States{Enabled: true, Showing: true}, Box: gdesktop.Rect{X: 1, Y: 1, W: 10, H: 10}})
+	}
+	r.exec.SetAccessible(4242, tree)
+	r.e.SetShare(vocab.DesktopKey, vocab.ReadOnly)
+	if whole := mcptest.MustCall(t, cs, "desktop_observe", map[string]any{"max_chars": -1}); !strings.Contains(whole, `"Button number 399"`) {
+		t.Fatalf("with no limit the view lacks the last button (%d characters)", len(whole))
+	}
+	if cut := mcptest.MustCall(t, cs, "desktop_observe", map[string]any{"max_chars": 8000}); len(cut) > 8000 || !strings.Contains(cut, "left out") {
+		t.Fatalf("with max_chars 8000 the view is %d characters and says nothing is left out", len(cut))
+	}
+	mcptest.MustCall(t, cs, "browser_set_max_chars", map[string]any{"max_chars": 8000})
+	if cut := mcptest.MustCall(t, cs, "desktop_observe", nil); len(cut) > 8000 {
+		t.Fatalf("with the session's budget at 8000 the view is %d characters", len(cut))
 	}
 }

@@ -25,6 +25,8 @@ type tabsIn struct {
 type observeIn struct {
 	Boxes bool   `json:"boxes,omitempty" jsonschema:"show each element's box on screen, [box=x,y,wxh] in points"`
 	Find  string `json:"find,omitempty" jsonschema:"only the elements of the window in front whose role or name holds these words"`
+	// MaxChars is as browser_snapshot's.
+	MaxChars int `json:"max_chars,omitempty" jsonschema:"the most characters the result may have, 40000 by default; the elements are cut to fit, and a cut result says what was left out. Give more to read more, -1 for no limit"`
 }
 
 type tabIn struct {
@@ -204,7 +206,7 @@ func (h *handler) addTools(s *sdk.Server) {
 		})
 
 	sdk.AddTool(s, &sdk.Tool{Name: "browser_set_max_chars", Annotations: readOnly("Set this session's result size"),
-		Description: fmt.Sprintf("Set the most characters browser_snapshot and browser_find return in this session when a call gives no max_chars of its own (%d by default; -1 for no limit, 0 for the default again). What an act changed is always cut at %d.", agentdoor.DefaultBudget, agentdoor.ChangesBudget)},
+		Description: fmt.Sprintf("Set the most characters browser_snapshot, browser_find and desktop_observe return in this session when a call gives no max_chars of its own (%d by default; -1 for no limit, 0 for the default again). What an act changed is always cut at %d.", agentdoor.DefaultBudget, agentdoor.ChangesBudget)},
 		func(ctx context.Context, req *sdk.CallToolRequest, in maxCharsIn) (*sdk.CallToolResult, any, error) {
 			n := in.MaxChars
 			switch {
@@ -467,7 +469,7 @@ func (h *handler) addTools(s *sdk.Server) {
 	sdk.AddTool(s, &sdk.Tool{Name: "desktop_observe", Annotations: readOnly("Look at the desktop"),
 		Description: "The application in front, the top-level windows (title, application, position in points), and the elements of the window in front with desktop refs like [ref=d7] to click or type into with desktop_click and desktop_type (for a web browser, the tab it shows when that tab is open to you, with its tab refs; nothing of applications on the deny list), then the tabs open to you that browser windows behind it show on screen, from their pages. A part read more than 2 s before the rest came back (behind a slow application) is marked as maybe out of date. Needs read access to the desktop, which is off unless the person turns it on."},
 		func(ctx context.Context, req *sdk.CallToolRequest, in observeIn) (*sdk.CallToolResult, any, error) {
-			v, err := h.session(req.Session, req.Extra).DesktopWith(ctx, agentdoor.DesktopOptions{Boxes: in.Boxes, Find: in.Find})
+			v, err := h.session(req.Session, req.Extra).DesktopWith(ctx, agentdoor.DesktopOptions{Boxes: in.Boxes, Find: in.Find, MaxChars: agentdoor.TextBudget(h.maxChars(req.Session, in.MaxChars))})
 			if err != nil {
 				return refusal(err), nil, nil
 			}
