@@ -30,6 +30,8 @@ func TestTabsSelectAndClose(t *testing.T) {
 	r.origin = browsertest.Serve(t, r.witness, map[string]string{
 		"/a.html": fmt.Sprintf(page, "Tab A", "A", "a"), "/b.html": fmt.Sprintf(page, "Tab B", "B", "b"),
 		"/d.html":      fmt.Sprintf(page, "Tab D", "D", "d"),
+		"/b2.html": strings.Replace(fmt.Sprintf(page, "Tab B2", "B2", "b2"), "<script>",
+			`<button onclick="fetch('/witness', {method: 'POST', body: JSON.stringify({type: 'clicked', page: 'b2', trusted: event.isTrusted})})">Press B2</button><script>`, 1),
 		"/opener.html": strings.Replace(fmt.Sprintf(page, "Opener", "Opener", "opener"), "<script>", `<a href="/d.html" target="_blank">Open D</a><script>`, 1),
 	})
 	r.browser = browsertest.Start(t, browsertest.Options{X: r.x, DataDir: r.data, Reins: reinsBinary.path, URL: r.origin + "/a.html", Width: 1000, Height: 700, DevTools: true})
@@ -80,15 +82,22 @@ func TestTabsSelectAndClose(t *testing.T) {
 	// A new tab on tab A's site is the agent's at control once the person
 	// allows it; one on another site is not.
 	asked = r.asked()
-	out := mcptest.MustCall(t, cs, "browser_tabs", map[string]any{"action": "new", "tab": a, "url": r.origin + "/b.html"})
+	out := mcptest.MustCall(t, cs, "browser_tabs", map[string]any{"action": "new", "tab": a, "url": r.origin + "/b2.html"})
 	m := regexp.MustCompile(`The new tab is tab (\d+), yours at control`).FindStringSubmatch(out)
 	if m == nil || !strings.Contains(out, "in a new tab, shared with the agent at Control like “Tab A”") {
 		t.Fatalf("opening a tab on the same site: %s", out)
 	}
-	r.wait(ctx, "loaded", func(m map[string]any) bool { return m["page"] == "b" })
-	if snap := mcptest.MustCall(t, cs, "browser_snapshot", map[string]any{"tab": m[1]}); !strings.Contains(snap, `heading "B"`) {
+	r.wait(ctx, "loaded", func(m map[string]any) bool { return m["page"] == "b2" })
+	snap := mcptest.MustCall(t, cs, "browser_snapshot", map[string]any{"tab": m[1]})
+	if !strings.Contains(snap, `heading "B2"`) {
 		t.Errorf("the new tab cannot be read:\n%s", snap)
 	}
+	// And acted on: the page's own handler sees the real click.
+	mcptest.MustCall(t, cs, "browser_click", map[string]any{"tab": m[1], "ref": mcptest.Ref(t, snap, "button", "Press B2")})
+	if c := r.wait(ctx, "clicked", func(m map[string]any) bool { return m["page"] == "b2" }); c["trusted"] != true {
+		t.Errorf("the new tab's page saw the click as %v, want a trusted one", c)
+	}
+	asked++ // the click
 	other := browsertest.Serve(t, r.witness, map[string]string{"/c.html": fmt.Sprintf(page, "Tab C", "C", "c")})
 	out = mcptest.MustCall(t, cs, "browser_tabs", map[string]any{"action": "new", "tab": a, "url": other + "/c.html"})
 	m = regexp.MustCompile(`The new tab is tab (\d+): .*not shared with you`).FindStringSubmatch(out)
@@ -110,7 +119,7 @@ func TestTabsSelectAndClose(t *testing.T) {
 	testenv.WaitWithin(t, 10*time.Second, "tab A to come to the front", func() bool { return tabOf("/a.html").Active })
 	mcptest.MustCall(t, cs, "browser_navigate", map[string]any{"tab": a, "url": r.origin + "/opener.html"})
 	r.wait(ctx, "loaded", func(m map[string]any) bool { return m["page"] == "opener" })
-	snap := mcptest.MustCall(t, cs, "browser_snapshot", map[string]any{"tab": a})
+	snap = mcptest.MustCall(t, cs, "browser_snapshot", map[string]any{"tab": a})
 	mcptest.MustCall(t, cs, "browser_click", map[string]any{"tab": a, "ref": mcptest.Ref(t, snap, "link", "Open D")})
 	r.wait(ctx, "loaded", func(m map[string]any) bool { return m["page"] == "d" })
 	var d vocab.TabInfo
