@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -23,6 +24,7 @@ import (
 	"github.com/reins-app/reins/executor"
 	"github.com/reins-app/reins/extension"
 	"github.com/reins-app/reins/internal/testenv"
+	"github.com/reins-app/reins/persondoor"
 	"github.com/reins-app/reins/vocab"
 )
 
@@ -610,4 +612,41 @@ func TestANewBrowserRunGetsNoSharesBeforeReinsHasTakenItIn(t *testing.T) {
 	if s := table(coretest.Profile, "a run Reins has not heard of"); len(s.Tabs) != 0 {
 		t.Fatalf("a new run's table shares %+v", s.Tabs)
 	}
+}
+
+// The strip names the one agent a tab is shared with, in the table the
+// extension shows and in the tab's activity; and a tab that a shared tab's
+// page opens gets a line of its own saying it is not shared.
+func TestStripNamesTheAgentOfAShareAndTheTabsAPageOpened(t *testing.T) {
+	f, l := stripFixture(t, 2*time.Second)
+	alice := coretest.Admitted(t, f.AgentDoor(), f.PersonDoor(), vocab.Agent{Name: "Alice", PID: 4121, Exe: "/usr/bin/claude"})
+	if err := f.PersonDoor().ShareWith(f.tab, vocab.Control, persondoor.AgentKey(alice.Agent())); err != nil {
+		t.Fatal(err)
+	}
+	testenv.WaitFor(t, "the table to name Alice", func() bool {
+		s, ok := lastShares(t, l)
+		return ok && len(s.Tabs) == 1 && s.Tabs[0].Level == protocol.LevelControl && strings.Contains(s.Tabs[0].Agent, "Alice") && strings.Contains(s.Tabs[0].Agent, "claude")
+	})
+	activity := func(tab int, words ...string) func() bool {
+		return func() bool {
+			for _, n := range l.notices(protocol.EventActivity) {
+				var a protocol.Activity
+				json.Unmarshal(n.params, &a)
+				line := a.Agent + " " + a.Act + " " + a.Outcome
+				if a.Tab == tab && !slices.ContainsFunc(words, func(w string) bool { return !strings.Contains(line, w) }) {
+					return true
+				}
+			}
+			return false
+		}
+	}
+	testenv.WaitFor(t, "the share's line to name Alice", activity(7, "Alice", "alone"))
+
+	// The shop's page opens a tab (a link to a new tab, window.open).
+	f.Browser.Open(9, coretest.Page{URL: shopURL + "receipt", Title: "Receipt", Frames: shop().Frames, Opener: 7})
+	testenv.WaitFor(t, "the new tab's line to say it is not shared", activity(9, "the page", "not shared"))
+	testenv.WaitFor(t, "the table to hold the new tab, not shared", func() bool {
+		s, _ := lastShares(t, l)
+		return len(s.Tabs) == 2 && s.Tabs[1].Tab == 9 && s.Tabs[1].Level == protocol.LevelNone
+	})
 }

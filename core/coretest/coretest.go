@@ -65,6 +65,8 @@ type Page struct {
 	URL    string
 	Title  string
 	Frames []protocol.FrameReport // Frames[0] is the top frame
+	// Opener is, for Open, the tab whose page opened this one; 0 for none.
+	Opener int
 }
 
 // Browser is a fake extension peer. Its zero value is not usable; use NewBrowser.
@@ -188,7 +190,7 @@ func (b *Browser) Calls() []string {
 func (b *Browser) Open(id int, p Page) {
 	b.mu.Lock()
 	b.setPageLocked(id, p)
-	b.tabs = append(b.tabs, protocol.Tab{ID: id, WindowID: 1, URL: p.URL, Title: p.Title, Active: true, Focused: true, Status: "complete"})
+	b.tabs = append(b.tabs, protocol.Tab{ID: id, WindowID: 1, URL: p.URL, Title: p.Title, Active: true, Focused: true, Status: "complete", Opener: p.Opener})
 	tabs := append([]protocol.Tab(nil), b.tabs...)
 	b.mu.Unlock()
 	b.emit(protocol.EventTabs, protocol.TabsResult{Tabs: tabs})
