@@ -438,3 +438,50 @@ func BenchmarkDesktopClick(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkDesktopObserve times one whole desktop view of a window of 209
+// accessible elements, as an agent asks for it: the window list, the
+// application's elements read from its cache or element by element, the
+// snapshot built with its refs, and the read's audit row.
+func BenchmarkDesktopObserve(b *testing.B) {
+	d := a11ytest.Start(b, a11ytest.Options{Screen: "1280x800x24", Buttons: 200})
+	if err := xdesk.Move(d.X.Display, 8, 8); err != nil {
+		b.Fatal(err)
+	}
+	ctx := context.Background()
+	for _, c := range []struct {
+		name   string
+		source executor.AccessibleSource
+	}{{"cache", executor.AccessibleCache}, {"walk", executor.AccessibleWalk}} {
+		b.Run(c.name, func(b *testing.B) {
+			raw, err := executor.New(executor.Options{Display: d.X.Display, SessionBus: d.Session, AccessibleSource: c.source})
+			if err != nil {
+				b.Fatal(err)
+			}
+			rt, err := core.Start(ctx, core.StartOptions{DataDir: filepath.Join(b.TempDir(), "data"), Executor: raw, Logf: b.Logf})
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.Cleanup(func() { rt.Close() })
+			agent := coretest.Admitted(b, rt.AgentDoor(), rt.PersonDoor(), vocab.Agent{Name: "bench agent", Version: "1", PID: os.Getpid(), Exe: os.Args[0]})
+			if err := rt.SetShare(vocab.DesktopKey, vocab.ReadOnly); err != nil {
+				b.Fatal(err)
+			}
+			if !testenv.Eventually(testenv.Patience, func() bool {
+				v, err := agent.DesktopWith(ctx, agentdoor.DesktopOptions{MaxChars: agentdoor.NoBudget})
+				return err == nil && strings.Contains(v.Elements, `"Item 200"`)
+			}) {
+				b.Fatal("the fixture's 200 buttons never showed")
+			}
+			refs := 0
+			for b.Loop() {
+				v, err := agent.DesktopWith(ctx, agentdoor.DesktopOptions{MaxChars: agentdoor.NoBudget})
+				if err != nil {
+					b.Fatal(err)
+				}
+				refs = strings.Count(v.Elements, "[ref=d")
+			}
+			b.ReportMetric(float64(refs), "refs")
+		})
+	}
+}

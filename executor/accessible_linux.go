@@ -22,7 +22,7 @@ func (x *X11) Accessible(ctx context.Context, pid int) (*gdesktop.Tree, error) {
 	if x.isClosed() {
 		return nil, errClosed
 	}
-	r, err := x.a11y.open(ctx, x.opts.SessionBus)
+	r, err := x.a11y.open(ctx, x.opts.SessionBus, x.opts.AccessibleSource)
 	if err != nil {
 		return nil, err
 	}
@@ -46,7 +46,7 @@ func (x *X11) AccessibleAt(ctx context.Context, pid int, window string, px, py f
 	if x.isClosed() {
 		return "", errClosed
 	}
-	r, err := x.a11y.open(ctx, x.opts.SessionBus)
+	r, err := x.a11y.open(ctx, x.opts.SessionBus, x.opts.AccessibleSource)
 	if err != nil {
 		return "", err
 	}
@@ -54,14 +54,14 @@ func (x *X11) AccessibleAt(ctx context.Context, pid int, window string, px, py f
 	return r.At(ctx, pid, window, int(px*s), int(py*s))
 }
 
-func (a *x11Accessible) open(ctx context.Context, bus string) (*AccessibleReader, error) {
+func (a *x11Accessible) open(ctx context.Context, bus string, source AccessibleSource) (*AccessibleReader, error) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	if a.closed {
 		return nil, errClosed
 	}
 	if a.reader == nil {
-		r, err := OpenAccessible(ctx, AccessibleOptions{SessionBus: bus})
+		r, err := OpenAccessible(ctx, AccessibleOptions{SessionBus: bus, Source: source})
 		if err != nil {
 			return nil, err
 		}

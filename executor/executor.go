@@ -187,4 +187,8 @@ type Options struct {
 	// SessionBus, X11: the D-Bus session bus whose accessibility bus
 	// Accessible reads; default $DBUS_SESSION_BUS_ADDRESS.
 	SessionBus string // optional
+	// AccessibleSource, X11: how Accessible reads an application; default
+	// AccessibleAuto (its cache where it holds the whole tree). Benchmarks
+	// set it to compare the two ways.
+	AccessibleSource AccessibleSource // optional
 }

@@ -32,7 +32,7 @@ func (x *X11) JSDialog(ctx context.Context, pid int) (JSDialog, error) {
 	if x.isClosed() {
 		return JSDialog{}, errClosed
 	}
-	r, err := x.a11y.open(ctx, x.opts.SessionBus)
+	r, err := x.a11y.open(ctx, x.opts.SessionBus, x.opts.AccessibleSource)
 	if err != nil {
 		return JSDialog{}, err
 	}

@@ -32,6 +32,8 @@ type X11Options struct {
 	// SessionBus is the D-Bus session bus whose accessibility bus Accessible
 	// reads; default $DBUS_SESSION_BUS_ADDRESS.
 	SessionBus string // optional
+	// AccessibleSource is how Accessible reads; default AccessibleAuto.
+	AccessibleSource AccessibleSource // optional
 }
 
 // X11 fires input through the XTEST extension and reads window ownership
