@@ -2,6 +2,7 @@ package executor
 
 import (
 	"context"
+	"math"
 	"sync"
 
 	gdesktop "github.com/reins-app/reins/grounding/desktop"
@@ -13,11 +14,40 @@ type x11Accessible struct {
 	mu     sync.Mutex
 	reader *AccessibleReader // guarded by mu
 	closed bool              // guarded by mu
+	// factors are the appFactor of each window read, by process and
+	// window element, for AccessibleAt.
+	factors map[appWindow]float64 // guarded by mu
+}
+
+// appWindow is one window element of one application.
+type appWindow struct {
+	pid    int
+	window string
+}
+
+func (a *x11Accessible) factor(w appWindow) float64 {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if f, ok := a.factors[w]; ok {
+		return f
+	}
+	return 1
+}
+
+func (a *x11Accessible) setFactor(w appWindow, f float64) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.factors == nil || len(a.factors) > 256 {
+		a.factors = map[appWindow]float64{}
+	}
+	a.factors[w] = f
 }
 
 // Accessible implements Executor, through AT-SPI on the session bus of
 // X11Options.SessionBus (default $DBUS_SESSION_BUS_ADDRESS). Boxes are in
-// DIP, as X11Options.Scale converts them.
+// DIP, as X11Options.Scale converts them from the device pixels X works
+// in, after the application's own coordinates are turned into device
+// pixels (appFactor).
 func (x *X11) Accessible(ctx context.Context, pid int) (*gdesktop.Tree, error) {
 	if x.isClosed() {
 		return nil, errClosed
@@ -30,18 +60,20 @@ func (x *X11) Accessible(ctx context.Context, pid int) (*gdesktop.Tree, error) {
 	if err != nil {
 		return nil, err
 	}
-	// AT-SPI gives device pixels; every point an executor takes or gives
-	// is DIP.
-	if s := x.scale(); s != 1 {
+	f := x.appFactor(ctx, pid, t.Root)
+	x.a11y.setFactor(appWindow{pid, t.Root.ID}, f)
+	if k := f / x.scale(); k != 1 {
 		t.Walk(func(e *gdesktop.Element, _ int) bool {
-			e.Box = gdesktop.Rect{X: int(float64(e.Box.X) / s), Y: int(float64(e.Box.Y) / s), W: int(float64(e.Box.W) / s), H: int(float64(e.Box.H) / s)}
+			e.Box = gdesktop.Rect{X: int(float64(e.Box.X) * k), Y: int(float64(e.Box.Y) * k), W: int(float64(e.Box.W) * k), H: int(float64(e.Box.H) * k)}
 			return true
 		})
 	}
 	return t, nil
 }
 
-// AccessibleAt implements Executor, through AT-SPI.
+// AccessibleAt implements Executor, through AT-SPI: the point, in DIP, is
+// asked of the application in its own coordinates, by the appFactor found
+// when the window was last read (1 when it was not).
 func (x *X11) AccessibleAt(ctx context.Context, pid int, window string, px, py float64) (string, error) {
 	if x.isClosed() {
 		return "", errClosed
@@ -50,8 +82,54 @@ func (x *X11) AccessibleAt(ctx context.Context, pid int, window string, px, py f
 	if err != nil {
 		return "", err
 	}
+	k := x.scale() / x.a11y.factor(appWindow{pid, window})
+	return r.At(ctx, pid, window, int(px*k), int(py*k))
+}
+
+// appFactor is how many of the X screen's device pixels one unit of the
+// application's accessibility coordinates is. Toolkits differ: GTK 3 under
+// GDK_SCALE=2 reports logical pixels, half the device pixels X shows its
+// window in; most report device pixels. The factor is read from the
+// application's own window, as X has it and as the application reports it
+// (root, its window's element): the same in width and height, and, where
+// the application has several windows, the one with root's title. Where it
+// cannot be told, it is 1: the coordinates are taken as device pixels.
+func (x *X11) appFactor(ctx context.Context, pid int, root gdesktop.Element) float64 {
+	if root.Box.W <= 0 || root.Box.H <= 0 {
+		return 1
+	}
+	ws, err := x.Windows(ctx)
+	if err != nil {
+		return 1
+	}
 	s := x.scale()
-	return r.At(ctx, pid, window, int(px*s), int(py*s))
+	found, titled := 0.0, false
+	for _, w := range ws {
+		if w.App.PID != pid {
+			continue
+		}
+		fw, fh := w.W*s/float64(root.Box.W), w.H*s/float64(root.Box.H)
+		if fw < 0.25 || fw > 8 || math.Abs(fw-fh) > 0.05*fw {
+			continue
+		}
+		f := (fw + fh) / 2
+		if r := math.Round(f); math.Abs(f-r) < 0.05 {
+			f = r
+		}
+		switch {
+		case w.Title == root.Name && root.Name != "" && !titled:
+			found, titled = f, true
+		case titled:
+		case found == 0:
+			found = f
+		case found != f:
+			return 1 // two windows that disagree, none named as root is
+		}
+	}
+	if found == 0 {
+		return 1
+	}
+	return found
 }
 
 func (a *x11Accessible) open(ctx context.Context, bus string, source AccessibleSource) (*AccessibleReader, error) {
