@@ -29,7 +29,7 @@ func TestTabsSelectAndClose(t *testing.T) {
 	page := `<!doctype html><title>%s</title><h1>%s</h1><script>addEventListener('load', () => fetch('/witness', {method: 'POST', body: JSON.stringify({type: 'loaded', page: '%s'})}))</script>`
 	r.origin = browsertest.Serve(t, r.witness, map[string]string{
 		"/a.html": fmt.Sprintf(page, "Tab A", "A", "a"), "/b.html": fmt.Sprintf(page, "Tab B", "B", "b"),
-		"/d.html":      fmt.Sprintf(page, "Tab D", "D", "d"),
+		"/d.html": fmt.Sprintf(page, "Tab D", "D", "d"),
 		"/b2.html": strings.Replace(fmt.Sprintf(page, "Tab B2", "B2", "b2"), "<script>",
 			`<button onclick="fetch('/witness', {method: 'POST', body: JSON.stringify({type: 'clicked', page: 'b2', trusted: event.isTrusted})})">Press B2</button><script>`, 1),
 		"/opener.html": strings.Replace(fmt.Sprintf(page, "Opener", "Opener", "opener"), "<script>", `<a href="/d.html" target="_blank">Open D</a><script>`, 1),
