@@ -159,7 +159,7 @@ func (s *sequence) fire(ctx context.Context, b backend, t audit.Ticket) (err err
 
 	a := s.open(ctx, b, keys)
 	defer a.close(&err)
-	a.toFocus = c.desktop && len(c.points) == 0
+	a.desktop = c.desktop
 	if len(keys.loans) > 0 {
 		// Before the deny check, because lending waits for clients to
 		// catch up, and the check belongs right before the first event.
@@ -287,9 +287,9 @@ type act struct {
 	held    []key    // held, in press order
 	mods    mods     // modifiers held
 	sent    bool     // an event was sent
-	// toFocus: a desktop act's keys, which go wherever the focus is and
-	// so stop when a web browser comes to the front.
-	toFocus bool
+	// desktop: a desktop act, whose keys stop when a web browser comes to
+	// the front (for typing by point, once the click has put the focus).
+	desktop bool
 }
 
 func (a *act) send(e event) error {
@@ -364,8 +364,7 @@ func (a *act) perform(c checked, pts []point) error {
 
 // frontStillAllowed stops typing when a deny-listed application has come to
 // the front since the act began (a password manager's prompt, say), or one
-// of Reins' own windows, or, for desktop keys that go wherever the focus
-// is, a web browser.
+// of Reins' own windows, or, for a desktop act, a web browser.
 func (a *act) frontStillAllowed(done, total int) error {
 	app, err := a.b.frontmost(a.ctx)
 	if err != nil {
@@ -377,7 +376,7 @@ func (a *act) frontStillAllowed(done, total int) error {
 		}
 		return fmt.Errorf("%w: %s came to the front (deny list: %s); typing stopped after %d of %d keys", ErrDenyListed, app.Name, rule.Label, done, total)
 	}
-	if _, ok := Browsers.rule(app); ok && a.toFocus {
+	if _, ok := Browsers.rule(app); ok && a.desktop {
 		return fmt.Errorf("%w: %s came to the front; typing stopped after %d of %d keys", ErrBrowser, app.Name, done, total)
 	}
 	return nil

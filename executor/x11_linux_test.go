@@ -545,21 +545,24 @@ func TestX11DesktopTypingStopsWhenABrowserComesToTheFront(t *testing.T) {
 	r := newX11Rig(t, startDisplay(t, 1))
 	witness := r.w.app("Witness", 100, 100, 300, 200)
 	browser := r.w.app("Chromium", 500, 100, 200, 200)
-	r.w.setActive(witness)
 	r.w.warp(200, 150) // the keys go to the window under the pointer
 	r.w.take()
-	r.w.activeOnFirstKey(browser)
 	text := strings.Repeat("words ", 10)
-	err := r.ex.Fire(context.Background(), audit.TestOnlyDesktopTicket(vocab.Act{Kind: vocab.Type, Text: text}, audit.Plan{Scale: r.d.scale}))
-	evs := r.w.take()
-	if !errors.Is(err, ErrBrowser) || !strings.Contains(err.Error(), "typing stopped") {
-		t.Fatalf("Fire = %v, want ErrBrowser saying typing stopped", err)
-	}
-	if got := typed(evs); len(got) == 0 || len(got) >= len(text) {
-		t.Errorf("typed %q before stopping; want some but not all of the text", got)
-	}
-	if err := balanced(evs); err != nil {
-		t.Error(err)
+	// Into the focus, and by a point, which is clicked first.
+	for _, p := range []audit.Plan{{Scale: r.d.scale}, {X: 200, Y: 150, Scale: r.d.scale}} {
+		r.w.setActive(witness)
+		r.w.activeOnFirstKey(browser)
+		err := r.ex.Fire(context.Background(), audit.TestOnlyDesktopTicket(vocab.Act{Kind: vocab.Type, Text: text}, p))
+		evs := r.w.take()
+		if !errors.Is(err, ErrBrowser) || !strings.Contains(err.Error(), "typing stopped") {
+			t.Fatalf("Fire at (%g, %g) = %v, want ErrBrowser saying typing stopped", p.X, p.Y, err)
+		}
+		if got := typed(evs); len(got) == 0 || len(got) >= len(text) {
+			t.Errorf("typed %q at (%g, %g) before stopping; want some but not all of the text", got, p.X, p.Y)
+		}
+		if err := balanced(evs); err != nil {
+			t.Error(err)
+		}
 	}
 }
 
