@@ -91,9 +91,10 @@ func (x *X11) AccessibleAt(ctx context.Context, pid int, window string, px, py f
 // GDK_SCALE=2 reports logical pixels, half the device pixels X shows its
 // window in; most report device pixels. The factor is read from the
 // application's own window, as X has it and as the application reports it
-// (root, its window's element): the same in width and height, and, where
-// the application has several windows, the one with root's title. Where it
-// cannot be told, it is 1: the coordinates are taken as device pixels.
+// (root, its window's element): a whole number, the same in width and
+// height, and, where the application has several windows, the one with
+// root's title. Where it cannot be told, it is 1: the coordinates are
+// taken as device pixels.
 func (x *X11) appFactor(ctx context.Context, pid int, root gdesktop.Element) float64 {
 	if root.Box.W <= 0 || root.Box.H <= 0 {
 		return 1
@@ -108,13 +109,13 @@ func (x *X11) appFactor(ctx context.Context, pid int, root gdesktop.Element) flo
 		if w.App.PID != pid {
 			continue
 		}
+		// Only a whole factor, as GDK_SCALE is, in both directions: a window
+		// a little larger than its element (a client-side shadow) is not a
+		// scale.
 		fw, fh := w.W*s/float64(root.Box.W), w.H*s/float64(root.Box.H)
-		if fw < 0.25 || fw > 8 || math.Abs(fw-fh) > 0.05*fw {
-			continue
-		}
-		f := (fw + fh) / 2
-		if r := math.Round(f); math.Abs(f-r) < 0.05 {
-			f = r
+		f := math.Round(fw)
+		if f < 1 || f > 8 || math.Abs(fw-f) > 0.03*f || math.Abs(fh-f) > 0.03*f {
+			f = 1
 		}
 		switch {
 		case w.Title == root.Name && root.Name != "" && !titled:
