@@ -74,8 +74,11 @@ type Browser struct {
 	events chan bridge.Event
 
 	mu        sync.Mutex
-	connected bool                // guarded by mu
-	tabs      []protocol.Tab      // guarded by mu
+	connected bool           // guarded by mu
+	tabs      []protocol.Tab // guarded by mu
+	// lists numbers the tab lists the connection sends, pushed or
+	// answered, as the extension does, so that Reins applies them in order.
+	lists     uint64              // guarded by mu
 	pages     map[int]*Page       // guarded by mu
 	calls     []string            // guarded by mu
 	hold      map[string]chan any // guarded by mu: methods that block until released
@@ -134,10 +137,11 @@ func (b *Browser) emit(method string, params any) {
 func (b *Browser) Connect() {
 	b.mu.Lock()
 	b.connected = true
-	tabs := append([]protocol.Tab(nil), b.tabs...)
+	b.lists = 0 // a connection numbers its lists anew
+	tabs := b.listLocked()
 	b.mu.Unlock()
 	b.events <- bridge.Event{Profile: Profile, Method: bridge.EventConnected}
-	b.emit(protocol.EventTabs, protocol.TabsResult{Tabs: tabs})
+	b.emit(protocol.EventTabs, tabs)
 }
 
 // Disconnect drops the fake extension: pending and later calls fail.
@@ -191,9 +195,9 @@ func (b *Browser) Open(id int, p Page) {
 	b.mu.Lock()
 	b.setPageLocked(id, p)
 	b.tabs = append(b.tabs, protocol.Tab{ID: id, WindowID: 1, URL: p.URL, Title: p.Title, Active: true, Focused: true, Status: "complete", Opener: p.Opener})
-	tabs := append([]protocol.Tab(nil), b.tabs...)
+	tabs := b.listLocked()
 	b.mu.Unlock()
-	b.emit(protocol.EventTabs, protocol.TabsResult{Tabs: tabs})
+	b.emit(protocol.EventTabs, tabs)
 }
 
 // Close closes a tab and reports the tab list without it.
@@ -201,9 +205,9 @@ func (b *Browser) Close(id int) {
 	b.mu.Lock()
 	b.tabs = slices.DeleteFunc(b.tabs, func(t protocol.Tab) bool { return t.ID == id })
 	delete(b.pages, id)
-	tabs := append([]protocol.Tab{}, b.tabs...)
+	tabs := b.listLocked()
 	b.mu.Unlock()
-	b.emit(protocol.EventTabs, protocol.TabsResult{Tabs: tabs})
+	b.emit(protocol.EventTabs, tabs)
 }
 
 // Load replaces a tab's page, as a full navigation: every frame gets a new
@@ -216,11 +220,11 @@ func (b *Browser) Load(id int, p Page) {
 			b.tabs[i].URL, b.tabs[i].Title = p.URL, p.Title
 		}
 	}
-	tabs := append([]protocol.Tab(nil), b.tabs...)
+	tabs := b.listLocked()
 	doc := b.pages[id].Frames[0].Doc
 	b.mu.Unlock()
 	b.emit(protocol.EventNavigated, protocol.Navigated{Tab: id, Frame: 0, URL: p.URL, Doc: doc, Kind: "document"})
-	b.emit(protocol.EventTabs, protocol.TabsResult{Tabs: tabs})
+	b.emit(protocol.EventTabs, tabs)
 }
 
 // Mutate changes a tab's page in place, as a script on the page would: the
@@ -256,9 +260,16 @@ func (b *Browser) updateTab(id int, change func(t *protocol.Tab)) {
 			change(&b.tabs[i])
 		}
 	}
-	tabs := append([]protocol.Tab(nil), b.tabs...)
+	tabs := b.listLocked()
 	b.mu.Unlock()
-	b.emit(protocol.EventTabs, protocol.TabsResult{Tabs: tabs})
+	b.emit(protocol.EventTabs, tabs)
+}
+
+// listLocked is the tab list as it stands, numbered after the one before;
+// b.mu must be held.
+func (b *Browser) listLocked() protocol.TabsResult {
+	b.lists++
+	return protocol.TabsResult{Seq: b.lists, Tabs: append([]protocol.Tab{}, b.tabs...)}
 }
 
 func (b *Browser) setPageLocked(id int, p Page) {
@@ -364,7 +375,7 @@ func (b *Browser) answer(method string, raw json.RawMessage) (json.RawMessage, e
 func (b *Browser) answerLocked(method string, raw json.RawMessage) (any, error) {
 	switch method {
 	case protocol.MethodTabs:
-		return protocol.TabsResult{Tabs: b.tabs}, nil
+		return b.listLocked(), nil
 	case protocol.MethodSnapshot:
 		var p protocol.SnapshotParams
 		json.Unmarshal(raw, &p)
