@@ -233,6 +233,19 @@ func (s *Session) handleDialog(ctx context.Context, r agentdoor.ActRequest, en *
 	}
 	req := vocab.Request{ID: e.newAskID("a"), Agent: s.agent, Act: en.Act, Target: en.Target}
 	f := firing{tab: r.Tab, req: req, en: en, input: true}
+	// stillUp: the dialog the person was asked about is up, in front of
+	// the tab as the tab is now, and holds the focus.
+	stillUp := func(ctx context.Context) error {
+		_, info, err := e.lookup(r.Tab)
+		if err != nil {
+			return err
+		}
+		now, err := e.dialogUp(ctx, r.Tab, info, r.Act.Text != "")
+		if err != nil {
+			return err
+		}
+		return sameDialog(sd, now)
+	}
 	f.ready = func(ctx context.Context) (audit.Plan, error) {
 		_, info, err := e.lookup(r.Tab)
 		if err != nil {
@@ -241,28 +254,15 @@ func (s *Session) handleDialog(ctx context.Context, r agentdoor.ActRequest, en *
 		if err := e.checkGrant(s.key(), r.Tab, approvals.Origin(info.URL), vocab.Control); err != nil {
 			return audit.Plan{}, err
 		}
-		now, err := e.dialogUp(ctx, r.Tab, info, r.Act.Text != "")
-		if err != nil {
-			return audit.Plan{}, err
-		}
-		if err := sameDialog(sd, now); err != nil {
+		if err := stillUp(ctx); err != nil {
 			return audit.Plan{}, err
 		}
 		// No point: the keys go to the dialog, which holds the focus.
 		return audit.Plan{Scale: 1}, nil
 	}
 	f.perform = func(ctx context.Context, ticket audit.Ticket) error {
-		// Once more after the row, right before the keys: the same dialog,
-		// still holding the focus.
-		_, info, err := e.lookup(r.Tab)
-		if err != nil {
-			return err
-		}
-		now, err := e.dialogUp(ctx, r.Tab, info, r.Act.Text != "")
-		if err != nil {
-			return err
-		}
-		if err := sameDialog(sd, now); err != nil {
+		// Once more after the row, right before the keys.
+		if err := stillUp(ctx); err != nil {
 			return err
 		}
 		return e.opts.Executor.Fire(ctx, ticket)

@@ -397,7 +397,7 @@ func (s *Session) act(ctx context.Context, r agentdoor.ActRequest, en *audit.Ent
 	var drop grounding.Element
 	if r.Act.Kind == vocab.Drag && r.To == "" {
 		// By an offset: where it ends must be on the page as it shows.
-		if _, err := e.aimBy(ctx, t, el, r.Act.DX, r.Act.DY); err != nil {
+		if _, err := e.dragEnd(first, e.calOf(t), r.Act.DX, r.Act.DY); err != nil {
 			return nil, err
 		}
 	}
@@ -495,10 +495,7 @@ func (s *Session) act(ctx context.Context, r agentdoor.ActRequest, en *audit.Ent
 // executor would refuse it at fire time, after the person was asked. A
 // point the window's metrics cannot place is left to the fire-time check.
 func (e *Engine) landsOnScreen(ctx context.Context, t *tabState, at *protocol.ResolveResult) error {
-	e.mu.Lock()
-	cal := t.cal
-	e.mu.Unlock()
-	pt, err := grounding.ToScreen(at.Point, at.Window, at.Viewport, at.Zoom, cal)
+	pt, err := grounding.ToScreen(at.Point, at.Window, at.Viewport, at.Zoom, e.calOf(t))
 	if err != nil {
 		return nil
 	}
@@ -626,7 +623,6 @@ func (s *Session) element(r agentdoor.ActRequest) (grounding.Element, *grounding
 	return el, snap, err
 }
 
-// resolve asks the extension to find the element again, fresh.
 // aimAt resolves el afresh and returns the plan that fires at it: its
 // screen point now, through the tab's calibration.
 func (e *Engine) aimAt(ctx context.Context, t *tabState, el grounding.Element) (audit.Plan, error) {
@@ -641,9 +637,7 @@ func (e *Engine) aim(ctx context.Context, t *tabState, el grounding.Element) (*p
 	if err != nil {
 		return nil, nil, audit.Plan{}, err
 	}
-	e.mu.Lock()
-	cal := t.cal
-	e.mu.Unlock()
+	cal := e.calOf(t)
 	pt, err := grounding.ToScreen(fresh.Point, fresh.Window, fresh.Viewport, fresh.Zoom, cal)
 	if err != nil {
 		return nil, nil, audit.Plan{}, err
@@ -673,27 +667,37 @@ func dragEnds(r agentdoor.ActRequest) error {
 }
 
 // aimBy is aimAt for a drag by an offset: the plan starts at el's point as
-// the page shows it now and ends dx, dy screen points away, which must
-// still be on the tab's visible page, else not_visible.
+// the page shows it now and ends dx, dy screen points away (dragEnd).
 func (e *Engine) aimBy(ctx context.Context, t *tabState, el grounding.Element, dx, dy int) (audit.Plan, error) {
 	fresh, cal, plan, err := e.aim(ctx, t, el)
 	if err != nil {
 		return audit.Plan{}, err
 	}
-	zoom := fresh.Zoom
-	if zoom <= 0 {
-		zoom = 1
-	}
-	at := protocol.Point{X: fresh.Point.X + float64(dx)/zoom, Y: fresh.Point.Y + float64(dy)/zoom}
-	end, err := grounding.ToScreen(at, fresh.Window, fresh.Viewport, fresh.Zoom, cal)
+	end, err := e.dragEnd(fresh, cal, dx, dy)
 	if err != nil {
-		return audit.Plan{}, &vocab.Error{Code: vocab.CodeNotVisible, Message: fmt.Sprintf("the drag would end at %.0f, %.0f on the page, outside what the tab shows (%.0f×%.0f); drag a shorter way, or scroll first", at.X, at.Y, fresh.Viewport.Width, fresh.Viewport.Height), Err: err}
+		return audit.Plan{}, err
 	}
-	end = e.misplaced(end)
 	plan.X2, plan.Y2 = end.X, end.Y
 	return plan, nil
 }
 
+// dragEnd is where a drag by dx, dy screen points from the element the
+// page found (at) ends on screen, through cal; it must still be on the
+// tab's visible page, else not_visible.
+func (e *Engine) dragEnd(at *protocol.ResolveResult, cal *grounding.Calibrated, dx, dy int) (grounding.ScreenPoint, error) {
+	zoom := at.Zoom
+	if zoom <= 0 {
+		zoom = 1
+	}
+	p := protocol.Point{X: at.Point.X + float64(dx)/zoom, Y: at.Point.Y + float64(dy)/zoom}
+	end, err := grounding.ToScreen(p, at.Window, at.Viewport, at.Zoom, cal)
+	if err != nil {
+		return grounding.ScreenPoint{}, &vocab.Error{Code: vocab.CodeNotVisible, Message: fmt.Sprintf("the drag would end at %.0f, %.0f on the page, outside what the tab shows (%.0f×%.0f); drag a shorter way, or scroll first", p.X, p.Y, at.Viewport.Width, at.Viewport.Height), Err: err}
+	}
+	return e.misplaced(end), nil
+}
+
+// resolve asks the extension to find the element again, fresh.
 func (e *Engine) resolve(ctx context.Context, t *tabState, el grounding.Element) (*protocol.ResolveResult, error) {
 	var res protocol.ResolveResult
 	err := e.opts.Browser.Call(ctx, t.chrome.profile, protocol.MethodResolve, protocol.ResolveParams{
