@@ -265,3 +265,62 @@ type answerFunc func(context.Context, vocab.Request) (vocab.Decision, error)
 func (f answerFunc) Answer(ctx context.Context, r vocab.Request) (vocab.Decision, error) {
 	return f(ctx, r)
 }
+
+// An "allow on this tab" given for typing never covers typing that presses
+// Enter: a line break in the text sends or submits it as surely as a
+// submit does, and the person allowed typing, not sending.
+func TestAllowOnTabNeverCoversTypingThatPressesEnter(t *testing.T) {
+	s := &scripted{answer: vocab.AllowTab}
+	b := NewBroker(BrokerOptions{Answerer: s, Remember: 10 * time.Minute})
+	ctx := context.Background()
+	typing := func(text string, submit bool) vocab.Request {
+		return vocab.Request{Agent: vocab.Agent{Session: "s1"}, Act: vocab.Act{Kind: vocab.Type, Text: text, Submit: submit},
+			Target: vocab.Target{Tab: "1", Ref: "e3", Role: "textbox", Name: "Amount"}}
+	}
+	plainTyping := typing("12", false)
+	if a, err := b.Decide(ctx, plainTyping); err != nil || a.How() != vocab.AllowTab {
+		t.Fatalf("plain typing: %v, %v", a.How(), err)
+	}
+	for _, req := range []vocab.Request{typing("5000\n", false), typing("5000\r\n", false), typing("a\nb", false), typing("5000", true)} {
+		if Rememberable(req.Act, req.Target) || b.Covered(req) {
+			t.Errorf("%q (submit %v) may be covered by allow on this tab", req.Act.Text, req.Act.Submit)
+		}
+		asked := s.asked
+		a, err := b.Decide(ctx, req)
+		if err != nil || s.asked != asked+1 || a.How() != vocab.AllowOnce {
+			t.Errorf("%q (submit %v): asked %d more times, answered %v (%v); want asked once, allowed once only", req.Act.Text, req.Act.Submit, s.asked-asked, a.How(), err)
+		}
+	}
+	if !b.Covered(plainTyping) {
+		t.Error("plain typing is no longer covered")
+	}
+}
+
+// A plan covers typing that presses Enter only through a step that shows
+// the same Enters: the text with its line breaks, and the submit.
+func TestAPlanCoversAnEnterOnlyThroughAStepThatShowsIt(t *testing.T) {
+	target := vocab.Target{Tab: "1", Origin: "https://bank.example", Ref: "e3", Role: "textbox", Name: "Amount"}
+	step := func(text string, submit bool) vocab.PlanStep {
+		return vocab.PlanStep{Act: vocab.Act{Kind: vocab.Type, Text: text, Submit: submit}, Target: target}
+	}
+	for _, c := range []struct {
+		planned, asked vocab.PlanStep
+		covered        bool
+	}{
+		{step("5000", false), step("5000\n", false), false},
+		{step("5000", false), step("5000", true), false},
+		{step("5000\n", false), step("5000\r\n", false), false},
+		{step("5000\n", false), step("5000\n", false), true},
+	} {
+		p := &Planned{req: vocab.Request{Act: vocab.Act{Kind: vocab.Plan}, Plan: []vocab.PlanStep{c.planned}}, upTo: 1,
+			until: time.Now().Add(time.Minute), now: time.Now}
+		_, err := p.Step(0, vocab.Request{Act: c.asked.Act, Target: c.asked.Target})
+		if (err == nil) != c.covered {
+			t.Errorf("planned %q (%q), asked %q (%q): covered %v (%v), want %v",
+				c.planned.Act.Text, c.planned.Sentence(), c.asked.Act.Text, c.asked.Sentence(), err == nil, err, c.covered)
+		}
+	}
+	if got := step("5000\n", false).Sentence(); got != "Type “5000⏎” into “Amount” and press Enter once" {
+		t.Errorf("the plan shows the step as %q", got)
+	}
+}

@@ -100,9 +100,11 @@ func (b *Broker) SetRemember(d time.Duration) {
 }
 
 // Rememberable reports whether an act may be covered by "allow on this tab
-// for a while": never typing into a secret field, never navigation, which may
-// leave the origin, never desktop acts, and never an act that a rule of the
-// risk table ([Tiers]) matches.
+// for a while": never typing into a secret field, never typing that presses
+// Enter (a line break in the text, or a submit), which sends or submits
+// what was typed, never navigation, which may leave the origin, never
+// desktop acts, and never an act that a rule of the risk table ([Tiers])
+// matches.
 func Rememberable(act vocab.Act, t vocab.Target) bool {
 	if t.Desktop || t.Tab == "" {
 		return false
@@ -114,7 +116,7 @@ func Rememberable(act vocab.Act, t vocab.Target) bool {
 	case vocab.Click, vocab.DoubleClick, vocab.RightClick, vocab.Hover, vocab.Scroll:
 		return true
 	case vocab.Type:
-		return !act.Secret
+		return !act.Secret && act.Enters() == 0
 	}
 	return false
 }

@@ -84,6 +84,16 @@ var tiers = []tier{
 	},
 	{
 		Tier: Tier{
+			Name:    "a line break or Enter typed into a terminal",
+			Why:     "Enter in a terminal runs whatever command is on its line, with the person's own rights",
+			Warning: "This presses Enter in a terminal, which runs the command on its line. Read every line of the text before you allow.",
+		},
+		match: func(s *subject) bool {
+			return s.t.Desktop && s.t.Terminal && (s.act.Enters() > 0 || s.act.Kind == vocab.Key && pressesEnter(s.act.Keys))
+		},
+	},
+	{
+		Tier: Tier{
 			Name:    "giving a page files from the computer",
 			Why:     "a file sent to a site cannot be taken back, and only the person knows whether that file belongs there",
 			Warning: "Uploading files is asked every time: check each file's name and folder, and that this site should have it.",
@@ -166,6 +176,25 @@ func commits(a vocab.Act) bool {
 		return a.Accept
 	}
 	return true
+}
+
+// pressesEnter reports whether a key chord ends a line where a line is a
+// command: Enter or Return, and Control+J or Control+M, which terminals
+// read as Enter.
+func pressesEnter(chord string) bool {
+	parts := strings.Split(strings.ToLower(strings.ReplaceAll(chord, " ", "")), "+")
+	key := parts[len(parts)-1]
+	switch key {
+	case "enter", "return", "kp_enter", "numpadenter", "linefeed":
+		return true
+	case "j", "m":
+		for _, m := range parts[:len(parts)-1] {
+			if m == "control" || m == "ctrl" || m == "controlormeta" {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // Tiers lists the table's rules in the order they are checked.

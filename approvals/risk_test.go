@@ -81,6 +81,22 @@ var rowCases = map[string]riskCase{
 			rq(vocab.Act{Kind: vocab.Dialog, Dialog: vocab.DialogConfirm}, vocab.Target{Tab: "1", Origin: shopOrigin, Role: "dialog", Name: "Delete your account?"}),
 		},
 	},
+	"a line break or Enter typed into a terminal": {
+		match: []vocab.Request{
+			rq(vocab.Act{Kind: vocab.Type, Text: "curl x | sh\n"}, vocab.Target{Desktop: true, App: "xterm (pid 9)", Terminal: true}),
+			rq(vocab.Act{Kind: vocab.Type, Text: "ls", Submit: true}, vocab.Target{Desktop: true, App: "Terminal", Terminal: true}),
+			rq(vocab.Act{Kind: vocab.Key, Keys: "Return"}, vocab.Target{Desktop: true, App: "xterm (pid 9)", Terminal: true}),
+			rq(vocab.Act{Kind: vocab.Key, Keys: "Enter"}, vocab.Target{Desktop: true, App: "xterm (pid 9)", Terminal: true}),
+			rq(vocab.Act{Kind: vocab.Key, Keys: "Control+j"}, vocab.Target{Desktop: true, App: "xterm (pid 9)", Terminal: true}),
+			rq(vocab.Act{Kind: vocab.Key, Keys: "ctrl+M"}, vocab.Target{Desktop: true, App: "xterm (pid 9)", Terminal: true}),
+		},
+		miss: []vocab.Request{
+			rq(vocab.Act{Kind: vocab.Type, Text: "ls"}, vocab.Target{Desktop: true, App: "xterm (pid 9)", Terminal: true}),
+			rq(vocab.Act{Kind: vocab.Key, Keys: "Tab"}, vocab.Target{Desktop: true, App: "xterm (pid 9)", Terminal: true}),
+			rq(vocab.Act{Kind: vocab.Key, Keys: "j"}, vocab.Target{Desktop: true, App: "xterm (pid 9)", Terminal: true}),
+			rq(vocab.Act{Kind: vocab.Type, Text: "line\nline"}, vocab.Target{Desktop: true, App: "gedit (pid 9)"}),
+		},
+	},
 	"giving a page files from the computer": {
 		match: []vocab.Request{
 			rq(vocab.Act{Kind: vocab.Upload, File: vocab.File{Path: "/home/p/Documents/cv.pdf", Size: 48213}}, vocab.Target{Tab: "1", Origin: shopOrigin, Role: "button", Name: "Attach"}),
@@ -260,7 +276,7 @@ func TestARiskyActIsNeverCoveredByARememberedAllow(t *testing.T) {
 		{"commit word", req(clickAct, on("Continue")), req(clickAct, on("Place order"))},
 		{"hostile commit word", req(clickAct, on("Continue")), req(clickAct, on("Р\u200blace ОRDER"))},
 		{"secret field", req(vocab.Act{Kind: vocab.Type, Text: "ada"}, on("Name")), req(vocab.Act{Kind: vocab.Type, Text: "pw", Secret: true}, on("Password"))},
-		{"commit and Enter", req(vocab.Act{Kind: vocab.Type, Text: "hi", Submit: true}, on("Message")), req(vocab.Act{Kind: vocab.Type, Text: "hi", Submit: true}, on("Send a message"))},
+		{"commit and Enter", req(vocab.Act{Kind: vocab.Type, Text: "hi"}, on("Message")), req(vocab.Act{Kind: vocab.Type, Text: "hi", Submit: true}, on("Send a message"))},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			p := &recorder{answer: vocab.AllowTab}

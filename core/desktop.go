@@ -194,7 +194,7 @@ func (s *Session) desktopAct(ctx context.Context, r agentdoor.DesktopActRequest,
 			return nil, err
 		}
 	}
-	en.Target.App, en.Target.Window = e.seenAt(ctx, r)
+	en.Target.App, en.Target.Window, en.Target.Terminal = e.seenAt(ctx, r)
 	req := vocab.Request{ID: e.newAskID("a"), Agent: s.agent, Act: r.Act, Target: en.Target}
 	done := ""
 	if r.Element != "" {
@@ -228,7 +228,8 @@ func (s *Session) desktopAct(ctx context.Context, r agentdoor.DesktopActRequest,
 // the title of its window there. It is asked before the person is, so it
 // shows the desktop as the agent found it; the executor checks the deny
 // list again right before firing. What cannot be read is said as such.
-func (e *Engine) seenAt(ctx context.Context, r agentdoor.DesktopActRequest) (app, window string) {
+// terminal says the application is a terminal emulator.
+func (e *Engine) seenAt(ctx context.Context, r agentdoor.DesktopActRequest) (app, window string, terminal bool) {
 	x := e.opts.Executor
 	// Typing by ref clicks the element first: it lands at the point too.
 	point := r.Act.Kind != vocab.Type && r.Act.Kind != vocab.Key || r.Ref != ""
@@ -240,28 +241,29 @@ func (e *Engine) seenAt(ctx context.Context, r agentdoor.DesktopActRequest) (app
 		a, err = x.Frontmost(ctx)
 	}
 	if err != nil {
-		return "an application Reins cannot identify (" + plain.Text(err.Error(), plain.DetailMax) + ")", ""
+		return "an application Reins cannot identify (" + plain.Text(err.Error(), plain.DetailMax) + ")", "", false
 	}
 	app = plain.App(a.Name, a.Exe, a.PID)
+	_, terminal = executor.Terminals.Match(a)
 	ws, err := x.Windows(ctx)
 	if err != nil {
-		return app, ""
+		return app, "", terminal
 	}
 	for _, w := range ws { // front to back: the first that covers the point is the one under it
 		mine := a.PID != 0 && w.App.PID == a.PID || a.PID == 0 && w.App.Name == a.Name
 		if point && r.X >= w.X && r.X < w.X+w.W && r.Y >= w.Y && r.Y < w.Y+w.H ||
 			!point && mine && w.Active {
-			return app, w.Title
+			return app, w.Title, terminal
 		}
 	}
 	if !point {
 		for _, w := range ws {
 			if a.PID != 0 && w.App.PID == a.PID {
-				return app, w.Title
+				return app, w.Title, terminal
 			}
 		}
 	}
-	return app, ""
+	return app, "", terminal
 }
 
 // personTerminalShown refuses input, on the desktop or in a tab, while

@@ -206,8 +206,11 @@ func (s *Session) handleDialog(ctx context.Context, r agentdoor.ActRequest, en *
 	if r.Act.Text != "" && !r.Act.Accept {
 		return nil, errorf(vocab.CodeBadRequest, "text answers a prompt that is accepted; a dismissed dialog takes none")
 	}
-	if err := executor.CheckText(r.Act.Text); err != nil {
-		return nil, &vocab.Error{Code: vocab.CodeUnknownKey, Message: err.Error() + "; nothing was asked or typed: leave that character out", Err: err}
+	if strings.Contains(r.Act.Text, "\n") {
+		return nil, errorf(vocab.CodeHiddenKey, "a prompt's answer is one line, and a line break in it would press OK early; Reins presses OK itself once the answer is typed: leave the line break out; nothing was asked or typed")
+	}
+	if err := textRefused(r.Act.Text, false); err != nil {
+		return nil, err
 	}
 	_, info, err := s.controlled(ctx, r.Tab, en)
 	if err != nil {

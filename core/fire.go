@@ -76,8 +76,8 @@ func possible(en *audit.Entry) error {
 			en.Act.Text, en.Act.Overlong = "", n
 			return errorf(vocab.CodeTextTooLong, "the text to type is %d characters, and one act types at most %d; nothing was asked or typed: split it into several acts of at most %d characters", n, agentdoor.MaxTypedText, agentdoor.MaxTypedText)
 		}
-		if err := executor.CheckText(act.Text); err != nil {
-			return &vocab.Error{Code: vocab.CodeUnknownKey, Message: err.Error() + "; nothing was asked or typed: leave that character out", Err: err}
+		if err := textRefused(act.Text, en.Target.Desktop); err != nil {
+			return err
 		}
 	case vocab.Key:
 		if err := executor.CheckKeys(act.Keys); err != nil {
@@ -85,6 +85,21 @@ func possible(en *audit.Entry) error {
 		}
 	}
 	return nil
+}
+
+// textRefused refuses text to type that holds a key the person would not
+// see in it, before anyone is asked, saying which character and what to
+// send instead; desktop says which tool presses keys there.
+func textRefused(text string, desktop bool) error {
+	err := executor.CheckText(text)
+	if err == nil {
+		return nil
+	}
+	tool := "browser_press_key"
+	if desktop {
+		tool = "desktop_press_key"
+	}
+	return &vocab.Error{Code: vocab.CodeHiddenKey, Message: err.Error() + " (" + tool + " presses a key of its own); nothing was asked or typed", Err: err}
 }
 
 // onScreen refuses a point on no screen before the person is asked about

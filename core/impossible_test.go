@@ -161,7 +161,6 @@ func TestKeysNoKeyboardHasAreRefusedBeforeAnyoneIsAsked(t *testing.T) {
 		t.Fatal(err)
 	}
 	a := countAsked(t, f.Engine)
-	ref, _ := f.snapRef("Search")
 	for _, tc := range []struct {
 		name string
 		act  func() error
@@ -179,10 +178,6 @@ func TestKeysNoKeyboardHasAreRefusedBeforeAnyoneIsAsked(t *testing.T) {
 			_, err := f.agent.DesktopAct(context.Background(), agentdoor.DesktopActRequest{Act: vocab.Act{Kind: vocab.Key}})
 			return err
 		}, "empty"},
-		{"text with a control character", func() error {
-			_, err := f.agent.Act(context.Background(), agentdoor.ActRequest{Tab: f.tab, Ref: ref, Act: vocab.Act{Kind: vocab.Type, Text: "ring \a"}})
-			return err
-		}, "U+0007"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			err := tc.act()
@@ -252,5 +247,57 @@ func TestAClickOnATabWhoseWindowIsOffEveryScreenIsRefusedBeforeAnyoneIsAsked(t *
 	}
 	if got := len(a.sentences()); got != 1 || len(f.Exec.Fired()) != 1 {
 		t.Errorf("asked %d times, fired %d acts; want once each", got, len(f.Exec.Fired()))
+	}
+}
+
+// Text that would press a key the person cannot see in it — a tab that
+// moves to the next field, a stray carriage return, a break other than
+// "\n", a control or format character — is refused before anyone is asked,
+// in a tab and on the desktop, naming the character and what to send
+// instead; the row keeps the refusal.
+func TestTextThatHidesAKeyIsRefusedBeforeAnyoneIsAsked(t *testing.T) {
+	f := newFixture(t, 5*time.Second)
+	f.SetShare(f.tab, vocab.Control)
+	if err := f.SetShare(vocab.DesktopKey, vocab.Control); err != nil {
+		t.Fatal(err)
+	}
+	a := countAsked(t, f.Engine)
+	ref, _ := f.snapRef("Search")
+	for _, tc := range []struct{ text, says string }{
+		{"alice\tS3cret!", "U+0009"},
+		{"5000\r", "U+000D"},
+		{"a\vb", "U+000B"},
+		{"a\fb", "U+000C"},
+		{"a\u0085b", "U+0085"},
+		{"a\u2028b", "U+2028"},
+		{"a\u2029b", "U+2029"},
+		{"ring \a", "U+0007"},
+		{"zero\u200bwidth", "U+200B"},
+	} {
+		for _, where := range []string{"tab", "desktop"} {
+			t.Run(where+"/"+tc.says, func(t *testing.T) {
+				var err error
+				tool := "browser_press_key"
+				if where == "tab" {
+					_, err = f.agent.Act(context.Background(), agentdoor.ActRequest{Tab: f.tab, Ref: ref, Act: vocab.Act{Kind: vocab.Type, Text: tc.text}})
+				} else {
+					tool = "desktop_press_key"
+					_, err = f.agent.DesktopAct(context.Background(), agentdoor.DesktopActRequest{Act: vocab.Act{Kind: vocab.Type, Text: tc.text}})
+				}
+				_, detail := refusedBeforeAsking(t, f.Engine, a, err, vocab.CodeHiddenKey)
+				for _, want := range []string{tc.says, tool, "nothing was asked"} {
+					if !strings.Contains(err.Error(), want) || !strings.Contains(detail, want) {
+						t.Errorf("the refusal %q (audit: %q) does not say %q", err, detail, want)
+					}
+				}
+			})
+		}
+	}
+	// A line break is Enter, and the person is asked about it.
+	if _, err := f.agent.Act(context.Background(), agentdoor.ActRequest{Tab: f.tab, Ref: ref, Act: vocab.Act{Kind: vocab.Type, Text: "one\r\ntwo\n"}}); err != nil {
+		t.Fatalf("text with line breaks: %v", err)
+	}
+	if got := a.sentences(); len(got) != 1 || !strings.Contains(got[0], "“one⏎two⏎”") || !strings.Contains(got[0], "press Enter 2 times") {
+		t.Errorf("the person was asked %q, want one question showing both line breaks and counting 2 Enters", got)
 	}
 }

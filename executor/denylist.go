@@ -50,6 +50,30 @@ var browserIDs = []string{
 	"org.mozilla.firefox", "org.mozilla.firefoxdeveloperedition", "org.mozilla.nightly", "org.torproject.torbrowser",
 }
 
+// Terminals are the programs whose windows run a shell: a line break typed
+// there runs the command on its line, so such typing is asked with a
+// warning. Matched as the deny list matches applications.
+var Terminals = DenyList{{Label: "terminal", Names: terminalNames, Exes: terminalNames, IDs: terminalIDs}}
+
+// terminalNames are the names, window classes and executables of terminal
+// emulators.
+var terminalNames = []string{
+	"xterm", "uxterm", "rxvt", "urxvt", "rxvt-unicode", "st", "st-256color", "gnome-terminal", "gnome-terminal-server",
+	"Gnome-terminal", "org.gnome.Terminal", "org.gnome.Console", "kgx", "konsole", "org.kde.konsole", "xfce4-terminal",
+	"Xfce4-terminal", "mate-terminal", "lxterminal", "qterminal", "terminator", "tilix", "com.gexperts.Tilix", "guake",
+	"tilda", "yakuake", "kitty", "alacritty", "Alacritty", "foot", "footclient", "wezterm", "wezterm-gui",
+	"org.wezfurlong.wezterm", "ghostty", "com.mitchellh.ghostty", "warp", "warp-terminal", "dev.warp.Warp-Stable",
+	"hyper", "Hyper", "tabby", "Tabby", "terminology", "cool-retro-term", "sakura", "eterm", "Eterm", "aterm", "blackbox",
+	"com.raggesilver.BlackBox", "contour", "rio", "wave", "waveterm", "extraterm", "cosmic-term", "ptyxis",
+	"org.gnome.Ptyxis", "deepin-terminal", "Terminal", "iTerm2", "iTerm", "Warp", "Ghostty", "WezTerm", "kitty.app",
+}
+
+// terminalIDs are the macOS bundle identifiers of terminal emulators.
+var terminalIDs = []string{
+	"com.apple.Terminal", "com.googlecode.iterm2", "dev.warp.Warp-Stable", "com.mitchellh.ghostty", "net.kovidgoyal.kitty",
+	"org.alacritty", "io.alacritty", "com.github.wez.wezterm", "co.zeit.hyper", "org.tabby", "dev.commandline.waveterm",
+}
+
 // DenyList is the set of applications no act may touch: an act is refused
 // when the frontmost application or the one under the point matches.
 type DenyList []Rule

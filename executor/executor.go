@@ -161,8 +161,12 @@ var (
 	ErrNoDisplay   = errors.New("no display to send input to")
 	ErrUnsupported = errors.New("this act is not supported here")
 	ErrUnknownKey  = errors.New("no such key")
-	ErrOffScreen   = errors.New("the point is off the screen, so nothing was fired; take a fresh snapshot")
-	ErrPermission  = errors.New("no permission to send input")
+	// ErrHiddenKey: typed text holds a character that would press a key
+	// the person cannot see in it (a tab, a stray carriage return), or that
+	// no key types; nothing is typed.
+	ErrHiddenKey  = errors.New("the text holds a key the person would not see")
+	ErrOffScreen  = errors.New("the point is off the screen, so nothing was fired; take a fresh snapshot")
+	ErrPermission = errors.New("no permission to send input")
 	// ErrPersonActive: the person used the mouse or keyboard after the act
 	// was approved, so nothing fired; the act is theirs to ask about again.
 	ErrPersonActive = errors.New("the person is using the mouse or keyboard")

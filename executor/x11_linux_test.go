@@ -203,11 +203,11 @@ func TestX11TypeClearsAndSubmits(t *testing.T) {
 	r := newX11Rig(t, startDisplay(t, 1))
 	r.w.app("Witness", 100, 100, 300, 200)
 	r.w.take()
-	evs, err := r.fire(t, vocab.Act{Kind: vocab.Type, Text: "a\tb\r\nc", Clear: true, Submit: true}, 200, 150)
+	evs, err := r.fire(t, vocab.Act{Kind: vocab.Type, Text: "a b\r\nc", Clear: true, Submit: true}, 200, 150)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got, want := typed(evs), "C-a<BackSpace>a<Tab>b<Return>c<Return>"; got != want {
+	if got, want := typed(evs), "C-a<BackSpace>a b<Return>c<Return>"; got != want {
 		t.Errorf("typed %q, want %q", got, want)
 	}
 }

@@ -14,7 +14,7 @@ import (
 type planStepIn struct {
 	Action  string `json:"action" jsonschema:"click, double_click, right_click, hover, type, select_option, press_key or scroll"`
 	Ref     string `json:"ref,omitempty" jsonschema:"the element's ref from the snapshot; every action but press_key needs one"`
-	Text    string `json:"text,omitempty" jsonschema:"type: the text to type; select_option: the visible text of the option"`
+	Text    string `json:"text,omitempty" jsonschema:"type: the text to type (a line break presses Enter and is shown as one; a tab or other control character is refused); select_option: the visible text of the option"`
 	Submit  bool   `json:"submit,omitempty" jsonschema:"type: press Enter after typing"`
 	Clear   bool   `json:"clear,omitempty" jsonschema:"type: select everything in the field and delete it first"`
 	Key     string `json:"key,omitempty" jsonschema:"press_key: a key or chord such as Tab or Enter"`

@@ -89,7 +89,7 @@ type clickIn struct {
 
 type typeIn struct {
 	targetIn
-	Text   string `json:"text" jsonschema:"the text to type, as keystrokes"`
+	Text   string `json:"text" jsonschema:"the text to type, as keystrokes; each line break (\\n) presses Enter and is shown to the person as one; a tab or other control character is refused: press Tab with browser_press_key"`
 	Submit bool   `json:"submit,omitempty" jsonschema:"press Enter after typing"`
 	Clear  bool   `json:"clear,omitempty" jsonschema:"select everything in the field and delete it first"`
 }
@@ -150,7 +150,7 @@ type desktopPictureIn struct {
 
 type desktopTypeIn struct {
 	Ref    string `json:"ref,omitempty" jsonschema:"a desktop ref from desktop_observe: the field to click into first; without it the text goes wherever the keyboard focus is"`
-	Text   string `json:"text" jsonschema:"the text to type"`
+	Text   string `json:"text" jsonschema:"the text to type; each line break (\\n) presses Enter and is shown to the person as one; a tab or other control character is refused: press Tab with desktop_press_key"`
 	Submit bool   `json:"submit,omitempty" jsonschema:"press Enter after typing"`
 }
 

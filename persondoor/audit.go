@@ -46,7 +46,16 @@ func FormatAuditRow(r audit.Row) string {
 		case act.Withheld > 0:
 			line += fmt.Sprintf(" (text of %d characters, not stored: its field was never found)", act.Withheld)
 		default:
-			line += " text " + plain.Quote(act.Text, plain.TypedMax)
+			line += " text " + plain.QuoteTyped(act.Text, plain.TypedMax)
+		}
+		if act.Clear {
+			line += " after clearing the field"
+		}
+		switch n := act.Enters(); {
+		case n == 1:
+			line += ", Enter once"
+		case n > 1:
+			line += fmt.Sprintf(", Enter %d times", n)
 		}
 	}
 	if r.Outcome == vocab.OutcomeUnknown {

@@ -154,6 +154,8 @@ func refusalWords(a Activity) string {
 		return "the tab is handed to you"
 	case vocab.CodePlanEnded:
 		return "the plan had ended"
+	case vocab.CodeHiddenKey:
+		return "the text held a key you would not have seen"
 	}
 	if code := plain.Text(strings.ReplaceAll(a.Code, "_", " "), plain.NameMax); code != "" {
 		return code

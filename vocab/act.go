@@ -150,14 +150,11 @@ func (a Act) sentence(target string) string {
 	case Hover:
 		return "Hover over" + on
 	case Type:
-		s := "Type " + a.typed()
+		into := ""
 		if target != "" {
-			s += " into " + plain.Quote(target, plain.NameMax)
+			into = plain.Quote(target, plain.NameMax)
 		}
-		if a.Submit {
-			s += " and press Enter"
-		}
-		return s
+		return a.typeSentence(into)
 	case Key:
 		return "Press " + a.keys()
 	case Scroll:
@@ -244,17 +241,14 @@ func (a Act) desktopSentence(t Target) string {
 		}
 		return verb + " " + what + in
 	case Type:
-		s := "Type " + a.typed()
+		into := ""
 		switch {
 		case t.Ref != "":
-			s += " into " + what + in
+			into = what + in
 		case t.App != "":
-			s += " into " + plain.Text(t.App, 0)
+			into = plain.Text(t.App, 0)
 		}
-		if a.Submit {
-			s += " and press Enter"
-		}
-		return s
+		return a.typeSentence(into)
 	case Key:
 		return "Press " + a.keys() + in
 	case Read:
@@ -263,9 +257,57 @@ func (a Act) desktopSentence(t Target) string {
 	return a.Sentence(t.Name) + in
 }
 
+// typeSentence says a Type act into what (already rendered; "" for
+// wherever the focus is): the clearing first when it clears, the text with
+// each line break shown, and how many times Enter is pressed in all, which
+// no cut of the text can hide.
+func (a Act) typeSentence(into string) string {
+	var s string
+	switch {
+	case a.Clear && into != "":
+		s = "Clear " + into + " and type " + a.typed()
+	case a.Clear:
+		s = "Clear the focused field and type " + a.typed()
+	case into != "":
+		s = "Type " + a.typed() + " into " + into
+	default:
+		s = "Type " + a.typed()
+	}
+	switch n := a.Enters(); {
+	case n == 0:
+	case n == 1 && a.Submit:
+		s += " and press Enter"
+	case n == 1:
+		s += " and press Enter once"
+	default:
+		s += fmt.Sprintf(" and press Enter %d times", n)
+	}
+	return s
+}
+
+// Enters is how many times a Type act presses Enter: once for each line
+// break in its text ("\n", or "\r\n"), and once more after the text when
+// it submits. An Enter sends or submits what it is typed into, so every
+// rule that asks about Enter counts these. A withheld or overlong text
+// is counted from nothing: it is never typed.
+func (a Act) Enters() int {
+	if a.Kind != Type {
+		return 0
+	}
+	n := LineBreaks(a.Text)
+	if a.Submit {
+		n++
+	}
+	return n
+}
+
+// LineBreaks counts the line breaks of text as they are typed: each "\n",
+// with "\r\n" counted once.
+func LineBreaks(text string) int { return strings.Count(text, "\n") }
+
 // typed is the text of a Type act as the person reads it before it is
-// typed: quoted, and its length said when the quote had to be cut; for a
-// secret field only its length.
+// typed: quoted, each line break shown as ⏎, and its length said when the
+// quote had to be cut; for a secret field only its length.
 func (a Act) typed() string {
 	n := utf8.RuneCountInString(a.Text)
 	if a.Overlong > 0 {
@@ -277,7 +319,7 @@ func (a Act) typed() string {
 	if a.Secret {
 		return fmt.Sprintf("%d characters", n)
 	}
-	q := plain.Quote(a.Text, plain.TypedMax)
+	q := plain.QuoteTyped(a.Text, plain.TypedMax)
 	if strings.HasSuffix(q, plain.Ellipsis+"”") {
 		q += fmt.Sprintf(" (%d characters in all)", n)
 	}

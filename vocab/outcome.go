@@ -58,7 +58,12 @@ const (
 	CodePermissionRequired = "permission_required"
 	CodeOffScreen          = "off_screen"
 	CodeUnknownKey         = "unknown_key"
-	CodeTextTooLong        = "text_too_long"
+	// CodeHiddenKey: text to type holds a character that would press a
+	// key the person cannot see in it (a tab, a stray carriage return,
+	// another line or page break) or that no key types; a line break is
+	// "\n" alone, shown to the person as Enter.
+	CodeHiddenKey   = "hidden_key"
+	CodeTextTooLong = "text_too_long"
 	// CodeAnchorUnreachable: the remote audit receiver the person marked
 	// required does not answer, so acts are refused; reads go on.
 	CodeAnchorUnreachable = "audit_anchor_unreachable"

@@ -61,6 +61,9 @@ type Target struct {
 	App    string `json:"app,omitempty"`    // the application under the point, or in front for typing and keys
 	Window string `json:"window,omitempty"` // the title of the window under the point, as that application set it
 	Claim  string `json:"claim,omitempty"`  // the agent's own words for the target; Reins has not checked them
+	// Terminal is, for a desktop act, that App is a terminal emulator,
+	// where a line break or Enter runs the command on its line.
+	Terminal bool `json:"terminal,omitempty"`
 }
 
 // Request is one act waiting for a person.

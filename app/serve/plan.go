@@ -27,7 +27,10 @@ func planBlock(r *vocab.Request) string {
 		fmt.Fprintf(&b, "    %s\n", claim)
 	}
 	for i, st := range r.Plan {
-		fmt.Fprintf(&b, "    %2d  %s\n", i+1, plain.Text(st.Sentence(), plain.DetailMax))
+		// Uncut: the sentence's parts are capped already, and its end says
+		// how many times Enter is pressed.
+		fmt.Fprintf(&b, "    %2d  %s\n", i+1, plain.Text(st.Sentence(), 0))
+		b.WriteString(wholeNote(st.Act, "        "))
 		if w := plain.Text(st.Risk, plain.DetailMax); w != "" {
 			fmt.Fprintf(&b, "        ⚠ asked on its own: %s\n", w)
 		}

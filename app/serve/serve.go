@@ -19,6 +19,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/reins-app/reins/internal/plain"
 	"github.com/reins-app/reins/persondoor"
@@ -138,8 +139,8 @@ func (t *Terminal) event(ev persondoor.Event) {
 			t.printf("%s", planBlock(r))
 			return
 		}
-		t.printf("\nAPPROVAL %s  %s asks:\n    %s\n    %s\n%s%s  Answer with: %s   (no answer = deny)\n%s",
-			r.ID, r.Agent.Label(), r.Sentence(), whereLine(r.Target), claimNote(r.Target), heldNote(r), answers(r), riskNote(r))
+		t.printf("\nAPPROVAL %s  %s asks:\n    %s\n%s    %s\n%s%s  Answer with: %s   (no answer = deny)\n%s",
+			r.ID, r.Agent.Label(), r.Sentence(), wholeNote(r.Act, "    "), whereLine(r.Target), claimNote(r.Target), heldNote(r), answers(r), riskNote(r))
 	case persondoor.EventApprovalEnd:
 		d := ev.Decision
 		if d == vocab.AllowTab && !ev.Request.Rememberable {
@@ -181,6 +182,53 @@ func whereLine(t vocab.Target) string {
 
 // claimNote is the line with the agent's own words for the target, marked
 // as the agent's; "" when it gave none.
+// wholeNote is, for an act that types text its sentence cannot show whole
+// (longer than the sentence's quote, or with line breaks, each an Enter),
+// the whole text a line at a time under the sentence, each line break
+// shown as ⏎ and every line rendered; "" for any other act, and for a
+// secret field, whose text no one is shown.
+func wholeNote(a vocab.Act, indent string) string {
+	typing := a.Kind == vocab.Type || a.Kind == vocab.Dialog && a.Text != ""
+	if !typing || a.Secret || a.Text == "" {
+		return ""
+	}
+	n := utf8.RuneCountInString(a.Text)
+	if vocab.LineBreaks(a.Text) == 0 && n <= plain.TypedMax {
+		return ""
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "%sThe whole text, %d characters; ⏎ is Enter (a line of it that goes on is marked +):\n", indent, n)
+	for _, l := range plain.TypedLines(a.Text) {
+		mark := "|"
+		for {
+			// Cut into terminal lines no wider than other rendered text,
+			// so that no line of it pushes the rest out of sight.
+			head, rest := cutRunes(l, wholeWidth)
+			fmt.Fprintf(&b, "%s  %s %s\n", indent, mark, head)
+			if rest == "" {
+				break
+			}
+			l, mark = rest, "+"
+		}
+	}
+	return b.String()
+}
+
+// wholeWidth is how many characters of typed text one terminal line shows.
+const wholeWidth = 100
+
+// cutRunes splits s after n characters.
+func cutRunes(s string, n int) (head, rest string) {
+	i := 0
+	for j := range s {
+		if i == n {
+			return s[:j], s[j:]
+		}
+		i++
+	}
+	return s, ""
+}
+
 func claimNote(t vocab.Target) string {
 	if c := plain.Claim(t.Claim); c != "" {
 		return "    " + c + " (Reins has not checked this)\n"

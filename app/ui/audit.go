@@ -268,6 +268,14 @@ func rowOutcome(r persondoor.AuditRow) (string, Mark) {
 	return words, mark
 }
 
+// times says a count of presses: "once", "2 times".
+func times(n int) string {
+	if n == 1 {
+		return "once"
+	}
+	return fmt.Sprintf("%d times", n)
+}
+
 // actSummary is a row's act in a few words; secret text was never stored.
 // What the page or the agent wrote is rendered, and quoted where it names
 // something.
@@ -281,6 +289,8 @@ func actSummary(r persondoor.AuditRow) string {
 		URL        string `json:"url"`
 		DX, DY     int
 		Accept     bool   `json:"accept"`
+		Submit     bool   `json:"submit"`
+		Clear      bool   `json:"clear"`
 		Dialog     string `json:"dialog"`
 		File       struct {
 			Path string `json:"path"`
@@ -292,7 +302,7 @@ func actSummary(r persondoor.AuditRow) string {
 	var s string
 	switch r.ActKind {
 	case "type":
-		what := plain.Quote(act.Text, plain.TypedMax)
+		what := plain.QuoteTyped(act.Text, plain.TypedMax)
 		switch {
 		case act.TextLength != nil:
 			what = fmt.Sprintf("%d characters", *act.TextLength)
@@ -304,6 +314,15 @@ func actSummary(r persondoor.AuditRow) string {
 		s = "type " + what
 		if target != "" {
 			s += " into " + plain.Quote(target, plain.NameMax)
+		}
+		if act.Clear {
+			s = "clear, then " + s
+		}
+		switch n := vocab.LineBreaks(act.Text); {
+		case act.Submit:
+			s += fmt.Sprintf(", Enter pressed %s", times(n+1))
+		case n > 0:
+			s += fmt.Sprintf(", Enter pressed %s", times(n))
 		}
 		return s
 	case "key":

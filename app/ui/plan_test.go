@@ -121,3 +121,18 @@ func whitePixels(img image.Image) int {
 	}
 	return n
 }
+
+// A plan's step that presses Enter says so whatever the length of its
+// text, and its text can be read whole.
+func TestAPlanStepShowsItsEntersAndItsWholeText(t *testing.T) {
+	req := planRequest("p1")
+	long := strings.Repeat("w", 250)
+	req.Plan[0].Act = vocab.Act{Kind: vocab.Type, Text: long + "\n4900\n"}
+	r := newPopupRig(t, req)
+	steps := r.p.steps.String()
+	for _, want := range []string{"and press Enter 2 times", long + "⏎", "4900⏎"} {
+		if !strings.Contains(steps, want) {
+			t.Errorf("the steps do not say %.60q:\n%.600s", want, steps)
+		}
+	}
+}

@@ -83,11 +83,16 @@ type Popup struct {
 
 	who, counter, sentence, frame, remaining *widget.RichText
 	held                                     *widget.RichText // why an act is asked about again
-	picture                                  *canvas.Image
-	pictureArea, explainArea                 fyne.CanvasObject
-	explain                                  *widget.RichText
-	deny, once, tab                          *widget.Button
-	bar                                      *countdown
+	// whole is the text an act types, all of it, line by line, for the
+	// person to read before they allow: the sentence cuts a long text, and
+	// shows a line break only as ⏎.
+	whole                    *widget.RichText
+	wholeArea                fyne.CanvasObject
+	picture                  *canvas.Image
+	pictureArea, explainArea fyne.CanvasObject
+	explain                  *widget.RichText
+	deny, once, tab          *widget.Button
+	bar                      *countdown
 	// A plan's steps, its picture with each target numbered, and how far
 	// the person allows it.
 	steps       *widget.RichText
@@ -115,6 +120,12 @@ func NewPopup(opts PopupOptions) *Popup {
 	p.sentence = para()
 	p.frame = para()
 	p.held = para()
+	p.whole = para()
+	p.whole.Wrapping = fyne.TextWrapBreak
+	whole := container.NewVScroll(p.whole)
+	whole.SetMinSize(fyne.NewSize(0, wholeHeight))
+	p.wholeArea = whole
+	p.wholeArea.Hide()
 	p.remaining = rich()
 	p.explain = para()
 	p.picture = canvas.NewImageFromImage(nil)
@@ -147,7 +158,7 @@ func NewPopup(opts PopupOptions) *Popup {
 	header := container.NewBorder(nil, nil, mark, container.NewVBox(p.counter), p.who)
 	buttons := container.NewHBox(p.deny, layout.NewSpacer(), p.upTo, p.once, p.tab)
 	p.content = inset(container.NewBorder(
-		container.NewVBox(header, p.sentence, p.held),
+		container.NewVBox(header, p.sentence, p.wholeArea, p.held),
 		container.NewVBox(buttons, sized(p.bar, 10, 3), p.remaining),
 		nil, nil,
 		container.New(layout.NewCustomPaddedLayout(0, 10, 0, 0),
@@ -533,6 +544,13 @@ func (p *Popup) fill(r *vocab.Request) {
 			small("Reins has not checked what the agent says; what Reins sees there is above."))
 	}
 	setPara(p.sentence, lines...)
+	if lines := wholeText(r.Act); lines != nil {
+		setPara(p.whole, lines...)
+		p.wholeArea.Show()
+	} else {
+		setRich(p.whole)
+		p.wholeArea.Hide()
+	}
 
 	var img image.Image
 	if r.Act.Kind != vocab.Connect {
@@ -597,7 +615,8 @@ func (p *Popup) fillPlan(r *vocab.Request) {
 
 	var steps [][]seg
 	for i, st := range r.Plan {
-		steps = append(steps, []seg{{text: fmt.Sprintf("%d  ", i+1), bold: true, color: colorAccent}, {text: plain.Text(st.Sentence(), plain.DetailMax)}})
+		steps = append(steps, []seg{{text: fmt.Sprintf("%d  ", i+1), bold: true, color: colorAccent}, {text: plain.Text(st.Sentence(), 0)}})
+		steps = append(steps, wholeText(st.Act)...)
 		if w := plain.Text(st.Risk, plain.DetailMax); w != "" {
 			steps = append(steps, []seg{{text: "⚠ asked on its own: " + w, color: colorRed, bold: true, size: theme.SizeNameCaptionText}})
 		}
@@ -636,6 +655,29 @@ func (p *Popup) fillPlan(r *vocab.Request) {
 	p.upToN = len(r.Plan)
 	p.upTo.Options = opts
 	p.upTo.SetSelected(opts[len(opts)-1])
+}
+
+// wholeHeight is the height of the box that shows a long or many-lined
+// text whole; it scrolls.
+const wholeHeight = 84
+
+// wholeText is, for an act that types text the sentence cannot show whole
+// (longer than its quote, or with line breaks, each an Enter), the whole
+// text line by line, each line break shown as ⏎; nil for any other act,
+// and never for a secret field, whose text no one is shown.
+func wholeText(a vocab.Act) [][]seg {
+	typing := a.Kind == vocab.Type || a.Kind == vocab.Dialog && a.Text != ""
+	if !typing || a.Secret || a.Text == "" {
+		return nil
+	}
+	if vocab.LineBreaks(a.Text) == 0 && utf8.RuneCountInString(a.Text) <= plain.TypedMax {
+		return nil
+	}
+	lines := [][]seg{{{text: fmt.Sprintf("The whole text, %d characters; ⏎ is Enter:", utf8.RuneCountInString(a.Text)), color: colorSecondary, size: theme.SizeNameCaptionText, bold: true}}}
+	for _, l := range plain.TypedLines(a.Text) {
+		lines = append(lines, []seg{{text: l, mono: true, size: theme.SizeNameCaptionText}})
+	}
+	return lines
 }
 
 // riskLine is the warning of an act always asked on its own, shown in red

@@ -293,3 +293,45 @@ func TestAWarningIsRenderedLikeAllText(t *testing.T) {
 }
 
 func ptr(r vocab.Request) *vocab.Request { return &r }
+
+// Text too long for the sentence, or with line breaks, can be read whole
+// before Allow, each line break shown as ⏎; the sentence counts the Enters
+// however much of the text it shows. A secret field's text is never shown.
+func TestTheWholeTextCanBeReadBeforeAllow(t *testing.T) {
+	tail := strings.Repeat("z", 3*plain.TypedMax)
+	req := click("a1", false)
+	req.Act = vocab.Act{Kind: vocab.Type, Text: "Dear shop,\r\n" + tail + "\nIBAN DE89 3704\n", Clear: true}
+	req.Target.Role, req.Target.Name = "textbox", "Comment"
+	r := newPopupRig(t, req)
+	sentence := richText(r.p.sentence)
+	if !strings.Contains(sentence, "Clear “Comment” and type “Dear shop,⏎zzz") || !strings.Contains(sentence, "and press Enter 3 times") {
+		t.Errorf("sentence = %q, want the clearing, the first line break and 3 Enters", sentence)
+	}
+	if strings.Contains(sentence, "IBAN") {
+		t.Errorf("the sentence was expected to cut the text: %q", sentence)
+	}
+	if !r.p.wholeArea.Visible() {
+		t.Fatal("the whole text is not shown")
+	}
+	whole := richText(r.p.whole)
+	for _, want := range []string{"Dear shop,⏎", tail, "IBAN DE89 3704⏎"} {
+		if !strings.Contains(whole, want) {
+			t.Errorf("the whole text lacks %.40q…", want)
+		}
+	}
+
+	short := click("a2", false)
+	short.Act = vocab.Act{Kind: vocab.Type, Text: "ada"}
+	if r := newPopupRig(t, short); r.p.wholeArea.Visible() {
+		t.Error("a short one-line text is shown twice")
+	}
+	secret := click("a3", false)
+	secret.Act = vocab.Act{Kind: vocab.Type, Text: "hunter2\n" + tail, Secret: true}
+	r = newPopupRig(t, secret)
+	if r.p.wholeArea.Visible() || strings.Contains(richText(r.p.whole), "hunter2") {
+		t.Error("a secret field's text is shown")
+	}
+	if got := richText(r.p.sentence); !strings.Contains(got, "and press Enter once") {
+		t.Errorf("the secret field's sentence %q does not count its Enter", got)
+	}
+}

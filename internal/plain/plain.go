@@ -289,3 +289,44 @@ func Unsafe(s string) (rune, bool) {
 	}
 	return 0, false
 }
+
+// LineBreak is how a line break in text an agent wants typed is shown: it
+// is an Enter, and no one is to read it as a space.
+const LineBreak = "⏎"
+
+// Typed renders text an agent wants typed as [Text] does, with every line
+// break ("\n", "\r\n") shown as [LineBreak] rather than folded away: the
+// person must see each Enter the text presses. Other breaks and controls
+// are never typed (the executor refuses them) and fold as [Text] folds them.
+func Typed(s string, max int) string {
+	return Text(showBreaks(s), max)
+}
+
+// QuoteTyped is [Typed] in quotes, as [Quote] quotes.
+func QuoteTyped(s string, max int) string {
+	return Quote(showBreaks(s), max)
+}
+
+// TypedLines renders text an agent wants typed whole, for a person to read
+// before it is typed: one cleaned line per line of the text, uncut, each
+// but the last ending in [LineBreak].
+func TypedLines(s string) []string {
+	lines := strings.Split(strings.ReplaceAll(s, "\r\n", "\n"), "\n")
+	out := make([]string, len(lines))
+	for i, l := range lines {
+		out[i] = Text(l, 0)
+		if i < len(lines)-1 {
+			out[i] += LineBreak
+		}
+	}
+	return out
+}
+
+func showBreaks(s string) string {
+	if !strings.Contains(s, "\n") {
+		return s
+	}
+	// A break between two words shows as the mark alone; the words' own
+	// spaces stay.
+	return strings.ReplaceAll(strings.ReplaceAll(s, "\r\n", "\n"), "\n", LineBreak)
+}

@@ -2,6 +2,7 @@ package plain
 
 import (
 	"encoding/json"
+	"slices"
 	"strings"
 	"testing"
 	"unicode"
@@ -288,5 +289,40 @@ func BenchmarkText(b *testing.B) {
 				Text(tc.in, NameMax)
 			}
 		})
+	}
+}
+
+func TestTypedShowsEveryLineBreak(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{"5000\n", "5000⏎"},
+		{"a\r\nb\nc", "a⏎b⏎c"},
+		{"\n\n", "⏎⏎"},
+		{"no break", "no break"},
+		{"tab\there", "tab here"}, // never typed: the executor refuses it, and it folds here
+	} {
+		if got := Typed(c.in, 0); got != c.want {
+			t.Errorf("Typed(%q) = %q, want %q", c.in, got, c.want)
+		}
+	}
+	if got := QuoteTyped("pay\n", TypedMax); got != "“pay⏎”" {
+		t.Errorf("QuoteTyped = %q", got)
+	}
+	// Cut, the marks before the cut still show.
+	if got := Typed("a\nb\n"+strings.Repeat("x", 50), 10); got != "a⏎b⏎xxxxx…" {
+		t.Errorf("Typed cut = %q", got)
+	}
+}
+
+func TestTypedLinesKeepsTheWholeText(t *testing.T) {
+	long := strings.Repeat("y", 3*TypedMax)
+	got := TypedLines("first\r\nsecond\u202e\n" + long)
+	want := []string{"first⏎", "second⏎", long}
+	if !slices.Equal(got, want) {
+		t.Fatalf("TypedLines = %q, want %q", got, want)
+	}
+	for _, l := range got {
+		if r, bad := Unsafe(l); bad {
+			t.Errorf("line %q holds %U", l, r)
+		}
 	}
 }
