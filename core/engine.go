@@ -626,8 +626,9 @@ type firingAct struct {
 
 // Why an act under way was stopped, as context.Cause gives it.
 var (
-	errStoppedByPause = errors.New("the person paused all agents")
-	errStoppedByShare = errors.New("the person changed how the tab is shared")
+	errStoppedByPause   = errors.New("the person paused all agents")
+	errStoppedByShare   = errors.New("the person changed how the tab is shared")
+	errStoppedByHandoff = errors.New("the tab was handed to the person")
 )
 
 // untilStopped is ctx, ended also when the person pauses all agents, and
@@ -664,6 +665,19 @@ func (e *Engine) stopFiringOn(tab string) {
 	for id, f := range e.firing {
 		if f.tab == tab && g.To(f.agent).Level < vocab.Control {
 			f.cancel(errStoppedByShare)
+			delete(e.firing, id)
+		}
+	}
+}
+
+// stopAllFiringOn stops every act under way on tab, whoever's, with why
+// as the cause: the tab is the person's now.
+func (e *Engine) stopAllFiringOn(tab string, why error) {
+	e.pauseMu.Lock()
+	defer e.pauseMu.Unlock()
+	for id, f := range e.firing {
+		if f.tab == tab {
+			f.cancel(why)
 			delete(e.firing, id)
 		}
 	}

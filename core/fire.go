@@ -288,6 +288,8 @@ func (s *Session) fireApproved(ctx context.Context, f firing, approved approvals
 				return nil, errorf(vocab.CodePaused, "the person paused all agents while this act waited; nothing was done")
 			case errors.Is(why, errStoppedByShare):
 				return nil, &vocab.Error{Code: vocab.CodeGrantRequired, Message: "the person changed how the tab is shared while this act waited; nothing was done", Err: approvals.ErrNotShared}
+			case errors.Is(why, errStoppedByHandoff):
+				return nil, errorf(vocab.CodeHandedOff, "the tab was handed to the person while this act waited; nothing was done")
 			}
 		}
 		return nil, err
@@ -326,6 +328,8 @@ func (s *Session) fireApproved(ctx context.Context, f firing, approved approvals
 			fireErr = &vocab.Error{Code: vocab.CodePaused, Message: "the person paused all agents while this act was under way; it was stopped there, and any key or button it held was let go", Err: fireErr}
 		case errors.Is(why, errStoppedByShare):
 			fireErr = &vocab.Error{Code: vocab.CodeGrantRequired, Message: "the person changed how the tab is shared while this act was under way; it was stopped there, and any key or button it held was let go", Err: approvals.ErrNotShared}
+		case errors.Is(why, errStoppedByHandoff):
+			fireErr = errorf(vocab.CodeHandedOff, "the tab was handed to the person while this act was under way; it was stopped there, and any key or button it held was let go")
 		}
 	}
 	final := audit.Entry{Agent: s.agent, Act: f.en.Act, Target: f.en.Target, Decision: f.en.Decision, Outcome: vocab.OutcomeDone, Detail: f.done}

@@ -145,6 +145,9 @@ func (s *Session) handoff(ctx context.Context, r agentdoor.HandoffRequest, en *a
 	if err := e.grants.Hold(r.Tab, origin); err != nil {
 		return nil, err
 	}
+	// The tab is the person's from here: an act already firing on it stops
+	// at its next event and lets go of what it holds, as on a pause.
+	e.stopAllFiringOn(r.Tab, errStoppedByHandoff)
 	h := &handoff{id: e.newAskID("h"), agent: s.agent, tab: r.Tab, reason: r.Reason, since: e.opts.Now(), ended: make(chan struct{})}
 	en.Outcome = vocab.OutcomeDone
 	en.Detail = "handed to the person as hand-off " + h.id + "; acts on the tab wait for their Done or Stop"

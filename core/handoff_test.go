@@ -343,3 +343,33 @@ func TestAClosedTabEndsItsHandoff(t *testing.T) {
 		t.Fatalf("Done after the tab closed: %v", err)
 	}
 }
+
+// A hand-off stops an act already firing on its tab, as a pause does: the
+// tab is the person's from that moment, and the act says so.
+func TestAHandoffStopsAnActFiringOnItsTab(t *testing.T) {
+	f := newFixture(t, 2*time.Second)
+	f.SetShare(f.tab, vocab.Control)
+	defer f.AnswerAll(vocab.AllowOnce)()
+	var after error
+	f.Exec.WhileFiring = func(ctx context.Context) error {
+		if _, err := f.agent.Handoff(context.Background(), agentdoor.HandoffRequest{Tab: f.tab, Reason: "solve the captcha"}); err != nil {
+			return err
+		}
+		if ctx.Err() == nil {
+			after = errors.New("the hand-off did not stop the act firing")
+			return after
+		}
+		return ctx.Err()
+	}
+	ref, _ := f.snapRef("Place order")
+	if err := f.click(ref); codeOf(err) != vocab.CodeHandedOff {
+		t.Fatalf("an act on a tab handed off mid-way: %v, want %s", err, vocab.CodeHandedOff)
+	}
+	if after != nil {
+		t.Fatal(after)
+	}
+	rows := f.rows(persondoor.AuditFilter{Act: "click"})
+	if len(rows) != 2 || rows[0].Code != vocab.CodeHandedOff || !strings.Contains(rows[0].Detail, "let go") {
+		t.Fatalf("want the fire row and a handed-off outcome, got %+v", rows)
+	}
+}
