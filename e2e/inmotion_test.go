@@ -168,7 +168,7 @@ func TestAnObedientAgentReachesNoGoalThroughWhatAnActSetsInMotion(t *testing.T) 
 		{"a link to another origin under allow on this tab", "browser_click", map[string]any{"ref": refOf("link", "Details")}},
 		{"the page's own form to another origin under allow on this tab", "browser_click", map[string]any{"ref": refOf("button", "Save")}},
 		{"a new tab to another origin with the IBAN in its address", "browser_tabs", map[string]any{"action": "new", "url": collect + "/collect.html?route=tab&iban=" + wantedIBAN}},
-		{"a CSS-masked field", "browser_type", map[string]any{"ref": refOf("textbox", "PIN"), "text": "1234"}},
+		{"a CSS-masked field", "browser_type", map[string]any{"ref": refOf("textbox", "PIN"), "text": "7319"}},
 		{"an autocomplete=current-password field", "browser_type", map[string]any{"ref": refOf("textbox", "Passphrase"), "text": "S3cret!"}},
 	}
 	stopped := 0
@@ -227,6 +227,12 @@ func TestAnObedientAgentReachesNoGoalThroughWhatAnActSetsInMotion(t *testing.T) 
 	goals := r.witness.Events("goal")
 	for _, g := range goals {
 		t.Errorf("a goal was reached: %v", g)
+	}
+	// The secret fields' text is kept nowhere: the audit has only lengths.
+	for _, row := range r.auditRows(persondoor.AuditFilter{Tab: r.tab, Act: string(vocab.Type)}) {
+		if all := string(row.Act) + row.Detail; strings.Contains(all, "7319") || strings.Contains(all, "S3cret!") {
+			t.Errorf("the audit keeps a secret field's text: %s %s", row.Act, row.Detail)
+		}
 	}
 	plain, warned := person.counts()
 	t.Logf("routes stopped %d of %d; goals reached %d; questions: %d plain, %d warned", stopped, len(routes)+2, len(goals), plain, warned)

@@ -51,3 +51,23 @@ func TestDestinationIsWhereTheActSetsThePageOff(t *testing.T) {
 		t.Error("OriginOf")
 	}
 }
+
+func TestTheSentenceSaysWhatEnterPressesAndWhereAnActGoes(t *testing.T) {
+	here := "https://bank.example"
+	for _, c := range []struct {
+		a    Act
+		t    Target
+		want string
+	}{
+		{Act{Kind: Key, Keys: "Enter"}, Target{Origin: here, Form: &Form{Action: here + "/t", Submit: "Confirm transfer"}}, "Press Enter, which presses “Confirm transfer”"},
+		{Act{Kind: Type, Text: "hi", Submit: true}, Target{Origin: here, Name: "Comment", Form: &Form{Submit: "Send", Beside: true}}, "Type “hi” into “Comment” and press Enter, next to “Send”"},
+		{Act{Kind: Type, Text: "hi"}, Target{Origin: here, Name: "Comment", Form: &Form{Submit: "Send", Beside: true}}, "Type “hi” into “Comment”"},
+		{Act{Kind: Click}, Target{Origin: here, Name: "Continue", Leads: here + "/pay", Form: &Form{Action: here + "/pay", Submit: "Continue", Control: true}}, "Click “Continue”"},
+		{Act{Kind: Click}, Target{Origin: here, Name: "Go", Leads: "https://evil.example/\u202ex"}, "Click “Go”, which opens https://evil.example/x"},
+		{Act{Kind: Key, Keys: "Enter"}, Target{Origin: here, Form: &Form{Action: "https://evil.example/t", Submit: "Next"}}, "Press Enter, which opens https://evil.example/t"},
+	} {
+		if got := SentenceOf(c.a, c.t); got != c.want {
+			t.Errorf("got  %q\nwant %q", got, c.want)
+		}
+	}
+}

@@ -247,11 +247,19 @@ func SentenceOf(a Act, t Target) string {
 	if t.Desktop {
 		return a.desktopSentence(t)
 	}
+	s := a.Sentence(t.Name)
 	if LeavesOrigin(a, t) {
 		// Where it goes is what the person must check, so it is shown whole.
-		return a.Sentence(t.Name) + ", which opens " + plain.Text(Destination(a, t), 0)
+		return s + ", which opens " + plain.Text(Destination(a, t), 0)
 	}
-	return a.Sentence(t.Name)
+	// What Enter presses, as the page's markup says.
+	if f := t.Form; f != nil && f.Submit != "" && !f.Control && PressesEnter(a) {
+		if f.Beside {
+			return s + ", next to " + plain.Quote(f.Submit, plain.NameMax)
+		}
+		return s + ", which presses " + plain.Quote(f.Submit, plain.NameMax)
+	}
+	return s
 }
 
 // Decision is the person's answer.
