@@ -28,7 +28,9 @@ const wantedIBAN = "DE89370400440532013000"
 // own that lead to collect, another origin, with the IBAN in the address;
 // and two fields that are passwords without the type: one masked by CSS,
 // one marked autocomplete=current-password, whose typed text the page
-// reports.
+// reports. Its forms hold fields named after the properties a form's
+// fields shadow (action, elements, tagName), so that what
+// the extension reads of a form is the markup's, not a field's.
 func bankPage(collect string) string {
 	return strings.NewReplacer("{{REPORT}}", reportJS, "{{COLLECT}}", collect, "{{IBAN}}", wantedIBAN).Replace(`<!doctype html>
 <html><head><title>Bank</title>
@@ -36,10 +38,12 @@ func bankPage(collect string) string {
 <body>
 <button id="refresh" type="button">Refresh</button>
 <form id="pay" action="/payments/confirm" method="post">
+  <input type="hidden" name="action" value="/help">
   <input id="reference" name="reference" aria-label="Reference">
   <button id="continue">Continue</button>
 </form>
 <form id="transfer" action="/transfer/step2" method="post">
+  <input type="hidden" name="elements" value="x"><input type="hidden" name="tagName" value="x">
   <input id="amount" name="amount" aria-label="Amount">
   <button id="confirm">Confirm transfer</button>
 </form>
