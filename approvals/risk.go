@@ -1,6 +1,7 @@
 package approvals
 
 import (
+	"net/url"
 	"slices"
 	"strings"
 	"unicode"
@@ -76,6 +77,25 @@ var tiers = []tier{
 	},
 	{
 		Tier: Tier{
+			Name:    "opening another origin in a new tab",
+			Why:     "the new tab loads another site with whatever its address carries, as a navigation there would, and that site was never shared",
+			Warning: "This opens another site in a new tab, so it is asked every time. Read the whole address: whatever it carries goes to that site.",
+		},
+		match: func(s *subject) bool {
+			return s.act.Kind == vocab.NewTab && (s.t.Origin == "" || Origin(s.act.URL) != s.t.Origin)
+		},
+	},
+	{
+		Tier: Tier{
+			Name: "a click or Enter that takes the tab to another origin",
+			Why: "a link's address or a form's destination is the page's own markup: the act navigates there as an address typed in would, " +
+				"with whatever the address or the form carries",
+			Warning: "This takes the tab to another site (shown above), so it is asked every time. Check the address: the tab is not shared there, and what the page sends goes with it.",
+		},
+		match: func(s *subject) bool { return vocab.LeavesOrigin(s.act, s.t) },
+	},
+	{
+		Tier: Tier{
 			Name:    "accepting a page's JavaScript dialog",
 			Why:     "OK confirms whatever the page's message asks (a deletion, a payment, leaving unsaved work), and the message is the page's own text",
 			Warning: "Accepting a page's dialog is asked every time: OK does what its message says, and the page wrote that message. Read it before you allow.",
@@ -89,7 +109,7 @@ var tiers = []tier{
 			Warning: "This presses Enter in a terminal, which runs the command on its line. Read every line of the text before you allow.",
 		},
 		match: func(s *subject) bool {
-			return s.t.Desktop && s.t.Terminal && (s.act.Enters() > 0 || s.act.Kind == vocab.Key && pressesEnter(s.act.Keys))
+			return s.t.Desktop && s.t.Terminal && vocab.PressesEnter(s.act)
 		},
 	},
 	{
@@ -100,39 +120,58 @@ var tiers = []tier{
 		},
 		match: func(s *subject) bool { return s.act.Kind == vocab.Upload },
 	},
-	commitTier("English", []string{
+	{
+		Tier: Tier{
+			Name: "submitting a form that pays, transfers or deletes",
+			Why: "what a form does is said by where it submits and what it holds, not by the button's label: " +
+				"a \"Continue\" that posts to /payments or sends a card number pays",
+			Warning: "This submits a form whose address, fields or button say it pays, transfers, orders or deletes, " +
+				"whatever the label of what is pressed says, so it is asked every time. Look before you allow.",
+		},
+		match: formCommits,
+	},
+	commitTier("English", englishCommits),
+	commitTier("German", germanCommits),
+	commitTier("French", frenchCommits),
+	commitTier("Spanish", spanishCommits),
+}
+
+// The phrases of each language's commit row, as a person writes them.
+var (
+	englishCommits = []string{
 		"buy", "buy now", "purchase", "complete purchase", "confirm purchase",
 		"place order", "place your order", "order now", "complete order", "confirm order", "submit order",
 		"checkout", "check out", "pay", "pay now", "make payment", "make a payment", "submit payment", "confirm payment",
 		"donate", "send", "send money", "transfer", "transfer money", "confirm transfer",
+		"post comment", "post reply", "post message", "publish",
 		"delete", "delete account", "remove account", "close account", "deactivate account", "cancel subscription",
-	}),
-	commitTier("German", []string{
+	}
+	germanCommits = []string{
 		"kaufen", "jetzt kaufen", "kauf abschließen", "kauf bestätigen",
 		"bestellen", "jetzt bestellen", "zahlungspflichtig bestellen", "kostenpflichtig bestellen",
 		"bestellung abschicken", "bestellung absenden", "bestellung abschließen", "bestellung bestätigen",
 		"zur kasse", "bezahlen", "jetzt bezahlen", "zahlung bestätigen", "jetzt zahlen", "spenden",
-		"senden", "absenden", "abschicken", "versenden",
+		"senden", "absenden", "abschicken", "versenden", "veröffentlichen",
 		"löschen", "loeschen", "konto löschen", "konto entfernen", "konto schließen",
 		"überweisen", "ueberweisen", "überweisung ausführen", "ueberweisung ausfuehren", "überweisung bestätigen",
 		"abo kündigen", "abonnement kündigen",
-	}),
-	commitTier("French", []string{
+	}
+	frenchCommits = []string{
 		"acheter", "acheter maintenant", "finaliser l'achat", "valider l'achat", "confirmer l'achat",
 		"commander", "passer la commande", "passer commande", "valider la commande", "valider ma commande",
 		"confirmer la commande", "finaliser la commande",
 		"payer", "payer maintenant", "procéder au paiement", "confirmer le paiement", "valider le paiement", "effectuer le paiement",
-		"faire un don", "envoyer", "supprimer", "supprimer le compte", "supprimer mon compte", "fermer le compte",
+		"faire un don", "envoyer", "publier", "supprimer", "supprimer le compte", "supprimer mon compte", "fermer le compte",
 		"virement", "effectuer le virement", "transférer", "résilier l'abonnement",
-	}),
-	commitTier("Spanish", []string{
+	}
+	spanishCommits = []string{
 		"comprar", "comprar ahora", "finalizar compra", "confirmar compra", "realizar compra",
 		"realizar pedido", "hacer pedido", "finalizar pedido", "confirmar pedido", "tramitar pedido",
 		"pagar", "pagar ahora", "confirmar pago", "realizar pago", "donar",
-		"enviar", "eliminar", "eliminar cuenta", "borrar", "borrar cuenta", "cerrar cuenta",
+		"enviar", "publicar", "eliminar", "eliminar cuenta", "borrar", "borrar cuenta", "cerrar cuenta",
 		"transferir", "realizar transferencia", "confirmar transferencia", "cancelar suscripción",
-	}),
-}
+	}
+)
 
 // commitTier is the row for one language's words for committing something:
 // an act on an element whose accessible name holds one of the phrases, as
@@ -163,6 +202,86 @@ func commitTier(language string, phrases []string) tier {
 	}
 }
 
+// submits reports whether a, done to t, submits t's form: a click on its
+// submit control, or Enter pressed in one of its fields (for a field
+// outside any form, what presses the button beside it).
+func submits(a vocab.Act, t vocab.Target) bool {
+	if t.Form == nil || t.Desktop {
+		return false
+	}
+	switch a.Kind {
+	case vocab.Click, vocab.DoubleClick:
+		return t.Form.Control
+	}
+	return vocab.PressesEnter(a)
+}
+
+// formCommits reports whether s submits a form that, by what it holds, where
+// it goes or the name of what submits it, pays, transfers, orders or
+// deletes: a field for an amount, a card, an IBAN or an account number; a
+// word of the commit phrases, or of pathWords, in its action's path; a
+// commit phrase in the name of the control that submits it (the button
+// beside a field outside any form included).
+func formCommits(s *subject) bool {
+	if !submits(s.act, s.t) {
+		return false
+	}
+	f := s.t.Form
+	if f.Payment || len(f.Fields) > 0 {
+		return true
+	}
+	if f.Submit != "" && holdsPhrase([][]string{words(f.Submit, false), words(f.Submit, true)}, allCommits) {
+		return true
+	}
+	return !f.Beside && pathCommits(f.Action)
+}
+
+// pathCommits reports whether the path of a form's action holds a commit
+// phrase or one of pathWords ("/payments/confirm", "/api/placeOrder").
+func pathCommits(action string) bool {
+	u, err := url.Parse(action)
+	if err != nil || u.Path == "" {
+		return false
+	}
+	return holdsPhrase([][]string{words(u.Path, false), words(u.Path, true)}, pathPhrases)
+}
+
+// pathWords are the words an address's path uses for what commits, beside
+// the commit phrases of the table's languages: plurals and nouns that a
+// button would not be labelled with.
+var pathWords = []string{
+	"payment", "payments", "pay", "paying", "transfer", "transfers", "checkout", "order", "orders",
+	"purchase", "purchases", "buy", "delete", "remove", "destroy", "donate", "donation", "withdraw", "withdrawal",
+	"send", "wire", "remit", "remittance", "payout", "charge", "subscribe", "unsubscribe",
+	"zahlung", "zahlungen", "bezahlen", "ueberweisung", "überweisung", "bestellung", "bestellen", "kasse", "kaufen",
+	"loeschen", "löschen", "paiement", "payer", "virement", "commande", "achat", "supprimer",
+	"pago", "pagos", "pagar", "transferencia", "pedido", "compra", "eliminar", "borrar",
+}
+
+// allCommits and pathPhrases are the commit phrases of every language of the
+// table, folded and filed under their first word; pathPhrases adds
+// pathWords.
+var allCommits, pathPhrases = commitPhrases()
+
+func commitPhrases() (all, path map[string][][]string) {
+	all, path = map[string][][]string{}, map[string][][]string{}
+	add := func(m map[string][][]string, p string) {
+		if ws := words(p, false); len(ws) > 0 {
+			m[ws[0]] = append(m[ws[0]], ws)
+		}
+	}
+	for _, phrases := range [][]string{englishCommits, germanCommits, frenchCommits, spanishCommits} {
+		for _, p := range phrases {
+			add(all, p)
+			add(path, p)
+		}
+	}
+	for _, p := range pathWords {
+		add(path, p)
+	}
+	return all, path
+}
+
 // commits reports whether a, done to an element, can set off what the
 // element's name says: pointing at it, scrolling over it or opening its
 // context menu cannot, nor typing into it without pressing Enter.
@@ -171,30 +290,11 @@ func commits(a vocab.Act) bool {
 	case vocab.Hover, vocab.Scroll, vocab.RightClick:
 		return false
 	case vocab.Type:
-		return a.Submit
+		return vocab.PressesEnter(a)
 	case vocab.Dialog:
 		return a.Accept
 	}
 	return true
-}
-
-// pressesEnter reports whether a key chord ends a line where a line is a
-// command: Enter or Return, and Control+J or Control+M, which terminals
-// read as Enter.
-func pressesEnter(chord string) bool {
-	parts := strings.Split(strings.ToLower(strings.ReplaceAll(chord, " ", "")), "+")
-	key := parts[len(parts)-1]
-	switch key {
-	case "enter", "return", "kp_enter", "numpadenter", "linefeed":
-		return true
-	case "j", "m":
-		for _, m := range parts[:len(parts)-1] {
-			if m == "control" || m == "ctrl" || m == "controlormeta" {
-				return true
-			}
-		}
-	}
-	return false
 }
 
 // Tiers lists the table's rules in the order they are checked.

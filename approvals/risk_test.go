@@ -19,6 +19,21 @@ func on(name string) vocab.Target {
 
 var clickAct = vocab.Act{Kind: vocab.Click}
 
+// leadsTo is an element of the shop's page that leads to dest.
+func leadsTo(role, name, dest string) vocab.Target {
+	return vocab.Target{Tab: "1", Origin: shopOrigin, Role: role, Name: name, Leads: dest}
+}
+
+// submitsTo is a submit control of the shop's page, with its form.
+func submitsTo(name string, f *vocab.Form) vocab.Target {
+	return vocab.Target{Tab: "1", Origin: shopOrigin, Role: "button", Name: name, Leads: f.Action, Form: f}
+}
+
+// inForm is a text field of the shop's page, with its form.
+func inForm(name string, f *vocab.Form) vocab.Target {
+	return vocab.Target{Tab: "1", Origin: shopOrigin, Role: "textbox", Name: name, Form: f}
+}
+
 // riskCase is one row's test: acts the row must match, and acts close to
 // them that it must leave alone.
 type riskCase struct {
@@ -68,6 +83,60 @@ var rowCases = map[string]riskCase{
 			rq(vocab.Act{Kind: vocab.Navigate, URL: "https://shop.example.com/cart?x=1#top"}, on("")),
 			rq(vocab.Act{Kind: vocab.Navigate, URL: "HTTPS://SHOP.EXAMPLE.COM:443/"}, on("")),
 			rq(vocab.Act{Kind: vocab.Back}, on("")),
+		},
+	},
+	"opening another origin in a new tab": {
+		match: []vocab.Request{
+			rq(vocab.Act{Kind: vocab.NewTab, URL: "https://evil.example/?iban=DE89370400440532013000"}, on("")),
+			rq(vocab.Act{Kind: vocab.NewTab, URL: "http://shop.example.com/"}, on("")),
+			rq(vocab.Act{Kind: vocab.NewTab, URL: "https://shop.example.com/"}, vocab.Target{Tab: "1"}), // the tab's origin unknown
+		},
+		miss: []vocab.Request{
+			rq(vocab.Act{Kind: vocab.NewTab, URL: "https://shop.example.com/cart", Shares: true}, on("")),
+		},
+	},
+	"a click or Enter that takes the tab to another origin": {
+		match: []vocab.Request{
+			rq(clickAct, leadsTo("link", "Details", "https://evil.example/collect?iban=DE89")),
+			rq(vocab.Act{Kind: vocab.DoubleClick}, leadsTo("link", "Details", "https://evil.example/")),
+			rq(clickAct, leadsTo("link", "Help", "data:text/html,<h1>Sign in</h1>")),
+			rq(clickAct, submitsTo("Continue", &vocab.Form{Action: "https://evil.example/steal", Method: "post", Submit: "Continue", Control: true})),
+			rq(vocab.Act{Kind: vocab.Type, Text: "4900", Submit: true}, inForm("Amount", &vocab.Form{Action: "https://evil.example/t", Submit: "Next"})),
+			rq(vocab.Act{Kind: vocab.Type, Text: "4900\n"}, inForm("Amount", &vocab.Form{Action: "https://evil.example/t", Submit: "Next"})),
+			rq(vocab.Act{Kind: vocab.Key, Keys: "Enter"}, vocab.Target{Tab: "1", Origin: shopOrigin, Leads: "https://evil.example/"}),
+			rq(vocab.Act{Kind: vocab.Key, Keys: "Control+Return"}, vocab.Target{Tab: "1", Origin: shopOrigin, Form: &vocab.Form{Action: "https://evil.example/"}}),
+		},
+		miss: []vocab.Request{
+			rq(clickAct, leadsTo("link", "Orders", "https://shop.example.com/orders")),
+			rq(vocab.Act{Kind: vocab.Hover}, leadsTo("link", "Details", "https://evil.example/")),
+			rq(vocab.Act{Kind: vocab.RightClick}, leadsTo("link", "Details", "https://evil.example/")),
+			rq(vocab.Act{Kind: vocab.Type, Text: "4900"}, inForm("Amount", &vocab.Form{Action: "https://evil.example/t"})),
+			rq(vocab.Act{Kind: vocab.Key, Keys: "Tab"}, vocab.Target{Tab: "1", Origin: shopOrigin, Leads: "https://evil.example/"}),
+			rq(clickAct, inForm("Amount", &vocab.Form{Action: "https://evil.example/t"})), // clicking into a field submits nothing
+		},
+	},
+	"submitting a form that pays, transfers or deletes": {
+		match: []vocab.Request{
+			rq(clickAct, submitsTo("Continue", &vocab.Form{Action: shopOrigin + "/payments/confirm", Method: "post", Submit: "Continue", Control: true})),
+			rq(clickAct, submitsTo("Continue", &vocab.Form{Action: shopOrigin + "/api/placeOrder", Submit: "Continue", Control: true})),
+			rq(clickAct, submitsTo("Weiter", &vocab.Form{Action: shopOrigin + "/konto/ueberweisung", Submit: "Weiter", Control: true})),
+			rq(clickAct, submitsTo("Continue", &vocab.Form{Action: shopOrigin + "/step/2", Submit: "Continue", Control: true, Fields: []string{"card"}, Payment: true})),
+			rq(vocab.Act{Kind: vocab.Type, Text: "4900", Submit: true}, inForm("Amount", &vocab.Form{Action: shopOrigin + "/step/2", Submit: "Next", Fields: []string{"amount"}})),
+			rq(vocab.Act{Kind: vocab.Type, Text: "4900\n"}, inForm("Amount", &vocab.Form{Action: shopOrigin + "/step/2", Submit: "Next", Fields: []string{"amount"}})),
+			rq(vocab.Act{Kind: vocab.Key, Keys: "Enter"}, vocab.Target{Tab: "1", Origin: shopOrigin, Form: &vocab.Form{Action: shopOrigin + "/x", Submit: "Confirm transfer"}}),
+			// A chat box outside any form, judged by the button beside it.
+			rq(vocab.Act{Kind: vocab.Type, Text: "DE89370400440532013000\n"}, inForm("Comment", &vocab.Form{Submit: "Send", Beside: true})),
+			rq(vocab.Act{Kind: vocab.Type, Text: "hello", Submit: true}, inForm("Comment", &vocab.Form{Submit: "Post comment", Beside: true})),
+		},
+		miss: []vocab.Request{
+			rq(vocab.Act{Kind: vocab.Type, Text: "4900"}, inForm("Amount", &vocab.Form{Action: shopOrigin + "/step/2", Fields: []string{"amount"}})),
+			rq(clickAct, submitsTo("Search", &vocab.Form{Action: shopOrigin + "/search", Submit: "Search", Control: true})),
+			rq(clickAct, inForm("Card number", &vocab.Form{Action: shopOrigin + "/pay", Payment: true})),
+			rq(vocab.Act{Kind: vocab.Hover}, submitsTo("Continue", &vocab.Form{Action: shopOrigin + "/payments", Control: true})),
+			rq(vocab.Act{Kind: vocab.Type, Text: "hi\n"}, inForm("Comment", &vocab.Form{Submit: "Reply", Beside: true})),
+			// Beside a field there is no form: its path is nobody's.
+			rq(vocab.Act{Kind: vocab.Type, Text: "hi\n"}, inForm("Comment", &vocab.Form{Action: shopOrigin + "/pay", Submit: "Reply", Beside: true})),
+			rq(vocab.Act{Kind: vocab.Key, Keys: "Escape"}, vocab.Target{Tab: "1", Origin: shopOrigin, Form: &vocab.Form{Action: shopOrigin + "/x", Submit: "Confirm transfer"}}),
 		},
 	},
 	"accepting a page's JavaScript dialog": {
@@ -343,4 +412,77 @@ func FuzzRiskOf(f *testing.F) {
 			t.Fatalf("%q: risky and rememberable", name)
 		}
 	})
+}
+
+// A click that leads to another origin is shown with its destination, whole,
+// is never covered by an "allow on this tab" given for clicks before, and a
+// plan that holds it asks it on its own; a click that stays is none of these.
+func TestAClickThatLeadsElsewhereIsAskedAsANavigationThere(t *testing.T) {
+	dest := "https://evil.example/collect?iban=DE89370400440532013000&" + strings.Repeat("x", 300)
+	away := rq(clickAct, submitsTo("Continue", &vocab.Form{Action: dest, Method: "post", Submit: "Continue", Control: true}))
+	away.Target.Ref = "e7"
+	stay := rq(clickAct, leadsTo("link", "Orders", shopOrigin+"/orders"))
+	stay.Target.Ref = "e8"
+	if got, want := vocab.SentenceOf(away.Act, away.Target), "Click “Continue”, which opens "+dest; got != want {
+		t.Errorf("sentence %q,\n want %q", got, want)
+	}
+	if got := vocab.SentenceOf(stay.Act, stay.Target); got != "Click “Orders”" {
+		t.Errorf("a click that stays on the site reads %q", got)
+	}
+	if Rememberable(away.Act, away.Target) || !Rememberable(stay.Act, stay.Target) {
+		t.Errorf("rememberable: away %v, stay %v", Rememberable(away.Act, away.Target), Rememberable(stay.Act, stay.Target))
+	}
+
+	asked := 0
+	b := NewBroker(BrokerOptions{Answerer: answerFunc(func(_ context.Context, r vocab.Request) (vocab.Decision, error) {
+		asked++
+		if r.Risk != "" {
+			return vocab.Deny, nil // a hurried person: plain questions allowed, warned ones denied
+		}
+		return vocab.AllowTab, nil
+	})})
+	ctx := context.Background()
+	if _, err := b.Decide(ctx, stay); err != nil {
+		t.Fatal(err)
+	}
+	if !b.Covered(stay) || b.Covered(away) {
+		t.Errorf("after allow on this tab: stay covered %v, away covered %v", b.Covered(stay), b.Covered(away))
+	}
+	if _, err := b.Decide(ctx, away); err == nil || asked != 2 {
+		t.Errorf("the click away was not put to the person (%d questions) or was allowed: %v", asked, err)
+	}
+
+	plan := vocab.Request{Act: vocab.Act{Kind: vocab.Plan, Steps: 2}, Target: vocab.Target{Tab: "1", Origin: shopOrigin},
+		Plan: []vocab.PlanStep{{Act: stay.Act, Target: stay.Target}, {Act: away.Act, Target: away.Target}}}
+	pb := NewBroker(BrokerOptions{Answerer: &planAnswerer{upTo: 2}})
+	p, err := pb.DecidePlan(ctx, plan)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Request().Plan[1].Risk == "" || p.Request().Plan[0].Risk != "" {
+		t.Errorf("the plan did not show which step is asked on its own: %+v", p.Request().Plan)
+	}
+	if _, err := p.Step(0, asStep(plan, 0)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.Step(1, asStep(plan, 1)); err == nil || !strings.Contains(err.Error(), "risk table") {
+		t.Errorf("the plan covered the click away: %v", err)
+	}
+}
+
+// A "Continue" that pays, by where its form posts or what it holds, is
+// asked with the form row's warning, not only by its label.
+func TestAContinueThatPaysIsAskedAsAPayment(t *testing.T) {
+	for _, f := range []*vocab.Form{
+		{Action: shopOrigin + "/payments/confirm", Method: "post", Submit: "Continue", Control: true},
+		{Action: shopOrigin + "/next", Submit: "Continue", Control: true, Fields: []string{"card"}, Payment: true},
+	} {
+		tier, ok := RiskOf(clickAct, submitsTo("Continue", f))
+		if !ok || !strings.Contains(tier.Name, "form that pays") {
+			t.Errorf("%+v: %q %v", f, tier.Name, ok)
+		}
+	}
+	if _, ok := RiskOf(clickAct, on("Continue")); ok {
+		t.Error("a Continue with no form is warned")
+	}
 }

@@ -4,11 +4,13 @@ import (
 	"context"
 	"fmt"
 	"time"
+	"unicode/utf8"
 
 	"github.com/reins-app/reins/agentdoor"
 	"github.com/reins-app/reins/approvals"
 	"github.com/reins-app/reins/audit"
 	"github.com/reins-app/reins/bridge/protocol"
+	"github.com/reins-app/reins/internal/plain"
 	"github.com/reins-app/reins/vocab"
 )
 
@@ -57,6 +59,12 @@ func (s *Session) openTab(ctx context.Context, tab, url, origin string, en *audi
 		return nil, err
 	}
 	en.Act.Shares = origin == here
+	// On another site the address is what the person must read, to its
+	// end: whatever it carries goes there. The question shows at most
+	// plain.URLMax characters of it.
+	if n := utf8.RuneCountInString(plain.Text(url, 0)); !en.Act.Shares && n > plain.URLMax {
+		return nil, errorf(vocab.CodeBadRequest, "the address is %d characters long; a new tab on another site than tab %s is opened only with an address of at most %d characters, which the person can read whole before allowing it", n, tab, plain.URLMax)
+	}
 	req := vocab.Request{ID: e.newAskID("a"), Agent: s.agent, Act: en.Act, Target: en.Target}
 	var opened protocol.NewTabResult
 	var like approvals.Grant // tab's grant as the act fired: the new tab's, on its site

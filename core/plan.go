@@ -336,6 +336,7 @@ func (s *Session) proposePlan(ctx context.Context, p agentdoor.PlanRequest, en *
 			// or disabled until the steps before it are done, and is
 			// checked again at its turn.
 			res, err := e.resolve(ctx, t, el)
+			withMotion(&tgt, motionOf(res, err))
 			if err == nil {
 				act.Secret = act.Secret || res.Secret
 				at[i] = res

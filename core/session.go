@@ -355,6 +355,13 @@ func (s *Session) act(ctx context.Context, r agentdoor.ActRequest, en *audit.Ent
 			return nil, errorf(vocab.CodeBadRequest, "only http and https addresses can be opened")
 		}
 	}
+	// Enter does what the focused element does: it is asked about as that.
+	enter := r.Act.Kind == vocab.Key && vocab.PressesEnter(r.Act)
+	if enter {
+		if err := e.enterTarget(ctx, t, &en.Target); err != nil {
+			return nil, err
+		}
+	}
 
 	var el grounding.Element
 	var snap *grounding.Snapshot
@@ -382,6 +389,7 @@ func (s *Session) act(ctx context.Context, r agentdoor.ActRequest, en *audit.Ent
 			r.Act.Secret = true
 			en.Act.Secret = true
 		}
+		withMotion(&en.Target, motionOf(first, err))
 		*found = true
 		if reach != nil {
 			err = e.reachOnScreen(ctx, t, reach)
@@ -430,6 +438,16 @@ func (s *Session) act(ctx context.Context, r agentdoor.ActRequest, en *audit.Ent
 			return audit.Plan{}, err
 		}
 		if r.Ref == "" {
+			if enter {
+				// The focus may have moved since the person was asked.
+				now := vocab.Target{}
+				if err := e.enterTarget(ctx, t, &now); err != nil {
+					return audit.Plan{}, err
+				}
+				if now.Leads != en.Target.Leads || !sameForm(now.Form, en.Target.Form) {
+					return audit.Plan{}, errorf(vocab.CodeChanged, "the keyboard focus moved to an element where Enter does something else than the person was asked about; nothing was done")
+				}
+			}
 			return audit.Plan{Scale: 1}, nil
 		}
 		if r.Act.Reach {
@@ -439,8 +457,11 @@ func (s *Session) act(ctx context.Context, r agentdoor.ActRequest, en *audit.Ent
 		if r.Act.Kind == vocab.Drag && r.To == "" {
 			return e.aimBy(ctx, t, el, r.Act.DX, r.Act.DY)
 		}
-		plan, err := e.aimAt(ctx, t, el)
+		fresh, _, plan, err := e.aim(ctx, t, el)
 		if err != nil {
+			return audit.Plan{}, err
+		}
+		if err := sameMotion(en.Target, fresh.Motion); err != nil {
 			return audit.Plan{}, err
 		}
 		if r.Act.Kind == vocab.Drag {

@@ -319,8 +319,8 @@
     "treeitem"
   ]);
   var FRAME_ROLE = "iframe";
-  function firstToken(attr) {
-    return (attr || "").trim().split(/\s+/)[0];
+  function firstToken(attr2) {
+    return (attr2 || "").trim().split(/\s+/)[0];
   }
   function inputRole(type, role) {
     if (type === "hidden") return "";
@@ -1143,6 +1143,69 @@
     return name;
   }
 
+  // pure/motion.js
+  var URL_MAX = 2048;
+  var NAME_MAX = 200;
+  var BESIDE_LEVELS = 3;
+  var FIELDS_MAX = 200;
+  function destination(raw, base) {
+    let u;
+    try {
+      u = new URL(String(raw).trim(), base);
+    } catch {
+      return null;
+    }
+    if (u.protocol === "javascript:") return { script: true };
+    return { leads: bound(u.href, URL_MAX) };
+  }
+  function bound(s, max) {
+    const chars = Array.from(s);
+    return chars.length <= max ? s : chars.slice(0, max - 1).join("") + "…";
+  }
+  function controlName(name) {
+    return bound(clean(name), NAME_MAX);
+  }
+  function method(raw) {
+    const m = String(raw || "").trim().toLowerCase();
+    return m === "post" || m === "dialog" ? m : "get";
+  }
+  var KINDS = ["amount", "card", "iban", "account"];
+  var AUTOCOMPLETE_KIND = { "transaction-amount": "amount", "transaction-currency": "amount" };
+  var WORD_KINDS = [
+    ["amount", /\b(amount|amt|sum|summe|betrag|montant|importe|monto|cantidad a enviar)\b/],
+    ["card", /\b(card ?number|card ?no|cc ?num(ber)?|cvc|cvv|csc|security code|expiry|kartennummer|numero de carte|num[eé]ro de carte|n[uú]mero de tarjeta)\b/],
+    ["iban", /\b(iban|bic|swift)\b/],
+    ["account", /\b(account ?(number|no)|acct ?(number|no)?|routing ?(number|no)?|sort ?code|kontonummer|bankleitzahl|blz|num[eé]ro de compte|n[uú]mero de cuenta)\b/]
+  ];
+  function words(hints) {
+    return hints.map((h) => String(h || "").replace(/([a-z])([A-Z])/g, "$1 $2")).join(" ").toLowerCase().replace(/[^\p{L}\p{N}]+/gu, " ");
+  }
+  function fieldKinds(autocomplete, hints) {
+    const kinds = /* @__PURE__ */ new Set();
+    let payment = false;
+    for (const t of String(autocomplete || "").toLowerCase().split(/\s+/)) {
+      if (t.startsWith("cc-")) {
+        payment = true;
+        kinds.add("card");
+      }
+      if (AUTOCOMPLETE_KIND[t]) kinds.add(AUTOCOMPLETE_KIND[t]);
+    }
+    const text = " " + words(hints) + " ";
+    for (const [kind, re] of WORD_KINDS) if (re.test(text)) kinds.add(kind);
+    if (kinds.has("card")) payment = true;
+    return { kinds, payment };
+  }
+  function sortedKinds(kinds) {
+    return KINDS.filter((k) => kinds.has(k));
+  }
+  function secretAutocomplete(autocomplete) {
+    return String(autocomplete || "").toLowerCase().split(/\s+/).some((t) => t === "current-password" || t === "new-password" || t === "one-time-code" || t.startsWith("cc-"));
+  }
+  function masked(textSecurity) {
+    const v = String(textSecurity || "").trim().toLowerCase();
+    return v !== "" && v !== "none";
+  }
+
   // dom/style.js
   var styles = /* @__PURE__ */ new Map();
   function styleOf(el, pseudo) {
@@ -1203,16 +1266,17 @@
     return role;
   }
   function isSecret(el) {
-    if (el.tagName !== "INPUT") return false;
-    if ((el.getAttribute("type") || "").toLowerCase() === "password") return true;
-    const ac = (el.getAttribute("autocomplete") || "").toLowerCase();
-    return /\bcc-(number|csc|exp|exp-month|exp-year)\b|\bone-time-code\b/.test(ac);
+    if (el.tagName !== "INPUT" && el.tagName !== "TEXTAREA") return false;
+    if (el.tagName === "INPUT" && (el.getAttribute("type") || "").toLowerCase() === "password") return true;
+    if (secretAutocomplete(el.getAttribute("autocomplete"))) return true;
+    const st = styleOf(el);
+    return masked(st.webkitTextSecurity || st.getPropertyValue && st.getPropertyValue("-webkit-text-security"));
   }
   var secretValues = null;
   function secrets() {
     if (secretValues) return secretValues;
     secretValues = [];
-    for (const i of document.querySelectorAll("input")) if (isSecret(i) && i.value) secretValues.push(i);
+    for (const i of document.querySelectorAll("input, textarea")) if (isSecret(i) && i.value) secretValues.push(i);
     return secretValues;
   }
   function forgetSecrets() {
@@ -1436,6 +1500,160 @@
     return e;
   }
 
+  // dom/motion.js
+  function motionOf(el) {
+    const m = {};
+    const link = linkOf(el);
+    if (link) Object.assign(m, destination(hrefOf(link), document.baseURI || location.href));
+    const form = ownerForm(el);
+    if (form && submitControl(el)) {
+      const f = formFacts(form, el);
+      f.control = true;
+      if (f.script) m.script = true;
+      else if (f.action) m.leads = f.action;
+      delete f.script;
+      m.form = f;
+    } else if (textField(el)) {
+      if (form) {
+        const f = formFacts(form, null);
+        delete f.script;
+        m.form = f;
+      } else {
+        const b = besideOf(el);
+        if (b) m.form = { submit: controlName(nameOf(b, roleAsShown(b))), beside: true };
+      }
+    }
+    return Object.keys(m).length ? m : void 0;
+  }
+  function focus() {
+    forgetStyles();
+    forgetSecrets();
+    try {
+      return focused();
+    } finally {
+      forgetStyles();
+    }
+  }
+  function focused() {
+    const el = deepActive();
+    if (!(typeof document.hasFocus === "function" && document.hasFocus()) || !el || el === document.body || el === document.documentElement) return { result: {} };
+    if (/^(IFRAME|FRAME)$/.test(el.tagName)) return { result: { inner: true } };
+    const role = roleAsShown(el);
+    const result = {
+      focused: true,
+      role,
+      name: controlName(role === "generic" ? "" : nameOf(el, role)),
+      editable: !!el.isContentEditable || /^(INPUT|TEXTAREA|SELECT)$/.test(el.tagName),
+      origin: location.origin
+    };
+    if (isSecret(el)) result.secret = true;
+    const m = motionOf(el);
+    if (m) result.motion = m;
+    return { result };
+  }
+  function attr(el, name) {
+    const E = globalThis.Element;
+    return E && E.prototype.getAttribute ? E.prototype.getAttribute.call(el, name) : el.getAttribute(name);
+  }
+  function parentOf2(n) {
+    return n.parentElement || n.parentNode && n.parentNode.host || null;
+  }
+  function linkOf(el) {
+    for (let n = el; n; n = parentOf2(n)) {
+      if ((n.tagName === "A" || n.tagName === "AREA" || n.localName === "a") && hrefOf(n) !== null) return n;
+    }
+    return null;
+  }
+  function hrefOf(a) {
+    const h = a.getAttribute("href");
+    if (h !== null) return h;
+    return a.getAttribute("xlink:href");
+  }
+  function ownerForm(el) {
+    if (!/^(INPUT|BUTTON|SELECT|TEXTAREA|OUTPUT|OBJECT|FIELDSET)$/.test(el.tagName)) return closestForm(el);
+    const id = el.getAttribute("form");
+    if (id !== null) {
+      const f = el.getRootNode && el.getRootNode().getElementById ? el.getRootNode().getElementById(id) : document.getElementById(id);
+      return f && isForm(f) ? f : null;
+    }
+    return closestForm(el);
+  }
+  function closestForm(el) {
+    for (let n = el.parentNode; n && n.nodeType === 1; n = n.parentNode) if (isForm(n)) return n;
+    return null;
+  }
+  function isForm(n) {
+    const F = globalThis.HTMLFormElement;
+    return F ? n instanceof F : n.tagName === "FORM";
+  }
+  function submitControl(el) {
+    const type = (el.getAttribute("type") || "").toLowerCase();
+    if (el.tagName === "BUTTON") return type !== "button" && type !== "reset";
+    return el.tagName === "INPUT" && (type === "submit" || type === "image");
+  }
+  var NOT_TEXT = /^(button|submit|reset|image|checkbox|radio|file|hidden|range|color)$/;
+  function textField(el) {
+    if (el.tagName === "TEXTAREA" || el.isContentEditable) return true;
+    return el.tagName === "INPUT" && !NOT_TEXT.test((el.getAttribute("type") || "text").toLowerCase());
+  }
+  function controlsOf(form) {
+    const F = globalThis.HTMLFormElement;
+    const get = F && Object.getOwnPropertyDescriptor(F.prototype, "elements");
+    if (get && get.get) {
+      try {
+        return Array.from(get.get.call(form)).slice(0, FIELDS_MAX);
+      } catch {
+      }
+    }
+    const own = Array.from(form.querySelectorAll("input, select, textarea, button"));
+    const id = attr(form, "id");
+    const tied = id ? Array.from(document.querySelectorAll(`[form="${id.replace(/["\\]/g, "")}"]`)) : [];
+    return own.concat(tied).slice(0, FIELDS_MAX);
+  }
+  function formFacts(form, submitter) {
+    const controls = controlsOf(form);
+    const by = submitter || controls.find(submitControl) || null;
+    const rawAction = by && attr(by, "formaction") !== null ? attr(by, "formaction") : attr(form, "action");
+    const base = document.baseURI || location.href;
+    const d = rawAction === null || rawAction.trim() === "" ? destination(location.href, base) : destination(rawAction, base);
+    const f = { method: method(by && attr(by, "formmethod") !== null ? attr(by, "formmethod") : attr(form, "method")) };
+    if (d && d.script) f.script = true;
+    else if (d) f.action = d.leads;
+    if (by) f.submit = controlName(nameOf(by, roleAsShown(by)) || by.getAttribute("value") || "");
+    const kinds = /* @__PURE__ */ new Set();
+    let payment = false;
+    for (const c of controls) {
+      if (c.tagName !== "INPUT" && c.tagName !== "SELECT" && c.tagName !== "TEXTAREA") continue;
+      const k = fieldKinds(c.getAttribute("autocomplete"), [c.getAttribute("name"), c.getAttribute("id"), c.getAttribute("placeholder"), c.getAttribute("aria-label"), labelOf(c)]);
+      for (const x of k.kinds) kinds.add(x);
+      payment = payment || k.payment;
+    }
+    const fields = sortedKinds(kinds);
+    if (fields.length) f.fields = fields;
+    if (payment) f.payment = true;
+    return f;
+  }
+  function labelOf(c) {
+    let s = "";
+    for (const l of c.labels || []) s += " " + (l.textContent || "");
+    return s.slice(0, 400);
+  }
+  var BUTTONISH = /^(submit|button|image)$/;
+  function isButton(el) {
+    if (el.tagName === "BUTTON") return true;
+    if (el.tagName === "INPUT") return BUTTONISH.test((el.getAttribute("type") || "").toLowerCase());
+    return (el.getAttribute("role") || "").trim().split(/\s+/)[0] === "button";
+  }
+  function besideOf(el) {
+    let n = el;
+    for (let i = 0; i < BESIDE_LEVELS; i++) {
+      n = parentOf2(n);
+      if (!n || n === document.body || n === document.documentElement) return null;
+      for (const b of n.querySelectorAll("button, input, [role]")) if (b !== el && isButton(b)) return b;
+    }
+    return null;
+  }
+
   // dom/refs.js
   var refs = /* @__PURE__ */ new WeakMap();
   var byId = /* @__PURE__ */ new Map();
@@ -1507,6 +1725,8 @@
     forgetSecrets();
     const role = roleAsShown(el);
     const name = role === "generic" ? "" : nameOf(el, role);
+    const secret = isSecret(el);
+    const motion = motionOf(el);
     forgetStyles();
     const known = shownAs(el);
     if (!known || known.role !== role || known.name !== name || role !== p.role || name !== p.name) {
@@ -1531,7 +1751,9 @@
       if (lv.page) reach.page = true;
       const index = frameIndex();
       if (index >= 0) reach.index = index;
-      return fail("not_visible", out + "; scroll it into view first", { id: idFor(el, role, name), role, name, reach });
+      const now = { id: idFor(el, role, name), role, name, reach };
+      if (motion) now.motion = motion;
+      return fail("not_visible", out + "; scroll it into view first", now);
     }
     let seen = b;
     for (const lv of levels) seen = seen && clipTo(seen, lv.inner);
@@ -1546,18 +1768,18 @@
       return fail("obscured", `something else (${what}) is on top of the element; it may be covered or clipped`);
     }
     const editable = el.isContentEditable || /^(INPUT|TEXTAREA|SELECT)$/.test(el.tagName);
-    return {
-      result: {
-        box: b,
-        point,
-        viewport: viewport(),
-        window: windowMetrics(),
-        secret: isSecret(el),
-        editable,
-        origin: location.origin,
-        index: frameIndex()
-      }
+    const result = {
+      box: b,
+      point,
+      viewport: viewport(),
+      window: windowMetrics(),
+      secret,
+      editable,
+      origin: location.origin,
+      index: frameIndex()
     };
+    if (motion) result.motion = motion;
+    return { result };
   }
   function blocker(levels, k, t, last) {
     let part = t;
@@ -1599,7 +1821,7 @@
     const maxY = held("overflowY") ? 0 : Math.max(0, (se && se.scrollHeight) - vh || 0);
     return { x: round2(scrollX || 0), y: round2(scrollY || 0), maxX: round2(maxX), maxY: round2(maxY) };
   }
-  function parentOf2(n) {
+  function parentOf3(n) {
     return n.parentElement || n.parentNode && n.parentNode.host || null;
   }
   function inside(el, b) {
@@ -1608,7 +1830,7 @@
   function clipChain(el) {
     const chain = [];
     const de = document.documentElement;
-    for (let p = parentOf2(el); p && p !== de && p !== document.body; p = parentOf2(p)) {
+    for (let p = parentOf3(el); p && p !== de && p !== document.body; p = parentOf3(p)) {
       const st = getComputedStyle(p);
       if (!cuts(st.overflowX) && !cuts(st.overflowY)) continue;
       const b = box(p);
@@ -1618,7 +1840,7 @@
   }
   function scrollerAt(hit, axis) {
     const de = document.documentElement;
-    for (let n = hit; n && n !== de && n !== document.body; n = parentOf2(n)) {
+    for (let n = hit; n && n !== de && n !== document.body; n = parentOf3(n)) {
       const s = scrollState(n);
       if (s && (axis === "y" ? s.maxY : s.maxX) >= 1) return n;
     }
@@ -1789,7 +2011,7 @@
   var lastTree = "";
   var treeVersion = 0;
   var lastTruncated = false;
-  var focused = null;
+  var focused2 = null;
   function node(e) {
     const el = e.el;
     const role = e.role || "generic";
@@ -1828,7 +2050,7 @@
       const level = /^H([1-6])$/.exec(el.tagName);
       n.level = parseInt(aria("aria-level") || (level ? level[1] : "2"), 10) || 2;
     }
-    if (el === focused) n.focused = true;
+    if (el === focused2) n.focused = true;
     if (role === "link" && el.href) n.url = typeof el.href === "string" ? el.href : "";
     if (el.tagName === "INPUT" || el.tagName === "TEXTAREA") {
       if (isSecret(el)) n.secret = true;
@@ -1865,7 +2087,7 @@
       return report(t0, "", true);
     }
     const fresh = beginRead(t0);
-    focused = deepActive();
+    focused2 = deepActive();
     forgetStyles();
     forgetSecrets();
     let out = [];
@@ -1889,7 +2111,7 @@
   var WATCH_LIFE_MS = 3e4;
   var TYPE_QUIET_MS = 40;
   var MOVES = 64;
-  var NAME_MAX = 80;
+  var NAME_MAX2 = 80;
   var LISTEN2 = { capture: true, passive: true };
   var EVENTS = [
     "pointermove",
@@ -2153,7 +2375,7 @@
     } finally {
       forgetStyles();
     }
-    if (name.length > NAME_MAX) name = name.slice(0, NAME_MAX - 1) + "…";
+    if (name.length > NAME_MAX2) name = name.slice(0, NAME_MAX2 - 1) + "…";
     const l = { on };
     if (role) l.role = role;
     if (name) l.name = name;
@@ -2173,6 +2395,8 @@
           return frameHit(msg);
         case "metrics":
           return metrics();
+        case "focus":
+          return focus();
         case "settle":
           return settle(msg);
         case "watch":

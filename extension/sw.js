@@ -254,7 +254,7 @@ class Failure extends Error {
 
 // The level each request needs on its tab (bridge/protocol NeedsShare).
 const NEEDS = {
-  snapshot: "read", resolve: "read", capture: "read", settle: "read", watch: "read", witness: "read", effects: "read",
+  snapshot: "read", resolve: "read", capture: "read", settle: "read", watch: "read", witness: "read", effects: "read", focus: "read",
   activate: "control", navigate: "control", close_tab: "control", new_tab: "control",
 };
 
@@ -632,7 +632,19 @@ const HANDLERS = {
       secret: r.secret,
       editable: r.editable,
       origin: r.origin,
+      ...(r.motion ? { motion: r.motion } : {}),
     };
+  },
+
+  // focus asks every frame of the tab what has the keyboard focus, and
+  // answers the one element that has it (bridge/protocol FocusResult).
+  async focus({ tab }) {
+    const frames = (await chrome.webNavigation.getAllFrames({ tabId: tab })) || [];
+    const answers = await Promise.all(frames.map((f) => ask(tab, f.frameId, { type: "focus" }).then((r) => ({ ...r, frame: f.frameId }), () => null)));
+    const hit = answers.find((a) => a && a.focused);
+    if (!hit) return {};
+    delete hit.inner;
+    return hit;
   },
 
   // watch, witness and effects (bridge/protocol witness.go) go to the

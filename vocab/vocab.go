@@ -10,6 +10,8 @@ package vocab
 
 import (
 	"fmt"
+	"net/url"
+	"strings"
 	"time"
 
 	"github.com/reins-app/reins/internal/plain"
@@ -64,6 +66,112 @@ type Target struct {
 	// Terminal is, for a desktop act, that App is a terminal emulator,
 	// where a line break or Enter runs the command on its line.
 	Terminal bool `json:"terminal,omitempty"`
+	// Leads is, for an element that takes the page somewhere when it is
+	// activated (a link, a form's submit control; for a key act, the
+	// element with the keyboard focus), where, as an absolute address the
+	// page wrote; "" otherwise.
+	Leads string `json:"leads,omitempty"`
+	// Form is, for a text field or a form's submit control, what its form
+	// submits; nil otherwise.
+	Form *Form `json:"form,omitempty"`
+}
+
+// Form is what a form submits, through its submit control or through Enter
+// pressed in one of its fields, as the page's own markup says. For a field
+// outside any form it names only the button beside the field (Beside).
+type Form struct {
+	Action string `json:"action,omitempty"` // where it submits, an absolute address; "" when unknown
+	Method string `json:"method,omitempty"` // get, post or dialog
+	// Submit is the name of the control that submits it: the target itself
+	// when Control, else the form's default button, the one Enter in a
+	// field presses; for a field outside any form, the button beside it.
+	Submit  string `json:"submit,omitempty"`
+	Control bool   `json:"control,omitempty"` // the target is the form's submit control
+	Beside  bool   `json:"beside,omitempty"`  // no form: Submit is the button beside the field
+	// Fields are the kinds of field the form holds that say what it does:
+	// "amount", "card", "iban", "account".
+	Fields  []string `json:"fields,omitempty"`
+	Payment bool     `json:"payment,omitempty"` // it holds a payment card's field
+}
+
+// PressesEnter reports whether a presses Enter: a key chord whose key is
+// Enter (or Control+J or Control+M, which terminals and some fields read
+// as Enter), or typing that ends with Enter or holds a line break (which
+// is typed as Enter).
+func PressesEnter(a Act) bool {
+	switch a.Kind {
+	case Key:
+		return chordPressesEnter(a.Keys)
+	case Type:
+		return a.Enters() > 0
+	}
+	return false
+}
+
+func chordPressesEnter(chord string) bool {
+	parts := strings.Split(strings.ToLower(strings.ReplaceAll(chord, " ", "")), "+")
+	if len(parts) > 1 && parts[len(parts)-1] == "" {
+		return false // "Control++": the plus key
+	}
+	switch parts[len(parts)-1] {
+	case "enter", "return", "kp_enter", "numpadenter", "linefeed":
+		return true
+	case "j", "m":
+		for _, m := range parts[:len(parts)-1] {
+			if m == "control" || m == "ctrl" || m == "controlormeta" {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// Destination is where a sets the page off to, as the page's markup says: a
+// click's target's link or form, or for Enter, the focused link or button's,
+// else the form of the field it is pressed in. "" when it goes nowhere Reins
+// knows of.
+func Destination(a Act, t Target) string {
+	switch a.Kind {
+	case Click, DoubleClick:
+		return t.Leads
+	}
+	if !PressesEnter(a) {
+		return ""
+	}
+	if t.Leads != "" {
+		return t.Leads
+	}
+	if t.Form != nil && !t.Form.Beside {
+		return t.Form.Action
+	}
+	return ""
+}
+
+// OriginOf is the origin (scheme://host[:port], default ports dropped) of an
+// http or https address, or "".
+func OriginOf(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil || u.Host == "" {
+		return ""
+	}
+	host := strings.ToLower(u.Host)
+	switch u.Scheme {
+	case "http":
+		host = strings.TrimSuffix(host, ":80")
+	case "https":
+		host = strings.TrimSuffix(host, ":443")
+	default:
+		return ""
+	}
+	return u.Scheme + "://" + host
+}
+
+// LeavesOrigin reports whether a sends the page to another origin than the
+// tab's: its Destination has another origin, or none Reins can read (a
+// data: or file: address).
+func LeavesOrigin(a Act, t Target) bool {
+	d := Destination(a, t)
+	return d != "" && (t.Origin == "" || OriginOf(d) != t.Origin)
 }
 
 // Request is one act waiting for a person.
@@ -156,7 +264,19 @@ func SentenceOf(a Act, t Target) string {
 	if t.Desktop {
 		return a.desktopSentence(t)
 	}
-	return a.Sentence(t.Name)
+	s := a.Sentence(t.Name)
+	if LeavesOrigin(a, t) {
+		// Where it goes is what the person must check, so it is shown whole.
+		return s + ", which opens " + plain.Text(Destination(a, t), 0)
+	}
+	// What Enter presses, as the page's markup says.
+	if f := t.Form; f != nil && f.Submit != "" && !f.Control && PressesEnter(a) {
+		if f.Beside {
+			return s + ", next to " + plain.Quote(f.Submit, plain.NameMax)
+		}
+		return s + ", which presses " + plain.Quote(f.Submit, plain.NameMax)
+	}
+	return s
 }
 
 // Decision is the person's answer.

@@ -48,6 +48,8 @@ var golden = []struct {
 	{"changed_error_response.json", protocol.KindResponse, "", func() any { return new(protocol.Error) }},
 	{"reach_error_response.json", protocol.KindResponse, "", func() any { return new(protocol.Error) }},
 	{"settle_request.json", protocol.KindRequest, protocol.MethodSettle, func() any { return new(protocol.SettleParams) }},
+	{"focus_request.json", protocol.KindRequest, protocol.MethodFocus, func() any { return new(protocol.FocusParams) }},
+	{"focus_result.json", protocol.KindResponse, "", func() any { return new(protocol.FocusResult) }},
 }
 
 func readGolden(t testing.TB, name string) []byte {

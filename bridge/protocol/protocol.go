@@ -41,6 +41,7 @@ const (
 	MethodCloseTab  = "close_tab" // ActivateParams → {}: the tab is closed
 	MethodNewTab    = "new_tab"   // NewTabParams → NewTabResult
 	MethodNavigate  = "navigate"  // NavigateParams → {}
+	MethodFocus     = "focus"     // FocusParams → FocusResult
 )
 
 // Methods of the pairing handshake, before anything else may be sent.
@@ -65,7 +66,7 @@ const (
 // the app sends the table before such a request.
 func NeedsShare(method string) string {
 	switch method {
-	case MethodSnapshot, MethodResolve, MethodCapture, MethodSettle, MethodWatch, MethodWitness, MethodEffects:
+	case MethodSnapshot, MethodResolve, MethodCapture, MethodSettle, MethodWatch, MethodWitness, MethodEffects, MethodFocus:
 		return LevelRead
 	case MethodActivate, MethodNavigate, MethodCloseTab, MethodNewTab:
 		return LevelControl
@@ -234,6 +235,8 @@ type Shown struct {
 	Role  string `json:"role"`
 	Name  string `json:"name"`
 	Reach *Reach `json:"reach,omitempty"` // scrolled out of view: how to bring it in
+	// Motion is, with a Reach, what activating the element sets in motion.
+	Motion *Motion `json:"motion,omitempty"`
 }
 
 func (e *Error) Error() string { return e.Code + ": " + e.Message }
@@ -530,7 +533,71 @@ type ResolveResult struct {
 	Zoom     float64  `json:"zoom"`
 	Secret   bool     `json:"secret,omitempty"`
 	Editable bool     `json:"editable,omitempty"`
-	Origin   string   `json:"origin"` // the element's frame origin
+	Origin   string   `json:"origin"`           // the element's frame origin
+	Motion   *Motion  `json:"motion,omitempty"` // what activating it sets in motion; nil: nothing beyond it
+}
+
+// Motion is what activating an element sets in motion beyond the element
+// itself, as its frame read it: where it leads and what its form submits.
+// Every string in it is the page's: a person reads it only through the
+// renderer.
+type Motion struct {
+	// Leads is where the element takes the page, as an absolute address:
+	// a link's (or area's) href, or for a submit control its form's
+	// destination (its formaction, else the form's action). At most 2,048
+	// characters; a longer one is cut and ends in "…".
+	Leads string `json:"leads,omitempty"`
+	// Script says the link or the form leads to a javascript: address,
+	// which runs the page's own code instead of going anywhere; Leads is
+	// then empty.
+	Script bool `json:"script,omitempty"`
+	// Form is, for a text field or a submit control, what its form
+	// submits; for a field outside any form, the button beside it.
+	Form *Form `json:"form,omitempty"`
+}
+
+// Form is what a form submits, through a submit control or through Enter in
+// one of its fields.
+type Form struct {
+	Action string `json:"action,omitempty"` // where, absolute; "" beside or for a javascript: action
+	Method string `json:"method,omitempty"` // "get", "post" or "dialog"
+	// Submit is the accessible name of the control that submits: the
+	// element itself when Control, else the form's default button (the one
+	// Enter in a field presses), or for a field outside any form the
+	// button beside it (Beside). At most 200 characters.
+	Submit string `json:"submit,omitempty"`
+	// Control says the element is the form's submit control: activating it
+	// submits the form.
+	Control bool `json:"control,omitempty"`
+	// Beside says there is no form: Submit names the first button within
+	// the nearest of the field's three closest ancestors that holds one,
+	// what Enter in the field most likely presses.
+	Beside bool `json:"beside,omitempty"`
+	// Fields are the kinds of field the form holds that say what it does,
+	// from a fixed list: "amount", "card", "iban", "account".
+	Fields []string `json:"fields,omitempty"`
+	// Payment says a field takes a payment card's data (autocomplete
+	// cc-…, or named as a card number or code).
+	Payment bool `json:"payment,omitempty"`
+}
+
+// FocusParams asks which element of a tab has the keyboard focus.
+type FocusParams struct {
+	Tab int `json:"tab"`
+}
+
+// FocusResult is the element that has the keyboard focus in a tab, with
+// what pressing Enter there sets in motion; empty (Focused false) when no
+// element of the tab's frames has it.
+type FocusResult struct {
+	Focused  bool    `json:"focused,omitempty"`
+	Frame    int     `json:"frame,omitempty"` // the frame it is in
+	Role     string  `json:"role,omitempty"`
+	Name     string  `json:"name,omitempty"`
+	Editable bool    `json:"editable,omitempty"`
+	Secret   bool    `json:"secret,omitempty"`
+	Origin   string  `json:"origin,omitempty"` // its frame's origin
+	Motion   *Motion `json:"motion,omitempty"`
 }
 
 // Point is a position in CSS pixels.

@@ -91,7 +91,32 @@ type Browser struct {
 	nextWatch int                                                 // guarded by mu
 	watches   map[string]*protocol.Node                           // guarded by mu
 	witness   func(protocol.WitnessParams) protocol.WitnessResult // guarded by mu
-	effects   func(protocol.EffectsParams) protocol.EffectsResult // guarded by mu
+	// motions are what activating an element sets in motion, by tab and
+	// element id; focus is what has the keyboard focus, by tab.
+	motions map[[2]int]*protocol.Motion                         // guarded by mu
+	focus   map[int]protocol.FocusResult                        // guarded by mu
+	effects func(protocol.EffectsParams) protocol.EffectsResult // guarded by mu
+}
+
+// SetMotion makes element id of tab's page answer m, when it is resolved,
+// for what activating it sets in motion; nil for nothing.
+func (b *Browser) SetMotion(tab, id int, m *protocol.Motion) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.motions == nil {
+		b.motions = map[[2]int]*protocol.Motion{}
+	}
+	b.motions[[2]int{tab, id}] = m
+}
+
+// SetFocus makes tab answer f for what has the keyboard focus.
+func (b *Browser) SetFocus(tab int, f protocol.FocusResult) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.focus == nil {
+		b.focus = map[int]protocol.FocusResult{}
+	}
+	b.focus[tab] = f
 }
 
 // SetWitness makes the fake frames answer witness requests with f, and
@@ -393,6 +418,10 @@ func (b *Browser) answerLocked(method string, raw json.RawMessage) (any, error) 
 			return nil, &protocol.Error{Code: protocol.CodeInternal, Message: "This request exceeds the MAX_CAPTURE_VISIBLE_TAB_CALLS_PER_SECOND quota."}
 		}
 		return protocol.CaptureResult{DataURL: "data:image/png;base64," + base64.StdEncoding.EncodeToString(Capture())}, nil
+	case protocol.MethodFocus:
+		var p protocol.FocusParams
+		json.Unmarshal(raw, &p)
+		return b.focus[p.Tab], nil
 	case protocol.MethodActivate, protocol.MethodNavigate, protocol.MethodKeepalive:
 		return struct{}{}, nil
 	case protocol.MethodSettle: // the fake pages never change by themselves
@@ -519,6 +548,7 @@ func (b *Browser) resolveLocked(p protocol.ResolveParams) (*protocol.ResolveResu
 	return &protocol.ResolveResult{
 		Box: box, TopBox: top, Point: protocol.Point{X: top.X + top.W/2, Y: top.Y + top.H/2},
 		Viewport: Viewport, Window: Window, Zoom: 1, Secret: n.Secret, Origin: frame.Origin,
+		Motion: b.motions[[2]int{p.Tab, p.ID}],
 	}, nil
 }
 

@@ -1,8 +1,9 @@
 // Reins content script: runs in the ISOLATED world of every frame. It only
 // looks: it never changes the page, never dispatches events and never runs
 // page code. It answers the service worker with this frame's accessibility
-// tree, re-finds an element just before an act, says when the page is quiet
-// after one, and where the act's trusted events arrived.
+// tree, re-finds an element just before an act (with what activating it
+// sets in motion), says what has the keyboard focus, says when the page is
+// quiet after one, and where the act's trusted events arrived.
 //
 // This is the entry point; extension/content.js is the esbuild bundle of it,
 // the modules under pure/ and dom/, and dom-accessibility-api
@@ -18,6 +19,7 @@ import { fail } from "./pure/reply.js";
 import { startCalibration } from "./dom/calibration.js";
 import { listen } from "./dom/channel.js";
 import { startLive } from "./dom/live.js";
+import { focus } from "./dom/motion.js";
 import { doc, startNav } from "./dom/nav.js";
 import { frameHit, metrics, resolve } from "./dom/resolve.js";
 import { settle, startSettle } from "./dom/settle.js";
@@ -36,6 +38,8 @@ function answer(msg) {
         return frameHit(msg);
       case "metrics":
         return metrics();
+      case "focus":
+        return focus();
       case "settle":
         return settle(msg);
       case "watch":

@@ -6,6 +6,7 @@
 
 import { computeAccessibleName, getRole as libraryRole } from "dom-accessibility-api";
 import { FRAME_ROLE, NO_NAME, SECTIONING_ROLES, SECTIONING_TAGS, TAG_ROLES, firstToken, inputRole } from "../pure/roles.js";
+import { masked, secretAutocomplete } from "../pure/motion.js";
 import { clean, maskSecrets } from "../pure/text.js";
 import { styleOf } from "./style.js";
 
@@ -61,11 +62,16 @@ function rawRole(el) {
   return role;
 }
 
+// isSecret reports whether el is a field whose value is never read out: a
+// password field, a text field drawn as one (-webkit-text-security), or
+// one its autocomplete marks as a password, a one-time code or a payment
+// card's.
 export function isSecret(el) {
-  if (el.tagName !== "INPUT") return false;
-  if ((el.getAttribute("type") || "").toLowerCase() === "password") return true;
-  const ac = (el.getAttribute("autocomplete") || "").toLowerCase();
-  return /\bcc-(number|csc|exp|exp-month|exp-year)\b|\bone-time-code\b/.test(ac);
+  if (el.tagName !== "INPUT" && el.tagName !== "TEXTAREA") return false;
+  if (el.tagName === "INPUT" && (el.getAttribute("type") || "").toLowerCase() === "password") return true;
+  if (secretAutocomplete(el.getAttribute("autocomplete"))) return true;
+  const st = styleOf(el);
+  return masked(st.webkitTextSecurity || (st.getPropertyValue && st.getPropertyValue("-webkit-text-security")));
 }
 
 // Secret fields with a value in this frame, found once per snapshot: a
@@ -74,7 +80,7 @@ let secretValues = null;
 function secrets() {
   if (secretValues) return secretValues;
   secretValues = [];
-  for (const i of document.querySelectorAll("input")) if (isSecret(i) && i.value) secretValues.push(i);
+  for (const i of document.querySelectorAll("input, textarea")) if (isSecret(i) && i.value) secretValues.push(i);
   return secretValues;
 }
 

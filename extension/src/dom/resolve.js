@@ -7,13 +7,18 @@
 // turn the wheel over it. Only Reins' own wheel input scrolls; this reads
 // scroll offsets and never writes them.
 //
+// An element's answer carries what activating it sets in motion (its
+// motion: where it leads, what its form submits), out of view too, so that
+// the person is asked about that as well.
+//
 // DOM side. Imports pure modules and dom/accessible.js, dom/composed.js,
-// dom/nav.js, dom/refs.js, dom/style.js, dom/window.js.
+// dom/motion.js, dom/nav.js, dom/refs.js, dom/style.js, dom/window.js.
 
 import { clipTo, insideContent, inViewport, isUnit, refable, round2, scrollBy } from "../pure/geometry.js";
 import { fail } from "../pure/reply.js";
 import { forgetSecrets, isSecret, nameOf, roleAsShown } from "./accessible.js";
 import { composedContains, deepFromPoint } from "./composed.js";
+import { motionOf } from "./motion.js";
 import { checkNav, doc, epoch } from "./nav.js";
 import { elementOf, idFor, shownAs } from "./refs.js";
 import { forgetStyles } from "./style.js";
@@ -31,6 +36,8 @@ export function resolve(p) {
   forgetSecrets();
   const role = roleAsShown(el);
   const name = role === "generic" ? "" : nameOf(el, role);
+  const secret = isSecret(el);
+  const motion = motionOf(el);
   forgetStyles();
   const known = shownAs(el);
   if (!known || known.role !== role || known.name !== name || role !== p.role || name !== p.name) {
@@ -59,7 +66,9 @@ export function resolve(p) {
     // checks this is the frame it maps from.
     const index = frameIndex();
     if (index >= 0) reach.index = index;
-    return fail("not_visible", out + "; scroll it into view first", { id: idFor(el, role, name), role, name, reach });
+    const now = { id: idFor(el, role, name), role, name, reach };
+    if (motion) now.motion = motion;
+    return fail("not_visible", out + "; scroll it into view first", now);
   }
   // The centre of the part of the box that shows through every level.
   let seen = b;
@@ -75,18 +84,18 @@ export function resolve(p) {
     return fail("obscured", `something else (${what}) is on top of the element; it may be covered or clipped`);
   }
   const editable = el.isContentEditable || /^(INPUT|TEXTAREA|SELECT)$/.test(el.tagName);
-  return {
-    result: {
-      box: b,
-      point,
-      viewport: viewport(),
-      window: windowMetrics(),
-      secret: isSecret(el),
-      editable,
-      origin: location.origin,
-      index: frameIndex(),
-    },
+  const result = {
+    box: b,
+    point,
+    viewport: viewport(),
+    window: windowMetrics(),
+    secret,
+    editable,
+    origin: location.origin,
+    index: frameIndex(),
   };
+  if (motion) result.motion = motion;
+  return { result };
 }
 
 // blocker finds what to scroll to show target t, which sits inside

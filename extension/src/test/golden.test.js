@@ -187,7 +187,7 @@ test("resolve answers with the golden result's fields", () => {
   const got = sw.ask({ type: "resolve", doc: r.doc, epoch: r.epoch, id: 3, role: "button", name: "Sign in" });
   assert.ok(got.result, JSON.stringify(got));
   // The worker adds topBox and zoom; it reads secret and index.
-  sameFields(got.result, want, { secret: "boolean", index: "number", topBox: "object", zoom: "number" }, "resolve");
+  sameFields(got.result, want, { secret: "boolean", index: "number", topBox: "object", zoom: "number", motion: "object" }, "resolve");
   assert.deepEqual(got.result.box, { x: 16, y: 100, w: 88, h: 32.5 });
   assert.deepEqual(got.result.point, { x: 60, y: 116.25 });
   assert.equal(got.result.editable, false);
@@ -257,7 +257,7 @@ test("resolve says how to bring an element scrolled out of its box into view", (
   const got = sw.ask({ type: "resolve", doc: r.doc, epoch: r.epoch, id: buy.id, role: "button", name: "Buy" });
   assert.ok(got.error, JSON.stringify(got));
   sameFields(got.error, want, {}, "error");
-  sameFields(got.error.now, want.now, {}, "now");
+  sameFields(got.error.now, want.now, { motion: "object" }, "now");
   sameFields(got.error.now.reach, want.now.reach, { page: "boolean" }, "reach");
   assert.equal(got.error.code, "not_visible");
   const reach = got.error.now.reach;

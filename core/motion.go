@@ -1,0 +1,76 @@
+package core
+
+import (
+	"context"
+	"errors"
+	"slices"
+
+	"github.com/reins-app/reins/bridge/protocol"
+	"github.com/reins-app/reins/vocab"
+)
+
+// What an act sets in motion beyond its element (where a link or a submit
+// control leads, what a form submits, what Enter presses), carried from the
+// extension's answers into the target the person is asked about and the
+// risk table judges.
+
+// withMotion fills t with m: where the element leads and what its form
+// submits, as its frame said.
+func withMotion(t *vocab.Target, m *protocol.Motion) {
+	t.Leads, t.Form = "", nil
+	if m == nil {
+		return
+	}
+	t.Leads = m.Leads
+	if f := m.Form; f != nil {
+		t.Form = &vocab.Form{Action: f.Action, Method: f.Method, Submit: f.Submit, Control: f.Control, Beside: f.Beside,
+			Fields: slices.Clone(f.Fields), Payment: f.Payment}
+	}
+}
+
+// motionOf is what the element a resolve answered sets in motion: res's, or,
+// for an element scrolled out of view, what the refusal err carries.
+func motionOf(res *protocol.ResolveResult, err error) *protocol.Motion {
+	if res != nil {
+		return res.Motion
+	}
+	var re *protocol.Error
+	if errors.As(err, &re) && re.Now != nil {
+		return re.Now.Motion
+	}
+	return nil
+}
+
+// enterTarget fills t, the target of a key act that presses Enter, with what
+// has the keyboard focus in the tab and what Enter there sets in motion:
+// the focused link's address, the focused button's form, or the form (or
+// the button beside) of the focused field.
+func (e *Engine) enterTarget(ctx context.Context, tab *tabState, t *vocab.Target) error {
+	var f protocol.FocusResult
+	if err := e.opts.Browser.Call(ctx, tab.chrome.profile, protocol.MethodFocus, protocol.FocusParams{Tab: tab.chrome.id}, &f); err != nil {
+		return err
+	}
+	if f.Focused {
+		withMotion(t, f.Motion)
+	}
+	return nil
+}
+
+// sameMotion refuses an act whose element, found again just before it
+// fires, no longer leads where, or submits what, the person was shown.
+func sameMotion(asked vocab.Target, m *protocol.Motion) error {
+	var now vocab.Target
+	withMotion(&now, m)
+	if now.Leads != asked.Leads || !sameForm(now.Form, asked.Form) {
+		return errorf(vocab.CodeChanged, "the element now leads elsewhere or submits something else than the person was asked about; nothing was done. Take a new snapshot")
+	}
+	return nil
+}
+
+func sameForm(a, b *vocab.Form) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	return a.Action == b.Action && a.Method == b.Method && a.Submit == b.Submit && a.Control == b.Control &&
+		a.Beside == b.Beside && slices.Equal(a.Fields, b.Fields) && a.Payment == b.Payment
+}
