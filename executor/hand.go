@@ -79,12 +79,12 @@ type Press struct {
 	Placed bool
 }
 
-// HandOptions configures [WatchHand].
+// HandOptions configures [NewHandListener] and [WatchHand].
 type HandOptions struct {
 	// Display is the X display, e.g. ":0"; default $DISPLAY. (X11)
 	Display string // optional
 	// Motion is how far, in device pixels, one device must carry the
-	// pointer from where it was when the watch began before the motion
+	// pointer from where it was when a watch began before the motion
 	// counts as the person's hand: a mouse nudged by a desk is not a hand
 	// taking it. Default 4.
 	Motion float64 // optional
@@ -93,11 +93,74 @@ type HandOptions struct {
 // defaultHandMotion is HandOptions.Motion's default, in device pixels.
 const defaultHandMotion = 4
 
+// HandListener holds what watching the person's hand needs from the
+// desktop (on X: a connection of its own, and the input devices, kept up
+// to date), so that a watch is cheap to start for every act. While no
+// watch is on it reads no input at all. Open one with [NewHandListener]
+// and keep it for as long as the executor; its methods are safe for
+// concurrent use, and any number of watches may be on at once.
+type HandListener struct {
+	impl handListener
+}
+
+// handListener is a HandListener's OS side.
+type handListener interface {
+	// watch starts reading input for w and returns once every input the
+	// desktop takes from then on reaches w.
+	watch(ctx context.Context, w *HandWatch) (handSource, error)
+	close() error
+}
+
+// Watch starts a watch: every input the desktop takes after Watch returns
+// is looked at. Close the watch when the act is over. An error wraps
+// ErrNoHandWatch when the listener can no longer watch (its display went
+// away); open a new listener, and until then fire nothing.
+func (l *HandListener) Watch(ctx context.Context) (*HandWatch, error) {
+	w := newHandWatch()
+	src, err := l.impl.watch(ctx, w)
+	if err != nil {
+		return nil, err
+	}
+	w.src = src
+	return w, nil
+}
+
+// Close stops the listener; every watch still on trips with an error
+// wrapping ErrNoHandWatch.
+func (l *HandListener) Close() error { return l.impl.close() }
+
+// WatchHand opens a listener for one watch: Close on the watch closes both.
+// It costs what opening a listener does (about a millisecond on X), so an
+// executor keeps a HandListener and starts a watch from it for each act.
+func WatchHand(ctx context.Context, opts HandOptions) (*HandWatch, error) {
+	l, err := NewHandListener(ctx, opts)
+	if err != nil {
+		return nil, err
+	}
+	w, err := l.Watch(ctx)
+	if err != nil {
+		l.Close()
+		return nil, err
+	}
+	w.src = &ownListener{handSource: w.src, l: l}
+	return w, nil
+}
+
+// ownListener is the source of a watch that closes its listener with it.
+type ownListener struct {
+	handSource
+	l *HandListener
+}
+
+func (o *ownListener) close() error {
+	return errors.Join(o.handSource.close(), o.l.Close())
+}
+
 // HandWatch watches the desktop's input for the person's hand. Start one
-// with [WatchHand] when an act begins to fire (or a window that allows is
-// shown) and Close it when that ends. Its methods are safe for concurrent
-// use; the watch reads the display on goroutines of its own, over a
-// connection of its own.
+// from a [HandListener] when an act begins to fire (or a window that
+// allows is shown) and Close it when that ends. It sees only input the
+// desktop takes after it started. Its methods are safe for concurrent use;
+// the listener reads the display on goroutines of its own.
 type HandWatch struct {
 	src     handSource
 	tripped chan struct{} // closed once err is set
@@ -118,6 +181,7 @@ type handSource interface {
 	// sync returns once every input the desktop took before the call has
 	// been passed to the watch.
 	sync(ctx context.Context) error
+	// close stops passing input to the watch.
 	close() error
 }
 

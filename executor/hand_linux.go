@@ -10,20 +10,20 @@ import (
 	"time"
 )
 
-// WatchHand starts watching the X display's input for the person's hand,
-// on a connection of its own, through XInput 2's raw events: they name the
+// NewHandListener opens a listener on the X display, on a connection of
+// its own, which watches through XInput 2's raw events: they name the
 // physical device each input came from (its source), and reach a client
 // that asked for XInput 2.1 or later even while another client grabs the
 // pointer or keyboard, as Chromium does during a click. The devices whose
 // input is synthetic are those the X server marks with the "XTEST Device"
 // property: every program's XTEST input, Reins' own included, comes from
-// them. The watch reads the device list again whenever it changes.
+// them. The listener reads the device list again whenever it changes.
 //
-// It returns once the watch is on: every input the server takes after
-// that is looked at. An error wraps ErrNoHandWatch when this display
-// cannot tell the person's input from synthetic input; then an act cannot
-// be watched, and must not fire.
-func WatchHand(ctx context.Context, opts HandOptions) (*HandWatch, error) {
+// Between watches it selects no input, only the device list's changes. An
+// error wraps ErrNoHandWatch when this display cannot tell the person's
+// input from synthetic input; then an act cannot be watched, and must not
+// fire.
+func NewHandListener(ctx context.Context, opts HandOptions) (*HandListener, error) {
 	display := opts.Display
 	if display == "" {
 		display = os.Getenv("DISPLAY")
@@ -35,8 +35,7 @@ func WatchHand(ctx context.Context, opts HandOptions) (*HandWatch, error) {
 	if motion <= 0 {
 		motion = defaultHandMotion
 	}
-	w := newHandWatch()
-	x := &xiWatch{hand: w, motion: motion, queue: newXIQueue()}
+	x := &xiListener{motion: motion, queue: newXIQueue(), active: map[*HandWatch]*xiWatched{}, loopDone: make(chan struct{})}
 	wire, err := dialX(ctx, display, x.queue.push)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrNoHandWatch, err)
@@ -46,10 +45,8 @@ func WatchHand(ctx context.Context, opts HandOptions) (*HandWatch, error) {
 		wire.close()
 		return nil, fmt.Errorf("%w: %w", ErrNoHandWatch, err)
 	}
-	w.src = x
-	x.loopDone = make(chan struct{})
 	go x.loop()
-	return w, nil
+	return &HandListener{impl: x}, nil
 }
 
 // XInput 2 requests, events and constants (XI2proto.txt).
@@ -76,34 +73,51 @@ const (
 	xiKeyRepeat     = 1 << 16
 )
 
-// xiWatch is a HandWatch's X side.
-type xiWatch struct {
-	hand   *HandWatch
+// xiListener is a HandListener on X.
+type xiListener struct {
 	wire   *xWire
 	queue  *xiQueue
 	op     byte   // XInputExtension's major opcode
 	xtest  uint32 // the atom "XTEST Device"
+	touch  bool   // the server speaks XInput 2.2, with touches
 	motion float64
 
 	// devices is the server's input devices, by id. Read and written by
 	// start, then only by loop.
 	devices map[uint16]*xiDevice
+	// broken is why the loop closed the connection: the devices could no
+	// longer be followed. Written by loop.
+	broken error
+
+	selMu  sync.Mutex
+	wanted int // guarded by selMu: watches started and not closed; raw input is selected while it is above 0
+
+	mu     sync.Mutex
+	active map[*HandWatch]*xiWatched // guarded by mu: the watches the loop passes input to
+	closed bool                      // guarded by mu
 
 	loopDone chan struct{}
 }
 
-// xiDevice is what the watch knows of an input device.
+// xiWatched is what one watch has seen the devices do.
+type xiWatched struct {
+	motion map[uint16]*xiMotion
+}
+
+// xiMotion is where a device has carried the pointer since a watch began.
+type xiMotion struct {
+	moved [2]float64
+	// start: for an absolute device, its first position in the watch.
+	start    [2]float64
+	hasStart [2]bool
+}
+
+// xiDevice is what the listener knows of an input device.
 type xiDevice struct {
 	synthetic bool   // an XTEST device
 	master    uint16 // the master pointer whose position a press of it moves, or the device itself
 	axes      [2]xiAxis
 	scroll    uint64 // bit n: valuator n scrolls
-
-	// Where this device has carried the pointer since the watch began.
-	moved [2]float64
-	// start: for an absolute device, its first position in the watch.
-	start    [2]float64
-	hasStart [2]bool
 }
 
 // xiAxis is one of a device's x and y valuators.
@@ -112,9 +126,9 @@ type xiAxis struct {
 	min, max float64
 }
 
-// start asks for XInput 2.2, selects the raw events and the hierarchy's
-// changes on the root window, and reads the device list.
-func (x *xiWatch) start(ctx context.Context) error {
+// start asks for XInput 2.2, selects the hierarchy's changes on the root
+// window, and reads the device list.
+func (x *xiListener) start(ctx context.Context) error {
 	ext, err := x.wire.send(queryExtensionReq("XInputExtension"), true, nil)
 	if err != nil {
 		return err
@@ -147,16 +161,18 @@ func (x *xiWatch) start(ctx context.Context) error {
 	}
 	// Selected before the device list is read, so that no change of the
 	// hierarchy falls between the two.
-	sel, err := x.wire.send(x.selectReq(), false, nil)
+	sel, err := x.wire.send(x.selectReq(false), false, nil)
 	if err != nil {
 		return err
 	}
 	if r, err = x.wire.wait(ctx, version); err != nil {
 		return err
 	}
-	if major, minor := le.Uint16(r[8:]), le.Uint16(r[10:]); major < 2 || major == 2 && minor < 1 {
+	major, minor := le.Uint16(r[8:]), le.Uint16(r[10:])
+	if major < 2 || major == 2 && minor < 1 {
 		return fmt.Errorf("the X server has XInput %d.%d; telling the person's input apart needs 2.1 or later", major, minor)
 	}
+	x.touch = major > 2 || minor >= 2
 	devices, err := x.readDevices(ctx)
 	if err != nil {
 		return err
@@ -177,8 +193,107 @@ func (x *xiWatch) start(ctx context.Context) error {
 	return nil
 }
 
+// watch selects raw input, if no other watch has, and returns once the
+// loop passes w every input after the selection and the call.
+func (x *xiListener) watch(ctx context.Context, w *HandWatch) (handSource, error) {
+	src := &xiSource{x: x, w: w}
+	activated := make(chan error, 1)
+	x.selMu.Lock()
+	x.wanted++
+	var sel *xCall
+	var err error
+	if x.wanted == 1 {
+		sel, err = x.wire.send(x.selectReq(true), false, nil)
+	}
+	if err == nil {
+		// Passed to the loop in stream order: w gets no input the
+		// server took before it.
+		_, err = x.wire.send(getInputFocusReq(), true, func(err error) {
+			if err == nil {
+				x.mu.Lock()
+				switch {
+				case x.closed:
+					err = errHandListenerClosed
+				case !src.closed:
+					x.active[w] = &xiWatched{motion: map[uint16]*xiMotion{}}
+				}
+				x.mu.Unlock()
+			}
+			activated <- err
+		})
+	}
+	x.selMu.Unlock()
+	if err == nil {
+		select {
+		case err = <-activated:
+		case <-ctx.Done():
+			err = ctx.Err()
+		case <-x.loopDone:
+			err = errHandListenerClosed
+		}
+	}
+	if err == nil && sel != nil {
+		// Answered before the marker was: a refused selection would
+		// leave the watch blind.
+		if it := <-sel.ch; it.err != nil {
+			err = fmt.Errorf("%w: the X server would not send the input: %w", ErrNoHandWatch, it.err)
+		}
+	}
+	if err != nil {
+		src.close()
+		if !errors.Is(err, ErrNoHandWatch) && ctx.Err() == nil {
+			err = fmt.Errorf("%w: the listener lost the X display: %w", ErrNoHandWatch, err)
+		}
+		return nil, err
+	}
+	return src, nil
+}
+
+var errHandListenerClosed = fmt.Errorf("%w: the listener was closed", ErrNoHandWatch)
+
+// xiSource is one watch's side of the listener.
+type xiSource struct {
+	x      *xiListener
+	w      *HandWatch
+	closed bool // guarded by x.mu
+}
+
+func (s *xiSource) sync(ctx context.Context) error { return s.x.sync(ctx) }
+
+// close stops passing input to the watch, and stops selecting raw input
+// when it was the last watch on.
+func (s *xiSource) close() error {
+	x := s.x
+	x.mu.Lock()
+	was := s.closed
+	s.closed = true
+	delete(x.active, s.w)
+	x.mu.Unlock()
+	if was {
+		return nil
+	}
+	x.selMu.Lock()
+	defer x.selMu.Unlock()
+	if x.wanted--; x.wanted == 0 {
+		// This fails only when the connection has ended, and its
+		// selections with it.
+		x.wire.send(x.selectReq(false), false, nil)
+	}
+	return nil
+}
+
+// close closes the connection; every watch on trips.
+func (x *xiListener) close() error {
+	x.mu.Lock()
+	x.closed = true
+	x.mu.Unlock()
+	err := x.wire.close()
+	<-x.loopDone
+	return err
+}
+
 // req is an XInput request of n bytes (a multiple of 4), filled by fill.
-func (x *xiWatch) req(minor byte, n int, fill func([]byte)) []byte {
+func (x *xiListener) req(minor byte, n int, fill func([]byte)) []byte {
 	b := make([]byte, n)
 	b[0], b[1] = x.op, minor
 	if fill != nil {
@@ -187,13 +302,19 @@ func (x *xiWatch) req(minor byte, n int, fill func([]byte)) []byte {
 	return b
 }
 
-// selectReq selects, on the root window for every device, the raw key and
-// button presses, raw motion, raw touch beginnings and the hierarchy's
-// changes. Releases are not selected: a release is never the person's
-// hand reaching in (the key or button that approved an act is released
-// while it fires), and what is not read cannot be kept.
-func (x *xiWatch) selectReq() []byte {
-	mask := uint32(1<<xiHierarchyChanged | 1<<xiRawKeyPress | 1<<xiRawButtonPress | 1<<xiRawMotion | 1<<xiRawTouchBegin)
+// selectReq selects, on the root window for every device, the hierarchy's
+// changes and, with input, the raw key and button presses, raw motion and
+// raw touch beginnings. Releases are never selected: a release is never
+// the person's hand reaching in (the key or button that approved an act is
+// released while it fires), and what is not read cannot be kept.
+func (x *xiListener) selectReq(input bool) []byte {
+	mask := uint32(1 << xiHierarchyChanged)
+	if input {
+		mask |= 1<<xiRawKeyPress | 1<<xiRawButtonPress | 1<<xiRawMotion
+	}
+	if input && x.touch {
+		mask |= 1 << xiRawTouchBegin
+	}
 	return x.req(xiSelectEvents, 20, func(b []byte) {
 		le.PutUint32(b[4:], x.wire.screen.root)
 		le.PutUint16(b[8:], 1) // one mask
@@ -204,8 +325,8 @@ func (x *xiWatch) selectReq() []byte {
 }
 
 // readDevices reads the device list and, for every device, whether it is
-// an XTEST device. Motion already made by a device the watch knew is kept.
-func (x *xiWatch) readDevices(ctx context.Context) (map[uint16]*xiDevice, error) {
+// an XTEST device.
+func (x *xiListener) readDevices(ctx context.Context) (map[uint16]*xiDevice, error) {
 	r, err := x.wire.call(ctx, x.req(xiQueryDevice, 8, func(b []byte) { le.PutUint16(b[4:], xiAllDevices) }))
 	if err != nil {
 		return nil, fmt.Errorf("cannot list the input devices: %w", err)
@@ -242,11 +363,6 @@ func (x *xiWatch) readDevices(ctx context.Context) (map[uint16]*xiDevice, error)
 			return nil, fmt.Errorf("cannot read the input devices' properties: %w", err)
 		}
 		devices[id].synthetic = xtestMarked(r)
-	}
-	for id, d := range devices {
-		if old := x.devices[id]; old != nil && old.axes == d.axes {
-			d.moved, d.start, d.hasStart = old.moved, old.start, old.hasStart
-		}
 	}
 	return devices, nil
 }
@@ -362,18 +478,18 @@ func (q *xiQueue) take() []xItem {
 
 // loop looks at every event and ordered answer in stream order, until the
 // connection ends.
-func (x *xiWatch) loop() {
+func (x *xiListener) loop() {
 	defer close(x.loopDone)
 	ctx := context.Background()
 	for {
 		for _, it := range x.queue.take() {
 			switch {
 			case it.end:
-				x.hand.fail(fmt.Errorf("%w: the watch lost the X display: %w", ErrNoHandWatch, it.err))
+				x.ended(it.err)
 				return
 			case it.call != nil:
-				// A sync's marker: everything before it has been looked at.
-				it.call.mark <- it.err
+				// A marker: everything before it has been looked at.
+				it.call.ordered(it.err)
 			default:
 				x.event(ctx, it.event)
 			}
@@ -381,8 +497,44 @@ func (x *xiWatch) loop() {
 	}
 }
 
-// event looks at one XInput event.
-func (x *xiWatch) event(ctx context.Context, ev []byte) {
+// ended trips every watch on: the connection is gone.
+func (x *xiListener) ended(err error) {
+	x.mu.Lock()
+	watches := make([]*HandWatch, 0, len(x.active))
+	for w := range x.active {
+		watches = append(watches, w)
+	}
+	x.active = map[*HandWatch]*xiWatched{}
+	closed := x.closed
+	x.mu.Unlock()
+	why := fmt.Errorf("%w: the listener lost the X display: %w", ErrNoHandWatch, err)
+	switch {
+	case closed:
+		why = errHandListenerClosed
+	case x.broken != nil:
+		why = x.broken
+	}
+	for _, w := range watches {
+		w.fail(why)
+	}
+}
+
+// watching is the watches on now.
+func (x *xiListener) watching() map[*HandWatch]*xiWatched {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	if len(x.active) == 0 {
+		return nil
+	}
+	out := make(map[*HandWatch]*xiWatched, len(x.active))
+	for w, st := range x.active {
+		out[w] = st
+	}
+	return out
+}
+
+// event looks at one XInput event, for every watch on.
+func (x *xiListener) event(ctx context.Context, ev []byte) {
 	if len(ev) < 32 || ev[1] != x.op {
 		return
 	}
@@ -390,7 +542,10 @@ func (x *xiWatch) event(ctx context.Context, ev []byte) {
 	if evtype == xiHierarchyChanged {
 		devices, err := x.readDevices(ctx)
 		if err != nil {
-			x.hand.fail(fmt.Errorf("%w: cannot follow a change of the input devices: %w", ErrNoHandWatch, err))
+			// What the listener knows of the devices is out of date
+			// now: nothing can be told apart any more.
+			x.broken = fmt.Errorf("%w: cannot follow a change of the input devices: %w", ErrNoHandWatch, err)
+			x.wire.conn.Close()
 			return
 		}
 		x.devices = devices
@@ -399,6 +554,11 @@ func (x *xiWatch) event(ctx context.Context, ev []byte) {
 	device, source := le.Uint16(ev[10:]), le.Uint16(ev[20:])
 	if device != source {
 		// The same input again, as its master device forwards it.
+		return
+	}
+	watches := x.watching()
+	if len(watches) == 0 {
+		// Raw input selected for a watch since closed.
 		return
 	}
 	d := x.devices[source]
@@ -433,7 +593,9 @@ func (x *xiWatch) event(ctx context.Context, ev []byte) {
 		if !d.synthetic {
 			p.X, p.Y, p.Placed = x.place(ctx, d.master)
 		}
-		x.hand.press(p)
+		for w := range watches {
+			w.press(p)
+		}
 		if d.synthetic {
 			return
 		}
@@ -442,21 +604,28 @@ func (x *xiWatch) event(ctx context.Context, ev []byte) {
 		if d.synthetic {
 			return
 		}
-		kind, ok := x.moved(d, ev)
-		if !ok {
-			return
+		for w, st := range watches {
+			m := st.motion[source]
+			if m == nil {
+				m = &xiMotion{}
+				st.motion[source] = m
+			}
+			if kind, ok := x.moved(d, m, ev); ok {
+				w.saw(HandInput{Kind: kind, Device: int(source), At: now})
+			}
 		}
-		in.Kind = kind
+		return
 	default:
 		return
 	}
-	x.hand.saw(in)
+	for w := range watches {
+		w.saw(in)
+	}
 }
 
-// moved adds a raw motion to what its device has done in the watch, and
-// reports whether that is now the person's hand: a scroll, or a pointer
-// carried beyond the threshold.
-func (x *xiWatch) moved(d *xiDevice, ev []byte) (HandKind, bool) {
+// moved adds a raw motion of d to m, and reports whether that is now the
+// person's hand: a scroll, or a pointer carried beyond the threshold.
+func (x *xiListener) moved(d *xiDevice, m *xiMotion, ev []byte) (HandKind, bool) {
 	maskLen := 4 * int(le.Uint16(ev[22:]))
 	if 32+maskLen > len(ev) {
 		return 0, false
@@ -482,19 +651,19 @@ func (x *xiWatch) moved(d *xiDevice, ev []byte) (HandKind, bool) {
 		case n < 2:
 			a := d.axes[n]
 			if !a.absolute {
-				d.moved[n] += v
+				m.moved[n] += v
 				continue
 			}
 			if a.max > a.min {
 				v = (v - a.min) / (a.max - a.min) * size[n]
 			}
-			if !d.hasStart[n] {
-				d.start[n], d.hasStart[n] = v, true
+			if !m.hasStart[n] {
+				m.start[n], m.hasStart[n] = v, true
 			}
-			d.moved[n] = v - d.start[n]
+			m.moved[n] = v - m.start[n]
 		}
 	}
-	if math.Hypot(d.moved[0], d.moved[1]) >= x.motion {
+	if math.Hypot(m.moved[0], m.moved[1]) >= x.motion {
 		return HandMotion, true
 	}
 	return 0, false
@@ -502,7 +671,7 @@ func (x *xiWatch) moved(d *xiDevice, ev []byte) (HandKind, bool) {
 
 // place is where the pointer of master is, on the root window, right after
 // a press.
-func (x *xiWatch) place(ctx context.Context, master uint16) (int, int, bool) {
+func (x *xiListener) place(ctx context.Context, master uint16) (int, int, bool) {
 	r, err := x.wire.call(ctx, x.req(xiQueryPointer, 12, func(b []byte) {
 		le.PutUint32(b[4:], x.wire.screen.root)
 		le.PutUint16(b[8:], master)
@@ -514,25 +683,22 @@ func (x *xiWatch) place(ctx context.Context, master uint16) (int, int, bool) {
 	return fp1616(r[16:]), fp1616(r[20:]), true
 }
 
-// sync sends a marker whose answer the loop passes on once it has looked
-// at every event the server sent before it.
-func (x *xiWatch) sync(ctx context.Context) error {
-	mark := make(chan error, 1)
-	if _, err := x.wire.send(getInputFocusReq(), true, mark); err != nil {
-		return fmt.Errorf("%w: the watch lost the X display: %w", ErrNoHandWatch, err)
+// sync sends a marker that the loop answers once it has looked at every
+// event the server sent before it.
+func (x *xiListener) sync(ctx context.Context) error {
+	done := make(chan error, 1)
+	if _, err := x.wire.send(getInputFocusReq(), true, func(err error) { done <- err }); err != nil {
+		return fmt.Errorf("%w: the listener lost the X display: %w", ErrNoHandWatch, err)
 	}
 	select {
-	case err := <-mark:
-		return err
+	case err := <-done:
+		if err != nil {
+			return fmt.Errorf("%w: the listener lost the X display: %w", ErrNoHandWatch, err)
+		}
+		return nil
 	case <-ctx.Done():
 		return ctx.Err()
 	case <-x.loopDone:
-		return fmt.Errorf("%w: the watch has stopped", ErrNoHandWatch)
+		return fmt.Errorf("%w: the listener has stopped", ErrNoHandWatch)
 	}
-}
-
-func (x *xiWatch) close() error {
-	err := x.wire.close()
-	<-x.loopDone
-	return err
 }

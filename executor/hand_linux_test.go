@@ -314,7 +314,7 @@ func TestHandWatchFollowsNewDevices(t *testing.T) {
 	if err != nil || !ok || last.Person {
 		t.Fatalf("LastPress = %+v, %v, %v; want a synthetic press", last, ok, err)
 	}
-	if got := w.src.(*xiWatch).devices[uint16(last.Device)]; got == nil || !got.synthetic {
+	if got := w.src.(*ownListener).handSource.(*xiSource).x.devices[uint16(last.Device)]; got == nil || !got.synthetic {
 		t.Errorf("the press came from device %d, which the watch does not know for an XTEST device", last.Device)
 	}
 
@@ -420,4 +420,123 @@ func deviceNames(r []byte) map[uint16]string {
 		}
 	}
 	return out
+}
+
+// selected is the listener's raw input selection on the root window, as
+// the server holds it.
+func selected(t *testing.T, l *HandListener) uint32 {
+	t.Helper()
+	x := l.impl.(*xiListener)
+	r, err := x.wire.call(context.Background(), x.req(60, 8, func(b []byte) { le.PutUint32(b[4:], x.wire.screen.root) }))
+	if err != nil {
+		t.Fatalf("XIGetSelectedEvents: %v", err)
+	}
+	var mask uint32
+	off := 32
+	for range int(le.Uint16(r[8:])) {
+		if n := int(le.Uint16(r[off+2:])); n > 0 {
+			mask |= le.Uint32(r[off+4:])
+		}
+		off += 4 + 4*int(le.Uint16(r[off+2:]))
+	}
+	return mask &^ (1 << xiHierarchyChanged)
+}
+
+func TestHandListenerReadsInputOnlyWhileAWatchIsOn(t *testing.T) {
+	d := startDisplay(t, 1)
+	p := standIn(t, d.srv.Display)
+	ctx := context.Background()
+	l, err := NewHandListener(ctx, HandOptions{Display: d.srv.Display})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	if m := selected(t, l); m != 0 {
+		t.Fatalf("with no watch on, the listener selects input %#x", m)
+	}
+
+	a, err := l.Watch(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m := selected(t, l); m == 0 {
+		t.Fatal("with a watch on, the listener selects no input")
+	}
+	must(t, p.Key("a"))
+	wantHand(t, a, HandKey, p.Keyboard)
+
+	// A watch started after an input does not see it, though another
+	// watch did; both see what comes after.
+	b, err := l.Watch(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantNoHand(t, b)
+	must(t, p.Press(1))
+	must(t, p.Release(1))
+	wantHand(t, b, HandButton, p.Mouse)
+	if last, ok, err := a.LastPress(ctx); err != nil || !ok || !last.Person {
+		t.Errorf("the first watch's LastPress = %+v, %v, %v; want the person's", last, ok, err)
+	}
+
+	must(t, a.Close())
+	if m := selected(t, l); m == 0 {
+		t.Fatal("with one watch of two closed, the listener selects no input")
+	}
+	must(t, b.Close())
+	if m := selected(t, l); m != 0 {
+		t.Fatalf("with every watch closed, the listener selects input %#x", m)
+	}
+
+	// And it starts again.
+	c, err := l.Watch(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantNoHand(t, c)
+	must(t, p.MoveBy(10, 0))
+	wantHand(t, c, HandMotion, p.Mouse)
+
+	// Closing the listener trips the watches on.
+	e, err := l.Watch(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	must(t, l.Close())
+	<-e.Tripped()
+	if err := e.Check(ctx); !errors.Is(err, ErrNoHandWatch) {
+		t.Errorf("a watch's Check after its listener closed = %v, want ErrNoHandWatch", err)
+	}
+	if _, err := l.Watch(ctx); !errors.Is(err, ErrNoHandWatch) {
+		t.Errorf("Watch on a closed listener = %v, want ErrNoHandWatch", err)
+	}
+}
+
+// The stand-in's input is input like any other to the windows it lands in.
+func TestStandInClicksAndTypesInWindows(t *testing.T) {
+	d := startDisplay(t, 1)
+	r := newWitness(t, d)
+	win := r.app("Witness", 100, 100, 400, 300)
+	p := standIn(t, d.srv.Display)
+	r.take()
+	must(t, p.MoveTo(250, 180))
+	must(t, p.Press(1))
+	must(t, p.Release(1))
+	must(t, p.Key("q"))
+	var got []string
+	for _, e := range r.take() {
+		switch e.kind {
+		case "press", "release":
+			if e.window == win && e.x == 150 && e.y == 80 && e.detail == 1 {
+				got = append(got, e.kind)
+			}
+		case "key":
+			if e.sym == 'q' {
+				got = append(got, "q")
+			}
+		}
+	}
+	if strings.Join(got, " ") != "press release q" {
+		t.Errorf("the window saw %q, want a left click at (150, 80) and the key q", got)
+	}
 }

@@ -221,10 +221,11 @@ type xWire struct {
 type xCall struct {
 	seq   uint16
 	reply bool       // the request has a reply; without one, the next answer after it means success
-	ch    chan xItem // buffered 1: the answer, unless mark is set
-	// mark, when set, makes the answer go to sink in stream order, to be
-	// passed on to mark (buffered 1) when everything before it is done.
-	mark chan error
+	ch    chan xItem // buffered 1: the answer, unless ordered is set
+	// ordered, when set, makes the answer go to sink in stream order, for
+	// whoever reads the sink to call ordered once everything before the
+	// answer is done.
+	ordered func(error)
 }
 
 // xItem is what the reader hands on: an event, the answer to a call, or
@@ -400,7 +401,8 @@ func (w *xWire) readLoop(br *bufio.Reader) error {
 }
 
 // answered hands the reply or error numbered seq to its call. Calls sent
-// before it without a reply have succeeded: the server answers in order.
+// before it have been answered too: the server answers in order, so one
+// without a reply has succeeded, and one with a reply will get none.
 func (w *xWire) answered(seq uint16, reply []byte, err error) {
 	w.pmu.Lock()
 	var done []*xCall
@@ -409,8 +411,6 @@ func (w *xWire) answered(seq uint16, reply []byte, err error) {
 		c := w.pending[0]
 		if c.seq == seq {
 			call = c
-			// A reply answers its call; an error answers one without a
-			// reply too.
 			w.pending = w.pending[1:]
 			break
 		}
@@ -422,7 +422,11 @@ func (w *xWire) answered(seq uint16, reply []byte, err error) {
 	}
 	w.pmu.Unlock()
 	for _, c := range done {
-		w.answer(c, xItem{call: c})
+		it := xItem{call: c}
+		if c.reply {
+			it.err = fmt.Errorf("the X server skipped the reply to request %d", c.seq)
+		}
+		w.answer(c, it)
 	}
 	if call != nil {
 		w.answer(call, xItem{call: call, reply: reply, err: err})
@@ -430,7 +434,7 @@ func (w *xWire) answered(seq uint16, reply []byte, err error) {
 }
 
 func (w *xWire) answer(c *xCall, it xItem) {
-	if c.mark != nil {
+	if c.ordered != nil {
 		w.sink(it)
 		return
 	}
@@ -439,14 +443,14 @@ func (w *xWire) answer(c *xCall, it xItem) {
 
 // send sends one request. A call with reply set is answered by its reply
 // or error; one without, by an error or the next answer after it. Its
-// answer goes to the returned call's channel, or with mark set, to sink.
-func (w *xWire) send(req []byte, reply bool, mark chan error) (*xCall, error) {
+// answer goes to the returned call's channel, or with ordered set, to sink.
+func (w *xWire) send(req []byte, reply bool, ordered func(error)) (*xCall, error) {
 	if len(req)%4 != 0 || len(req)/4 > 0xffff {
 		return nil, fmt.Errorf("a request of %d bytes cannot be sent", len(req))
 	}
 	le.PutUint16(req[2:], uint16(len(req)/4))
-	c := &xCall{reply: reply, mark: mark}
-	if mark == nil {
+	c := &xCall{reply: reply, ordered: ordered}
+	if ordered == nil {
 		c.ch = make(chan xItem, 1)
 	}
 	w.wmu.Lock()

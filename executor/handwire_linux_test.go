@@ -247,9 +247,9 @@ func TestHandWatchReadsWheelsScrollingAndTablets(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			w := newHandWatch()
-			x := &xiWatch{hand: w, op: op, motion: defaultHandMotion, wire: &xWire{screen: xScreen{width: 1000, height: 1000}}}
-			m, tb := *mouse, *tablet
-			x.devices = map[uint16]*xiDevice{10: &m, 11: &tb, 12: xtest}
+			x := &xiListener{op: op, motion: defaultHandMotion, wire: &xWire{screen: xScreen{width: 1000, height: 1000}}}
+			x.devices = map[uint16]*xiDevice{10: mouse, 11: tablet, 12: xtest}
+			x.active = map[*HandWatch]*xiWatched{w: {motion: map[uint16]*xiMotion{}}}
 			for _, ev := range tc.evs {
 				x.event(context.Background(), ev)
 			}
