@@ -29,7 +29,7 @@ var (
 	// devices, or an OS without a watch yet). An act that cannot be
 	// watched must not fire, and a press that cannot be told apart must
 	// not answer for the person.
-	ErrNoHandWatch = errors.New("Reins cannot tell the person's own mouse and keyboard from synthetic input on this desktop")
+	ErrNoHandWatch = errors.New("this desktop cannot tell the person's own mouse and keyboard from synthetic input")
 )
 
 // HandKind is what the person's hand did.
@@ -209,6 +209,28 @@ func (w *HandWatch) First() (HandInput, bool) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	return w.first, w.seen
+}
+
+// Context returns a context that ends when parent does or when the watch
+// trips, then with Err as its cause (context.Cause): an act's waits (a key
+// held, a key code lent) end at once when the person reaches in. Call
+// cancel when the act is over.
+func (w *HandWatch) Context(parent context.Context) (ctx context.Context, cancel context.CancelFunc) {
+	ctx, cancelCause := context.WithCancelCause(parent)
+	stop := make(chan struct{})
+	go func() {
+		select {
+		case <-w.tripped:
+			cancelCause(w.Err())
+		case <-ctx.Done():
+		case <-stop:
+		}
+	}()
+	var once sync.Once
+	return ctx, func() {
+		once.Do(func() { close(stop) })
+		cancelCause(context.Canceled)
+	}
 }
 
 // Check waits until the watch has looked at every input the desktop took

@@ -19,6 +19,12 @@ import (
 // property: every program's XTEST input, Reins' own included, comes from
 // them. The listener reads the device list again whenever it changes.
 //
+// What X cannot tell apart, neither can the listener: other XTEST users
+// (x11vnc, Barrier, on-screen keyboards, voice control) look like Reins,
+// and a program that sends XTEST's device events in the name of a
+// physical device (as xdesk.Person does, to stand in for the person in
+// tests) looks like the person.
+//
 // Between watches it selects no input, only the device list's changes. An
 // error wraps ErrNoHandWatch when this display cannot tell the person's
 // input from synthetic input; then an act cannot be watched, and must not

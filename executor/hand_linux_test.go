@@ -540,3 +540,24 @@ func TestStandInClicksAndTypesInWindows(t *testing.T) {
 		t.Errorf("the window saw %q, want a left click at (150, 80) and the key q", got)
 	}
 }
+
+func TestHandWatchContextEndsWhenThePersonReachesIn(t *testing.T) {
+	d := startDisplay(t, 1)
+	p := standIn(t, d.srv.Display)
+	w := watchHand(t, d.srv.Display)
+	ctx, cancel := w.Context(context.Background())
+	defer cancel()
+	must(t, p.Key("a"))
+	<-ctx.Done()
+	if cause := context.Cause(ctx); !errors.Is(cause, ErrPersonsHand) {
+		t.Errorf("the act's context ended with %v, want the person's hand", cause)
+	}
+
+	// An act that ends first ends its context, and leaves nothing running.
+	w = watchHand(t, d.srv.Display)
+	ctx, cancel = w.Context(context.Background())
+	cancel()
+	if cause := context.Cause(ctx); !errors.Is(cause, context.Canceled) {
+		t.Errorf("a cancelled act's context ended with %v", cause)
+	}
+}
