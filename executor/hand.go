@@ -1,0 +1,331 @@
+package executor
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+)
+
+// The person's hand: while an act fires, or while a Reins window that
+// allows waits for a press, a [HandWatch] looks at the desktop's input as it
+// comes from each device and tells the person's own keyboard, mouse,
+// touchpad or touchscreen from the input Reins (or any program using XTEST)
+// synthesises.
+//
+// The watch is a keylogger by nature, so it is kept small: it runs only
+// while it is needed, and of each input it keeps only its kind, the device
+// it came from and when, never a key code.
+
+// Errors callers may test for with errors.Is.
+var (
+	// ErrPersonsHand: the person pressed a key or button, turned a wheel or
+	// moved the pointer with their own hand while the watch was on. An act
+	// under way stops, lets go of what it holds and is asked afresh.
+	ErrPersonsHand = errors.New("the person took the mouse or keyboard")
+	// ErrNoHandWatch: this desktop cannot tell the person's input from
+	// Reins' own (no display, no XInput 2.1 or later, no marked XTEST
+	// devices, or an OS without a watch yet). An act that cannot be
+	// watched must not fire, and a press that cannot be told apart must
+	// not answer for the person.
+	ErrNoHandWatch = errors.New("this desktop cannot tell the person's own mouse and keyboard from synthetic input")
+)
+
+// HandKind is what the person's hand did.
+type HandKind uint8
+
+const (
+	HandKey    HandKind = iota + 1 // a key pressed (releases never count)
+	HandButton                     // a mouse button pressed, or a touch begun
+	HandWheel                      // a wheel turned, or a touchpad scrolled
+	HandMotion                     // the pointer moved beyond the watch's threshold
+)
+
+func (k HandKind) String() string {
+	switch k {
+	case HandKey:
+		return "key"
+	case HandButton:
+		return "button"
+	case HandWheel:
+		return "wheel"
+	case HandMotion:
+		return "motion"
+	}
+	return fmt.Sprintf("HandKind(%d)", uint8(k))
+}
+
+// HandInput is one input from the person's hand, as the watch keeps it: no
+// key code, no button number, no place.
+type HandInput struct {
+	Kind   HandKind
+	Device int       // the OS's id of the physical device (X: the XI2 source id)
+	At     time.Time // when the watch read it: within a moment of the X server's seeing it
+}
+
+// Press is a button press the watch saw, from any device: the person's or a
+// synthetic one.
+type Press struct {
+	// Person reports whether the press came from one of the person's own
+	// devices rather than a synthetic one (XTEST on X).
+	Person bool
+	Device int       // the OS's id of the device it came from
+	At     time.Time // when the watch read it
+	// X, Y: where the pointer was, in the root window's device pixels,
+	// right after the press. Set only when Placed; a synthetic press is
+	// never placed.
+	X, Y   int
+	Placed bool
+}
+
+// HandOptions configures [NewHandListener] and [WatchHand].
+type HandOptions struct {
+	// Display is the X display, e.g. ":0"; default $DISPLAY. (X11)
+	Display string // optional
+	// Motion is how far, in device pixels, one device must carry the
+	// pointer from where it was when a watch began before the motion
+	// counts as the person's hand: a mouse nudged by a desk is not a hand
+	// taking it. Default 4.
+	Motion float64 // optional
+}
+
+// defaultHandMotion is HandOptions.Motion's default, in device pixels.
+const defaultHandMotion = 4
+
+// HandListener holds what watching the person's hand needs from the
+// desktop (on X: a connection of its own, and the input devices, kept up
+// to date), so that a watch is cheap to start for every act. While no
+// watch is on it reads no input at all. Open one with [NewHandListener]
+// and keep it for as long as the executor; its methods are safe for
+// concurrent use, and any number of watches may be on at once.
+type HandListener struct {
+	impl handListener
+}
+
+// handListener is a HandListener's OS side.
+type handListener interface {
+	// watch starts reading input for w and returns once every input the
+	// desktop takes from then on reaches w.
+	watch(ctx context.Context, w *HandWatch) (handSource, error)
+	close() error
+}
+
+// Watch starts a watch: every input the desktop takes after Watch returns
+// is looked at. Close the watch when the act is over. An error wraps
+// ErrNoHandWatch when the listener can no longer watch (its display went
+// away); open a new listener, and until then fire nothing.
+func (l *HandListener) Watch(ctx context.Context) (*HandWatch, error) {
+	w := newHandWatch()
+	src, err := l.impl.watch(ctx, w)
+	if err != nil {
+		return nil, err
+	}
+	w.src = src
+	return w, nil
+}
+
+// Close stops the listener; every watch still on trips with an error
+// wrapping ErrNoHandWatch.
+func (l *HandListener) Close() error { return l.impl.close() }
+
+// WatchHand opens a listener for one watch: Close on the watch closes both.
+// It costs what opening a listener does (about a millisecond on X), so an
+// executor keeps a HandListener and starts a watch from it for each act.
+func WatchHand(ctx context.Context, opts HandOptions) (*HandWatch, error) {
+	l, err := NewHandListener(ctx, opts)
+	if err != nil {
+		return nil, err
+	}
+	w, err := l.Watch(ctx)
+	if err != nil {
+		l.Close()
+		return nil, err
+	}
+	w.src = &ownListener{handSource: w.src, l: l}
+	return w, nil
+}
+
+// ownListener is the source of a watch that closes its listener with it.
+type ownListener struct {
+	handSource
+	l *HandListener
+}
+
+func (o *ownListener) close() error {
+	return errors.Join(o.handSource.close(), o.l.Close())
+}
+
+// HandWatch watches the desktop's input for the person's hand. Start one
+// from a [HandListener] when an act begins to fire (or a window that
+// allows is shown) and Close it when that ends. It sees only input the
+// desktop takes after it started. Its methods are safe for concurrent use;
+// the listener reads the display on goroutines of its own.
+type HandWatch struct {
+	src     handSource
+	tripped chan struct{} // closed once err is set
+
+	mu      sync.Mutex
+	err     error     // guarded by mu: why the watch tripped
+	first   HandInput // guarded by mu: the person's first input
+	seen    bool      // guarded by mu: first is set
+	last    Press     // guarded by mu: the last button press
+	pressed bool      // guarded by mu: last is set
+
+	closeOnce sync.Once
+	closeErr  error
+}
+
+// handSource is what a watch reads the desktop through.
+type handSource interface {
+	// sync returns once every input the desktop took before the call has
+	// been passed to the watch.
+	sync(ctx context.Context) error
+	// close stops passing input to the watch.
+	close() error
+}
+
+func newHandWatch() *HandWatch { return &HandWatch{tripped: make(chan struct{})} }
+
+// Tripped is closed once the watch has seen the person's hand, or has
+// stopped watching because the display failed; Err says which. Checking it
+// is a select with a default, cheap enough before every event; but an
+// input may still be on its way to the watch, so before an event that must
+// not follow the person's input, call Check.
+func (w *HandWatch) Tripped() <-chan struct{} { return w.tripped }
+
+// Err is nil while the watch has seen nothing of the person's; after the
+// person's first input it wraps ErrPersonsHand and says what they did; if
+// the watch failed, it says why (then nothing more can be told, and an act
+// must stop as though the person had reached for it).
+func (w *HandWatch) Err() error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.err
+}
+
+// First is the person's first input since the watch began, if any.
+func (w *HandWatch) First() (HandInput, bool) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.first, w.seen
+}
+
+// Context returns a context that ends when parent does or when the watch
+// trips, then with Err as its cause (context.Cause): an act's waits (a key
+// held, a key code lent) end at once when the person reaches in. Call
+// cancel when the act is over.
+func (w *HandWatch) Context(parent context.Context) (ctx context.Context, cancel context.CancelFunc) {
+	ctx, cancelCause := context.WithCancelCause(parent)
+	stop := make(chan struct{})
+	go func() {
+		select {
+		case <-w.tripped:
+			cancelCause(w.Err())
+		case <-ctx.Done():
+		case <-stop:
+		}
+	}()
+	var once sync.Once
+	return ctx, func() {
+		once.Do(func() { close(stop) })
+		cancelCause(context.Canceled)
+	}
+}
+
+// Check waits until the watch has looked at every input the desktop took
+// before the call (on X, one round trip to the server), then returns Err.
+// Before each key and button event of an act it bounds what follows the
+// person's hand to the event already on its way.
+func (w *HandWatch) Check(ctx context.Context) error {
+	if err := w.Err(); err != nil {
+		return err
+	}
+	if err := w.src.sync(ctx); err != nil {
+		if ctx.Err() != nil {
+			return err
+		}
+		w.fail(err)
+	}
+	return w.Err()
+}
+
+// LastPress is the last button press (or touch) the watch has seen since
+// it began, from whatever device, after waiting as Check does; ok is false
+// when there was none. A window that allows takes a press only when the
+// last press was the person's (Press.Person), came after the window was
+// shown, and was placed on its control: a synthetic press after the
+// person's own makes the last press synthetic, and so refused.
+func (w *HandWatch) LastPress(ctx context.Context) (p Press, ok bool, err error) {
+	if err := w.src.sync(ctx); err != nil {
+		if ctx.Err() == nil {
+			w.fail(err)
+		}
+		return Press{}, false, err
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.last, w.pressed, nil
+}
+
+// Close stops the watch and closes its connection to the display. It is
+// safe to call more than once.
+func (w *HandWatch) Close() error {
+	w.closeOnce.Do(func() {
+		w.closeErr = w.src.close()
+		w.fail(errHandWatchClosed)
+	})
+	return w.closeErr
+}
+
+var errHandWatchClosed = fmt.Errorf("%w: the watch was closed", ErrNoHandWatch)
+
+// saw records an input of the person's; the first one trips the watch.
+func (w *HandWatch) saw(h HandInput) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.err != nil {
+		return
+	}
+	w.first, w.seen = h, true
+	w.err = &handError{in: h}
+	close(w.tripped)
+}
+
+// pressed records a button press from any device.
+func (w *HandWatch) press(p Press) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.last, w.pressed = p, true
+}
+
+// fail trips the watch with err unless it has tripped already.
+func (w *HandWatch) fail(err error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.err != nil {
+		return
+	}
+	w.err = err
+	close(w.tripped)
+}
+
+// handError is the person's first input, as an error wrapping
+// ErrPersonsHand.
+type handError struct{ in HandInput }
+
+func (e *handError) Error() string {
+	switch e.in.Kind {
+	case HandKey:
+		return "the person pressed a key"
+	case HandButton:
+		return "the person pressed a mouse button"
+	case HandWheel:
+		return "the person turned the mouse wheel"
+	case HandMotion:
+		return "the person moved the mouse"
+	}
+	return ErrPersonsHand.Error()
+}
+
+func (e *handError) Unwrap() error { return ErrPersonsHand }

@@ -1,0 +1,563 @@
+package executor
+
+import (
+	"context"
+	"encoding/binary"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/jezek/xgb"
+	"github.com/jezek/xgb/xproto"
+	"github.com/jezek/xgb/xtest"
+
+	"github.com/reins-app/reins/audit"
+	"github.com/reins-app/reins/executor/xdesk"
+	"github.com/reins-app/reins/vocab"
+)
+
+// watchHand starts a watch on d for the test's duration.
+func watchHand(t testing.TB, display string) *HandWatch {
+	t.Helper()
+	w, err := WatchHand(context.Background(), HandOptions{Display: display})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { w.Close() })
+	return w
+}
+
+// standIn is the person's stand-in on d, for the test's duration.
+func standIn(t testing.TB, display string) *xdesk.Person {
+	t.Helper()
+	p, err := xdesk.NewPerson(display)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(p.Close)
+	return p
+}
+
+// wantHand checks that w has seen the person's hand, first as kind from
+// device.
+func wantHand(t *testing.T, w *HandWatch, kind HandKind, device int) {
+	t.Helper()
+	err := w.Check(context.Background())
+	if !errors.Is(err, ErrPersonsHand) {
+		t.Fatalf("Check = %v, want the person's hand (%s)", err, kind)
+	}
+	in, ok := w.First()
+	if !ok || in.Kind != kind || in.Device != device {
+		t.Errorf("First = %+v, %v; want a %s from device %d", in, ok, kind, device)
+	}
+	select {
+	case <-w.Tripped():
+	default:
+		t.Error("Tripped is still open")
+	}
+}
+
+// wantNoHand checks that w has seen nothing of the person's.
+func wantNoHand(t *testing.T, w *HandWatch) {
+	t.Helper()
+	if err := w.Check(context.Background()); err != nil {
+		t.Fatalf("Check = %v, want nothing seen", err)
+	}
+	if in, ok := w.First(); ok {
+		t.Fatalf("First = %+v, want nothing seen", in)
+	}
+}
+
+func TestHandWatchSeesThePersonsHand(t *testing.T) {
+	d := startDisplay(t, 1)
+	p := standIn(t, d.srv.Display)
+	must(t, p.MoveTo(300, 200))
+	for _, tc := range []struct {
+		name   string
+		do     func() error
+		kind   HandKind
+		device int
+	}{
+		{"a key", func() error { return p.Key("a") }, HandKey, p.Keyboard},
+		{"a key with a modifier", func() error { return p.Key("Return") }, HandKey, p.Keyboard},
+		{"a left click", func() error { return p.Press(1) }, HandButton, p.Mouse},
+		{"a right click", func() error { return p.Press(3) }, HandButton, p.Mouse},
+		{"a move", func() error { return p.MoveBy(30, 0) }, HandMotion, p.Mouse},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			w := watchHand(t, d.srv.Display)
+			wantNoHand(t, w)
+			must(t, tc.do())
+			wantHand(t, w, tc.kind, tc.device)
+			// What the person holds, they let go of; the next subtest's
+			// watch does not count a release.
+			if tc.kind == HandButton {
+				must(t, p.Release(3))
+				must(t, p.Release(1))
+			}
+		})
+	}
+}
+
+func TestHandWatchCountsMotionOnlyBeyondAFewPixels(t *testing.T) {
+	d := startDisplay(t, 1)
+	p := standIn(t, d.srv.Display)
+	must(t, p.MoveTo(300, 200))
+	w := watchHand(t, d.srv.Display)
+	// A nudge, and back and forth, a pixel at a time (so that the
+	// server's pointer acceleration keeps to the pixel): the pointer
+	// never goes 4 pixels from where it was.
+	for _, m := range [][2]int{{1, 0}, {0, 1}, {1, 1}, {1, 0}, {-1, -1}, {-1, 0}, {-1, -1}, {1, 0}, {-1, 0}} {
+		must(t, p.MoveBy(m[0], m[1]))
+	}
+	r := newWitness(t, d)
+	if x, y := r.pointer(); x != 300 || y != 200 {
+		t.Fatalf("the pointer is at (%d, %d), not back at (300, 200)", x, y)
+	}
+	wantNoHand(t, w)
+	must(t, p.MoveBy(3, 0))
+	wantNoHand(t, w)
+	must(t, p.MoveBy(1, 1)) // (4, 1) from the start: 4.1 pixels
+	wantHand(t, w, HandMotion, p.Mouse)
+}
+
+func TestHandWatchIgnoresReinsOwnInput(t *testing.T) {
+	d := startDisplay(t, 1)
+	w := watchHand(t, d.srv.Display)
+
+	// Through the executor's X11 backend: clicks, typing (with a
+	// character the keyboard lacks, so a key code is lent), a drag and
+	// the wheel.
+	r := newX11Rig(t, d)
+	r.w.app("Witness", 100, 100, 600, 400)
+	for _, act := range []vocab.Act{
+		{Kind: vocab.Click},
+		{Kind: vocab.DoubleClick},
+		{Kind: vocab.RightClick},
+		{Kind: vocab.Type, Text: "Reins types this, ü and all, " + strings.Repeat("x", 40)},
+		{Kind: vocab.Scroll, DY: 3},
+		{Kind: vocab.Hover},
+	} {
+		if _, err := r.fire(t, act, 300, 250); err != nil {
+			t.Fatalf("%s: %v", act.Kind, err)
+		}
+	}
+	drag := audit.TestOnlyTicket(vocab.Act{Kind: vocab.Drag}, audit.Plan{X: 200, Y: 200, X2: 500, Y2: 400, Scale: 1})
+	must(t, r.ex.Fire(context.Background(), drag))
+
+	// And plain XTEST, as any other program sends it: 2,000 keys, 1,000
+	// moves, clicks and wheel notches.
+	c, err := xgb.NewConnDisplay(d.srv.Display)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	must(t, xtest.Init(c))
+	root := xproto.Setup(c).DefaultScreen(c).Root
+	code := keycodeOf(t, c, 'x')
+	for range 1000 {
+		xtest.FakeInput(c, xproto.KeyPress, code, 0, root, 0, 0, 0)
+		xtest.FakeInput(c, xproto.KeyRelease, code, 0, root, 0, 0, 0)
+	}
+	for i := range 1000 {
+		xtest.FakeInput(c, xproto.MotionNotify, 0, 0, root, int16(i%1200), int16(i%700), 0)
+	}
+	for _, b := range []byte{1, 3, 4, 5, 6, 7, 1} {
+		xtest.FakeInput(c, xproto.ButtonPress, b, 0, root, 0, 0, 0)
+		xtest.FakeInput(c, xproto.ButtonRelease, b, 0, root, 0, 0, 0)
+	}
+	for range 1000 {
+		xtest.FakeInput(c, xproto.KeyPress, code, 0, root, 0, 0, 0)
+		xtest.FakeInput(c, xproto.KeyRelease, code, 0, root, 0, 0, 0)
+	}
+	if _, err := xproto.GetInputFocus(c).Reply(); err != nil {
+		t.Fatal(err)
+	}
+	wantNoHand(t, w)
+
+	// The presses were seen, and known for synthetic.
+	last, ok, err := w.LastPress(context.Background())
+	if err != nil || !ok || last.Person || last.Placed {
+		t.Errorf("LastPress = %+v, %v, %v; want a synthetic press, not placed", last, ok, err)
+	}
+}
+
+func TestHandWatchIgnoresTheReleaseOfWhatWasHeldBefore(t *testing.T) {
+	d := startDisplay(t, 1)
+	p := standIn(t, d.srv.Display)
+	must(t, p.MoveTo(300, 200))
+	// The Enter and the click that approved the act are still down when
+	// it begins to fire.
+	must(t, p.KeyDown("Return"))
+	must(t, p.Press(1))
+	w := watchHand(t, d.srv.Display)
+	must(t, p.KeyUp("Return"))
+	must(t, p.Release(1))
+	wantNoHand(t, w)
+	// A key pressed afresh is the person's hand.
+	must(t, p.Key("Return"))
+	wantHand(t, w, HandKey, p.Keyboard)
+}
+
+func TestHandWatchSeesPressesDuringAnotherClientsGrab(t *testing.T) {
+	d := startDisplay(t, 1)
+	p := standIn(t, d.srv.Display)
+	must(t, p.MoveTo(300, 200))
+	// Another client grabs the pointer and the keyboard, as a browser
+	// does while a button is down or a menu is open.
+	c, err := xgb.NewConnDisplay(d.srv.Display)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	root := xproto.Setup(c).DefaultScreen(c).Root
+	g, err := xproto.GrabPointer(c, false, root, xproto.EventMaskButtonPress|xproto.EventMaskButtonRelease,
+		xproto.GrabModeAsync, xproto.GrabModeAsync, 0, 0, xproto.TimeCurrentTime).Reply()
+	if err != nil || g.Status != xproto.GrabStatusSuccess {
+		t.Fatalf("GrabPointer: %v, %+v", err, g)
+	}
+	k, err := xproto.GrabKeyboard(c, false, root, xproto.TimeCurrentTime, xproto.GrabModeAsync, xproto.GrabModeAsync).Reply()
+	if err != nil || k.Status != xproto.GrabStatusSuccess {
+		t.Fatalf("GrabKeyboard: %v, %+v", err, k)
+	}
+
+	w := watchHand(t, d.srv.Display)
+	must(t, p.Press(1))
+	wantHand(t, w, HandButton, p.Mouse)
+	must(t, p.Release(1))
+
+	w = watchHand(t, d.srv.Display)
+	must(t, p.Key("a"))
+	wantHand(t, w, HandKey, p.Keyboard)
+}
+
+func TestHandWatchTellsWhereThePersonPressed(t *testing.T) {
+	d := startDisplay(t, 1)
+	p := standIn(t, d.srv.Display)
+	w := watchHand(t, d.srv.Display)
+	ctx := context.Background()
+	if _, ok, err := w.LastPress(ctx); ok || err != nil {
+		t.Fatalf("LastPress before any press: %v, %v", ok, err)
+	}
+	must(t, p.MoveTo(420, 310))
+	must(t, p.Press(1))
+	must(t, p.Release(1))
+	last, ok, err := w.LastPress(ctx)
+	if err != nil || !ok || !last.Person || !last.Placed || last.X != 420 || last.Y != 310 || last.Device != p.Mouse {
+		t.Fatalf("LastPress = %+v, %v, %v; want the person's press at (420, 310) from device %d", last, ok, err, p.Mouse)
+	}
+
+	// A synthetic press after the person's makes the last press synthetic.
+	c, err := xgb.NewConnDisplay(d.srv.Display)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	must(t, xtest.Init(c))
+	root := xproto.Setup(c).DefaultScreen(c).Root
+	must(t, xtest.FakeInputChecked(c, xproto.ButtonPress, 1, 0, root, 0, 0, 0).Check())
+	must(t, xtest.FakeInputChecked(c, xproto.ButtonRelease, 1, 0, root, 0, 0, 0).Check())
+	after, ok, err := w.LastPress(ctx)
+	if err != nil || !ok || after.Person || !after.At.After(last.At) {
+		t.Fatalf("LastPress after a synthetic click = %+v, %v, %v; want it synthetic, and later", after, ok, err)
+	}
+}
+
+func TestHandWatchFollowsNewDevices(t *testing.T) {
+	d := startDisplay(t, 1)
+	w := watchHand(t, d.srv.Display)
+
+	// A second master pointer and keyboard, and their XTEST devices, come
+	// while the watch is on; a client's XTEST input then comes from the
+	// new XTEST devices.
+	c, err := xgb.NewConnDisplay(d.srv.Display)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	must(t, xtest.Init(c))
+	op := xiOpcode(t, c)
+	xiRequest(t, c, op, 47, true, []byte{2, 0, 2, 0}) // XIQueryVersion 2.2
+	name := "Second"
+	add := make([]byte, 4+8+len(name)+pad4(len(name)))
+	add[0] = 1 // one change
+	le.PutUint16(add[4:], 1)
+	le.PutUint16(add[6:], uint16((8+len(name)+pad4(len(name)))/4))
+	le.PutUint16(add[8:], uint16(len(name)))
+	add[10], add[11] = 1, 1 // send core events; enable
+	copy(add[12:], name)
+	xiRequest(t, c, op, 43, false, add) // XIChangeHierarchy: add a master
+	var master uint16
+	devs := xiRequest(t, c, op, 48, true, []byte{0, 0, 0, 0}) // XIQueryDevice, all
+	for id, n := range deviceNames(devs) {
+		if n == "Second pointer" {
+			master = id
+		}
+	}
+	if master == 0 {
+		t.Fatal("the second master pointer was not made")
+	}
+	set := make([]byte, 8)
+	le.PutUint16(set[4:], master)
+	xiRequest(t, c, op, 44, false, set) // XISetClientPointer: this client's
+
+	root := xproto.Setup(c).DefaultScreen(c).Root
+	code := keycodeOf(t, c, 'x')
+	for range 50 {
+		must(t, xtest.FakeInputChecked(c, xproto.KeyPress, code, 0, root, 0, 0, 0).Check())
+		must(t, xtest.FakeInputChecked(c, xproto.KeyRelease, code, 0, root, 0, 0, 0).Check())
+		must(t, xtest.FakeInputChecked(c, xproto.ButtonPress, 1, 0, root, 0, 0, 0).Check())
+		must(t, xtest.FakeInputChecked(c, xproto.ButtonRelease, 1, 0, root, 0, 0, 0).Check())
+	}
+	wantNoHand(t, w)
+	last, ok, err := w.LastPress(context.Background())
+	if err != nil || !ok || last.Person {
+		t.Fatalf("LastPress = %+v, %v, %v; want a synthetic press", last, ok, err)
+	}
+	if got := w.src.(*ownListener).handSource.(*xiSource).x.devices[uint16(last.Device)]; got == nil || !got.synthetic {
+		t.Errorf("the press came from device %d, which the watch does not know for an XTEST device", last.Device)
+	}
+
+	p := standIn(t, d.srv.Display)
+	must(t, p.Key("a"))
+	wantHand(t, w, HandKey, p.Keyboard)
+}
+
+func TestHandWatchTripsWhenTheDisplayGoes(t *testing.T) {
+	d := startDisplay(t, 1)
+	w := watchHand(t, d.srv.Display)
+	must(t, d.srv.Close())
+	<-w.Tripped()
+	if err := w.Err(); !errors.Is(err, ErrNoHandWatch) || errors.Is(err, ErrPersonsHand) {
+		t.Errorf("Err = %v, want the watch lost", err)
+	}
+	if err := w.Check(context.Background()); !errors.Is(err, ErrNoHandWatch) {
+		t.Errorf("Check = %v, want the watch lost", err)
+	}
+	if _, _, err := w.LastPress(context.Background()); !errors.Is(err, ErrNoHandWatch) {
+		t.Errorf("LastPress = %v, want the watch lost", err)
+	}
+}
+
+func TestHandWatchClosed(t *testing.T) {
+	d := startDisplay(t, 1)
+	w := watchHand(t, d.srv.Display)
+	must(t, w.Close())
+	must(t, w.Close())
+	if err := w.Check(context.Background()); !errors.Is(err, ErrNoHandWatch) {
+		t.Errorf("Check after Close = %v, want ErrNoHandWatch", err)
+	}
+}
+
+func TestWatchHandWithoutADisplay(t *testing.T) {
+	for _, display := range []string{":" + "65000", "nonsense"} {
+		if w, err := WatchHand(context.Background(), HandOptions{Display: display}); !errors.Is(err, ErrNoHandWatch) {
+			if w != nil {
+				w.Close()
+			}
+			t.Errorf("WatchHand(%q) = %v, want ErrNoHandWatch", display, err)
+		}
+	}
+}
+
+// keycodeOf is a key code that types r.
+func keycodeOf(t testing.TB, c *xgb.Conn, r rune) byte {
+	t.Helper()
+	s := xproto.Setup(c)
+	km, err := xproto.GetKeyboardMapping(c, s.MinKeycode, byte(s.MaxKeycode-s.MinKeycode+1)).Reply()
+	if err != nil {
+		t.Fatal(err)
+	}
+	per := int(km.KeysymsPerKeycode)
+	for i := 0; i*per < len(km.Keysyms); i++ {
+		if km.Keysyms[i*per] == xproto.Keysym(r) {
+			return byte(int(s.MinKeycode) + i)
+		}
+	}
+	t.Fatalf("no key code types %q", r)
+	return 0
+}
+
+func xiOpcode(t testing.TB, c *xgb.Conn) byte {
+	t.Helper()
+	const name = "XInputExtension"
+	r, err := xproto.QueryExtension(c, uint16(len(name)), name).Reply()
+	if err != nil || !r.Present {
+		t.Fatalf("XInputExtension: %v", err)
+	}
+	return r.MajorOpcode
+}
+
+// xiRequest sends an XInput request whose body (after the 4-byte header)
+// is body, and returns its reply, or checks it.
+func xiRequest(t *testing.T, c *xgb.Conn, op, minor byte, reply bool, body []byte) []byte {
+	t.Helper()
+	b := append([]byte{op, minor, 0, 0}, body...)
+	binary.LittleEndian.PutUint16(b[2:], uint16(len(b)/4))
+	ck := c.NewCookie(true, reply)
+	c.NewRequest(b, ck)
+	if !reply {
+		must(t, ck.Check())
+		return nil
+	}
+	r, err := ck.Reply()
+	if err != nil {
+		t.Fatalf("XInput request %d: %v", minor, err)
+	}
+	return r
+}
+
+// deviceNames reads the names from an XIQueryDevice reply.
+func deviceNames(r []byte) map[uint16]string {
+	out := map[uint16]string{}
+	off := 32
+	for range int(le.Uint16(r[8:])) {
+		id, classes, n := le.Uint16(r[off:]), int(le.Uint16(r[off+6:])), int(le.Uint16(r[off+8:]))
+		out[id] = string(r[off+12 : off+12+n])
+		off += 12 + n + pad4(n)
+		for range classes {
+			off += 4 * int(le.Uint16(r[off+2:]))
+		}
+	}
+	return out
+}
+
+// selected is the listener's raw input selection on the root window, as
+// the server holds it.
+func selected(t *testing.T, l *HandListener) uint32 {
+	t.Helper()
+	x := l.impl.(*xiListener)
+	r, err := x.wire.call(context.Background(), x.req(60, 8, func(b []byte) { le.PutUint32(b[4:], x.wire.screen.root) }))
+	if err != nil {
+		t.Fatalf("XIGetSelectedEvents: %v", err)
+	}
+	var mask uint32
+	off := 32
+	for range int(le.Uint16(r[8:])) {
+		if n := int(le.Uint16(r[off+2:])); n > 0 {
+			mask |= le.Uint32(r[off+4:])
+		}
+		off += 4 + 4*int(le.Uint16(r[off+2:]))
+	}
+	return mask &^ (1 << xiHierarchyChanged)
+}
+
+func TestHandListenerReadsInputOnlyWhileAWatchIsOn(t *testing.T) {
+	d := startDisplay(t, 1)
+	p := standIn(t, d.srv.Display)
+	ctx := context.Background()
+	l, err := NewHandListener(ctx, HandOptions{Display: d.srv.Display})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	if m := selected(t, l); m != 0 {
+		t.Fatalf("with no watch on, the listener selects input %#x", m)
+	}
+
+	a, err := l.Watch(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m := selected(t, l); m == 0 {
+		t.Fatal("with a watch on, the listener selects no input")
+	}
+	must(t, p.Key("a"))
+	wantHand(t, a, HandKey, p.Keyboard)
+
+	// A watch started after an input does not see it, though another
+	// watch did; both see what comes after.
+	b, err := l.Watch(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantNoHand(t, b)
+	must(t, p.Press(1))
+	must(t, p.Release(1))
+	wantHand(t, b, HandButton, p.Mouse)
+	if last, ok, err := a.LastPress(ctx); err != nil || !ok || !last.Person {
+		t.Errorf("the first watch's LastPress = %+v, %v, %v; want the person's", last, ok, err)
+	}
+
+	must(t, a.Close())
+	if m := selected(t, l); m == 0 {
+		t.Fatal("with one watch of two closed, the listener selects no input")
+	}
+	must(t, b.Close())
+	if m := selected(t, l); m != 0 {
+		t.Fatalf("with every watch closed, the listener selects input %#x", m)
+	}
+
+	// And it starts again.
+	c, err := l.Watch(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantNoHand(t, c)
+	must(t, p.MoveBy(10, 0))
+	wantHand(t, c, HandMotion, p.Mouse)
+
+	// Closing the listener trips the watches on.
+	e, err := l.Watch(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	must(t, l.Close())
+	<-e.Tripped()
+	if err := e.Check(ctx); !errors.Is(err, ErrNoHandWatch) {
+		t.Errorf("a watch's Check after its listener closed = %v, want ErrNoHandWatch", err)
+	}
+	if _, err := l.Watch(ctx); !errors.Is(err, ErrNoHandWatch) {
+		t.Errorf("Watch on a closed listener = %v, want ErrNoHandWatch", err)
+	}
+}
+
+// The stand-in's input is input like any other to the windows it lands in.
+func TestStandInClicksAndTypesInWindows(t *testing.T) {
+	d := startDisplay(t, 1)
+	r := newWitness(t, d)
+	win := r.app("Witness", 100, 100, 400, 300)
+	p := standIn(t, d.srv.Display)
+	r.take()
+	must(t, p.MoveTo(250, 180))
+	must(t, p.Press(1))
+	must(t, p.Release(1))
+	must(t, p.Key("q"))
+	var got []string
+	for _, e := range r.take() {
+		switch e.kind {
+		case "press", "release":
+			if e.window == win && e.x == 150 && e.y == 80 && e.detail == 1 {
+				got = append(got, e.kind)
+			}
+		case "key":
+			if e.sym == 'q' {
+				got = append(got, "q")
+			}
+		}
+	}
+	if strings.Join(got, " ") != "press release q" {
+		t.Errorf("the window saw %q, want a left click at (150, 80) and the key q", got)
+	}
+}
+
+func TestHandWatchContextEndsWhenThePersonReachesIn(t *testing.T) {
+	d := startDisplay(t, 1)
+	p := standIn(t, d.srv.Display)
+	w := watchHand(t, d.srv.Display)
+	ctx, cancel := w.Context(context.Background())
+	defer cancel()
+	must(t, p.Key("a"))
+	<-ctx.Done()
+	if cause := context.Cause(ctx); !errors.Is(cause, ErrPersonsHand) {
+		t.Errorf("the act's context ended with %v, want the person's hand", cause)
+	}
+
+	// An act that ends first ends its context, and leaves nothing running.
+	w = watchHand(t, d.srv.Display)
+	ctx, cancel = w.Context(context.Background())
+	cancel()
+	if cause := context.Cause(ctx); !errors.Is(cause, context.Canceled) {
+		t.Errorf("a cancelled act's context ended with %v", cause)
+	}
+}
