@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"slices"
+	"strings"
 
 	"github.com/reins-app/reins/bridge/protocol"
 	"github.com/reins-app/reins/vocab"
@@ -54,6 +55,16 @@ func (e *Engine) enterTarget(ctx context.Context, tab *tabState, t *vocab.Target
 		withMotion(t, f.Motion)
 	}
 	return nil
+}
+
+// activatesFocus reports whether a key act sets off what the focused
+// element does: Enter, and Space, which presses a focused button.
+func activatesFocus(a vocab.Act) bool {
+	if vocab.PressesEnter(a) {
+		return true
+	}
+	k := strings.ToLower(strings.TrimSpace(a.Keys))
+	return k == "space" || k == " "
 }
 
 // sameMotion refuses an act whose element, found again just before it

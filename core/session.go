@@ -355,11 +355,19 @@ func (s *Session) act(ctx context.Context, r agentdoor.ActRequest, en *audit.Ent
 			return nil, errorf(vocab.CodeBadRequest, "only http and https addresses can be opened")
 		}
 	}
-	// Enter does what the focused element does: it is asked about as that.
-	enter := r.Act.Kind == vocab.Key && vocab.PressesEnter(r.Act)
-	if enter {
-		if err := e.enterTarget(ctx, t, &en.Target); err != nil {
+	// Keys go to the focused element, and Enter or Space does what it
+	// does: it is asked about as that. The page is asked for every key act,
+	// so that a page blocked by a JavaScript dialog says so (dialog_open):
+	// a key pressed then answers the dialog, which only
+	// browser_handle_dialog may do, asked as such.
+	enter := r.Act.Kind == vocab.Key && activatesFocus(r.Act)
+	if r.Act.Kind == vocab.Key {
+		var seen vocab.Target
+		if err := e.enterTarget(ctx, t, &seen); err != nil {
 			return nil, err
+		}
+		if enter {
+			en.Target.Leads, en.Target.Form = seen.Leads, seen.Form
 		}
 	}
 
@@ -438,13 +446,14 @@ func (s *Session) act(ctx context.Context, r agentdoor.ActRequest, en *audit.Ent
 			return audit.Plan{}, err
 		}
 		if r.Ref == "" {
-			if enter {
-				// The focus may have moved since the person was asked.
+			if r.Act.Kind == vocab.Key {
+				// The focus may have moved since the person was asked, and
+				// the page may have raised a dialog the keys would answer.
 				now := vocab.Target{}
 				if err := e.enterTarget(ctx, t, &now); err != nil {
 					return audit.Plan{}, err
 				}
-				if now.Leads != en.Target.Leads || !sameForm(now.Form, en.Target.Form) {
+				if enter && (now.Leads != en.Target.Leads || !sameForm(now.Form, en.Target.Form)) {
 					return audit.Plan{}, errorf(vocab.CodeChanged, "the keyboard focus moved to an element where Enter does something else than the person was asked about; nothing was done")
 				}
 			}

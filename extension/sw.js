@@ -638,9 +638,23 @@ const HANDLERS = {
 
   // focus asks every frame of the tab what has the keyboard focus, and
   // answers the one element that has it (bridge/protocol FocusResult).
+  // A top frame that does not answer fails the question: a page blocked
+  // by a JavaScript dialog must not pass for a page with nothing focused.
   async focus({ tab }) {
     const frames = (await chrome.webNavigation.getAllFrames({ tabId: tab })) || [];
-    const answers = await Promise.all(frames.map((f) => ask(tab, f.frameId, { type: "focus" }).then((r) => ({ ...r, frame: f.frameId }), () => null)));
+    let topFailed = null;
+    const answers = await Promise.all(
+      frames.map((f) =>
+        ask(tab, f.frameId, { type: "focus" }).then(
+          (r) => ({ ...r, frame: f.frameId }),
+          (err) => {
+            if (f.frameId === 0) topFailed = err;
+            return null;
+          },
+        ),
+      ),
+    );
+    if (topFailed) throw topFailed;
     const hit = answers.find((a) => a && a.focused);
     if (!hit) return {};
     delete hit.inner;
