@@ -203,6 +203,8 @@ func differs(step vocab.PlanStep, req vocab.Request) string {
 		return "another element"
 	case s.Role != t.Role || s.Name != t.Name:
 		return "the element's role or name changed"
+	case !s.SameMotion(t):
+		return "the element now leads elsewhere or submits something else"
 	case t.Desktop:
 		return "a desktop act"
 	}

@@ -72,16 +72,8 @@ func activatesFocus(a vocab.Act) bool {
 func sameMotion(asked vocab.Target, m *protocol.Motion) error {
 	var now vocab.Target
 	withMotion(&now, m)
-	if now.Leads != asked.Leads || !sameForm(now.Form, asked.Form) {
+	if !now.SameMotion(asked) {
 		return errorf(vocab.CodeChanged, "the element now leads elsewhere or submits something else than the person was asked about; nothing was done. Take a new snapshot")
 	}
 	return nil
-}
-
-func sameForm(a, b *vocab.Form) bool {
-	if a == nil || b == nil {
-		return a == b
-	}
-	return a.Action == b.Action && a.Method == b.Method && a.Submit == b.Submit && a.Control == b.Control &&
-		a.Beside == b.Beside && slices.Equal(a.Fields, b.Fields) && a.Payment == b.Payment
 }

@@ -453,7 +453,7 @@ func (s *Session) act(ctx context.Context, r agentdoor.ActRequest, en *audit.Ent
 				if err := e.enterTarget(ctx, t, &now); err != nil {
 					return audit.Plan{}, err
 				}
-				if enter && (now.Leads != en.Target.Leads || !sameForm(now.Form, en.Target.Form)) {
+				if enter && !now.SameMotion(en.Target) {
 					return audit.Plan{}, errorf(vocab.CodeChanged, "the keyboard focus moved to an element where Enter does something else than the person was asked about; nothing was done")
 				}
 			}

@@ -11,6 +11,7 @@ package vocab
 import (
 	"fmt"
 	"net/url"
+	"slices"
 	"strings"
 	"time"
 
@@ -92,6 +93,20 @@ type Form struct {
 	// "amount", "card", "iban", "account".
 	Fields  []string `json:"fields,omitempty"`
 	Payment bool     `json:"payment,omitempty"` // it holds a payment card's field
+}
+
+// SameMotion reports whether t sets in motion what u does: it leads to
+// the same address and submits the same form.
+func (t Target) SameMotion(u Target) bool {
+	if t.Leads != u.Leads {
+		return false
+	}
+	a, b := t.Form, u.Form
+	if a == nil || b == nil {
+		return a == b
+	}
+	return a.Action == b.Action && a.Method == b.Method && a.Submit == b.Submit && a.Control == b.Control &&
+		a.Beside == b.Beside && slices.Equal(a.Fields, b.Fields) && a.Payment == b.Payment
 }
 
 // PressesEnter reports whether a presses Enter: a key chord whose key is
