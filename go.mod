@@ -5,6 +5,7 @@ go 1.26.0
 require (
 	github.com/coder/websocket v1.8.15
 	github.com/jezek/xgb v1.1.1
+	github.com/progrium/darwinkit v0.5.0
 	modernc.org/sqlite v1.62.0
 )
 

@@ -17,9 +17,9 @@ import (
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/app"
 
+	"github.com/reins-app/reins/app/macwin"
 	"github.com/reins-app/reins/app/ui"
 	"github.com/reins-app/reins/core"
-	"github.com/reins-app/reins/internal/macwin"
 )
 
 // runTray is Reins for the person: the tray menu, approval popups and the
