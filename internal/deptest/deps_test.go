@@ -192,7 +192,7 @@ func checkOS(t *testing.T, p pkgInfo) {
 			if top != "executor" {
 				t.Errorf("%s talks to X directly; only executor may", short(p.ImportPath))
 			}
-		case strings.HasPrefix(imp, "fyne.io/") || strings.HasPrefix(imp, "github.com/progrium/darwinkit"):
+		case strings.HasPrefix(imp, "fyne.io/") || strings.HasPrefix(imp, "github.com/progrium/darwinkit") || strings.HasPrefix(imp, "github.com/go-gl/"):
 			if top != "app" {
 				t.Errorf("%s imports the UI toolkit %s; only app may", short(p.ImportPath), imp)
 			}
