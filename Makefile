@@ -47,12 +47,16 @@ test: deps
 	$(call timed,unit tests,$(GO) test -race -count=1 $(UNIT_PKGS))
 	$(call timed,end-to-end tests,$(GO) test -count=1 -p 1 -timeout 20m $(E2E_PKGS))
 
+## vet: go vet, and for macOS: go vet without cgo, then a type check of the
+## code that needs cgo (the tray, fyne, darwinkit), which only a Mac can build.
 vet:
 	$(GO) vet ./...
 	$(GO) vet -tags reinsdemo ./app/cmd/reins
 	$(GO) vet -tags reinstest ./app/cmd/reins
 	GOOS=darwin GOARCH=arm64 CGO_ENABLED=0 $(GO) vet $(DARWIN_PKGS)
 	GOOS=darwin GOARCH=amd64 CGO_ENABLED=0 $(GO) vet $(DARWIN_PKGS)
+	$(GO) run ./internal/cmd/darwincheck -arch arm64 -test ./...
+	$(GO) run ./internal/cmd/darwincheck -arch amd64 -test ./...
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { gofmt -l $$(git ls-files '*.go'); echo "gofmt needed"; exit 1; }
 
 ## screenshots: every window rendered with fyne's test driver, and a real

@@ -6,9 +6,8 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
-	"unsafe"
 
-	"github.com/ebitengine/purego"
+	"github.com/reins-app/reins/internal/macos"
 )
 
 // Accessibility (HIServices, through ApplicationServices) through purego:
@@ -70,12 +69,6 @@ var (
 	axUIElementGetPid func(el uintptr, pid *int32) int32
 	// AXError AXUIElementSetMessagingTimeout(AXUIElementRef, float timeoutInSeconds)
 	axUIElementSetMessagingTimeout func(el uintptr, seconds float32) int32
-	// CFDictionaryRef CFDictionaryCreate(CFAllocatorRef, const void **keys,
-	// const void **values, CFIndex n, const CFDictionaryKeyCallBacks *,
-	// const CFDictionaryValueCallBacks *)
-	cfDictionaryCreate func(alloc uintptr, keys, values *uintptr, n int, keyCB, valueCB uintptr) uintptr
-	// CFStringRef CFStringCreateWithCString(CFAllocatorRef, const char *, CFStringEncoding)
-	cfStringCreateWithCString func(alloc uintptr, s string, enc uint32) uintptr
 	// CFDictionaryRef CGSessionCopyCurrentDictionary(void)
 	cgSessionCopyCurrentDictionary func() uintptr
 	// bool CGPreflightPostEventAccess(void), bool CGRequestPostEventAccess(void):
@@ -83,62 +76,21 @@ var (
 	cgPreflightPostEventAccess func() bool
 	cgRequestPostEventAccess   func() bool
 
-	kAXTrustedCheckOptionPrompt   uintptr // CFStringRef
-	kCFBooleanTrue                uintptr // CFBooleanRef
-	kCFTypeDictionaryKeyCallBacks uintptr // address of the struct
-	kCFTypeDictionaryValCallBacks uintptr // address of the struct
+	kAXTrustedCheckOptionPrompt uintptr // CFStringRef
 )
-
-const cfStringEncodingUTF8 = 0x08000100
 
 // bindAX binds the Accessibility layer; called by bindQuartz with the
 // frameworks' handles.
-func bindAX(cg, cf, as uintptr) error {
-	if err := bindFuncs([]cfunc{
-		{as, "AXIsProcessTrustedWithOptions", &axIsProcessTrustedWithOptions},
-		{as, "AXUIElementCreateSystemWide", &axUIElementCreateSystemWide},
-		{as, "AXUIElementCopyAttributeValue", &axUIElementCopyAttributeValue},
-		{as, "AXUIElementGetPid", &axUIElementGetPid},
-		{as, "AXUIElementSetMessagingTimeout", &axUIElementSetMessagingTimeout},
-		{cf, "CFDictionaryCreate", &cfDictionaryCreate},
-		{cf, "CFStringCreateWithCString", &cfStringCreateWithCString},
-		{cg, "CGSessionCopyCurrentDictionary", &cgSessionCopyCurrentDictionary},
-	}); err != nil {
-		return err
-	}
-	for _, f := range []struct {
-		name string
-		fn   *func() bool
-	}{
-		{"CGPreflightPostEventAccess", &cgPreflightPostEventAccess},
-		{"CGRequestPostEventAccess", &cgRequestPostEventAccess},
-	} {
-		if sym, err := purego.Dlsym(cg, f.name); err == nil {
-			purego.RegisterFunc(f.fn, sym)
-		}
-	}
-	for _, g := range []struct {
-		lib   uintptr
-		name  string
-		val   *uintptr
-		deref bool // a pointer variable, read; else a struct, whose address is wanted
-	}{
-		{as, "kAXTrustedCheckOptionPrompt", &kAXTrustedCheckOptionPrompt, true},
-		{cf, "kCFBooleanTrue", &kCFBooleanTrue, true},
-		{cf, "kCFTypeDictionaryKeyCallBacks", &kCFTypeDictionaryKeyCallBacks, false},
-		{cf, "kCFTypeDictionaryValueCallBacks", &kCFTypeDictionaryValCallBacks, false},
-	} {
-		sym, err := purego.Dlsym(g.lib, g.name)
-		if err != nil {
-			return fmt.Errorf("cannot find %s: %w", g.name, err)
-		}
-		if g.deref {
-			*g.val = **(**uintptr)(unsafe.Pointer(&sym))
-		} else {
-			*g.val = sym
-		}
-	}
-	return nil
+func bindAX(b *macos.Binder, cg, as uintptr) {
+	b.Func(as, "AXIsProcessTrustedWithOptions", &axIsProcessTrustedWithOptions)
+	b.Func(as, "AXUIElementCreateSystemWide", &axUIElementCreateSystemWide)
+	b.Func(as, "AXUIElementCopyAttributeValue", &axUIElementCopyAttributeValue)
+	b.Func(as, "AXUIElementGetPid", &axUIElementGetPid)
+	b.Func(as, "AXUIElementSetMessagingTimeout", &axUIElementSetMessagingTimeout)
+	b.Func(cg, "CGSessionCopyCurrentDictionary", &cgSessionCopyCurrentDictionary)
+	b.Global(as, "kAXTrustedCheckOptionPrompt", &kAXTrustedCheckOptionPrompt)
+	macos.BindOptional(cg, "CGPreflightPostEventAccess", &cgPreflightPostEventAccess)
+	macos.BindOptional(cg, "CGRequestPostEventAccess", &cgRequestPostEventAccess)
 }
 
 var (
@@ -177,14 +129,12 @@ func postEventAllowed() bool {
 // when Accessibility is granted already but posting events is not, with
 // CGRequestPostEventAccess: never two dialogs at once.
 func promptAccessibility() {
-	keys := [1]uintptr{kAXTrustedCheckOptionPrompt}
-	vals := [1]uintptr{kCFBooleanTrue}
-	opts := cfDictionaryCreate(0, &keys[0], &vals[0], 1, kCFTypeDictionaryKeyCallBacks, kCFTypeDictionaryValCallBacks)
+	opts := macos.NewCFDictionary([]uintptr{kAXTrustedCheckOptionPrompt}, []uintptr{macos.CFBooleanTrue()})
 	if opts == 0 {
 		return
 	}
 	trusted := axIsProcessTrustedWithOptions(opts)
-	cfRelease(opts)
+	macos.CFRelease(opts)
 	if trusted && !postEventAllowed() && cgRequestPostEventAccess != nil {
 		cgRequestPostEventAccess()
 	}
@@ -249,7 +199,7 @@ func cfConst(name string) (uintptr, error) {
 	if s, ok := cfConsts[name]; ok {
 		return s, nil
 	}
-	s := cfStringCreateWithCString(0, name, cfStringEncodingUTF8)
+	s := macos.NewCFString(name)
 	if s == 0 {
 		return 0, fmt.Errorf("cannot make the CFString %q", name)
 	}
@@ -292,7 +242,7 @@ func (e axElement) pid() (int, error) {
 
 func (e axElement) release() {
 	if e != 0 {
-		cfRelease(uintptr(e))
+		macos.CFRelease(uintptr(e))
 	}
 }
 

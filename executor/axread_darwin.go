@@ -1,7 +1,6 @@
 package executor
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -11,13 +10,12 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/ebitengine/purego"
-
 	gdesktop "github.com/reins-app/reins/grounding/desktop"
+	"github.com/reins-app/reins/internal/macos"
 )
 
 // The accessibility reader's macOS half: [axSource] over AXUIElement and
-// CoreFoundation through purego. What it reads becomes a tree in axmap.go.
+// CoreFoundation through purego (internal/macos). What it reads becomes a tree in axmap.go.
 //
 // Ownership follows the CoreFoundation rule: what a Create or Copy
 // function returns is the caller's (+1) and is released with CFRelease;
@@ -44,38 +42,16 @@ var (
 	axValueGetSize  func(v uintptr, typ uint32, s *cgSize) bool
 	axValueGetError func(v uintptr, typ uint32, e *int32) bool
 
-	cfGetTypeID                       func(ref uintptr) uint
-	cfStringGetTypeID                 func() uint
-	cfBooleanGetTypeID                func() uint
-	cfNumberGetTypeID                 func() uint
-	cfArrayGetTypeID                  func() uint
-	cfRetain                          func(ref uintptr) uintptr
-	cfEqual                           func(a, b uintptr) bool
-	cfStringGetLength                 func(s uintptr) int
-	cfStringGetMaximumSizeForEncoding func(n int, enc uint32) int
-	cfStringGetCString                func(s uintptr, buf *byte, size int, enc uint32) bool
-	cfBooleanGetValue                 func(b uintptr) bool
-	cfNumberGetValue                  func(n uintptr, typ int, out *float64) bool
-	// CFArrayRef CFArrayCreate(CFAllocatorRef, const void **values, CFIndex n, const CFArrayCallBacks *)
-	cfArrayCreate func(alloc uintptr, values *uintptr, n int, callbacks uintptr) uintptr
-
-	kCFTypeArrayCallBacks uintptr // the struct's address
-
 	// Type IDs, read once.
 	typeAXElement, typeAXValue, typeCFString, typeCFBoolean, typeCFNumber, typeCFArray uint
 )
 
-// AXValueType and CFNumberType constants (AXValue.h, CFNumber.h).
+// AXValueType constants (AXValue.h).
 const (
-	axValueCGPointType  = 1
-	axValueCGSizeType   = 2
-	axValueAXErrorType  = 5
-	cfNumberFloat64Type = 6
+	axValueCGPointType = 1
+	axValueCGSizeType  = 2
+	axValueAXErrorType = 5
 )
-
-// axMaxString is the longest CFString copied, in UTF-16 units; a longer
-// value (a whole document in a text view) is left out rather than copied.
-const axMaxString = 1 << 22
 
 var (
 	axReadOnce sync.Once
@@ -98,71 +74,28 @@ func loadAXRead() error {
 }
 
 func bindAXRead() error {
-	cf, err := purego.Dlopen(frameworkCoreFound, purego.RTLD_NOW|purego.RTLD_GLOBAL)
-	if err != nil {
-		return fmt.Errorf("cannot load %s: %w", frameworkCoreFound, err)
-	}
-	as, err := purego.Dlopen(frameworkAppServices, purego.RTLD_NOW|purego.RTLD_GLOBAL)
-	if err != nil {
-		return fmt.Errorf("cannot load %s: %w", frameworkAppServices, err)
-	}
-	if err := bindFuncs([]cfunc{
-		{as, "AXUIElementCreateApplication", &axUIElementCreateApplication},
-		{as, "AXUIElementCopyMultipleAttributeValues", &axUIElementCopyMultipleAttributeValues},
-		{as, "AXUIElementCopyElementAtPosition", &axUIElementCopyElementAtPosition},
-		{as, "AXUIElementGetTypeID", &axUIElementGetTypeID},
-		{as, "AXValueGetTypeID", &axValueGetTypeID},
-		{as, "AXValueGetType", &axValueGetType},
-		{as, "AXValueGetValue", &axValueGetPoint},
-		{as, "AXValueGetValue", &axValueGetSize},
-		{as, "AXValueGetValue", &axValueGetError},
-		{cf, "CFGetTypeID", &cfGetTypeID},
-		{cf, "CFStringGetTypeID", &cfStringGetTypeID},
-		{cf, "CFBooleanGetTypeID", &cfBooleanGetTypeID},
-		{cf, "CFNumberGetTypeID", &cfNumberGetTypeID},
-		{cf, "CFArrayGetTypeID", &cfArrayGetTypeID},
-		{cf, "CFRetain", &cfRetain},
-		{cf, "CFEqual", &cfEqual},
-		{cf, "CFStringGetLength", &cfStringGetLength},
-		{cf, "CFStringGetMaximumSizeForEncoding", &cfStringGetMaximumSizeForEncoding},
-		{cf, "CFStringGetCString", &cfStringGetCString},
-		{cf, "CFBooleanGetValue", &cfBooleanGetValue},
-		{cf, "CFNumberGetValue", &cfNumberGetValue},
-		{cf, "CFArrayCreate", &cfArrayCreate},
-	}); err != nil {
+	var b macos.Binder
+	as := b.Open(macos.ApplicationServices)
+	b.Func(as, "AXUIElementCreateApplication", &axUIElementCreateApplication)
+	b.Func(as, "AXUIElementCopyMultipleAttributeValues", &axUIElementCopyMultipleAttributeValues)
+	b.Func(as, "AXUIElementCopyElementAtPosition", &axUIElementCopyElementAtPosition)
+	b.Func(as, "AXUIElementGetTypeID", &axUIElementGetTypeID)
+	b.Func(as, "AXValueGetTypeID", &axValueGetTypeID)
+	b.Func(as, "AXValueGetType", &axValueGetType)
+	b.Func(as, "AXValueGetValue", &axValueGetPoint)
+	b.Func(as, "AXValueGetValue", &axValueGetSize)
+	b.Func(as, "AXValueGetValue", &axValueGetError)
+	if err := b.Err(); err != nil {
 		return err
 	}
-	sym, err := purego.Dlsym(cf, "kCFTypeArrayCallBacks")
-	if err != nil {
-		return fmt.Errorf("cannot find kCFTypeArrayCallBacks: %w", err)
-	}
-	kCFTypeArrayCallBacks = sym // a struct: its address is what CFArrayCreate takes
 	typeAXElement, typeAXValue = axUIElementGetTypeID(), axValueGetTypeID()
-	typeCFString, typeCFBoolean = cfStringGetTypeID(), cfBooleanGetTypeID()
-	typeCFNumber, typeCFArray = cfNumberGetTypeID(), cfArrayGetTypeID()
+	typeCFString, typeCFBoolean = macos.CFStringGetTypeID(), macos.CFBooleanGetTypeID()
+	typeCFNumber, typeCFArray = macos.CFNumberGetTypeID(), macos.CFArrayGetTypeID()
 	return nil
 }
 
 // axCode lets axmap.go tell AXErrors apart.
 func (e axError) axCode() int32 { return int32(e) }
-
-// cfGoString copies a CFString (or a toll-free bridged NSString) through
-// CFStringGetCString; "" for one too long to copy (see axMaxString).
-func cfGoString(s uintptr) string {
-	n := cfStringGetLength(s)
-	if n <= 0 || n > axMaxString {
-		return ""
-	}
-	size := cfStringGetMaximumSizeForEncoding(n, cfStringEncodingUTF8) + 1
-	buf := make([]byte, size)
-	if !cfStringGetCString(s, &buf[0], size, cfStringEncodingUTF8) {
-		return ""
-	}
-	if i := bytes.IndexByte(buf, 0); i >= 0 {
-		buf = buf[:i]
-	}
-	return string(buf)
-}
 
 var (
 	attrArraysMu sync.Mutex
@@ -185,7 +118,7 @@ func attrArray(names []string) (uintptr, error) {
 		}
 		refs[i] = s
 	}
-	a := cfArrayCreate(0, &refs[0], len(refs), kCFTypeArrayCallBacks)
+	a := macos.NewCFArray(refs)
 	if a == 0 {
 		return 0, errors.New("cannot make a CFArray of attribute names")
 	}
@@ -214,13 +147,13 @@ func newAXApp(pid int, timeout time.Duration) (*axApp, error) {
 	return a, nil
 }
 
-func (a *axApp) close() { cfRelease(a.el) }
+func (a *axApp) close() { macos.CFRelease(a.el) }
 
 func (a *axApp) app() axRef { return axRef(a.el) }
 
 // hold retains a borrowed element for the caller.
 func (a *axApp) hold(el uintptr) axRef {
-	cfRetain(el)
+	macos.CFRetain(el)
 	axLive.Add(1)
 	axUIElementSetMessagingTimeout(el, a.timeout)
 	return axRef(el)
@@ -228,12 +161,12 @@ func (a *axApp) hold(el uintptr) axRef {
 
 func (a *axApp) release(el axRef) {
 	if el != 0 {
-		cfRelease(uintptr(el))
+		macos.CFRelease(uintptr(el))
 		axLive.Add(-1)
 	}
 }
 
-func (a *axApp) equal(x, y axRef) bool { return x == y || cfEqual(uintptr(x), uintptr(y)) }
+func (a *axApp) equal(x, y axRef) bool { return x == y || macos.CFEqual(uintptr(x), uintptr(y)) }
 
 func (a *axApp) attrs(el axRef, names []string) ([]axVal, error) {
 	arr, err := attrArray(names)
@@ -247,11 +180,11 @@ func (a *axApp) attrs(el axRef, names []string) ([]axVal, error) {
 	if vals == 0 {
 		return nil, axError(axCodeNoValue)
 	}
-	defer cfRelease(vals)
+	defer macos.CFRelease(vals)
 	out := make([]axVal, len(names))
-	n := min(cfArrayGetCount(vals), len(names))
+	n := min(macos.CFArrayGetCount(vals), len(names))
 	for i := range n {
-		out[i] = a.convert(cfArrayGetValueAtIndex(vals, i))
+		out[i] = a.convert(macos.CFArrayGetValueAtIndex(vals, i))
 	}
 	return out, nil
 }
@@ -268,7 +201,7 @@ func (a *axApp) attr(el axRef, name string) (axVal, error) {
 	if v == 0 {
 		return axVal{}, nil
 	}
-	defer cfRelease(v)
+	defer macos.CFRelease(v)
 	return a.convert(v), nil
 }
 
@@ -294,17 +227,16 @@ func (a *axApp) convert(v uintptr) axVal {
 	if v == 0 {
 		return axVal{}
 	}
-	switch cfGetTypeID(v) {
+	switch macos.CFGetTypeID(v) {
 	case typeCFString:
-		return axVal{Kind: axkString, Str: cfGoString(v)}
+		return axVal{Kind: axkString, Str: macos.GoString(v)}
 	case typeCFBoolean:
-		if cfBooleanGetValue(v) {
+		if macos.CFBooleanGetValue(v) {
 			return axVal{Kind: axkBool, Num: 1}
 		}
 		return axVal{Kind: axkBool}
 	case typeCFNumber:
-		var f float64
-		if cfNumberGetValue(v, cfNumberFloat64Type, &f) {
+		if f, ok := macos.NumberFloat(v); ok {
 			return axVal{Kind: axkNumber, Num: f}
 		}
 		return axVal{Kind: axkOther}
@@ -331,10 +263,10 @@ func (a *axApp) convert(v uintptr) axVal {
 	case typeAXElement:
 		return axVal{Kind: axkElements, Elems: []axRef{a.hold(v)}}
 	case typeCFArray:
-		n := cfArrayGetCount(v)
+		n := macos.CFArrayGetCount(v)
 		out := axVal{Kind: axkElements, Elems: make([]axRef, 0, n)}
 		for i := range n {
-			if e := cfArrayGetValueAtIndex(v, i); e != 0 && cfGetTypeID(e) == typeAXElement {
+			if e := macos.CFArrayGetValueAtIndex(v, i); e != 0 && macos.CFGetTypeID(e) == typeAXElement {
 				out.Elems = append(out.Elems, a.hold(e))
 			}
 		}

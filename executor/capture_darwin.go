@@ -7,7 +7,7 @@ import (
 	"sync"
 	"unsafe"
 
-	"github.com/ebitengine/purego"
+	"github.com/reins-app/reins/internal/macos"
 )
 
 // Pictures of the desktop on macOS: the Screen Recording permission
@@ -42,8 +42,6 @@ var (
 	cgImageGetBitmapInfo       func(img uintptr) uint32
 	cgImageGetDataProvider     func(img uintptr) uintptr // borrowed
 	cgDataProviderCopyData     func(provider uintptr) uintptr
-	cfDataGetLength            func(data uintptr) int
-	cfDataGetBytePtr           func(data uintptr) uintptr
 )
 
 // CGWindowImageOption (CGWindow.h).
@@ -70,42 +68,22 @@ func loadCapture() error {
 }
 
 func bindCapture() error {
-	cg, err := purego.Dlopen(frameworkCoreGraphics, purego.RTLD_NOW|purego.RTLD_GLOBAL)
-	if err != nil {
-		return fmt.Errorf("cannot load %s: %w", frameworkCoreGraphics, err)
-	}
-	cf, err := purego.Dlopen(frameworkCoreFound, purego.RTLD_NOW|purego.RTLD_GLOBAL)
-	if err != nil {
-		return fmt.Errorf("cannot load %s: %w", frameworkCoreFound, err)
-	}
-	if err := bindFuncs([]cfunc{
-		{cg, "CGImageGetWidth", &cgImageGetWidth},
-		{cg, "CGImageGetHeight", &cgImageGetHeight},
-		{cg, "CGImageGetBitsPerComponent", &cgImageGetBitsPerComponent},
-		{cg, "CGImageGetBitsPerPixel", &cgImageGetBitsPerPixel},
-		{cg, "CGImageGetBytesPerRow", &cgImageGetBytesPerRow},
-		{cg, "CGImageGetBitmapInfo", &cgImageGetBitmapInfo},
-		{cg, "CGImageGetDataProvider", &cgImageGetDataProvider},
-		{cg, "CGDataProviderCopyData", &cgDataProviderCopyData},
-		{cf, "CFDataGetLength", &cfDataGetLength},
-		{cf, "CFDataGetBytePtr", &cfDataGetBytePtr},
-	}); err != nil {
+	var b macos.Binder
+	cg := b.Open(macos.CoreGraphics)
+	b.Func(cg, "CGImageGetWidth", &cgImageGetWidth)
+	b.Func(cg, "CGImageGetHeight", &cgImageGetHeight)
+	b.Func(cg, "CGImageGetBitsPerComponent", &cgImageGetBitsPerComponent)
+	b.Func(cg, "CGImageGetBitsPerPixel", &cgImageGetBitsPerPixel)
+	b.Func(cg, "CGImageGetBytesPerRow", &cgImageGetBytesPerRow)
+	b.Func(cg, "CGImageGetBitmapInfo", &cgImageGetBitmapInfo)
+	b.Func(cg, "CGImageGetDataProvider", &cgImageGetDataProvider)
+	b.Func(cg, "CGDataProviderCopyData", &cgDataProviderCopyData)
+	if err := b.Err(); err != nil {
 		return err
 	}
-	for _, f := range []struct {
-		name string
-		fn   *func() bool
-	}{
-		{"CGPreflightScreenCaptureAccess", &cgPreflightScreenCaptureAccess},
-		{"CGRequestScreenCaptureAccess", &cgRequestScreenCaptureAccess},
-	} {
-		if sym, err := purego.Dlsym(cg, f.name); err == nil {
-			purego.RegisterFunc(f.fn, sym)
-		}
-	}
-	if sym, err := purego.Dlsym(cg, "CGWindowListCreateImage"); err == nil {
-		purego.RegisterFunc(&cgWindowListCreateImage, sym)
-	}
+	macos.BindOptional(cg, "CGPreflightScreenCaptureAccess", &cgPreflightScreenCaptureAccess)
+	macos.BindOptional(cg, "CGRequestScreenCaptureAccess", &cgRequestScreenCaptureAccess)
+	macos.BindOptional(cg, "CGWindowListCreateImage", &cgWindowListCreateImage)
 	return nil
 }
 
@@ -164,13 +142,13 @@ func (m *Mac) Capture(ctx context.Context) (Picture, error) {
 		return Picture{}, errors.New("no display lies at the main display's top-left corner, so there is nothing to take a picture of")
 	}
 	var pic Picture
-	withPool(func() {
+	macos.WithPool(func() {
 		img := cgWindowListCreateImage(area, cgWindowListOnScreen, 0, cgWindowImageBestResolution|cgWindowImageShouldBeOpaque)
 		if img == 0 {
 			err = errors.New("macOS gave no picture of the screen; is Reins running in the person's login session?")
 			return
 		}
-		defer cfRelease(img)
+		defer macos.CFRelease(img)
 		pic, err = pictureOf(img, area)
 	})
 	return pic, err
@@ -208,8 +186,8 @@ func pictureOf(img uintptr, area cgRect) (Picture, error) {
 	if data == 0 {
 		return Picture{}, errors.New("macOS's picture of the screen could not be copied")
 	}
-	defer cfRelease(data)
-	n, p := cfDataGetLength(data), cfDataGetBytePtr(data)
+	defer macos.CFRelease(data)
+	n, p := macos.CFDataGetLength(data), macos.CFDataGetBytePtr(data)
 	if n <= 0 || p == 0 {
 		return Picture{}, errors.New("macOS's picture of the screen is empty")
 	}

@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/ebitengine/purego"
+
+	"github.com/reins-app/reins/internal/macos"
 )
 
 // The pause chord on macOS is a Carbon hot key, which takes a chord for the
@@ -16,11 +18,6 @@ import (
 // and delivers hot keys through the main thread's event loop, so every
 // Carbon call here runs on the main thread, queued on the main dispatch
 // queue; in the Reins menu-bar app fyne's Cocoa run loop serves that queue.
-
-const (
-	frameworkCarbon = "/System/Library/Frameworks/Carbon.framework/Carbon"
-	libSystem       = "/usr/lib/libSystem.B.dylib"
-)
 
 // hotkeyStartTimeout bounds the wait for the main thread to take the chord.
 // Only a process whose main thread runs no Cocoa event loop (`reins serve`)
@@ -38,8 +35,7 @@ type carbonEventTypeSpec struct {
 // variable, so the memory Carbon reads is never moved or freed.
 var hotKeyPressedSpec = [1]carbonEventTypeSpec{{carbonClassKeyboard, carbonEventHotKeyPressed}}
 
-// carbon holds the bound Carbon and libdispatch functions; set once by
-// loadCarbon.
+// carbon holds the bound Carbon functions; set once by loadCarbon.
 var carbon struct {
 	once sync.Once
 	err  error
@@ -50,11 +46,8 @@ var carbon struct {
 	registerEventHotKey       func(code, modifiers uint32, id uint64, target uintptr, options uint32, outRef *uintptr) int32
 	unregisterEventHotKey     func(ref uintptr) int32
 	getEventParameter         func(event uintptr, name, desiredType uint32, actualType *uint32, size uint64, actualSize *uint64, out *uint64) int32
-	dispatchAsyncF            func(queue, context, work uintptr)
 
-	mainQueue uintptr // &_dispatch_main_q, which dispatch_get_main_queue() returns
-	handler   uintptr // the C entry of hotKeyHandler
-	work      uintptr // the C entry of runMainWork
+	handler uintptr // the C entry of hotKeyHandler
 }
 
 func loadCarbon() error {
@@ -63,69 +56,23 @@ func loadCarbon() error {
 }
 
 func bindCarbon() error {
-	hi, err := purego.Dlopen(frameworkCarbon, purego.RTLD_NOW|purego.RTLD_GLOBAL)
-	if err != nil {
-		return fmt.Errorf("cannot load %s: %w", frameworkCarbon, err)
-	}
-	sys, err := purego.Dlopen(libSystem, purego.RTLD_NOW|purego.RTLD_GLOBAL)
-	if err != nil {
-		return fmt.Errorf("cannot load %s: %w", libSystem, err)
-	}
-	if err := bindFuncs([]cfunc{
-		{hi, "GetApplicationEventTarget", &carbon.getApplicationEventTarget},
-		{hi, "InstallEventHandler", &carbon.installEventHandler},
-		{hi, "RemoveEventHandler", &carbon.removeEventHandler},
-		{hi, "RegisterEventHotKey", &carbon.registerEventHotKey},
-		{hi, "UnregisterEventHotKey", &carbon.unregisterEventHotKey},
-		{hi, "GetEventParameter", &carbon.getEventParameter},
-		{sys, "dispatch_async_f", &carbon.dispatchAsyncF},
-	}); err != nil {
+	if err := macos.Load(); err != nil { // the main dispatch queue
 		return err
 	}
-	// dispatch_get_main_queue() is a macro for &_dispatch_main_q: the
-	// symbol's address is the queue itself.
-	if carbon.mainQueue, err = purego.Dlsym(sys, "_dispatch_main_q"); err != nil {
-		return fmt.Errorf("cannot find the main dispatch queue: %w", err)
+	var b macos.Binder
+	hi := b.Open(macos.Carbon)
+	b.Func(hi, "GetApplicationEventTarget", &carbon.getApplicationEventTarget)
+	b.Func(hi, "InstallEventHandler", &carbon.installEventHandler)
+	b.Func(hi, "RemoveEventHandler", &carbon.removeEventHandler)
+	b.Func(hi, "RegisterEventHotKey", &carbon.registerEventHotKey)
+	b.Func(hi, "UnregisterEventHotKey", &carbon.unregisterEventHotKey)
+	b.Func(hi, "GetEventParameter", &carbon.getEventParameter)
+	if err := b.Err(); err != nil {
+		return err
 	}
-	// Callbacks are never freed, so each is made once for the process.
+	// Callbacks are never freed, so the handler is made once for the process.
 	carbon.handler = purego.NewCallback(hotKeyHandler)
-	carbon.work = purego.NewCallback(runMainWork)
 	return nil
-}
-
-// mainWork holds the functions queued for the main thread, by the key
-// passed to dispatch_async_f as its context. Guarded by mu.
-var mainWork struct {
-	mu   sync.Mutex
-	next uintptr
-	fns  map[uintptr]func()
-}
-
-// onMainThread runs f on the main thread, after everything queued before
-// it: the main dispatch queue is serial, so an unregistration queued after
-// a registration always runs after it.
-func onMainThread(f func()) {
-	mainWork.mu.Lock()
-	if mainWork.fns == nil {
-		mainWork.fns = map[uintptr]func(){}
-	}
-	mainWork.next++
-	key := mainWork.next
-	mainWork.fns[key] = f
-	mainWork.mu.Unlock()
-	carbon.dispatchAsyncF(carbon.mainQueue, key, carbon.work)
-}
-
-// runMainWork is the dispatch_function_t that dispatch_async_f calls on the
-// main thread.
-func runMainWork(key uintptr) {
-	mainWork.mu.Lock()
-	f := mainWork.fns[key]
-	delete(mainWork.fns, key)
-	mainWork.mu.Unlock()
-	if f != nil {
-		f()
-	}
 }
 
 // hotKeys maps the id of each hot key Reins holds to the channel its
@@ -226,9 +173,9 @@ func watchHotkey(ctx context.Context, c chord, opts HotkeyOptions) error {
 
 	refs := new(carbonHotKeyRefs)
 	registered := make(chan int32, 1)
-	onMainThread(func() { registered <- refs.register(id, code, mods) })
+	macos.OnMainThread(func() { registered <- refs.register(id, code, mods) })
 	release := func() {
-		onMainThread(refs.unregister)
+		macos.OnMainThread(refs.unregister)
 		hotKeys.mu.Lock()
 		delete(hotKeys.presses, id)
 		hotKeys.mu.Unlock()

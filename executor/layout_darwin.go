@@ -10,7 +10,7 @@ import (
 	"time"
 	"unicode/utf16"
 
-	"github.com/ebitengine/purego"
+	"github.com/reins-app/reins/internal/macos"
 )
 
 // The keyboard layout in use, read with Text Input Sources (HIToolbox) and
@@ -18,12 +18,10 @@ import (
 // dispatch queue, and recent macOS stops a process that calls it from
 // another thread with SIGTRAP (dispatch_assert_queue_fail: deskflow/deskflow
 // #9924, XQuartz/XQuartz#205). So the layout is read on the main thread,
-// queued there with onMainThread like the pause chord, or read in place
+// queued there with macos.OnMainThread like the pause chord, or read in place
 // when the caller is the main thread. A process whose main thread serves no
 // dispatch queue (`reins serve`) never reads it, and chords then refuse
 // characters rather than press US positions.
-
-const frameworkCoreServices = "/System/Library/Frameworks/CoreServices.framework/CoreServices"
 
 const (
 	ucKeyActionDown = 0 // kUCKeyActionDown, CarbonCore/UnicodeUtilities.h
@@ -62,22 +60,11 @@ var tis struct {
 	// two arguments go on the stack on arm64; both are pointers, so Apple's
 	// packing of smaller stack arguments does not come into it.
 	ucKeyTranslate func(layout uintptr, code, action uint16, mods, kbdType, options uint32, dead *uint32, max uint64, actual *uint64, chars *uint16) int32
-	// const UInt8 *CFDataGetBytePtr(CFDataRef).
-	cfDataGetBytePtr func(data uintptr) uintptr
-	// Boolean CFStringGetCString(CFStringRef, char *, CFIndex, CFStringEncoding).
-	cfStringGetCString func(s uintptr, buf *byte, size int, encoding uint32) bool
-	// void CFRelease(CFTypeRef).
-	cfRelease func(ref uintptr)
-	// int pthread_main_np(void): nonzero on the main thread.
-	pthreadMainNP func() int32
 
 	// CFStringRef globals of HIToolbox/TextInputSources.h.
 	propUnicodeKeyLayoutData uintptr // kTISPropertyUnicodeKeyLayoutData: CFDataRef of 'uchr'
 	propLocalizedName        uintptr // kTISPropertyLocalizedName: CFStringRef
 }
-
-// tisUTF8 is kCFStringEncodingUTF8.
-const tisUTF8 = 0x08000100
 
 func loadTIS() error {
 	tis.once.Do(func() { tis.err = bindTIS() })
@@ -85,34 +72,18 @@ func loadTIS() error {
 }
 
 func bindTIS() error {
-	libs := map[string]uintptr{}
-	for _, path := range []string{frameworkCarbon, frameworkCoreServices, frameworkCoreFound, libSystem} {
-		h, err := purego.Dlopen(path, purego.RTLD_NOW|purego.RTLD_GLOBAL)
-		if err != nil {
-			return fmt.Errorf("cannot load %s: %w", path, err)
-		}
-		libs[path] = h
-	}
-	hi, cs, cf, sys := libs[frameworkCarbon], libs[frameworkCoreServices], libs[frameworkCoreFound], libs[libSystem]
-	if err := bindFuncs([]cfunc{
-		{hi, "TISCopyCurrentKeyboardLayoutInputSource", &tis.copyCurrentKeyboardLayoutInputSource},
-		{hi, "TISGetInputSourceProperty", &tis.getInputSourceProperty},
-		{hi, "LMGetKbdType", &tis.lmGetKbdType},
-		{cs, "UCKeyTranslate", &tis.ucKeyTranslate},
-		{cf, "CFDataGetBytePtr", &tis.cfDataGetBytePtr},
-		{cf, "CFStringGetCString", &tis.cfStringGetCString},
-		{cf, "CFRelease", &tis.cfRelease},
-		{sys, "pthread_main_np", &tis.pthreadMainNP},
-	}); err != nil {
+	if err := macos.Load(); err != nil {
 		return err
 	}
-	if err := bindGlobals(hi, []cglobal{
-		{"kTISPropertyUnicodeKeyLayoutData", &tis.propUnicodeKeyLayoutData},
-		{"kTISPropertyLocalizedName", &tis.propLocalizedName},
-	}); err != nil {
-		return err
-	}
-	return nil
+	var b macos.Binder
+	hi, cs := b.Open(macos.Carbon), b.Open(macos.CoreServices)
+	b.Func(hi, "TISCopyCurrentKeyboardLayoutInputSource", &tis.copyCurrentKeyboardLayoutInputSource)
+	b.Func(hi, "TISGetInputSourceProperty", &tis.getInputSourceProperty)
+	b.Func(hi, "LMGetKbdType", &tis.lmGetKbdType)
+	b.Func(cs, "UCKeyTranslate", &tis.ucKeyTranslate)
+	b.Global(hi, "kTISPropertyUnicodeKeyLayoutData", &tis.propUnicodeKeyLayoutData)
+	b.Global(hi, "kTISPropertyLocalizedName", &tis.propLocalizedName)
+	return b.Err()
 }
 
 // layoutRead is the latest reading of the layout in use. Guarded by mu.
@@ -144,7 +115,7 @@ func currentMacLayout() (*macLayout, error) {
 		return r.layout, r.err
 	}
 	runtime.LockOSThread()
-	if tis.pthreadMainNP() != 0 {
+	if macos.IsMainThread() {
 		// Work queued for the main thread would wait for this very call.
 		r.layout, r.err = readMacLayout()
 		r.at, r.unanswered = time.Now(), false
@@ -156,7 +127,7 @@ func currentMacLayout() (*macLayout, error) {
 	if r.pending == nil {
 		done := make(chan struct{})
 		r.pending = done
-		onMainThread(func() {
+		macos.OnMainThread(func() {
 			l, err := readMacLayout()
 			r.mu.Lock()
 			r.layout, r.err, r.at, r.unanswered = l, err, time.Now(), false
@@ -193,8 +164,8 @@ func readMacLayout() (*macLayout, error) {
 	if src == 0 {
 		return nil, errors.New("macOS reports no keyboard layout")
 	}
-	defer tis.cfRelease(src)
-	name := tisString(tis.getInputSourceProperty(src, tis.propLocalizedName))
+	defer macos.CFRelease(src)
+	name := macos.GoString(tis.getInputSourceProperty(src, tis.propLocalizedName))
 	if name == "" {
 		name = "current"
 	}
@@ -202,7 +173,7 @@ func readMacLayout() (*macLayout, error) {
 	if data == 0 {
 		return nil, fmt.Errorf("the %s keyboard layout has no Unicode key layout data", name)
 	}
-	layout := tis.cfDataGetBytePtr(data)
+	layout := macos.CFDataGetBytePtr(data)
 	if layout == 0 {
 		return nil, fmt.Errorf("the %s keyboard layout has empty Unicode key layout data", name)
 	}
@@ -246,21 +217,4 @@ func ucTranslate(layout uintptr, code uint16, mods, kbd uint32) (string, bool) {
 		return "", deadState != 0
 	}
 	return string(utf16.Decode(buf[:min(n, ucMaxChars)])), false
-}
-
-// tisString copies a CFString; "" for nil or one too long.
-func tisString(s uintptr) string {
-	if s == 0 {
-		return ""
-	}
-	var buf [256]byte
-	if !tis.cfStringGetCString(s, &buf[0], len(buf), tisUTF8) {
-		return ""
-	}
-	for i, b := range buf {
-		if b == 0 {
-			return string(buf[:i])
-		}
-	}
-	return ""
 }

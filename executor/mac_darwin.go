@@ -6,9 +6,8 @@ import (
 	"time"
 	"unicode/utf16"
 
-	"github.com/ebitengine/purego/objc"
-
 	"github.com/reins-app/reins/audit"
+	"github.com/reins-app/reins/internal/macos"
 )
 
 // MacOptions configures [NewMac].
@@ -98,15 +97,15 @@ func (m *Mac) ready() error {
 // session.
 func currentSession() *macSession {
 	var s *macSession
-	withPool(func() {
+	macos.WithPool(func() {
 		d := cgSessionCopyCurrentDictionary()
 		if d == 0 {
 			return
 		}
-		defer cfRelease(d)
-		s = &macSession{ScreenIsLocked: nsInt(objc.ID(cfDictionaryValue(d, "CGSSessionScreenIsLocked"))) != 0}
+		defer macos.CFRelease(d)
+		s = &macSession{ScreenIsLocked: macos.NumberInt(cfDictionaryValue(d, "CGSSessionScreenIsLocked")) != 0}
 		if v := cfDictionaryValue(d, "kCGSSessionOnConsoleKey"); v != 0 {
-			on := nsInt(objc.ID(v)) != 0
+			on := macos.NumberInt(v) != 0
 			s.OnConsole = &on
 		}
 	})
@@ -114,14 +113,14 @@ func currentSession() *macSession {
 }
 
 // cfDictionaryValue looks up a key that is a CFSTR macro in the headers
-// rather than an exported symbol. CFBoolean and CFNumber values are both
-// NSNumbers to nsInt.
+// rather than an exported symbol. macos.NumberInt reads both CFBoolean and
+// CFNumber values.
 func cfDictionaryValue(d uintptr, key string) uintptr {
 	k, err := cfConst(key)
 	if err != nil {
 		return 0
 	}
-	return cfDictionaryGetValue(d, k)
+	return macos.CFDictionaryGetValue(d, k)
 }
 
 func (m *Mac) reach(pts []point, _ float64) ([]point, error) {
@@ -195,7 +194,7 @@ func (m *Mac) post(e event) error {
 		return fmt.Errorf("macOS %w", errNoEvent)
 	}
 	cgEventPost(cgHIDEventTap, ev)
-	cfRelease(ev)
+	macos.CFRelease(ev)
 	return nil
 }
 
@@ -294,7 +293,7 @@ func pointerLocation() cgPoint {
 	if ev == 0 {
 		return cgPoint{}
 	}
-	defer cfRelease(ev)
+	defer macos.CFRelease(ev)
 	return cgEventGetLocation(ev)
 }
 
@@ -316,9 +315,8 @@ func (m *Mac) Frontmost(ctx context.Context) (App, error) {
 		}
 	}
 	app := desktop
-	withPool(func() {
-		ws := objc.ID(clsNSWorkspace).Send(selSharedWorkspace)
-		if front := ws.Send(selFrontmostApplication); front != 0 {
+	macos.WithPool(func() {
+		if front := macos.FrontmostApp(); front != 0 {
 			app = appOf(front)
 		}
 	})
@@ -330,31 +328,35 @@ func (m *Mac) Frontmost(ctx context.Context) (App, error) {
 func onScreenWindows() ([]macWindowInfo, error) {
 	var out []macWindowInfo
 	var err error
-	withPool(func() {
+	macos.WithPool(func() {
 		list := cgWindowListCopyWindowInfo(cgWindowListOnScreen|cgWindowListNoDesktop, 0)
 		if list == 0 {
 			err = fmt.Errorf("macOS did not list the windows on screen; is Reins running in the person's login session?")
 			return
 		}
-		defer cfRelease(list)
-		n := cfArrayGetCount(list)
+		defer macos.CFRelease(list)
+		n := macos.CFArrayGetCount(list)
 		for i := range n {
-			d := cfArrayGetValueAtIndex(list, i)
+			d := macos.CFArrayGetValueAtIndex(list, i)
 			var r cgRect
-			b := cfDictionaryGetValue(d, kCGWindowBounds)
+			b := macos.CFDictionaryGetValue(d, kCGWindowBounds)
 			if b == 0 || !cgRectMakeWithDictionaryRepresentation(b, &r) {
 				continue
 			}
+			// A required key; were it missing, opaque, so that no window
+			// is taken for click-through by mistake.
+			alpha, ok := macos.NumberFloat(macos.CFDictionaryGetValue(d, kCGWindowAlpha))
+			if !ok {
+				alpha = 1
+			}
 			out = append(out, macWindowInfo{
-				OwnerPID: int(nsInt(objc.ID(cfDictionaryGetValue(d, kCGWindowOwnerPID)))),
-				Layer:    int(nsInt(objc.ID(cfDictionaryGetValue(d, kCGWindowLayer)))),
-				Bounds:   macBounds{X: r.Origin.X, Y: r.Origin.Y, Width: r.Size.W, Height: r.Size.H},
-				// A required key; were it missing, opaque, so that no
-				// window is taken for click-through by mistake.
-				Alpha:     nsFloat(objc.ID(cfDictionaryGetValue(d, kCGWindowAlpha)), 1),
-				OwnerName: nsString(objc.ID(cfDictionaryGetValue(d, kCGWindowOwnerName))),
-				Number:    int(nsInt(objc.ID(cfDictionaryGetValue(d, kCGWindowNumber)))),
-				Name:      nsString(objc.ID(cfDictionaryGetValue(d, kCGWindowName))),
+				OwnerPID:  int(macos.NumberInt(macos.CFDictionaryGetValue(d, kCGWindowOwnerPID))),
+				Layer:     int(macos.NumberInt(macos.CFDictionaryGetValue(d, kCGWindowLayer))),
+				Bounds:    macBounds{X: r.Origin.X, Y: r.Origin.Y, Width: r.Size.W, Height: r.Size.H},
+				Alpha:     alpha,
+				OwnerName: macos.GoString(macos.CFDictionaryGetValue(d, kCGWindowOwnerName)),
+				Number:    int(macos.NumberInt(macos.CFDictionaryGetValue(d, kCGWindowNumber))),
+				Name:      macos.GoString(macos.CFDictionaryGetValue(d, kCGWindowName)),
 			})
 		}
 	})
@@ -368,8 +370,8 @@ func appOfWindow(w macWindowInfo) App { return appOfPID(w.OwnerPID, w.OwnerName)
 // owner is the name to give when it has none.
 func appOfPID(pid int, owner string) App {
 	app := App{Name: owner, PID: pid}
-	withPool(func() {
-		ra := objc.ID(clsNSRunningApplication).Send(selRunningAppWithPID, int32(pid))
+	macos.WithPool(func() {
+		ra := macos.AppWithPID(pid)
 		if ra == 0 {
 			return
 		}

@@ -3,7 +3,7 @@ package ui
 import (
 	"fyne.io/fyne/v2/driver"
 
-	"github.com/reins-app/reins/internal/macwin"
+	"github.com/reins-app/reins/app/macwin"
 )
 
 // floatPopup puts the approval popup where the person will see it: on

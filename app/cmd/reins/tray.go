@@ -17,9 +17,9 @@ import (
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/app"
 
+	"github.com/reins-app/reins/app/macwin"
 	"github.com/reins-app/reins/app/ui"
 	"github.com/reins-app/reins/core"
-	"github.com/reins-app/reins/internal/macwin"
 )
 
 // runTray is Reins for the person: the tray menu, approval popups and the
@@ -41,8 +41,6 @@ func runTray(args []string) error {
 	}
 	defer stopReins()
 
-	a := app.NewWithID("app.reins.Reins")
-	a.SetIcon(ui.TrayIcon(ui.IconConnected))
 	exe, _ := os.Executable()
 	facts := ui.Settings{
 		BridgePort: rt.Port(), DataDir: rt.DataDir, Executable: exe, ExtensionDir: filepath.Join(rt.DataDir, "extension"),
@@ -50,18 +48,25 @@ func runTray(args []string) error {
 	// The pause chord is taken by startReins; a failure is logged there.
 	facts.GlobalKeys = runtime.GOOS == "linux" || runtime.GOOS == "darwin"
 	canTray, host := trayHost(ctx, logf)
+	newApp := func() fyne.App {
+		a := app.NewWithID("app.reins.Reins")
+		a.SetIcon(ui.TrayIcon(ui.IconConnected))
+		return a
+	}
 	// The tray's icon and menu go to fyne before it runs: it starts the
 	// tray only if a menu is set by then.
-	u := ui.New(ui.Options{
-		App: a, Engine: rt.PersonDoor(), Settings: facts, Tray: canTray, TrayHost: host,
-		AfterTrayIcon: afterTrayIcon,
-		FirstRun: ui.FirstRunOptions{
-			RevealExtension:      func() (string, error) { return revealExtension(facts.ExtensionDir) },
-			OpenURL:              openURL,
-			Accessibility:        core.AccessibilityAllowed,
-			RequestAccessibility: core.RequestAccessibility,
-		},
-		Logf: logf,
+	a, u := openUI(glfwHints, newApp, func(a fyne.App) ui.Options {
+		return ui.Options{
+			App: a, Engine: rt.PersonDoor(), Settings: facts, Tray: canTray, TrayHost: host,
+			AfterTrayIcon: afterTrayIcon,
+			FirstRun: ui.FirstRunOptions{
+				RevealExtension:      func() (string, error) { return revealExtension(facts.ExtensionDir) },
+				OpenURL:              openURL,
+				Accessibility:        core.AccessibilityAllowed,
+				RequestAccessibility: core.RequestAccessibility,
+			},
+			Logf: logf,
+		}
 	})
 	a.Lifecycle().SetOnStarted(func() {
 		// Before any window: Reins lives in the menu bar, not the Dock.
@@ -83,6 +88,20 @@ func runTray(args []string) error {
 	a.Run()
 	u.Stop()
 	return stopReins()
+}
+
+// openUI makes fyne's app, then the person's UI on it, with GLFW's init
+// hints set first (setHints; nil where none is needed). GLFW reads them
+// once, in glfwInit, and a hint set later is ignored. fyne 2.7.1 calls
+// glfwInit from its driver's init, at the first window made (ui.New makes
+// the popup's when a question already waits) or at Run, whichever comes
+// first; app.NewWithID only makes the driver.
+func openUI(setHints func(), newApp func() fyne.App, options func(fyne.App) ui.Options) (fyne.App, *ui.UI) {
+	if setHints != nil {
+		setHints()
+	}
+	a := newApp()
+	return a, ui.New(options(a))
 }
 
 // revealExtension writes the extension and the pairing helper as

@@ -28,6 +28,9 @@ func trayHost(ctx context.Context, logf func(string, ...any)) (bool, <-chan bool
 	return true, host
 }
 
+// glfwHints: GLFW's defaults suit Linux.
+var glfwHints func()
+
 // afterTrayIcon: Linux hosts draw the PNG as it is.
 var afterTrayIcon func(fyne.Resource)
 

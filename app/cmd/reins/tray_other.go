@@ -11,6 +11,9 @@ import (
 // trayHost: elsewhere the desktop always has a notification area.
 func trayHost(context.Context, func(string, ...any)) (bool, <-chan bool) { return true, nil }
 
-var afterTrayIcon func(fyne.Resource)
+var (
+	glfwHints     func()
+	afterTrayIcon func(fyne.Resource)
+)
 
 func trayStarted() {}
