@@ -1,4 +1,4 @@
-//go:build !linux
+//go:build !linux && !darwin
 
 package executor
 
@@ -8,7 +8,7 @@ import (
 	"runtime"
 )
 
-// NewHandListener is built on Linux (X11) only so far: elsewhere it says
+// NewHandListener is built on Linux (X11) and macOS only: elsewhere it says
 // so, and an act that must be watched cannot fire.
 func NewHandListener(ctx context.Context, opts HandOptions) (*HandListener, error) {
 	return nil, fmt.Errorf("%w: the watch is not built for %s yet", ErrNoHandWatch, runtime.GOOS)

@@ -20,31 +20,6 @@ type cgRect struct {
 	Size   cgSize
 }
 
-// CGEventType, CGMouseButton and friends, from the CoreGraphics headers.
-const (
-	cgEventLeftMouseDown    = 1
-	cgEventLeftMouseUp      = 2
-	cgEventRightMouseDown   = 3
-	cgEventRightMouseUp     = 4
-	cgEventMouseMoved       = 5
-	cgEventLeftMouseDragged = 6
-
-	cgMouseButtonLeft  = 0
-	cgMouseButtonRight = 1
-
-	cgHIDEventTap                    = 0          // kCGHIDEventTap: as if from the hardware
-	cgEventSourceStateHIDSystemState = 1          // kCGEventSourceStateHIDSystemState
-	cgAnyInputEventType              = 0xFFFFFFFF // kCGAnyInputEventType, ~0
-	cgMouseEventClickState           = 1          // kCGMouseEventClickState
-	cgScrollEventUnitLine            = 1
-	cgWindowListOnScreen             = 1 << 0 // kCGWindowListOptionOnScreenOnly
-	cgWindowListNoDesktop            = 1 << 4 // kCGWindowListExcludeDesktopElements
-	cgEventFlagMaskShift             = 0x00020000
-	cgEventFlagMaskControl           = 0x00040000
-	cgEventFlagMaskAlternate         = 0x00080000
-	cgEventFlagMaskCommand           = 0x00100000
-)
-
 var (
 	cgEventCreate                          func(source uintptr) uintptr
 	cgEventGetLocation                     func(event uintptr) cgPoint
@@ -54,7 +29,7 @@ var (
 	cgEventCreateScrollWheelEvent2         func(source uintptr, units uint32, wheels uint32, w1, w2, w3 int32) uintptr
 	cgEventSetIntegerValueField            func(event uintptr, field uint32, value int64)
 	cgEventSetFlags                        func(event uintptr, flags uint64)
-	cgEventPost                            func(tap uint32, event uintptr)
+	cgEventPostUnmarked                    func(tap uint32, event uintptr)
 	cgEventSourceSecondsSinceLastEventType func(state int32, typ uint32) float64
 	cgEventSourceKeyState                  func(state int32, code uint16) bool
 	cgEventSourceButtonState               func(state int32, button uint32) bool
@@ -102,7 +77,7 @@ func bindQuartz() error {
 	b.Func(cg, "CGEventCreateScrollWheelEvent2", &cgEventCreateScrollWheelEvent2)
 	b.Func(cg, "CGEventSetIntegerValueField", &cgEventSetIntegerValueField)
 	b.Func(cg, "CGEventSetFlags", &cgEventSetFlags)
-	b.Func(cg, "CGEventPost", &cgEventPost)
+	b.Func(cg, "CGEventPost", &cgEventPostUnmarked)
 	b.Func(cg, "CGEventSourceSecondsSinceLastEventType", &cgEventSourceSecondsSinceLastEventType)
 	b.Func(cg, "CGEventSourceKeyState", &cgEventSourceKeyState)
 	b.Func(cg, "CGEventSourceButtonState", &cgEventSourceButtonState)
@@ -121,6 +96,16 @@ func bindQuartz() error {
 	b.Global(cg, "kCGWindowNumber", &kCGWindowNumber)
 	bindAX(&b, cg, as)
 	return b.Err()
+}
+
+// cgEventPost posts event at tap (void CGEventPost(CGEventTapLocation,
+// CGEventRef)) marked as Reins' own: its kCGEventSourceUserData is
+// reinsEventMark, which the hand watch reads to leave Reins' input out of
+// the person's, the release guard's too once its parent is gone and its
+// pid no longer Reins'. Every event Reins posts goes through here.
+func cgEventPost(tap uint32, event uintptr) {
+	cgEventSetIntegerValueField(event, cgEventSourceUserData, reinsEventMark)
+	cgEventPostUnmarked(tap, event)
 }
 
 // appOf describes an NSRunningApplication.

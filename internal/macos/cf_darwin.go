@@ -101,6 +101,7 @@ func load() error {
 	b.Func(lib, "CFDataGetLength", &cf.dataGetLength)
 	b.Func(lib, "CFDataGetBytePtr", &cf.dataGetBytePtr)
 	b.Func(lib, "CFBooleanGetValue", &cf.booleanGetValue)
+	bindRunLoop(&b, lib)
 	// One C function, bound once per type of the pointer it fills.
 	b.Func(lib, "CFNumberGetValue", &cf.numberGetFloat64)
 	b.Func(lib, "CFNumberGetValue", &cf.numberGetInt64)

@@ -1,9 +1,10 @@
 // Package macos is Reins' one set of bindings to the macOS C and
 // Objective-C APIs it calls without cgo, through purego: loading frameworks
 // and their symbols, CoreFoundation's basics (release, arrays,
-// dictionaries, strings, numbers, data), Objective-C autorelease pools,
-// NSRunningApplication, the main dispatch queue, and the activation
-// hand-off of macOS 14 that darwinkit does not have.
+// dictionaries, strings, numbers, data, run loops and Mach ports),
+// Objective-C autorelease pools and blocks, NSRunningApplication, the main
+// dispatch queue, and the activation hand-off of macOS 14 that darwinkit
+// does not have.
 //
 // The executor's input, window, Accessibility, hot key and keyboard layout
 // bindings are built on it. The app's AppKit calls are typed, through
