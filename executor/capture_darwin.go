@@ -4,25 +4,27 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"image"
 	"sync"
+	"syscall"
 	"unsafe"
 
 	"github.com/reins-app/reins/internal/macos"
 )
 
 // Pictures of the desktop on macOS: the Screen Recording permission
-// (CGPreflightScreenCaptureAccess, CGRequestScreenCaptureAccess) and
-// CGWindowListCreateImage, through purego.
+// (CGPreflightScreenCaptureAccess, CGRequestScreenCaptureAccess), and the
+// picture itself through ScreenCaptureKit's SCScreenshotManager on macOS
+// 14 and later (capture_sck_darwin.go), CGWindowListCreateImage before
+// (chooseCapture says why).
 //
 // CGWindowListCreateImage is deprecated since macOS 14 and marked
-// unavailable ("obsoleted") in the macOS 15 SDK, so C code built against
-// that SDK cannot call it; the function is still in CoreGraphics at run
-// time, which is all a purego call needs. Apple's 14.4 release notes say
-// it will be removed; when it is, Dlsym fails and Capture says so instead
-// of the app failing to start. Its successor is ScreenCaptureKit's
-// SCScreenshotManager (asynchronous, Objective-C blocks), not used here yet.
-// On macOS 14 and later a capture shows the screen-recording mark in the
-// menu bar for a few seconds.
+// unavailable ("obsoleted") in the macOS 15 SDK; the function is still in
+// CoreGraphics at run time, which is all a purego call needs, and Apple's
+// 14.4 release notes say it will be removed: then Dlsym fails, and macOS
+// 13 and earlier say so instead of the app failing to start. On macOS 14
+// and later a capture shows the screen-recording mark in the menu bar for
+// a few seconds.
 
 var (
 	// bool CGPreflightScreenCaptureAccess(void), bool
@@ -42,6 +44,10 @@ var (
 	cgImageGetBitmapInfo       func(img uintptr) uint32
 	cgImageGetDataProvider     func(img uintptr) uintptr // borrowed
 	cgDataProviderCopyData     func(provider uintptr) uintptr
+	// CGDisplayModeRef CGDisplayCopyDisplayMode(CGDirectDisplayID): +1, a
+	// CFType; size_t CGDisplayModeGetPixelWidth(CGDisplayModeRef).
+	cgDisplayCopyDisplayMode   func(display uint32) uintptr
+	cgDisplayModeGetPixelWidth func(mode uintptr) uint
 )
 
 // CGWindowImageOption (CGWindow.h).
@@ -78,6 +84,8 @@ func bindCapture() error {
 	b.Func(cg, "CGImageGetBitmapInfo", &cgImageGetBitmapInfo)
 	b.Func(cg, "CGImageGetDataProvider", &cgImageGetDataProvider)
 	b.Func(cg, "CGDataProviderCopyData", &cgDataProviderCopyData)
+	b.Func(cg, "CGDisplayCopyDisplayMode", &cgDisplayCopyDisplayMode)
+	b.Func(cg, "CGDisplayModeGetPixelWidth", &cgDisplayModeGetPixelWidth)
 	if err := b.Err(); err != nil {
 		return err
 	}
@@ -130,8 +138,27 @@ func (m *Mac) Capture(ctx context.Context) (Picture, error) {
 		})
 		return Picture{}, ErrNoScreenRecording
 	}
-	if cgWindowListCreateImage == nil {
-		return Picture{}, fmt.Errorf("%w: this macOS no longer has CGWindowListCreateImage, and Reins does not take pictures through ScreenCaptureKit yet", ErrUnsupported)
+	loadSCK()
+	version, err := macOSVersion()
+	if err != nil {
+		return Picture{}, err
+	}
+	way, err := chooseCapture(version, sck.manager != 0, cgWindowListCreateImage != nil)
+	if err != nil {
+		return Picture{}, err
+	}
+	if way == captureWithScreenshotManager {
+		displays, err := macDisplays()
+		if err != nil {
+			return Picture{}, err
+		}
+		plan, ok := planCapture(displays)
+		if !ok {
+			return Picture{}, errNoMainQuadrant
+		}
+		var pic Picture
+		macos.WithPool(func() { pic, err = captureWithSCK(ctx, plan) })
+		return pic, err
 	}
 	screens, err := m.Screens(ctx)
 	if err != nil {
@@ -139,7 +166,7 @@ func (m *Mac) Capture(ctx context.Context) (Picture, error) {
 	}
 	area, ok := captureArea(screens)
 	if !ok {
-		return Picture{}, errors.New("no display lies at the main display's top-left corner, so there is nothing to take a picture of")
+		return Picture{}, errNoMainQuadrant
 	}
 	var pic Picture
 	macos.WithPool(func() {
@@ -152,6 +179,39 @@ func (m *Mac) Capture(ctx context.Context) (Picture, error) {
 		pic, err = pictureOf(img, area)
 	})
 	return pic, err
+}
+
+var errNoMainQuadrant = errors.New("no display lies at the main display's top-left corner, so there is nothing to take a picture of")
+
+// macOSVersion is the version of macOS running (the kern.osproductversion
+// sysctl).
+func macOSVersion() (macVersion, error) {
+	s, err := syscall.Sysctl("kern.osproductversion")
+	if err != nil {
+		return macVersion{}, fmt.Errorf("cannot tell which macOS this is: %w", err)
+	}
+	return parseMacVersion(s)
+}
+
+// macDisplays lists the active displays with their IDs, bounds in global
+// points and widths in pixels.
+func macDisplays() ([]macDisplay, error) {
+	var ids [maxDisplays]uint32
+	var n uint32
+	if rc := cgGetActiveDisplayList(maxDisplays, &ids[0], &n); rc != 0 {
+		return nil, fmt.Errorf("cannot list the displays (CoreGraphics error %d)", rc)
+	}
+	out := make([]macDisplay, 0, n)
+	for _, id := range ids[:min(n, maxDisplays)] {
+		b := cgDisplayBounds(id)
+		d := macDisplay{ID: id, Bounds: Screen{X: b.Origin.X, Y: b.Origin.Y, W: b.Size.W, H: b.Size.H}}
+		if mode := cgDisplayCopyDisplayMode(id); mode != 0 {
+			d.PixelWidth = int(cgDisplayModeGetPixelWidth(mode))
+			macos.CFRelease(mode)
+		}
+		out = append(out, d)
+	}
+	return out, nil
 }
 
 // captureArea is the part of the displays in the main display's quadrant:
@@ -170,6 +230,20 @@ func captureArea(screens []Screen) (cgRect, bool) {
 
 // pictureOf copies a CGImage of area into a Picture.
 func pictureOf(img uintptr, area cgRect) (Picture, error) {
+	rgba, err := rgbaOfImage(img)
+	if err != nil {
+		return Picture{}, err
+	}
+	w, h := rgba.Bounds().Dx(), rgba.Bounds().Dy()
+	scale := float64(w) / area.Size.W
+	if sy := float64(h) / area.Size.H; sy < scale-0.01 || sy > scale+0.01 {
+		return Picture{}, fmt.Errorf("macOS's picture of the screen is %d×%d pixels for %g×%g points: not one scale both ways", w, h, area.Size.W, area.Size.H)
+	}
+	return Picture{Image: rgba, Scale: scale}, nil
+}
+
+// rgbaOfImage copies a CGImage's pixels.
+func rgbaOfImage(img uintptr) (*image.RGBA, error) {
 	l := bitmapLayout{
 		Width:            int(cgImageGetWidth(img)),
 		Height:           int(cgImageGetHeight(img)),
@@ -180,27 +254,19 @@ func pictureOf(img uintptr, area cgRect) (Picture, error) {
 	}
 	provider := cgImageGetDataProvider(img)
 	if provider == 0 {
-		return Picture{}, errors.New("macOS's picture of the screen has no pixels to read")
+		return nil, errors.New("macOS's picture of the screen has no pixels to read")
 	}
 	data := cgDataProviderCopyData(provider)
 	if data == 0 {
-		return Picture{}, errors.New("macOS's picture of the screen could not be copied")
+		return nil, errors.New("macOS's picture of the screen could not be copied")
 	}
 	defer macos.CFRelease(data)
 	n, p := macos.CFDataGetLength(data), macos.CFDataGetBytePtr(data)
 	if n <= 0 || p == 0 {
-		return Picture{}, errors.New("macOS's picture of the screen is empty")
+		return nil, errors.New("macOS's picture of the screen is empty")
 	}
 	// The bytes are CoreFoundation's, alive until data is released, and
 	// read only before then.
 	buf := unsafe.Slice(*(**byte)(unsafe.Pointer(&p)), n)
-	rgba, err := rgbaFromBitmap(buf, l)
-	if err != nil {
-		return Picture{}, err
-	}
-	scale := float64(l.Width) / area.Size.W
-	if sy := float64(l.Height) / area.Size.H; sy < scale-0.01 || sy > scale+0.01 {
-		return Picture{}, fmt.Errorf("macOS's picture of the screen is %d×%d pixels for %g×%g points: not one scale both ways", l.Width, l.Height, area.Size.W, area.Size.H)
-	}
-	return Picture{Image: rgba, Scale: scale}, nil
+	return rgbaFromBitmap(buf, l)
 }
