@@ -147,13 +147,18 @@ func macChordKey(r rune, held mods) (macKey, error) {
 // macTextKey returns the key that typed text names for r, and whether
 // Shift is needed: the layout's key, or the US key when the layout could
 // not be read. Typed text carries its characters, which is what apps read,
-// so the key is only for apps that also look at which key it was; ok is
-// false when there is none to name.
+// so the key is only for apps that also look at which key it was. ok is
+// false when there is none to name; code is then a key code no Mac key
+// has (the layout's keyless one), never one that means another key: 0 is
+// the A key's.
 func macTextKey(r rune) (code uint16, shift bool, ok bool) {
 	l, err := macLayoutInUse()
-	if err != nil {
-		return macUSKey(r)
+	if err != nil || l == nil {
+		l = macUSLayout
 	}
 	k, ok := l.key(r)
-	return k.code, k.shift, ok
+	if !ok {
+		return l.keyless, false, false
+	}
+	return k.code, k.shift, true
 }

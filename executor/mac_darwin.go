@@ -250,7 +250,7 @@ func macChord(ch chord, typed bool) (stroke, error) {
 		if ok && shift {
 			m |= modShift
 		}
-		// 0 for characters no key of the layout types; the text decides.
+		// A key no Mac has for what no key of the layout types; the text decides.
 		st.key = key{code: code, text: ch.char}
 	default:
 		k, err := macChordKey(ch.char, ch.mods)

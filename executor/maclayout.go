@@ -53,6 +53,10 @@ type macLayout struct {
 	name    string
 	keys    map[rune]macKey
 	command map[rune]macKey
+	// keyless is a key code no Mac key has and this layout types nothing
+	// with: what a character the layout lacks is posted with, so that an
+	// app reading the key rather than the text sees no key it knows.
+	keyless uint16
 }
 
 // newMacLayout reads a recorded table. A character goes to the key that
@@ -61,7 +65,7 @@ type macLayout struct {
 // only with Option are left out, so a chord never needs a modifier it did
 // not ask for; so are control characters, which are named keys' work.
 func newMacLayout(name string, t macLayoutTable) *macLayout {
-	l := &macLayout{name: name, keys: map[rune]macKey{}, command: map[rune]macKey{}}
+	l := &macLayout{name: name, keys: map[rune]macKey{}, command: map[rune]macKey{}, keyless: macKeyless(t)}
 	for code, out := range t {
 		for _, s := range []struct {
 			state string
@@ -88,6 +92,26 @@ func newMacLayout(name string, t macLayoutTable) *macLayout {
 		}
 	}
 	return l
+}
+
+// macKeylessCodes are virtual key codes that HIToolbox/Events.h names no
+// key for and Chromium's table of Mac key codes (dom_code_data.inc) maps
+// to no key: a key event with one of them means no key to an app. 0x34
+// and 0x7F are left out: old PowerBooks' Enter and ADB keyboards' Power
+// keys sent them, and layouts still type Enter's character at 0x34.
+var macKeylessCodes = []uint16{0x6C, 0x70, 0x46, 0x42, 0x44, 0x4D}
+
+// macKeyless picks, from macKeylessCodes, the first code the table types
+// nothing with, in any state; the first of them when the table types
+// something with every one, which no layout Reins knows does.
+func macKeyless(t macLayoutTable) uint16 {
+	for _, code := range macKeylessCodes {
+		out := t[code]
+		if out.None == "" && out.Shift == "" && out.Command == "" && out.CommandShift == "" && len(out.Dead) == 0 {
+			return code
+		}
+	}
+	return macKeylessCodes[0]
 }
 
 // macKeyBefore reports whether a is a better key than b for the same

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -233,5 +234,69 @@ func TestMacChordsWithCommandUseTheCommandKeys(t *testing.T) {
 	}
 	if _, err := chordKeyOf(t, "Control+a"); !errors.Is(err, ErrUnknownKey) {
 		t.Errorf("⌃A on Russian: %v; want ErrUnknownKey", err)
+	}
+}
+
+// TestMacTextKeyNamesNoKeyForWhatTheLayoutLacks: a character no key of the
+// layout types (without Option or an accent key) is posted with a key code
+// that no Mac key has and the layout types nothing with, never with 0, the
+// A key's; one the layout has keeps the layout's key.
+func TestMacTextKeyNamesNoKeyForWhatTheLayoutLacks(t *testing.T) {
+	named := map[uint16]bool{}
+	for _, c := range macNamedCodes {
+		named[c] = true
+	}
+	for _, c := range macFKeys {
+		named[c] = true
+	}
+	for _, tc := range []struct {
+		name   string
+		layout *macLayout
+		err    error
+		lacks  []rune
+		has    map[rune]uint16
+	}{
+		{"US", loadMacLayout(t, "us.json"), nil, []rune{'é', '€', 'ß', '你', '😀'}, map[rune]uint16{'a': 0x00, 'q': 0x0C}},
+		{"French", loadMacLayout(t, "french.json"), nil, []rune{'ß', '€', '你'}, map[rune]uint16{'a': 0x0C, 'é': 0x13}},
+		{"German", loadMacLayout(t, "german.json"), nil, []rune{'é', '你'}, map[rune]uint16{'ß': 0x1B}},
+		{"unreadable, so US", nil, errors.New("the main thread did not answer"), []rune{'é', '€'}, map[rune]uint16{'a': 0x00}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			useMacLayout(t, tc.layout, tc.err)
+			l := tc.layout
+			if l == nil {
+				l = macUSLayout
+			}
+			for _, r := range tc.lacks {
+				code, shift, ok := macTextKey(r)
+				if ok || shift {
+					t.Errorf("macTextKey(%q) = %#x, %v, %v; the layout has no key for it", r, code, shift, ok)
+				}
+				if code == 0 || named[code] || macKeypad(code) || !slices.Contains(macKeylessCodes, code) {
+					t.Errorf("macTextKey(%q) posts key code %#x, which means a key", r, code)
+				}
+				for other, k := range l.keys {
+					if k.code == code {
+						t.Errorf("macTextKey(%q) posts key code %#x, which types %q on this layout", r, code, other)
+					}
+				}
+			}
+			for r, want := range tc.has {
+				if code, _, ok := macTextKey(r); !ok || code != want {
+					t.Errorf("macTextKey(%q) = %#x, %v; want the layout's %#x", r, code, ok, want)
+				}
+			}
+		})
+	}
+}
+
+func TestMacKeylessSkipsACodeTheLayoutTypesWith(t *testing.T) {
+	l := newMacLayout("odd", macLayoutTable{
+		macKeylessCodes[0]: {None: "x"},
+		macKeylessCodes[1]: {Dead: []string{macStateShift}},
+		0x00:               {None: "a", Shift: "A"},
+	})
+	if l.keyless != macKeylessCodes[2] {
+		t.Errorf("keyless = %#x; want %#x, the first code that types nothing", l.keyless, macKeylessCodes[2])
 	}
 }
