@@ -19,9 +19,9 @@ import (
 // another thread with SIGTRAP (dispatch_assert_queue_fail: deskflow/deskflow
 // #9924, XQuartz/XQuartz#205). So the layout is read on the main thread,
 // queued there with macos.OnMainThread like the pause chord, or read in place
-// when the caller is the main thread. A process whose main thread serves no
-// dispatch queue (`reins serve`) never reads it, and chords then refuse
-// characters rather than press US positions.
+// when the caller is the main thread (maclayoutread.go). A process whose
+// main thread serves no dispatch queue (`reins serve`) never reads it, and
+// chords then refuse characters rather than press US positions.
 
 const (
 	ucKeyActionDown = 0 // kUCKeyActionDown, CarbonCore/UnicodeUtilities.h
@@ -37,6 +37,9 @@ const (
 	macLayoutKeys = 128
 	// macLayoutWait bounds a wait for the main thread to read the layout.
 	macLayoutWait = 2 * time.Second
+	// macLayoutWaitUnserved bounds it while the main thread has run no
+	// queued work yet, as in `reins serve`, where it never will.
+	macLayoutWaitUnserved = 250 * time.Millisecond
 	// macLayoutFresh is how long a reading serves before the next.
 	macLayoutFresh = time.Second
 )
@@ -86,21 +89,22 @@ func bindTIS() error {
 	return b.Err()
 }
 
-// layoutRead is the latest reading of the layout in use. Guarded by mu.
-var layoutRead struct {
-	mu         sync.Mutex
-	layout     *macLayout
-	err        error
-	at         time.Time     // when layout and err were read; zero before the first reading
-	pending    chan struct{} // closed when the reading queued on the main thread is done; nil when none is
-	unanswered bool          // a wait for the main thread ran out, and no reading has come since
+// layoutReader reads the layout in use on the main thread, for callers on
+// any goroutine: see macLayoutReader.
+var layoutReader = &macLayoutReader{
+	onMain: macos.IsMainThread,
+	queue:  macos.OnMainThread,
+	served: macos.MainThreadServed,
+	read:   readMacLayout,
+	after:  time.After,
+	now:    time.Now,
+
+	wait:         macLayoutWait,
+	waitUnserved: macLayoutWaitUnserved,
+	fresh:        macLayoutFresh,
 }
 
-// currentMacLayout returns the layout in use, read afresh unless the last
-// reading is under macLayoutFresh old: the person may switch layouts at any
-// time, and one act resolves all its keys within a moment. It waits at most
-// macLayoutWait for the main thread, and not at all once a wait ran out
-// with no reading since, as in `reins serve`.
+// currentMacLayout returns the layout in use (see macLayoutReader).
 func currentMacLayout() (*macLayout, error) {
 	if err := loadTIS(); err != nil {
 		return nil, err
@@ -108,53 +112,9 @@ func currentMacLayout() (*macLayout, error) {
 	if err := loadCarbon(); err != nil {
 		return nil, err
 	}
-	r := &layoutRead
-	r.mu.Lock()
-	if !r.at.IsZero() && time.Since(r.at) < macLayoutFresh {
-		defer r.mu.Unlock()
-		return r.layout, r.err
-	}
 	runtime.LockOSThread()
-	if macos.IsMainThread() {
-		// Work queued for the main thread would wait for this very call.
-		r.layout, r.err = readMacLayout()
-		r.at, r.unanswered = time.Now(), false
-		runtime.UnlockOSThread()
-		defer r.mu.Unlock()
-		return r.layout, r.err
-	}
-	runtime.UnlockOSThread()
-	if r.pending == nil {
-		done := make(chan struct{})
-		r.pending = done
-		macos.OnMainThread(func() {
-			l, err := readMacLayout()
-			r.mu.Lock()
-			r.layout, r.err, r.at, r.unanswered = l, err, time.Now(), false
-			r.pending = nil
-			r.mu.Unlock()
-			close(done)
-		})
-	}
-	done, wait := r.pending, macLayoutWait
-	if r.unanswered {
-		wait = 0
-	}
-	r.mu.Unlock()
-
-	timer := time.NewTimer(wait)
-	defer timer.Stop()
-	select {
-	case <-done:
-	case <-timer.C:
-		r.mu.Lock()
-		r.unanswered = true
-		r.mu.Unlock()
-		return nil, errors.New("the main thread did not answer; it runs no Cocoa event loop in `reins serve`, only in the Reins menu-bar app")
-	}
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return r.layout, r.err
+	defer runtime.UnlockOSThread()
+	return layoutReader.current()
 }
 
 // readMacLayout records what each key types and reads the table. Only the

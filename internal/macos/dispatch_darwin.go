@@ -1,6 +1,9 @@
 package macos
 
-import "sync"
+import (
+	"sync"
+	"sync/atomic"
+)
 
 // The main dispatch queue, through libdispatch: how work reaches the main
 // thread, which alone may call Carbon's event manager and Text Input
@@ -40,9 +43,18 @@ func OnMainThread(f func()) {
 	dispatch.asyncF(dispatch.mainQueue, key, dispatch.work)
 }
 
+// mainServed is set once the main thread has run queued work.
+var mainServed atomic.Bool
+
+// MainThreadServed reports whether the main thread has run work queued
+// with OnMainThread since the process began: the menu-bar app's does, as
+// its Cocoa run loop turns; `reins serve`'s never does.
+func MainThreadServed() bool { return mainServed.Load() }
+
 // runMainWork is the dispatch_function_t that dispatch_async_f calls on the
 // main thread.
 func runMainWork(key uintptr) {
+	mainServed.Store(true)
 	mainWork.mu.Lock()
 	f := mainWork.fns[key]
 	delete(mainWork.fns, key)
