@@ -37,7 +37,8 @@ func WatchHotkey(ctx context.Context, opts HotkeyOptions) error {
 // in one spelling ("Control+Alt+Meta+P"), so that two spellings of the same
 // chord compare equal. A global chord takes its keys from every other
 // program, so it must hold at least two of Control, Alt and Meta, and end on
-// a key that is not itself a modifier.
+// a key that is not itself a modifier; one held with only Option and Shift
+// is refused with its own sentence, as macOS 15 and later ignore it.
 func CanonicalHotkey(s string) (string, error) {
 	c, err := parseChord(s)
 	if err != nil {
@@ -45,6 +46,9 @@ func CanonicalHotkey(s string) (string, error) {
 	}
 	if c.name == keyCapsLock || (c.name >= keyShift && c.name <= keyMeta) {
 		return "", fmt.Errorf("%w: %q ends on a modifier; a pause chord ends on a key such as P or F12", ErrUnknownKey, s)
+	}
+	if optionShiftOnly(c.mods) {
+		return "", errOptionShiftChord
 	}
 	n := 0
 	for _, m := range []mods{modControl, modAlt, modMeta} {
@@ -57,6 +61,28 @@ func CanonicalHotkey(s string) (string, error) {
 	}
 	return c.String(), nil
 }
+
+// optionShiftOnly reports whether a chord holding held has modifiers, all
+// of them Option (Alt) or Shift: one macOS 15 and later never deliver as a
+// global hot key. Apple's frameworks engineer on the developer forums
+// (thread 763878): "macOS Sequoia now requires that a hotkey registration
+// use at least one modifier that is not shift or option", against key
+// loggers, since Shift and Option type characters, a password's among them.
+// RegisterEventHotKey still succeeds; the presses simply never come.
+func optionShiftOnly(held mods) bool {
+	return held != 0 && held&^(modAlt|modShift) == 0
+}
+
+// errOptionShiftChord is the refusal of such a chord, in a sentence for
+// the person.
+var errOptionShiftChord error = hotkeyRefusal("on macOS 15 and later a chord held with only Option and Shift never arrives, as those keys type characters, a password's among them; it would pause nothing: choose one with Control or Command")
+
+// hotkeyRefusal is a chord refused for a reason the person reads whole; it
+// is an ErrUnknownKey to errors.Is.
+type hotkeyRefusal string
+
+func (r hotkeyRefusal) Error() string { return string(r) }
+func (hotkeyRefusal) Unwrap() error   { return ErrUnknownKey }
 
 // String is the chord in one spelling: modifiers in the order Control,
 // Alt, Shift, Meta, then the key, with letters upper case.

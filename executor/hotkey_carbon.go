@@ -42,8 +42,13 @@ const (
 // that RegisterEventHotKey takes for c. Hot keys match keys, not
 // characters, so a character names the key that types it on the US
 // layout, as everywhere else on macOS in this package; a character typed
-// with Shift there ("+") adds Shift to the chord.
+// with Shift there ("+") adds Shift to the chord. A chord held with only
+// Option and Shift is refused: macOS 15 and later never deliver it.
 func carbonHotKey(c chord) (code, mods uint32, err error) {
+	if optionShiftOnly(c.mods) {
+		// Registered, it would take nothing and say nothing.
+		return 0, 0, errOptionShiftChord
+	}
 	if c.mods&modShift != 0 {
 		mods |= carbonShiftKey
 	}

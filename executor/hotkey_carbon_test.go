@@ -14,10 +14,10 @@ func TestCarbonHotKey(t *testing.T) {
 		// ⌃⌥⌘P: kVK_ANSI_P is 0x23; controlKey|optionKey|cmdKey is
 		// 1<<12 | 1<<11 | 1<<8 in HIToolbox/Events.h.
 		{PauseChord, 0x23, 0x1900},
-		{"Shift+F5", 0x60, carbonShiftKey},                        // kVK_F5
-		{"Command+Escape", 0x35, carbonCmdKey},                    // kVK_Escape
-		{"Control+plus", 0x18, carbonControlKey | carbonShiftKey}, // "+" is Shift with kVK_ANSI_Equal
-		{"Alt+Shift+k", 0x28, carbonOptionKey | carbonShiftKey},   // kVK_ANSI_K
+		{"Control+Shift+F5", 0x60, carbonControlKey | carbonShiftKey},                  // kVK_F5
+		{"Command+Escape", 0x35, carbonCmdKey},                                         // kVK_Escape
+		{"Control+plus", 0x18, carbonControlKey | carbonShiftKey},                      // "+" is Shift with kVK_ANSI_Equal
+		{"Command+Alt+Shift+k", 0x28, carbonCmdKey | carbonOptionKey | carbonShiftKey}, // kVK_ANSI_K
 	} {
 		c, err := parseChord(tc.chord)
 		if err != nil {
@@ -42,6 +42,20 @@ func TestCarbonHotKeyRefusesWhatNoMacKeyTypes(t *testing.T) {
 		}
 		if _, _, err := carbonHotKey(c); !errors.Is(err, ErrUnknownKey) {
 			t.Errorf("carbonHotKey(%q) = %v; want ErrUnknownKey", s, err)
+		}
+	}
+}
+
+// TestCarbonHotKeyRefusesOptionShiftOnlyChords: macOS 15 and later accept
+// such a registration and never deliver its presses.
+func TestCarbonHotKeyRefusesOptionShiftOnlyChords(t *testing.T) {
+	for _, s := range []string{"Alt+P", "Alt+Shift+P", "Shift+F5", "Option+Shift+k"} {
+		c, err := parseChord(s)
+		if err != nil {
+			t.Fatalf("parseChord(%q): %v", s, err)
+		}
+		if _, _, err := carbonHotKey(c); !errors.Is(err, errOptionShiftChord) || !errors.Is(err, ErrUnknownKey) {
+			t.Errorf("carbonHotKey(%q) = %v; want the Option and Shift refusal", s, err)
 		}
 	}
 }

@@ -153,6 +153,12 @@ func TestCanonicalHotkey(t *testing.T) {
 			t.Errorf("%q reads back as %+v, %v; want %+v", got, b, err, a)
 		}
 	}
+	for _, s := range []string{"Alt+Shift+P", "Option+P", "Shift+Alt+F12"} {
+		_, err := CanonicalHotkey(s)
+		if !errors.Is(err, ErrUnknownKey) || err.Error() != errOptionShiftChord.Error() || !strings.Contains(err.Error(), "macOS 15") {
+			t.Errorf("CanonicalHotkey(%q): %v; want the sentence that macOS 15 ignores it", s, err)
+		}
+	}
 	for _, bad := range []string{"", "P", "Control+P", "Shift+Meta+P", "Control+Alt", "Control+Alt+Meta+CapsLock", "Control+Alt+Hyper+P", "Control+Alt+Meta+Shift"} {
 		if got, err := CanonicalHotkey(bad); err == nil {
 			t.Errorf("CanonicalHotkey(%q) = %q, want an error", bad, got)
