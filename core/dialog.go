@@ -23,8 +23,10 @@ import (
 // A page that calls alert, confirm or prompt, or asks "Leave site?" from a
 // beforeunload handler, stops: its frames cannot answer the extension until
 // the dialog is answered, so every read and act of the tab would time out.
-// The dialog is the browser's own window, which Reins reads without the
-// debugger from the browser's accessibility tree (executor.JSDialog). A
+// The dialog is the browser's own (a window on Linux, a tab-modal view of
+// its focused window on macOS), which Reins reads without the debugger
+// from the browser's accessibility tree (executor.JSDialog), on both under
+// the same rules below. A
 // tab's request that failed because its page did not answer is refused
 // dialog_open when the tab's window shows a dialog; browser_handle_dialog
 // answers it with real keys (vocab.Dialog), asked, logged and checked at

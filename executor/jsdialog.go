@@ -40,6 +40,12 @@ type JSDialog struct {
 	TitleOnly bool
 }
 
+// Bounds of a dialog's read: Chromium's has a few dozen elements.
+const (
+	maxDialogElements = 200
+	maxDialogDepth    = 24
+)
+
 // ErrNoDialog: the application's active window is not a JavaScript dialog.
 var ErrNoDialog = errors.New("the browser shows no JavaScript dialog in its active window")
 

@@ -18,12 +18,6 @@ const (
 	roleText    = "text"
 )
 
-// Bounds of a dialog's read: Chromium's has a few dozen elements.
-const (
-	maxDialogElements = 200
-	maxDialogDepth    = 24
-)
-
 // JSDialog implements Executor, through AT-SPI: the browser's active window
 // is read only when its one element below the window is a dialog; a
 // browser window that is not one (its tab strip, its page) is not read

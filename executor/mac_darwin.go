@@ -52,14 +52,8 @@ func (m *Mac) CheckPermission() error {
 // event and lets go of what it holds first.
 func (m *Mac) Close() error { return m.seq.close(m, nil) }
 
-// JSDialog implements Executor; reading a browser's dialog through AX is
-// not built on macOS yet, so a dialog there is never answered.
-func (m *Mac) JSDialog(context.Context, int) (JSDialog, error) {
-	return JSDialog{}, fmt.Errorf("%w: reading a browser's JavaScript dialog on macOS", ErrUnsupported)
-}
-
 // Accessible and AccessibleAt are in axread_darwin.go, Capture in
-// capture_darwin.go.
+// capture_darwin.go, JSDialog in jsdialog_darwin.go.
 
 // SetDenyList replaces the deny list; empty means the default.
 func (m *Mac) SetDenyList(d DenyList) { m.deny.set(d) }
