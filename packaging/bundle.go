@@ -40,7 +40,7 @@ type BundleOptions struct {
 	Template string // required: Info.plist.tmpl
 	Version  string // required: CFBundleShortVersionString, such as 0.1.42
 	Build    string // required: CFBundleVersion, such as 42
-	Icon     string // optional: a .icns file; without it the plist names no icon
+	Icon     string // optional: a .icns file; without it the bundle gets the one AppIcon draws
 }
 
 // dottedInts is the form macOS wants for both version keys: up to three
@@ -48,7 +48,8 @@ type BundleOptions struct {
 var dottedInts = regexp.MustCompile(`^(0|[1-9][0-9]*)(\.(0|[1-9][0-9]*)){0,2}$`)
 
 // Bundle makes OutDir/Reins.app afresh and returns its path: the plist, the
-// program (executable), the icon when given, and the extension folder.
+// program (executable), the icon (the one given, else the one AppIcon
+// draws), and the extension folder.
 func Bundle(o BundleOptions) (string, error) {
 	for name, v := range map[string]string{"version": o.Version, "build": o.Build} {
 		if !dottedInts.MatchString(v) {
@@ -58,7 +59,7 @@ func Bundle(o BundleOptions) (string, error) {
 	if o.Icon != "" && filepath.Ext(o.Icon) != ".icns" {
 		return "", fmt.Errorf("the icon %s is not a .icns file; make one with iconutil", o.Icon)
 	}
-	plist, err := Render(o.Template, PlistFields{Version: o.Version, Build: o.Build, Icon: iconIf(o.Icon)})
+	plist, err := Render(o.Template, PlistFields{Version: o.Version, Build: o.Build, Icon: iconName})
 	if err != nil {
 		return "", err
 	}
@@ -83,22 +84,24 @@ func Bundle(o BundleOptions) (string, error) {
 	if err := copyFile(o.Binary, filepath.Join(contents, "MacOS", Executable), 0o755); err != nil {
 		return "", fmt.Errorf("copying the program: %w", err)
 	}
+	icon := filepath.Join(resources, iconName+".icns")
 	if o.Icon != "" {
-		if err := copyFile(o.Icon, filepath.Join(resources, iconName+".icns"), 0o644); err != nil {
+		if err := copyFile(o.Icon, icon, 0o644); err != nil {
 			return "", fmt.Errorf("copying the icon: %w", err)
+		}
+	} else {
+		b, err := ICNS()
+		if err != nil {
+			return "", err
+		}
+		if err := os.WriteFile(icon, b, 0o644); err != nil {
+			return "", fmt.Errorf("writing the icon: %w", err)
 		}
 	}
 	if _, err := extension.WriteTo(filepath.Join(resources, ExtensionDir)); err != nil {
 		return "", fmt.Errorf("writing the extension: %w", err)
 	}
 	return app, nil
-}
-
-func iconIf(icon string) string {
-	if icon == "" {
-		return ""
-	}
-	return iconName
 }
 
 // PlistFields fill Info.plist.tmpl.

@@ -136,12 +136,10 @@ func TestBundleHoldsEveryFile(t *testing.T) {
 				t.Errorf("bundle at %s", app)
 			}
 			want := map[string]bool{
-				"Contents/Info.plist":  true,
-				"Contents/PkgInfo":     true,
-				"Contents/MacOS/reins": true,
-			}
-			if withIcon {
-				want["Contents/Resources/Reins.icns"] = true
+				"Contents/Info.plist":           true,
+				"Contents/PkgInfo":              true,
+				"Contents/MacOS/reins":          true,
+				"Contents/Resources/Reins.icns": true,
 			}
 			fs.WalkDir(extension.Files(), ".", func(p string, d fs.DirEntry, err error) error {
 				if err == nil && !d.IsDir() {
@@ -182,12 +180,15 @@ func TestBundleHoldsEveryFile(t *testing.T) {
 				t.Fatal(err)
 			}
 			info := readPlist(t, plist)
-			icon, named := info["CFBundleIconFile"]
-			switch {
-			case withIcon && icon != "Reins":
+			if icon := info["CFBundleIconFile"]; icon != "Reins" {
 				t.Errorf("CFBundleIconFile = %v, want Reins (Resources/Reins.icns)", icon)
-			case !withIcon && named:
-				t.Errorf("CFBundleIconFile = %v names an icon the bundle does not have", icon)
+			}
+			icns, _ := os.ReadFile(filepath.Join(app, "Contents", "Resources", "Reins.icns"))
+			if withIcon && string(icns) != "icns stand-in" {
+				t.Errorf("the icon is not the one given: %q", icns)
+			}
+			if !withIcon && !bytes.HasPrefix(icns, []byte("icns")) {
+				t.Errorf("the drawn icon is no .icns: %q…", icns[:min(len(icns), 16)])
 			}
 			if info["CFBundleExecutable"] != "reins" {
 				t.Errorf("CFBundleExecutable = %v, not the program in Contents/MacOS", info["CFBundleExecutable"])
