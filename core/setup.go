@@ -106,6 +106,7 @@ func Doctor() []Check {
 	if runtime.GOOS == "darwin" {
 		out = append(out, accessibilityCheck(executor.AccessibilityStatus()))
 		out = append(out, screenRecordingCheck(executor.ScreenRecordingStatus()))
+		out = append(out, inputMonitoringCheck(executor.InputMonitoringStatus()))
 	}
 	out = append(out, trayCheck(trayhost.Present()))
 	return out
@@ -171,6 +172,36 @@ func screenRecordingCheck(allowed bool, err error) Check {
 		c.Fix = "not given, so pictures of the desktop (desktop_screenshot) are refused; to allow them, turn Reins on in that list, then quit and reopen Reins"
 	}
 	return c
+}
+
+// inputMonitoringCheck is doctor's line about macOS's Input Monitoring
+// permission, from what executor.InputMonitoringStatus said: the watch on
+// the person's own keyboard and mouse, which stops an act when they reach
+// for them, needs it.
+func inputMonitoringCheck(allowed bool, err error) Check {
+	c := Check{What: "Input Monitoring permission (System Settings › Privacy & Security › Input Monitoring)", OK: allowed && err == nil, Optional: true}
+	switch {
+	case err != nil:
+		c.Fix = "cannot tell: " + err.Error() + "; Reins cannot tell your own keyboard and mouse from its input"
+	case !allowed:
+		c.Fix = "not given, so Reins cannot tell your own keyboard and mouse from its input, nor stop an act when you reach for them; to allow it, turn Reins on in that list, then quit and reopen Reins"
+	}
+	return c
+}
+
+// InputMonitoringAllowed reports whether macOS lets Reins watch the
+// keyboard and mouse (true on other systems), without asking.
+func InputMonitoringAllowed() bool {
+	allowed, err := executor.InputMonitoringStatus()
+	return allowed && err == nil
+}
+
+// RequestInputMonitoring has macOS ask the person, once a process, to let
+// Reins watch the keyboard and mouse, and reports whether it may (true on
+// other systems).
+func RequestInputMonitoring() bool {
+	allowed, err := executor.RequestInputMonitoring()
+	return allowed && err == nil
 }
 
 // AccessibilityAllowed reports whether macOS lets Reins post input (true on

@@ -17,6 +17,10 @@ import (
 // AccessibilityPane is System Settings › Privacy & Security › Accessibility.
 const AccessibilityPane = "x-apple.systempreferences:com.apple.preference.security?Privacy_Accessibility"
 
+// InputMonitoringPane is System Settings › Privacy & Security › Input
+// Monitoring.
+const InputMonitoringPane = "x-apple.systempreferences:com.apple.preference.security?Privacy_ListenEvent"
+
 // FirstRunOptions configures [NewFirstRun].
 type FirstRunOptions struct {
 	Settings        Settings
@@ -30,6 +34,13 @@ type FirstRunOptions struct {
 	// input, at most once, and reports whether it may now. optional:
 	// without it the Accessibility button only opens System Settings.
 	RequestAccessibility func() bool
+	// InputMonitoring reports whether Reins may watch the keyboard and
+	// mouse, which telling the person's hand from its own input needs
+	// (macOS). optional: without it the step asks for Accessibility only.
+	InputMonitoring func() bool
+	// RequestInputMonitoring has macOS ask the person for it, at most
+	// once, and reports whether Reins may now. optional.
+	RequestInputMonitoring func() bool
 }
 
 // FirstRun is the three steps that make Reins work, each with one button
@@ -40,7 +51,8 @@ type FirstRun struct {
 	nums    [3]*canvas.Text
 	notes   [3]*widget.RichText
 	access  *widget.Button
-	asked   bool // the access button has had macOS ask once
+	asked   bool // the access button has had macOS ask once for Accessibility
+	askedIn bool // …and once for Input Monitoring
 	agent   *widget.Select
 	content fyne.CanvasObject
 }
@@ -116,6 +128,9 @@ func NewFirstRun(opts FirstRunOptions) *FirstRun {
 	})
 
 	accessTitle, accessBody := "Allow Reins to control the pointer", "Reins clicks and types only after you approve each act. macOS asks you to allow it once, in System Settings › Privacy & Security › Accessibility."
+	if opts.InputMonitoring != nil {
+		accessBody += " Then, under Input Monitoring, allow Reins to tell your own keyboard and mouse from its input, so that an act stops the moment you reach for them; Reins keeps no keys."
+	}
 	if opts.GOOS != "darwin" {
 		accessTitle, accessBody = "Control the pointer", "On Linux (X11) Reins needs no extra permission to click and type; it still asks you before each act."
 		access.Hide()
@@ -140,6 +155,10 @@ func NewFirstRun(opts FirstRunOptions) *FirstRun {
 // ask, with its own dialog; later presses, or the first when macOS cannot be
 // made to ask, open the settings pane.
 func (f *FirstRun) allowAccess() {
+	if f.accessibilityAllowed() && f.opts.InputMonitoring != nil && !f.opts.InputMonitoring() {
+		f.allowInputMonitoring()
+		return
+	}
 	if f.opts.RequestAccessibility != nil && !f.asked {
 		f.asked = true
 		f.access.SetText("Open Accessibility settings")
@@ -157,6 +176,37 @@ func (f *FirstRun) allowAccess() {
 		f.opts.OpenURL(AccessibilityPane)
 	}
 	f.Refresh()
+}
+
+// allowInputMonitoring is the step's button once Accessibility is given:
+// the first press has macOS ask for Input Monitoring, later ones open its
+// pane. A grant there takes effect when Reins is reopened.
+func (f *FirstRun) allowInputMonitoring() {
+	if f.opts.RequestInputMonitoring != nil && !f.askedIn {
+		f.askedIn = true
+		f.access.SetText("Open Input Monitoring settings")
+		if f.opts.RequestInputMonitoring() {
+			f.notes[1].Hide()
+			f.Refresh()
+			return
+		}
+		setRich(f.notes[1], seg{text: "macOS is asking to let Reins watch the keyboard and mouse: choose “Open System Settings”, turn Reins on under Input Monitoring, then quit and reopen Reins.", color: colorSecondary, size: theme.SizeNameCaptionText})
+		f.notes[1].Show()
+		f.Refresh()
+		return
+	}
+	if f.opts.OpenURL != nil {
+		f.opts.OpenURL(InputMonitoringPane)
+	}
+	f.Refresh()
+}
+
+// accessibilityAllowed reports whether Reins may post input.
+func (f *FirstRun) accessibilityAllowed() bool {
+	if f.opts.Accessibility != nil {
+		return f.opts.Accessibility()
+	}
+	return f.opts.GOOS != "darwin"
 }
 
 func hintFor(agent string) string {
@@ -184,18 +234,27 @@ func (f *FirstRun) step(i int, title, body string, action fyne.CanvasObject) fyn
 }
 
 // Done reports which steps are done: extension connected, pointer control
-// allowed, an agent connected.
+// allowed (and, where asked, the watch on the person's hand), an agent
+// connected.
 func (f *FirstRun) Done() [3]bool {
 	e := f.opts.Engine
-	access := f.opts.GOOS != "darwin"
-	if f.opts.Accessibility != nil {
-		access = f.opts.Accessibility()
+	access := f.accessibilityAllowed()
+	if access && f.opts.InputMonitoring != nil {
+		access = f.opts.InputMonitoring()
 	}
 	return [3]bool{e.Connected(), access, len(e.Agents()) > 0}
 }
 
-// Refresh re-reads the steps' ticks.
+// Refresh re-reads the steps' ticks, and names what the permission step's
+// button does next.
 func (f *FirstRun) Refresh() {
+	if f.opts.InputMonitoring != nil && f.access != nil && f.accessibilityAllowed() && !f.opts.InputMonitoring() {
+		label := "Open Input Monitoring settings"
+		if f.opts.RequestInputMonitoring != nil && !f.askedIn {
+			label = "Allow Input Monitoring…"
+		}
+		f.access.SetText(label)
+	}
 	for i, done := range f.Done() {
 		if done {
 			f.ticks[i].Text = "✓"

@@ -60,10 +60,12 @@ func runTray(args []string) error {
 			App: a, Engine: rt.PersonDoor(), Settings: facts, Tray: canTray, TrayHost: host,
 			AfterTrayIcon: afterTrayIcon,
 			FirstRun: ui.FirstRunOptions{
-				RevealExtension:      func() (string, error) { return revealExtension(facts.ExtensionDir) },
-				OpenURL:              openURL,
-				Accessibility:        core.AccessibilityAllowed,
-				RequestAccessibility: core.RequestAccessibility,
+				RevealExtension:        func() (string, error) { return revealExtension(facts.ExtensionDir) },
+				OpenURL:                openURL,
+				Accessibility:          core.AccessibilityAllowed,
+				RequestAccessibility:   core.RequestAccessibility,
+				InputMonitoring:        core.InputMonitoringAllowed,
+				RequestInputMonitoring: core.RequestInputMonitoring,
 			},
 			Logf: logf,
 		}
