@@ -7,7 +7,18 @@ import (
 
 // guardBackend is the macOS event system the release guard lets go on.
 // The helper is Reins' child, so macOS counts its input as Reins' own for
-// Accessibility permission.
+// Accessibility permission: TCC credits a process's "responsible"
+// process, which a child started by Reins inherits at its start.
+//
+// For the self-test to confirm: whom TCC credits once the parent has died,
+// which is exactly when the guard posts. The responsibility is set when
+// the child starts and no other process takes the orphan's, so the guard's
+// events should still count as Reins' (the same code identity, as long as
+// the same signed Reins.app started it); if TCC instead checks a
+// responsible process that must be alive, CGEventPost drops them silently
+// and a key Reins held stays down until the person presses it. Either way
+// the guard's events carry Reins' mark (cgEventPost), so a hand watch
+// never takes them for the person's.
 func guardBackend(string) (backend, func() error, error) {
 	m, err := NewMac(MacOptions{})
 	if err != nil {

@@ -63,6 +63,18 @@ const popupBehavior = appkit.WindowCollectionBehaviorCanJoinAllSpaces |
 // is GLFW's NSWindow subclass, and AppKit documents the non-activating
 // style for NSPanel and its subclasses only. So answering the popup
 // activates Reins, and GiveBackFront hands the keyboard back.
+//
+// For the self-test to confirm on macOS 14 and later, whose activation is
+// cooperative: an app's own request to become active is only a request,
+// which the system may refuse while another app is the person's. Showing
+// the popup asks for nothing (it must not take the keys the person is
+// typing elsewhere); the person's click on it is theirs, and activates
+// Reins, so clicks always answer it. Its keys reach it only once Reins is
+// active, and they only deny (Esc and Return both press Deny): were
+// activation refused, the person still answers with a click, and no key
+// gone astray allows anything. So it fails safe; what only a Mac can say
+// is whether the first click both activates Reins and presses the button
+// it lands on.
 func Float(nsWindow uintptr) error {
 	if nsWindow == 0 {
 		return nil // fyne has not made the window yet
