@@ -29,7 +29,11 @@ import (
 //
 // One picture per display, each at the plan's scale (capture_mac.go), put
 // together into one. The CGImage a handler gets is valid only inside it,
-// so the handler retains it for the waiting side. Unverified on a Mac.
+// so the handler retains it for the waiting side. Unverified on a Mac;
+// among what only a Mac can say: purego gives its blocks the class
+// __NSMallocBlock__, which it looks up as its objc package starts and
+// which CoreFoundation defines; the Reins app links CoreFoundation from
+// its start (cgo, AppKit), a test binary of this package may not.
 
 // screenCaptureKit is where ScreenCaptureKit's classes are.
 const screenCaptureKit = "/System/Library/Frameworks/ScreenCaptureKit.framework/ScreenCaptureKit"
