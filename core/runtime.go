@@ -178,6 +178,11 @@ func start(ctx context.Context, opts StartOptions, dir string) (*Runtime, error)
 		Settings: store, Login: settings.Desktop{Executable: opts.Program}, PersonTerminal: opts.PersonTerminal, saved: saved,
 		TestOnlyMisplace: opts.TestOnlyMisplace,
 	})
+	if opts.Executor == nil {
+		// On a real desktop other Reins may run too: their windows are
+		// every Reins' own.
+		e.own.scan = executor.ReinsProcesses
+	}
 	rctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	r := &Runtime{Engine: e, DataDir: dir, display: opts.Display, bridge: br, log: log, exec: ex, cancel: cancel, done: make(chan struct{}),
 		hand: newPersonsHand(opts.Display, ex)}
