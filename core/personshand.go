@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"runtime"
 	"sync"
 	"time"
 
@@ -34,8 +35,16 @@ func newPersonsHand(display string, ex executor.Executor) *personsHand {
 	return &personsHand{display: display, appAt: ex.AppAt, pid: os.Getpid()}
 }
 
+// notOnMac is why no window of Reins allows on macOS yet: the event's
+// source, which a local event monitor on Reins' own windows would read, is
+// not read yet, and a press that cannot be told apart must not answer.
+const notOnMac = "Reins cannot yet tell your own mouse from a program's on macOS, so its windows allow nothing; answer in the terminal of reins serve instead"
+
 // WatchPresses starts a watch for a window that allows.
 func (h *personsHand) WatchPresses(opts persondoor.PressOptions) (persondoor.PressWatch, error) {
+	if runtime.GOOS == "darwin" {
+		return nil, &persondoor.NotPersonsClick{Why: notOnMac, Err: executor.ErrNoHandWatch}
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), handWait)
 	defer cancel()
 	for try := 0; ; try++ {

@@ -75,6 +75,8 @@ func (g *gate) pass(control string) (ok bool, why string) {
 		// Never started: whatever pressed it came before the watch.
 		g.start()
 		err = errors.New("Reins saw no mouse button pressed")
+	case g.watch == nil && errors.Is(g.err, persondoor.ErrNotPersonsClick):
+		err = g.err
 	case g.watch == nil:
 		err = errors.New("this desktop cannot tell your mouse from a program's")
 	default:
