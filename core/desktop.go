@@ -304,8 +304,9 @@ func (e *Engine) notOwn(ctx context.Context, r agentdoor.DesktopActRequest) erro
 	if err != nil {
 		return nil // the executor decides, failing closed when it cannot tell
 	}
-	if a.PID > 1 && slices.Contains(e.opts.OwnProcesses, a.PID) {
-		return &vocab.Error{Code: vocab.CodeOwnWindow, Message: "that lands on a window of Reins or of the terminal that started it, which no agent may click or type into; nothing was done", Err: executor.ErrOwnWindow}
+	e.refreshOwn() // another Reins may have started since the last act
+	if a.PID > 1 && slices.Contains(e.ownProcesses(), a.PID) {
+		return &vocab.Error{Code: vocab.CodeOwnWindow, Message: "that lands on a window of Reins (this one or another on the desktop) or of the terminal that started it, which no agent may click or type into; nothing was done", Err: executor.ErrOwnWindow}
 	}
 	// Nor is the person asked about an act on an application the deny list
 	// keeps agents off; the executor checks again right before firing.

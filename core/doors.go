@@ -19,6 +19,7 @@ var (
 	_ persondoor.Door        = (*Engine)(nil)
 	_ persondoor.Verifier    = runtimePerson{}
 	_ persondoor.ChordHolder = runtimePerson{}
+	_ persondoor.Hand        = runtimePerson{}
 )
 
 // AgentDoor is the engine's agents' door: admitting a connection, and the
@@ -36,7 +37,8 @@ func (e *Engine) PersonDoor() persondoor.Door { return person{e} }
 
 // PersonDoor is the runtime's person's door, which can also verify the
 // audit log (persondoor.Verifier) and tell whether the pause chord is held
-// (persondoor.ChordHolder).
+// (persondoor.ChordHolder), and tells the person's own clicks on Reins'
+// controls from a program's (persondoor.Hand).
 func (r *Runtime) PersonDoor() persondoor.Door { return runtimePerson{person{r.Engine}, r} }
 
 type runtimePerson struct {
@@ -46,6 +48,9 @@ type runtimePerson struct {
 
 func (d runtimePerson) VerifyAudit(ctx context.Context) (int, error) { return d.r.VerifyAudit(ctx) }
 func (d runtimePerson) PauseChordTaken() bool                        { return d.r.PauseChordTaken() }
+func (d runtimePerson) WatchPresses(o persondoor.PressOptions) (persondoor.PressWatch, error) {
+	return d.r.hand.WatchPresses(o)
+}
 
 type person struct{ e *Engine }
 

@@ -109,6 +109,8 @@ type Engine struct {
 		order  []string        // guarded by mu: oldest first
 	}
 
+	own ownWindows // every Reins' processes; see ownwindows.go
+
 	// deskRefs hands out desktop refs for the life of the engine.
 	deskRefs *gdesktop.Refs
 

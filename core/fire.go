@@ -267,6 +267,7 @@ func (s *Session) fireApproved(ctx context.Context, f firing, approved approvals
 	e.fire.Lock()
 	defer e.fire.Unlock()
 	if f.input {
+		e.refreshOwn() // every Reins' windows as they are now, for the executor's checks
 		e.awaitOwnWindowGone(ctx)
 	}
 	// From here the act stops when the person pauses or takes the tab from

@@ -74,6 +74,7 @@ type Runtime struct {
 	lock    *folderlock.Lock // the data folder, held until Close has closed everything else
 
 	keys pauseKeys
+	hand *personsHand // the person's own clicks on Reins' controls; see personshand.go
 
 	closeOnce sync.Once
 	closeErr  error
@@ -177,8 +178,14 @@ func start(ctx context.Context, opts StartOptions, dir string) (*Runtime, error)
 		Settings: store, Login: settings.Desktop{Executable: opts.Program}, PersonTerminal: opts.PersonTerminal, saved: saved,
 		TestOnlyMisplace: opts.TestOnlyMisplace,
 	})
+	if opts.Executor == nil {
+		// On a real desktop other Reins may run too: their windows are
+		// every Reins' own.
+		e.own.scan = executor.ReinsProcesses
+	}
 	rctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
-	r := &Runtime{Engine: e, DataDir: dir, display: opts.Display, bridge: br, log: log, exec: ex, cancel: cancel, done: make(chan struct{})}
+	r := &Runtime{Engine: e, DataDir: dir, display: opts.Display, bridge: br, log: log, exec: ex, cancel: cancel, done: make(chan struct{}),
+		hand: newPersonsHand(opts.Display, ex)}
 	e.ServeStrip(rctx, br) // the badge and side panel in Chrome
 	go func() {
 		defer close(r.done)
@@ -355,6 +362,7 @@ func logf(f func(string, ...any), format string, args ...any) {
 func (r *Runtime) Close() error {
 	r.closeOnce.Do(func() {
 		r.Engine.Close()
+		r.hand.close()
 		bridge.RemoveAddress(r.DataDir)
 		err := r.bridge.Close()
 		r.cancel()

@@ -63,10 +63,10 @@ func (e *Engine) initPrefs() {
 // additions, and Reins' own windows, found by process.
 func (e *Engine) denyList(added []string) executor.DenyList {
 	d := settings.DenyList(added)
-	if len(e.opts.OwnProcesses) > 0 {
+	if own := e.ownProcesses(); len(own) > 0 {
 		// First, so that a window of Reins' own is refused as that, whatever
 		// rule its name also matches.
-		d = append(executor.DenyList{executor.OwnRule(e.opts.OwnProcesses)}, d...)
+		d = append(executor.DenyList{executor.OwnRule(own)}, d...)
 	}
 	return d
 }

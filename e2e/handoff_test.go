@@ -9,11 +9,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/jezek/xgb"
-	"github.com/jezek/xgb/xproto"
-	"github.com/jezek/xgb/xtest"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/reins-app/reins/executor/xdesk"
 	"github.com/reins-app/reins/internal/browsertest"
 	"github.com/reins-app/reins/internal/testenv"
 	"github.com/reins-app/reins/mcp/mcptest"
@@ -183,26 +181,18 @@ func (h *handoffRig) personClicksLink(from, to string) map[string]any {
 	return h.wait(context.Background(), "loaded", func(m map[string]any) bool { return m["page"] == to })
 }
 
+// click is the person's click at (x, y), with the X server's own mouse
+// (xdesk.Person): the hand comes from a little aside, as a mouse's does.
 func click(display string, x, y int16) error {
-	c, err := xgb.NewConnDisplay(display)
+	p, err := xdesk.NewPerson(display)
 	if err != nil {
 		return err
 	}
-	defer c.Close()
-	if err := xtest.Init(c); err != nil {
+	defer p.Close()
+	if err := p.MoveTo(int(x)-40, int(y)-20); err != nil {
 		return err
 	}
-	root := xproto.Setup(c).DefaultScreen(c).Root
-	// The hand comes from a little aside, as a mouse's does.
-	for _, p := range [][2]int16{{x - 40, y - 20}, {x, y}} {
-		if err := xtest.FakeInputChecked(c, xproto.MotionNotify, 0, 0, root, p[0], p[1], 0).Check(); err != nil {
-			return err
-		}
-	}
-	if err := xtest.FakeInputChecked(c, xproto.ButtonPress, 1, 0, root, 0, 0, 0).Check(); err != nil {
-		return err
-	}
-	return xtest.FakeInputChecked(c, xproto.ButtonRelease, 1, 0, root, 0, 0, 0).Check()
+	return p.Click(int(x), int(y))
 }
 
 // onOrigin waits until Reins sees the tab on origin.

@@ -20,7 +20,6 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/reins-app/reins/audit"
-	"github.com/reins-app/reins/executor/xdesk"
 	"github.com/reins-app/reins/internal/browsertest"
 	"github.com/reins-app/reins/internal/testenv"
 	"github.com/reins-app/reins/internal/xvfb"
@@ -33,11 +32,12 @@ import (
 // binary with no subcommand, under Xvfb and a private session bus — with
 // Chromium and the extension on a test page. An agent connects through the
 // real `reins mcp`; its first connection and then its click each wait on the
-// approval popup, which the test answers the way a person does: a real XTEST
-// click on the popup's Allow button, found on the X server by the window's
-// title. The page's own handler must see exactly one trusted click, and the
-// audit log must hold the person's share, the agent's admission and the
-// click committed before it fired.
+// approval popup, which the test answers the way a person does: a click on
+// the popup's Allow button, found on the X server by the window's title,
+// made with the X server's own mouse (xdesk.Person), since Reins takes no
+// program's click on Allow. The page's own handler must see exactly one
+// trusted click, and the audit log must hold the person's share, the
+// agent's admission and the click committed before it fired.
 //
 // The binary is built with the reinstest tag for two hooks a person does not
 // need (testonly_on.go): sharing the test's tab at Control, as the tray menu
@@ -361,14 +361,15 @@ func (p *trayProc) popupPoint(t *testing.T, display, sentence, button string) (p
 	return x + int(fx*float64(w)), y + int(fy*float64(h))
 }
 
-// clickAllow clicks the popup's button with real XTEST input once the popup
-// shows sentence, armed.
+// clickAllow clicks the popup's button as the person does, with the X
+// server's own mouse (xdesk.Person), once the popup shows sentence, armed:
+// a plain XTEST click, as any program makes, allows nothing.
 func (p *trayProc) clickAllow(t *testing.T, display, sentence, button string) {
 	t.Helper()
 	px, py := p.popupPoint(t, display, sentence, button)
 	x, y, w, h, _ := findWindow(display, "Reins — approval")
 	t.Logf("popup %dx%d+%d+%d; clicking %q at %d,%d for %q", w, h, x, y, button, px, py, sentence)
-	if err := xdesk.Click(display, px, py); err != nil {
+	if err := personClick(display, px, py); err != nil {
 		t.Fatal(err)
 	}
 	p.waitLine(t, "the popup to move on from "+sentence, 15*time.Second, func(l string) bool {

@@ -64,9 +64,13 @@ type HandInput struct {
 	At     time.Time // when the watch read it: within a moment of the X server's seeing it
 }
 
-// Press is a button press the watch saw, from any device: the person's or a
+// Press is a press the watch saw, from any device: the person's or a
 // synthetic one.
 type Press struct {
+	// Kind is HandButton (a mouse button, or a touch begun) or, for a
+	// watch of presses that counts keys ([PressOptions].Keys), HandKey:
+	// which key is never kept.
+	Kind HandKind
 	// Person reports whether the press came from one of the person's own
 	// devices rather than a synthetic one (XTEST on X).
 	Person bool
@@ -129,6 +133,33 @@ func (l *HandListener) Watch(ctx context.Context) (*HandWatch, error) {
 // wrapping ErrNoHandWatch.
 func (l *HandListener) Close() error { return l.impl.close() }
 
+// PressOptions configures [HandListener.WatchPresses].
+type PressOptions struct {
+	// Keys: key presses count as presses too, as Press{Kind: HandKey}, so
+	// that a control the keyboard activated is told from one clicked.
+	// Without it the listener reads no key for this watch: a watch that
+	// runs while Reins does (for the tray's menu) reads buttons only.
+	Keys bool // optional
+}
+
+// WatchPresses starts a watch of presses, for a window of Reins' that
+// allows, from when it is shown: it keeps the last press from any device
+// ([HandWatch.LastPress]), with its kind, device, time and, for the
+// person's button, where the pointer was; never a key code. It never trips
+// on the person's hand (Tripped closes only when the watch fails), and it
+// reads no motion: while only such watches are on, the listener selects
+// presses alone. Close it when the window hides.
+func (l *HandListener) WatchPresses(ctx context.Context, opts PressOptions) (*HandWatch, error) {
+	w := newHandWatch()
+	w.presses, w.keys = true, opts.Keys
+	src, err := l.impl.watch(ctx, w)
+	if err != nil {
+		return nil, err
+	}
+	w.src = src
+	return w, nil
+}
+
 // WatchHand opens a listener for one watch: Close on the watch closes both.
 // It costs what opening a listener does (about a millisecond on X), so an
 // executor keeps a HandListener and starts a watch from it for each act.
@@ -164,6 +195,9 @@ func (o *ownListener) close() error {
 type HandWatch struct {
 	src     handSource
 	tripped chan struct{} // closed once err is set
+	// presses: a watch of presses only ([HandListener.WatchPresses]),
+	// which keys says count key presses. Set before the watch starts.
+	presses, keys bool
 
 	mu      sync.Mutex
 	err     error     // guarded by mu: why the watch tripped
@@ -252,7 +286,8 @@ func (w *HandWatch) Check(ctx context.Context) error {
 
 // LastPress is the last button press (or touch) the watch has seen since
 // it began, from whatever device, after waiting as Check does; ok is false
-// when there was none. A window that allows takes a press only when the
+// when there was none. A watch of presses that counts keys
+// ([PressOptions].Keys) counts key presses among them. A window that allows takes a press only when the
 // last press was the person's (Press.Person), came after the window was
 // shown, and was placed on its control: a synthetic press after the
 // person's own makes the last press synthetic, and so refused.
@@ -292,7 +327,7 @@ func (w *HandWatch) saw(h HandInput) {
 	close(w.tripped)
 }
 
-// pressed records a button press from any device.
+// press records a press from any device.
 func (w *HandWatch) press(p Press) {
 	w.mu.Lock()
 	defer w.mu.Unlock()

@@ -154,3 +154,24 @@ func BenchmarkHandClickAct(b *testing.B) {
 		})
 	}
 }
+
+// A window's watch of presses: started when it shows, asked once at the
+// click (one round trip), closed when it hides.
+func BenchmarkHandWatchPressesAskedOnce(b *testing.B) {
+	display, _, _ := benchDisplay(b)
+	l, err := NewHandListener(context.Background(), HandOptions{Display: display})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer l.Close()
+	for b.Loop() {
+		w, err := l.WatchPresses(context.Background(), PressOptions{Keys: true})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, _, err := w.LastPress(context.Background()); err != nil {
+			b.Fatal(err)
+		}
+		w.Close()
+	}
+}

@@ -41,7 +41,7 @@ func NewHandListener(ctx context.Context, opts HandOptions) (*HandListener, erro
 	if motion <= 0 {
 		motion = defaultHandMotion
 	}
-	x := &xiListener{motion: motion, queue: newXIQueue(), active: map[*HandWatch]*xiWatched{}, loopDone: make(chan struct{})}
+	x := &xiListener{motion: motion, queue: newXIQueue(), active: map[*HandWatch]*xiWatched{}, wanted: map[uint32]int{}, loopDone: make(chan struct{})}
 	wire, err := dialX(ctx, display, x.queue.push)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrNoHandWatch, err)
@@ -95,8 +95,12 @@ type xiListener struct {
 	// longer be followed. Written by loop.
 	broken error
 
-	selMu  sync.Mutex
-	wanted int // guarded by selMu: watches started and not closed; raw input is selected while it is above 0
+	selMu sync.Mutex
+	// wanted counts the watches started and not closed, by the raw input
+	// each needs read; selected is the input selected now, what they need
+	// together. Both guarded by selMu.
+	wanted   map[uint32]int
+	selected uint32
 
 	mu     sync.Mutex
 	active map[*HandWatch]*xiWatched // guarded by mu: the watches the loop passes input to
@@ -167,7 +171,7 @@ func (x *xiListener) start(ctx context.Context) error {
 	}
 	// Selected before the device list is read, so that no change of the
 	// hierarchy falls between the two.
-	sel, err := x.wire.send(x.selectReq(false), false, nil)
+	sel, err := x.wire.send(x.selectReq(0), false, nil)
 	if err != nil {
 		return err
 	}
@@ -199,18 +203,15 @@ func (x *xiListener) start(ctx context.Context) error {
 	return nil
 }
 
-// watch selects raw input, if no other watch has, and returns once the
-// loop passes w every input after the selection and the call.
+// watch selects the raw input w needs, unless other watches have, and
+// returns once the loop passes w every input after the selection and the
+// call.
 func (x *xiListener) watch(ctx context.Context, w *HandWatch) (handSource, error) {
-	src := &xiSource{x: x, w: w}
+	src := &xiSource{x: x, w: w, input: x.inputFor(w)}
 	activated := make(chan error, 1)
 	x.selMu.Lock()
-	x.wanted++
-	var sel *xCall
-	var err error
-	if x.wanted == 1 {
-		sel, err = x.wire.send(x.selectReq(true), false, nil)
-	}
+	x.wanted[src.input]++
+	sel, err := x.reselect()
 	if err == nil {
 		// Passed to the loop in stream order: w gets no input the
 		// server took before it.
@@ -261,7 +262,44 @@ var errHandListenerClosed = fmt.Errorf("%w: the listener was closed", ErrNoHandW
 type xiSource struct {
 	x      *xiListener
 	w      *HandWatch
-	closed bool // guarded by x.mu
+	input  uint32 // the raw input the watch needs read
+	closed bool   // guarded by x.mu
+}
+
+// inputFor is the raw input w needs read: an act's watch every press and
+// the motion; a watch of presses, buttons and touches, and keys only when
+// it counts them.
+func (x *xiListener) inputFor(w *HandWatch) uint32 {
+	m := uint32(1 << xiRawButtonPress)
+	if x.touch {
+		m |= 1 << xiRawTouchBegin
+	}
+	if !w.presses || w.keys {
+		m |= 1 << xiRawKeyPress
+	}
+	if !w.presses {
+		m |= 1 << xiRawMotion
+	}
+	return m
+}
+
+// reselect selects what the watches on need together, when that changed;
+// the call, if one was sent, is returned. Called with selMu held.
+func (x *xiListener) reselect() (*xCall, error) {
+	var m uint32
+	for input, n := range x.wanted {
+		if n > 0 {
+			m |= input
+		}
+	}
+	if m == x.selected {
+		return nil, nil
+	}
+	c, err := x.wire.send(x.selectReq(m), false, nil)
+	if err == nil {
+		x.selected = m
+	}
+	return c, err
 }
 
 func (s *xiSource) sync(ctx context.Context) error { return s.x.sync(ctx) }
@@ -280,11 +318,10 @@ func (s *xiSource) close() error {
 	}
 	x.selMu.Lock()
 	defer x.selMu.Unlock()
-	if x.wanted--; x.wanted == 0 {
-		// This fails only when the connection has ended, and its
-		// selections with it.
-		x.wire.send(x.selectReq(false), false, nil)
-	}
+	x.wanted[s.input]--
+	// This fails only when the connection has ended, and its selections
+	// with it.
+	x.reselect()
 	return nil
 }
 
@@ -309,18 +346,13 @@ func (x *xiListener) req(minor byte, n int, fill func([]byte)) []byte {
 }
 
 // selectReq selects, on the root window for every device, the hierarchy's
-// changes and, with input, the raw key and button presses, raw motion and
-// raw touch beginnings. Releases are never selected: a release is never
-// the person's hand reaching in (the key or button that approved an act is
-// released while it fires), and what is not read cannot be kept.
-func (x *xiListener) selectReq(input bool) []byte {
-	mask := uint32(1 << xiHierarchyChanged)
-	if input {
-		mask |= 1<<xiRawKeyPress | 1<<xiRawButtonPress | 1<<xiRawMotion
-	}
-	if input && x.touch {
-		mask |= 1 << xiRawTouchBegin
-	}
+// changes and the raw input in input ([xiListener.inputFor]): of key and
+// button presses, raw motion and raw touch beginnings, what the watches on
+// need. Releases are never selected: a release is never the person's hand
+// reaching in (the key or button that approved an act is released while
+// it fires), and what is not read cannot be kept.
+func (x *xiListener) selectReq(input uint32) []byte {
+	mask := uint32(1<<xiHierarchyChanged) | input
 	return x.req(xiSelectEvents, 20, func(b []byte) {
 		le.PutUint32(b[4:], x.wire.screen.root)
 		le.PutUint16(b[8:], 1) // one mask
@@ -583,7 +615,17 @@ func (x *xiListener) event(ctx context.Context, ev []byte) {
 	in := HandInput{Device: int(source), At: now}
 	switch evtype {
 	case xiRawKeyPress:
-		if le.Uint32(ev[24:])&xiKeyRepeat != 0 || d.synthetic {
+		if le.Uint32(ev[24:])&xiKeyRepeat != 0 {
+			return
+		}
+		// A watch of presses that counts keys keeps that a key was
+		// pressed, and by which device; never which key.
+		for w := range watches {
+			if w.presses && w.keys {
+				w.press(Press{Kind: HandKey, Person: !d.synthetic, Device: int(source), At: now})
+			}
+		}
+		if d.synthetic {
 			return
 		}
 		in.Kind = HandKey
@@ -595,7 +637,7 @@ func (x *xiListener) event(ctx context.Context, ev []byte) {
 			in.Kind = HandWheel
 			break
 		}
-		p := Press{Person: !d.synthetic, Device: int(source), At: now}
+		p := Press{Kind: HandButton, Person: !d.synthetic, Device: int(source), At: now}
 		if !d.synthetic {
 			p.X, p.Y, p.Placed = x.place(ctx, d.master)
 		}
@@ -611,6 +653,9 @@ func (x *xiListener) event(ctx context.Context, ev []byte) {
 			return
 		}
 		for w, st := range watches {
+			if w.presses {
+				continue
+			}
 			m := st.motion[source]
 			if m == nil {
 				m = &xiMotion{}
@@ -625,7 +670,9 @@ func (x *xiListener) event(ctx context.Context, ev []byte) {
 		return
 	}
 	for w := range watches {
-		w.saw(in)
+		if !w.presses {
+			w.saw(in)
+		}
 	}
 }
 

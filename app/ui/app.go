@@ -69,6 +69,12 @@ type UI struct {
 	handoff  *HandoffPanel // tabs handed to the person; see handoff.go
 	handWin  fyne.Window   // its window, once a hand-off showed it
 	handUp   bool          // handWin is shown
+	// menuGate lets a choice of the tray's menu (or of the stand-in) that
+	// shares, allows, resumes or ends a hand-off with Done take effect only
+	// after the person's own click; menuRefused says why the last one did
+	// nothing. See trayGate.
+	menuGate    *gate
+	menuRefused string
 }
 
 // Start is [New] followed by [UI.Show], for a UI started while the app
@@ -101,6 +107,14 @@ func New(opts Options) *UI {
 		OnShow: u.showHandoff, OnHide: u.hideHandoff})
 	u.strip = NewActivityStrip()
 	u.strip.SetTabs(opts.Engine.Tabs())
+	// The tray's menu is drawn by the panel, another program: Reins learns
+	// of a choice over D-Bus, where any program may send one, and never
+	// sees the click. What it can see is the person's own clicks, so it
+	// watches them — buttons alone, never a key — for as long as it runs,
+	// and a choice that gives power takes effect only within a moment of
+	// one.
+	u.menuGate = newGate(opts.Engine, persondoor.PressOptions{Within: gateWithin}, opts.Logf)
+	u.menuGate.start()
 
 	do := opts.testOnlyDo
 	if do == nil {
@@ -145,7 +159,28 @@ func (u *UI) Show() {
 }
 
 // Stop stops following the engine.
-func (u *UI) Stop() { u.stop() }
+func (u *UI) Stop() {
+	u.stop()
+	u.menuGate.stop()
+}
+
+// MenuRefused is why the last choice of the menu that gives power did
+// nothing, or "".
+func (u *UI) MenuRefused() string { return u.menuRefused }
+
+// personsChoice reports whether a choice of the menu that gives power
+// (what: "Sharing", "Resuming agents"…) follows the person's own click; if
+// not, the person is told why, and nothing changes.
+func (u *UI) personsChoice(what string) bool {
+	ok, why := u.menuGate.pass(what)
+	if ok {
+		u.menuRefused = ""
+		return true
+	}
+	u.menuRefused = why
+	u.app.SendNotification(fyne.NewNotification("Reins: nothing changed", why))
+	return false
+}
 
 // Popup is the approval popup, for tests that drive it.
 func (u *UI) Popup() *Popup { return u.popup }
@@ -221,29 +256,50 @@ func (u *UI) TrayItems() []Item {
 	e := u.opts.Engine
 	return BuildTray(ReadTrayState(e), TrayActions{
 		SetShare: func(tab string, l vocab.Level) {
+			if l != vocab.None && !u.personsChoice("Sharing") {
+				return
+			}
 			if err := e.SetShare(tab, l); err != nil {
 				u.opts.Logf("sharing %s: %v", tab, err)
 			}
 			u.refreshTray()
 		},
 		ShareWith: func(tab string, l vocab.Level, agent string) {
+			if l != vocab.None && !u.personsChoice("Sharing") {
+				return
+			}
 			if err := e.ShareWith(tab, l, agent); err != nil {
 				u.opts.Logf("sharing %s with %s: %v", tab, agent, err)
 			}
 			u.refreshTray()
 		},
-		AllowAgent:   func(key string) { e.AllowAgent(key) },
+		AllowAgent: func(key string) {
+			if u.personsChoice("Allowing an agent") {
+				e.AllowAgent(key)
+			}
+		},
 		ForgetAgent:  func(key string) { e.ForgetAgent(key) },
 		Install:      u.ShowFirstRun,
 		ShowPending:  u.showPopup,
 		ShowActivity: u.ShowActivity,
 		ShowAudit:    u.ShowAudit,
-		SetPaused:    func(on bool) { e.Pause(on); u.refreshTray() },
+		SetPaused: func(on bool) {
+			if !on && !u.personsChoice("Resuming agents") {
+				return
+			}
+			e.Pause(on)
+			u.refreshTray()
+		},
 		ShowPrefs:    u.ShowPreferences,
 		ShowFirstRun: u.ShowFirstRun,
 		Quit:         u.quit,
-		Handoff:      u.handoff.Finish,
-		ShowHandoff:  u.handoff.Show,
+		Handoff: func(id string, done bool) {
+			if done && !u.personsChoice("Done") {
+				return
+			}
+			u.handoff.Finish(id, done)
+		},
+		ShowHandoff: u.handoff.Show,
 	})
 }
 
@@ -414,12 +470,16 @@ func (u *UI) ShowAudit() {
 func (u *UI) ShowPreferences() {
 	if u.prefsWin == nil {
 		u.prefs = NewPreferences(u.opts.Engine, u.opts.Settings)
+		u.prefs.gate.logf = u.opts.Logf
 		// Scrolls only on a short screen; the whole form is 850 pt tall.
 		u.prefsWin = u.window("Reins — Preferences", container.NewVScroll(u.prefs.Content()),
 			fyne.NewSize(580, min(u.prefs.Content().MinSize().Height, 760)))
+		w := u.prefsWin
+		w.SetCloseIntercept(func() { u.prefs.Hidden(); w.Hide() })
 	} else {
 		u.prefs.Refresh()
 	}
+	u.prefs.Shown()
 	u.prefsWin.Show()
 	u.prefsWin.RequestFocus()
 }

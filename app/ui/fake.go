@@ -30,6 +30,7 @@ type FakeEngine struct {
 	failSettings error             // guarded by mu
 	chordLost    bool              // guarded by mu: the pause chord is not held
 	openApps     []string          // guarded by mu
+	hand         fakeHand          // the watches of presses; see fakehand.go
 }
 
 // Answered is one decision the fake engine received.

@@ -31,7 +31,11 @@ type HandoffOptions struct {
 	Clock  Clock       // optional: default the wall clock
 	OnShow func()      // optional: a hand-off is on screen; show the window
 	OnHide func()      // optional: none is in progress; hide the window
-	Logf   func(format string, args ...any)
+	// Hand tells the person's own click on Done from a program's; default
+	// Engine's, when it is a persondoor.Hand. Without one Done does
+	// nothing (Stop always works).
+	Hand persondoor.Hand // optional
+	Logf func(format string, args ...any)
 }
 
 // HandoffPanel is the window of a tab an agent handed to the person for a
@@ -55,6 +59,11 @@ type HandoffPanel struct {
 	done, stop, confirm, back                   *widget.Button
 	buttons                                     *fyne.Container
 	content                                     fyne.CanvasObject
+	// gate lets Done and the confirmation take effect only on the
+	// person's own click. Its watch reads buttons alone: while the window
+	// shows, the person types in Chrome, a password perhaps, and no key of
+	// theirs is read.
+	gate *gate
 }
 
 // NewHandoffPanel builds the hand-off window's content; put
@@ -67,6 +76,11 @@ func NewHandoffPanel(opts HandoffOptions) *HandoffPanel {
 		opts.Logf = func(string, ...any) {}
 	}
 	p := &HandoffPanel{opts: opts}
+	var hand any = opts.Engine
+	if opts.Hand != nil {
+		hand = opts.Hand
+	}
+	p.gate = newGate(hand, persondoor.PressOptions{}, opts.Logf)
 	p.who = widget.NewRichText()
 	p.who.Wrapping = fyne.TextWrapWord
 	p.counter = widget.NewRichText()
@@ -103,6 +117,9 @@ func (p *HandoffPanel) Current() *persondoor.Handoff {
 	}
 	return &p.list[0]
 }
+
+// Problem is the line that says why the last button did nothing, or "".
+func (p *HandoffPanel) Problem() string { return p.problem }
 
 // Confirming is the site Done waits for the person to confirm, or "".
 func (p *HandoffPanel) Confirming() string { return p.confirming }
@@ -168,12 +185,29 @@ func (p *HandoffPanel) press(done bool) {
 	if h == nil || (done && !p.armed) {
 		return
 	}
+	if done && !p.personsClick("Done") {
+		return
+	}
 	p.Finish(h.ID, done)
+}
+
+// personsClick reports whether the press on control was the person's own
+// click; if not, the window says why.
+func (p *HandoffPanel) personsClick(control string) bool {
+	ok, why := p.gate.pass(control)
+	if !ok {
+		p.problem = why
+		p.fill()
+	}
+	return ok
 }
 
 func (p *HandoffPanel) pressConfirm() {
 	h := p.Current()
 	if h == nil || p.confirming == "" || !p.armed {
+		return
+	}
+	if !p.personsClick(p.confirm.Text) {
 		return
 	}
 	site := p.confirming
@@ -216,6 +250,7 @@ func (p *HandoffPanel) render() {
 	if h == nil {
 		if p.shown != "" {
 			p.shown, p.confirming, p.problem = "", "", ""
+			p.gate.stop()
 			p.disarm()
 			p.fill()
 			if p.opts.OnHide != nil {
@@ -226,6 +261,7 @@ func (p *HandoffPanel) render() {
 	}
 	if h.ID != p.shown {
 		p.shown, p.confirming = h.ID, ""
+		p.gate.start()
 		p.arm()
 		if p.opts.OnShow != nil {
 			p.opts.OnShow()

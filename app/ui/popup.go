@@ -16,6 +16,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"github.com/reins-app/reins/internal/plain"
+	"github.com/reins-app/reins/persondoor"
 	"github.com/reins-app/reins/vocab"
 )
 
@@ -62,7 +63,11 @@ type PopupOptions struct {
 	// or the popup rests after an Allow (see [AllowRest]); hide the window
 	// and give the keyboard back.
 	OnHide func() // optional
-	Logf   func(format string, args ...any)
+	// Hand tells the person's own click on Allow from a program's; default
+	// Engine's, when it is a persondoor.Hand. Without one no Allow takes
+	// effect.
+	Hand persondoor.Hand // optional
+	Logf func(format string, args ...any)
 }
 
 // Popup is the approval popup: one request at a time, the oldest first, with
@@ -101,6 +106,11 @@ type Popup struct {
 	upTo        *widget.Select
 	upToN       int // the last step "Allow" allows; the plan's length by default
 	content     fyne.CanvasObject
+	// gate lets an Allow take effect only on the person's own click; its
+	// watch runs while a request is on screen. refused says why the last
+	// Allow did nothing.
+	gate    *gate
+	refused *widget.RichText
 }
 
 // NewPopup builds the popup's content; put [Popup.Content] in a window.
@@ -115,6 +125,15 @@ func NewPopup(opts PopupOptions) *Popup {
 		opts.Logf = func(string, ...any) {}
 	}
 	p := &Popup{opts: opts}
+	var hand any = opts.Engine
+	if opts.Hand != nil {
+		hand = opts.Hand
+	}
+	// The popup takes the keyboard: a key press counts as a press, so
+	// that an Allow reached with Tab and Space is told from a click.
+	p.gate = newGate(hand, persondoor.PressOptions{Keys: true}, opts.Logf)
+	p.refused = para()
+	p.refused.Hide()
 	p.who = widget.NewRichText()
 	p.counter = widget.NewRichText()
 	p.sentence = para()
@@ -159,7 +178,7 @@ func NewPopup(opts PopupOptions) *Popup {
 	buttons := container.NewHBox(p.deny, layout.NewSpacer(), p.upTo, p.once, p.tab)
 	p.content = inset(container.NewBorder(
 		container.NewVBox(header, p.sentence, p.wholeArea, p.held),
-		container.NewVBox(buttons, sized(p.bar, 10, 3), p.remaining),
+		container.NewVBox(p.refused, buttons, sized(p.bar, 10, 3), p.remaining),
 		nil, nil,
 		container.New(layout.NewCustomPaddedLayout(0, 10, 0, 0),
 			container.NewBorder(nil, p.frame, nil, nil, container.NewStack(p.pictureArea, container.NewVBox(p.explainArea), p.planArea))),
@@ -198,6 +217,9 @@ func (p *Popup) Current() *vocab.Request {
 // Resting reports whether the popup stays hidden after an Allow, for
 // [AllowRest], before it shows what still waits.
 func (p *Popup) Resting() bool { return p.resting }
+
+// Refused is the line that says why the last Allow did nothing, or "".
+func (p *Popup) Refused() string { return p.refused.String() }
 
 // Armed reports whether the Allow buttons would act.
 func (p *Popup) Armed() bool { return p.armed }
@@ -317,6 +339,13 @@ func (p *Popup) decide(d vocab.Decision) {
 	if d == vocab.AllowTab && !r.Rememberable {
 		return
 	}
+	if d != vocab.Deny {
+		if ok, why := p.gate.pass("Allow"); !ok {
+			setPara(p.refused, []seg{{text: why, color: colorRed, bold: true, size: theme.SizeNameCaptionText}})
+			p.refused.Show()
+			return
+		}
+	}
 	if err := p.answer(r, d); err != nil {
 		p.opts.Logf("answering %s: %v", r.ID, err)
 	}
@@ -375,6 +404,7 @@ func (p *Popup) render() {
 		if p.shown != "" {
 			p.shown = ""
 			p.stopTimers()
+			p.gate.stop()
 			p.armed = false
 			p.updateButtons()
 			if p.opts.OnHide != nil {
@@ -397,6 +427,11 @@ func (p *Popup) render() {
 			})
 		})
 		p.fill(r)
+		setRich(p.refused)
+		p.refused.Hide()
+		// Presses from now on: none made before the request showed
+		// answers it.
+		p.gate.start()
 		p.tick()
 		if p.opts.OnShow != nil {
 			p.opts.OnShow()

@@ -35,8 +35,13 @@ type popupRig struct {
 
 func newPopupRig(t *testing.T, reqs ...vocab.Request) *popupRig {
 	t.Helper()
+	return newPopupRigOn(t, NewFakeEngine(), reqs...)
+}
+
+func newPopupRigOn(t *testing.T, eng *FakeEngine, reqs ...vocab.Request) *popupRig {
+	t.Helper()
 	testApp(t)
-	r := &popupRig{eng: NewFakeEngine(), clock: NewFakeClock(t0)}
+	r := &popupRig{eng: eng, clock: NewFakeClock(t0)}
 	for _, q := range reqs {
 		r.eng.Ask(q)
 	}

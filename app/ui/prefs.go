@@ -51,6 +51,11 @@ type Preferences struct {
 	status            *widget.RichText
 	content           fyne.CanvasObject
 
+	// gate lets a change that loosens (taking an application off the deny
+	// list) take effect only on the person's own click; its watch runs
+	// while the window shows (Shown, Hidden).
+	gate *gate
+
 	filling bool // Refresh is setting the widgets: their callbacks must not write back
 	// off runs f off fyne's goroutine. Tests run f at once instead: fyne's
 	// test driver has no goroutine of its own to come back to.
@@ -61,6 +66,9 @@ type Preferences struct {
 // runs with (the port in use, the data folder, the hotkey).
 func NewPreferences(e persondoor.Door, facts Settings) *Preferences {
 	p := &Preferences{e: e, facts: facts, off: func(f func()) { go f() }}
+	// The window takes the keyboard: a key press counts as a press, so
+	// that a Remove reached with Tab and Space is told from a click.
+	p.gate = newGate(e, persondoor.PressOptions{Keys: true}, nil)
 	p.timeout = widget.NewSelect(nil, func(label string) {
 		p.setDuration(label, timeoutChoices, "Time to answer", e.SetApprovalTimeout)
 	})
@@ -219,7 +227,17 @@ func (p *Preferences) addTyped() {
 	p.report(err, fmt.Sprintf("Agents will never touch “%s”.", name))
 }
 
+// Shown watches the presses from now on: the window shows.
+func (p *Preferences) Shown() { p.gate.start() }
+
+// Hidden stops watching the presses: the window hid.
+func (p *Preferences) Hidden() { p.gate.stop() }
+
 func (p *Preferences) removeDenied(name string) {
+	if ok, why := p.gate.pass("Remove"); !ok {
+		setPara(p.status, []seg{{text: "Not changed. ", bold: true, color: colorRed}, {text: why, color: colorRed}})
+		return
+	}
 	p.report(p.e.RemoveDenied(name), fmt.Sprintf("“%s” is off the list; agents may act in it again when you approve.", name))
 }
 

@@ -19,6 +19,7 @@ func newPrefsRig(t *testing.T) (*FakeEngine, *Preferences) {
 	e := NewFakeEngine()
 	p := NewPreferences(e, Settings{BridgePort: 41234, DataDir: "/home/ada/.local/share/reins"})
 	test.NewTempWindow(t, p.Content())
+	p.Shown()
 	return e, p
 }
 
