@@ -49,6 +49,9 @@ type runtimePerson struct {
 func (d runtimePerson) VerifyAudit(ctx context.Context) (int, error) { return d.r.VerifyAudit(ctx) }
 func (d runtimePerson) PauseChordTaken() bool                        { return d.r.PauseChordTaken() }
 func (d runtimePerson) WatchPresses(o persondoor.PressOptions) (persondoor.PressWatch, error) {
+	if d.r.windowsHand != nil {
+		return d.r.windowsHand.WatchPresses(o)
+	}
 	return d.r.hand.WatchPresses(o)
 }
 

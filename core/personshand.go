@@ -35,10 +35,10 @@ func newPersonsHand(display string, ex executor.Executor) *personsHand {
 	return &personsHand{display: display, appAt: ex.AppAt, pid: os.Getpid()}
 }
 
-// notOnMac is why no window of Reins allows on macOS yet: the event's
-// source, which a local event monitor on Reins' own windows would read, is
-// not read yet, and a press that cannot be told apart must not answer.
-const notOnMac = "Reins cannot yet tell your own mouse from a program's on macOS, so its windows allow nothing; answer in the terminal of reins serve instead"
+// notOnMac is why no window of Reins allows on macOS when the app gave no
+// WindowsHand (a build without AppKit): there the presses AppKit hands
+// Reins' own windows tell the person's click apart, not the executor.
+const notOnMac = "this build of Reins cannot tell your own mouse from a program's on macOS, so its windows allow nothing; answer in the terminal of reins serve instead"
 
 // WatchPresses starts a watch for a window that allows.
 func (h *personsHand) WatchPresses(opts persondoor.PressOptions) (persondoor.PressWatch, error) {

@@ -19,6 +19,7 @@ import (
 	"github.com/reins-app/reins/extension"
 	"github.com/reins-app/reins/internal/folderlock"
 	"github.com/reins-app/reins/internal/paths"
+	"github.com/reins-app/reins/persondoor"
 	"github.com/reins-app/reins/settings"
 )
 
@@ -53,6 +54,11 @@ type StartOptions struct {
 	// own executable. Empty runs none, for tests that start the core in
 	// their own process. Only with the executor Start makes itself.
 	ReleaseGuard string // optional
+	// WindowsHand, where set, tells the person's own clicks on Reins'
+	// windows from a program's in place of the executor's listener: on
+	// macOS, the presses AppKit hands Reins' own windows (app/macwin),
+	// which need no permission.
+	WindowsHand persondoor.Hand // optional
 	// TestOnlyMisplace is Options.TestOnlyMisplace.
 	TestOnlyMisplace func(x, y float64) (float64, float64)
 }
@@ -75,6 +81,8 @@ type Runtime struct {
 
 	keys pauseKeys
 	hand *personsHand // the person's own clicks on Reins' controls; see personshand.go
+	// windowsHand, if set, answers for hand (StartOptions.WindowsHand).
+	windowsHand persondoor.Hand
 
 	closeOnce sync.Once
 	closeErr  error
@@ -185,7 +193,7 @@ func start(ctx context.Context, opts StartOptions, dir string) (*Runtime, error)
 	}
 	rctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	r := &Runtime{Engine: e, DataDir: dir, display: opts.Display, bridge: br, log: log, exec: ex, cancel: cancel, done: make(chan struct{}),
-		hand: newPersonsHand(opts.Display, ex)}
+		hand: newPersonsHand(opts.Display, ex), windowsHand: opts.WindowsHand}
 	e.ServeStrip(rctx, br) // the badge and side panel in Chrome
 	go func() {
 		defer close(r.done)

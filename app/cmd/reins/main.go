@@ -23,6 +23,7 @@ import (
 
 	// Before fyne's init reads the locale: see the package's doc.
 	_ "github.com/reins-app/reins/app/cmd/reins/internal/clocale"
+	"github.com/reins-app/reins/app/macwin"
 	"github.com/reins-app/reins/app/serve"
 	"github.com/reins-app/reins/core"
 	"github.com/reins-app/reins/persondoor"
@@ -129,6 +130,7 @@ func startCore(ctx context.Context, opts core.StartOptions, mcpPort int, logf fu
 		opts.Logf = logf
 	}
 	opts.ReleaseGuard = releaseGuardProgram()
+	opts.WindowsHand = macwin.Hand() // nil but on macOS
 	rt, err = core.Start(ctx, opts)
 	if err != nil {
 		return nil, nil, err

@@ -75,6 +75,10 @@ func runTray(args []string) error {
 		if err := macwin.Accessory(); err != nil {
 			logf("cannot hide the Dock icon: %v", err)
 		}
+		// Before any window that allows: its press must be told apart.
+		if err := macwin.WatchPresses(); err != nil {
+			logf("cannot tell your clicks on Reins' windows from a program's, so they allow nothing: %v", err)
+		}
 		u.Show()
 		trayStarted()
 		hooks.start(ctx, rt, u)
