@@ -42,6 +42,7 @@ func (s *Session) desktopPicture(ctx context.Context, window bool) ([]byte, erro
 	if err := e.grants.Check(vocab.DesktopKey, "", vocab.ReadOnly); err != nil {
 		return nil, err
 	}
+	e.refreshOwn() // every Reins' windows, blacked out as they are now
 	// The windows first: what cannot be listed cannot be hidden.
 	ws, err := e.opts.Executor.Windows(ctx)
 	if err != nil {
@@ -115,7 +116,7 @@ func (e *Engine) shown(a executor.App, deny executor.DenyList) bool {
 // deny-listed application's, and a web browser's, whose tabs are shared
 // one by one and pictured with browser_screenshot.
 func (e *Engine) hidden(a executor.App, deny executor.DenyList) bool {
-	if a.PID > 0 && (a.PID == os.Getpid() || slices.Contains(e.opts.OwnProcesses, a.PID)) {
+	if a.PID > 0 && (a.PID == os.Getpid() || slices.Contains(e.ownProcesses(), a.PID)) {
 		return true
 	}
 	if _, ok := deny.Match(a); ok {

@@ -42,6 +42,7 @@ func (s *Session) desktop(ctx context.Context, o agentdoor.DesktopOptions) (*age
 	if err := s.e.grants.Check(vocab.DesktopKey, "", vocab.ReadOnly); err != nil {
 		return nil, err
 	}
+	s.e.refreshOwn() // every Reins' windows, left out as they are now
 	front, err := s.e.opts.Executor.Frontmost(ctx)
 	if err != nil {
 		return nil, errorf(vocab.CodeFailed, "the application in front cannot be read: %v", err)

@@ -41,7 +41,7 @@ func (s *Session) desktopElements(ctx context.Context, front executor.App, budge
 	case front.Exe == "":
 		s.desk.Store(nil)
 		return nil, "", "Reins cannot tell which program the window in front belongs to, so its elements are not read."
-	case front.PID == os.Getpid() || slices.Contains(e.opts.OwnProcesses, front.PID):
+	case front.PID == os.Getpid() || slices.Contains(e.ownProcesses(), front.PID):
 		s.desk.Store(nil)
 		return nil, "", "The window in front is Reins' own; its elements are not read for agents."
 	case isBrowser(front):

@@ -171,7 +171,8 @@ func (e *Engine) OpenApps(ctx context.Context) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	ws = slices.DeleteFunc(ws, func(w executor.Window) bool { return slices.Contains(e.opts.OwnProcesses, w.App.PID) })
+	own := e.ownProcesses()
+	ws = slices.DeleteFunc(ws, func(w executor.Window) bool { return slices.Contains(own, w.App.PID) })
 	return settings.OpenApps(ws, e.Settings().DenyAdded), nil
 }
 
