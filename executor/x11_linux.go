@@ -7,6 +7,7 @@ import (
 	"log"
 	"math"
 	"os"
+	"sync"
 	"time"
 
 	"github.com/jezek/xgb"
@@ -53,6 +54,9 @@ type X11 struct {
 	a11y   x11Accessible
 	keyPer int        // guarded by seq.mu: keysyms per keycode, as the last act read the keyboard
 	lent   lentRecord // guarded by seq.mu: the key codes lent now, as the display records them
+
+	topsMu sync.Mutex
+	tops   map[xproto.Window]xproto.Window // guarded by topsMu: a client window's top-level window, as last found
 }
 
 var (
@@ -265,3 +269,121 @@ func (x *X11) frontmost(ctx context.Context) (App, error) { return x.Frontmost(c
 func (x *X11) appAt(ctx context.Context, p point) (App, error) { return x.appAtPixel(asPixel(p)) }
 
 func (x *X11) denyList() DenyList { return x.deny.get() }
+
+// focusIn reads the input focus: keys go to the focus window or a window
+// inside it, and with the focus on PointerRoot (as without a window
+// manager) to the window under the pointer.
+func (x *X11) focusIn(ctx context.Context, w uint64) (bool, App, error) {
+	want := xproto.Window(w)
+	focus, err := xproto.GetInputFocus(x.conn).Reply()
+	if err != nil {
+		return false, App{}, err
+	}
+	f := focus.Focus
+	switch {
+	case f == want:
+		return true, App{}, nil
+	case f == xproto.InputFocusNone:
+		return false, desktop, nil
+	case f == xproto.InputFocusPointerRoot || f == x.root:
+		ptr, err := xproto.QueryPointer(x.conn, x.root).Reply()
+		if err != nil {
+			return false, App{}, err
+		}
+		if !ptr.SameScreen {
+			return false, desktop, nil
+		}
+		return x.topIs(ctx, point{float64(ptr.RootX), float64(ptr.RootY)}, w)
+	}
+	for cur := f; ; {
+		tree, err := xproto.QueryTree(x.conn, cur).Reply()
+		if isGone(err) {
+			break // it went meanwhile: the focus goes with it
+		}
+		if err != nil {
+			return false, App{}, err
+		}
+		if tree.Parent == want {
+			return true, App{}, nil
+		}
+		if tree.Parent == x.root || tree.Parent == 0 {
+			break
+		}
+		cur = tree.Parent
+	}
+	_, app, err := x.around(f)
+	if isGone(err) {
+		return false, desktop, nil
+	}
+	return false, app, err
+}
+
+// topIs asks the server which of the root's children is under p: w's own
+// top-level window (w, or a window manager's frame around it) or another.
+func (x *X11) topIs(ctx context.Context, p point, w uint64) (bool, App, error) {
+	want := xproto.Window(w)
+	at := asPixel(p)
+	r, err := xproto.TranslateCoordinates(x.conn, x.root, x.root, at.X, at.Y).Reply()
+	if err != nil {
+		return false, App{}, err
+	}
+	if r.Child != 0 && r.Child == want {
+		return true, App{}, nil
+	}
+	if r.Child != 0 {
+		top, err := x.topOf(want, false)
+		if err == nil && top != r.Child {
+			top, err = x.topOf(want, true) // a window manager may have framed it since
+		}
+		if err != nil && !isGone(err) {
+			return false, App{}, err
+		}
+		if err == nil && top == r.Child {
+			return true, App{}, nil
+		}
+	}
+	_, app, err := x.windowAt(at)
+	return false, app, err
+}
+
+// topOf is w's top-level window, the child of the root that holds it: as
+// found before, unless fresh, else asked of the server.
+func (x *X11) topOf(w xproto.Window, fresh bool) (xproto.Window, error) {
+	x.topsMu.Lock()
+	top, ok := x.tops[w]
+	x.topsMu.Unlock()
+	if ok && !fresh {
+		return top, nil
+	}
+	for cur := w; ; {
+		tree, err := xproto.QueryTree(x.conn, cur).Reply()
+		if err != nil {
+			return 0, err
+		}
+		if tree.Parent == x.root || tree.Parent == 0 {
+			x.keepTop(w, cur)
+			return cur, nil
+		}
+		cur = tree.Parent
+	}
+}
+
+// keepTop remembers top as w's top-level window; a handful at most.
+func (x *X11) keepTop(w, top xproto.Window) {
+	x.topsMu.Lock()
+	defer x.topsMu.Unlock()
+	if x.tops == nil || len(x.tops) > 16 {
+		x.tops = map[xproto.Window]xproto.Window{}
+	}
+	x.tops[w] = top
+}
+
+// atomic runs f with the server grabbed: no other client's request, a
+// window mapped or the focus set, is carried out between f's check and
+// the event it sends, and the event is taken in before the grab ends
+// (the server processes queued input before each request it reads).
+func (x *X11) atomic(f func() error) error {
+	xproto.GrabServer(x.conn)
+	defer xproto.UngrabServer(x.conn)
+	return f()
+}
