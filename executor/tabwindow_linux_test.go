@@ -10,7 +10,9 @@ import (
 	"github.com/jezek/xgb"
 	"github.com/jezek/xgb/xproto"
 
+	"github.com/reins-app/reins/audit"
 	"github.com/reins-app/reins/internal/xvfb"
+	"github.com/reins-app/reins/vocab"
 )
 
 func (r *x11Rig) Focus(t *testing.T, name string) {
@@ -164,5 +166,49 @@ func BenchmarkX11ClickChecks(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// The picture a browser drags along under the pointer (an override-redirect
+// window of type _NET_WM_WINDOW_TYPE_DND, of the browser's own process) is
+// looked through at the release: the drop lands on the page beneath it.
+func TestX11ABrowsersDragIconIsLookedThrough(t *testing.T) {
+	r := newX11Rig(t, startDisplay(t, 1))
+	tab := rect{100, 100, 700, 500}
+	r.Window(t, "Chromium", tab)
+	r.Focus(t, "Chromium")
+	tw := tabWindowOf(t, r, tab)
+	var once sync.Once
+	r.w.setOnEvent(func(e xev) {
+		if e.kind != "press" {
+			return
+		}
+		once.Do(func() {
+			id, err := xproto.NewWindowId(r.w.conn)
+			if err != nil {
+				return
+			}
+			// Over the drag's end, as Chromium shows the dragged element.
+			_ = xproto.CreateWindowChecked(r.w.conn, 0, id, r.w.root, 450, 330, 140, 60, 0, xproto.WindowClassInputOutput, r.w.scr.RootVisual,
+				xproto.CwOverrideRedirect, []uint32{1}).Check()
+			v := make([]byte, 4)
+			xgb.Put32(v, uint32(r.w.atom("_NET_WM_WINDOW_TYPE_DND")))
+			_ = xproto.ChangePropertyChecked(r.w.conn, xproto.PropModeReplace, id, r.w.atom("_NET_WM_WINDOW_TYPE"), xproto.AtomAtom, 32, 1, v).Check()
+			_ = xproto.MapWindowChecked(r.w.conn, id).Check()
+		})
+	})
+	tk := audit.TestOnlyTicket(vocab.Act{Kind: vocab.Drag}, audit.Plan{X: 200, Y: 200, X2: 500, Y2: 350, Scale: 1, Window: tw.ID, PID: tw.App.PID})
+	if err := r.ex.Fire(context.Background(), tk); err != nil {
+		t.Fatalf("a drag whose end shows the browser's drag icon = %v", err)
+	}
+	evs := r.w.take()
+	var release *xev
+	for i, e := range evs {
+		if e.kind == "release" {
+			release = &evs[i]
+		}
+	}
+	if release == nil || release.rootX != 500 || release.rootY != 350 {
+		t.Errorf("released at %+v, want at the drag's end (500, 350)", release)
 	}
 }

@@ -21,6 +21,8 @@ type x11Atoms struct {
 	netWMName      xproto.Atom // _NET_WM_NAME
 	utf8String     xproto.Atom // UTF8_STRING
 	clientMachine  xproto.Atom // WM_CLIENT_MACHINE
+	windowType     xproto.Atom // _NET_WM_WINDOW_TYPE
+	typeDND        xproto.Atom // _NET_WM_WINDOW_TYPE_DND
 }
 
 func (a *x11Atoms) intern(c *xgb.Conn) error {
@@ -34,6 +36,8 @@ func (a *x11Atoms) intern(c *xgb.Conn) error {
 		{"_NET_WM_NAME", &a.netWMName},
 		{"UTF8_STRING", &a.utf8String},
 		{"WM_CLIENT_MACHINE", &a.clientMachine},
+		{"_NET_WM_WINDOW_TYPE", &a.windowType},
+		{"_NET_WM_WINDOW_TYPE_DND", &a.typeDND},
 	} {
 		r, err := xproto.InternAtom(c, false, uint16(len(x.name)), x.name).Reply()
 		if err != nil {

@@ -341,9 +341,84 @@ func (x *X11) topIs(ctx context.Context, p point, w uint64) (bool, App, error) {
 		if err == nil && top == r.Child {
 			return true, App{}, nil
 		}
+		if err == nil {
+			// The picture a browser drags along under the pointer is not
+			// where the drop lands: the window beneath it is.
+			under, err := x.beneathDragIcons(at, r.Child, want)
+			if err != nil {
+				return false, App{}, err
+			}
+			if under != 0 && (under == want || under == top) {
+				return true, App{}, nil
+			}
+		}
 	}
 	_, app, err := x.windowAt(at)
 	return false, app, err
+}
+
+// beneathDragIcons is the root's child under p once the drag icons of the
+// process that made w are looked through, starting from child, the one on
+// top; child itself when it is no such icon, 0 when nothing is beneath.
+// A drag icon (_NET_WM_WINDOW_TYPE_DND) of another process is a window like
+// any other: a drop lands on it.
+func (x *X11) beneathDragIcons(p pixel, child, w xproto.Window) (xproto.Window, error) {
+	owner, ok := x.serverPID(w)
+	if !ok {
+		return child, nil
+	}
+	icon := func(c xproto.Window) (bool, error) {
+		r, err := x.prop(c, x.atoms.windowType)
+		if err != nil || r == nil || r.Format != 32 {
+			return false, err
+		}
+		dnd := false
+		for i := 0; i+4 <= len(r.Value); i += 4 {
+			dnd = dnd || xproto.Atom(xgb.Get32(r.Value[i:])) == x.atoms.typeDND
+		}
+		if !dnd {
+			return false, nil
+		}
+		pid, ok := x.serverPID(c)
+		return ok && pid == owner, nil
+	}
+	if is, err := icon(child); err != nil || !is {
+		return child, err
+	}
+	tree, err := xproto.QueryTree(x.conn, x.root).Reply()
+	if err != nil {
+		return 0, err
+	}
+	for i := len(tree.Children) - 1; i >= 0; i-- { // top to bottom
+		c := tree.Children[i]
+		attrs, err := xproto.GetWindowAttributes(x.conn, c).Reply()
+		if isGone(err) {
+			continue
+		}
+		if err != nil {
+			return 0, err
+		}
+		if attrs.MapState != xproto.MapStateViewable {
+			continue
+		}
+		geo, err := xproto.GetGeometry(x.conn, xproto.Drawable(c)).Reply()
+		if isGone(err) {
+			continue
+		}
+		if err != nil {
+			return 0, err
+		}
+		b := int(geo.BorderWidth)
+		if int(p.X) < int(geo.X) || int(p.Y) < int(geo.Y) || int(p.X) >= int(geo.X)+int(geo.Width)+2*b || int(p.Y) >= int(geo.Y)+int(geo.Height)+2*b {
+			continue
+		}
+		if is, err := icon(c); err != nil {
+			return 0, err
+		} else if !is {
+			return c, nil
+		}
+	}
+	return 0, nil
 }
 
 // topOf is w's top-level window, the child of the root that holds it: as
