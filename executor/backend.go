@@ -56,10 +56,6 @@ type backend interface {
 	// topIs reports whether the top-level window under p is w; when it is
 	// not, there is the application whose window is there.
 	topIs(ctx context.Context, p point, w uint64) (is bool, there App, err error)
-	// atomic runs f, a check and the one event it allows, so that no other
-	// program can change what the check saw before the event is taken in
-	// (X: with the server grabbed).
-	atomic(f func() error) error
 }
 
 // traits are the ways desktops differ in how input works.

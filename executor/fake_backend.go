@@ -297,10 +297,6 @@ func (d *fakeDesk) topIs(ctx context.Context, p point, w uint64) (bool, App, err
 	return id == w, app, nil
 }
 
-// atomic runs f: nothing else moves on the fake desktop but what a test
-// does from its steps.
-func (d *fakeDesk) atomic(f func() error) error { return f() }
-
 // describe is the line an event is written down as.
 func (d *fakeDesk) describe(e event) string {
 	buttons := [...]string{leftButton: "left", rightButton: "right", wheelUp: "wheel up", wheelDown: "wheel down", wheelLeft: "wheel left", wheelRight: "wheel right"}

@@ -197,10 +197,6 @@ func (m *Mac) topIs(ctx context.Context, p point, w uint64) (bool, App, error) {
 	return false, appOfWindow(at), nil
 }
 
-// atomic runs f; macOS offers no way to hold other programs' windows still
-// between a check and an event.
-func (m *Mac) atomic(f func() error) error { return f() }
-
 // TabWindow finds the tab's window in CGWindowList: a visible
 // normal-layer window at q's bounds (points are DIP, so q.Scale is not
 // needed) whose owning process is a web browser's. Unverified on a Mac.

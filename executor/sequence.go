@@ -317,19 +317,16 @@ func (a *act) send(e event) error {
 	return err
 }
 
-// sendIn sends e once check passes, the two as one step on the desktop
-// when the act must land in the tab's window: no other program can move
-// the focus or a window between the check and the event.
+// sendIn sends e once check passes, right before it. Between the two, one
+// round trip to the display, another program may still move the focus or
+// a window: holding the display still meanwhile (an X server grab) would
+// freeze the whole desktop for as long as Reins is stopped, and leave the
+// release guard unable to let go of what it holds.
 func (a *act) sendIn(check func() error, e event) error {
-	if a.tab == 0 {
-		return a.send(e)
+	if err := check(); err != nil {
+		return err
 	}
-	return a.b.atomic(func() error {
-		if err := check(); err != nil {
-			return err
-		}
-		return a.send(e)
-	})
+	return a.send(e)
 }
 
 func (a *act) wait(d time.Duration) error { return a.b.wait(a.ctx, d) }

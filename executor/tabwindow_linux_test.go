@@ -124,18 +124,15 @@ func benchTab(b *testing.B, framed bool) (*X11, xproto.Window) {
 }
 
 // BenchmarkX11KeyCheck is what a tab's act adds before each key: the
-// server grabbed, the focus read, the grab let go.
+// focus read and found in the tab's window.
 func BenchmarkX11KeyCheck(b *testing.B) {
 	x, tab := benchTab(b, false)
 	ctx := context.Background()
 	for b.Loop() {
-		err := x.atomic(func() error {
-			in, _, err := x.focusIn(ctx, uint64(tab))
-			if err == nil && !in {
-				err = errors.New("the focus is not in the tab's window")
-			}
-			return err
-		})
+		in, _, err := x.focusIn(ctx, uint64(tab))
+		if err == nil && !in {
+			err = errors.New("the focus is not in the tab's window")
+		}
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -143,8 +140,8 @@ func BenchmarkX11KeyCheck(b *testing.B) {
 }
 
 // BenchmarkX11ClickChecks is what a tab's click adds: the window under
-// the point read before its press and before its release, each with the
-// server grabbed; framed, through a window manager's frame.
+// the point read before its press and before its release; framed,
+// through a window manager's frame.
 func BenchmarkX11ClickChecks(b *testing.B) {
 	for _, framed := range []bool{false, true} {
 		b.Run(fmt.Sprintf("framed=%v", framed), func(b *testing.B) {
@@ -153,13 +150,10 @@ func BenchmarkX11ClickChecks(b *testing.B) {
 			at := point{500, 400}
 			for b.Loop() {
 				for range 2 {
-					err := x.atomic(func() error {
-						is, _, err := x.topIs(ctx, at, uint64(tab))
-						if err == nil && !is {
-							err = errors.New("the tab's window is not under the point")
-						}
-						return err
-					})
+					is, _, err := x.topIs(ctx, at, uint64(tab))
+					if err == nil && !is {
+						err = errors.New("the tab's window is not under the point")
+					}
 					if err != nil {
 						b.Fatal(err)
 					}

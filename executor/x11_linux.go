@@ -452,13 +452,3 @@ func (x *X11) keepTop(w, top xproto.Window) {
 	}
 	x.tops[w] = top
 }
-
-// atomic runs f with the server grabbed: no other client's request, a
-// window mapped or the focus set, is carried out between f's check and
-// the event it sends, and the event is taken in before the grab ends
-// (the server processes queued input before each request it reads).
-func (x *X11) atomic(f func() error) error {
-	xproto.GrabServer(x.conn)
-	defer xproto.UngrabServer(x.conn)
-	return f()
-}
