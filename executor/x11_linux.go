@@ -351,6 +351,18 @@ func (x *X11) topIs(ctx context.Context, p point, w uint64) (bool, App, error) {
 			if under != 0 && (under == want || under == top) {
 				return true, App{}, nil
 			}
+			if under != r.Child {
+				// Named by the window beneath the icon, where the drop
+				// would land.
+				if under == 0 {
+					return false, desktop, nil
+				}
+				_, app, ok, err := x.client(under)
+				if err == nil && !ok {
+					app = unknown
+				}
+				return false, app, err
+			}
 		}
 	}
 	_, app, err := x.windowAt(at)
