@@ -13,6 +13,10 @@
 //   - fire.go: the checks that need no event: the ticket, the deny list, the
 //     person's own input.
 //   - sequence.go, backend.go: the fire sequence and what a backend gives it.
+//   - tabwindow.go: which window shows a tab ([Executor.TabWindow]), and the
+//     checks that a tab's act lands only in it: the keyboard focus before
+//     every key, the window under the point before every button and wheel
+//     event (mactabwindow.go: macOS's side of it, over CGWindowList).
 //   - x11_*.go: Linux, XTEST through the pure-Go X protocol (x11_keys_linux.go
 //     resolves keys and lends spare keycodes; x11_apps_linux.go names the
 //     application owning a window).
