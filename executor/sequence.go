@@ -488,13 +488,14 @@ func (a *act) buttonDown(b button, clicks int) error {
 func (a *act) buttonUp(b button, clicks int) error {
 	e := event{kind: buttonUp, button: b, at: a.at, clicks: clicks}
 	var err error
+	before := a.count
 	if b >= wheelUp {
 		err = a.send(e)
 	} else {
 		err = a.sendIn(func() error { return a.pointerInTab(e.at, "the release") }, e)
 	}
-	if errors.Is(err, ErrNotInTabWindow) {
-		return err
+	if err != nil && a.count == before {
+		return err // not let go of: still held, for finish
 	}
 	a.buttons = remove(a.buttons, b)
 	if err != nil {

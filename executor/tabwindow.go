@@ -166,12 +166,20 @@ func (a *act) keysInTab() error {
 	}
 	in, there, err := a.b.focusIn(a.ctx, a.tab)
 	if err != nil {
-		return fmt.Errorf("where the keyboard focus is cannot be read, so the act stopped after %d input events: %w", a.count, err)
+		return fmt.Errorf("where the keyboard focus is cannot be read, so the act stopped after %s: %w", inputEvents(a.count), err)
 	}
 	if !in {
-		return fmt.Errorf("%w: %s holds it; the act stopped after %d input events and let go of what it held", ErrFocusMoved, whose(there), a.count)
+		return fmt.Errorf("%w: %s holds it; the act stopped after %s and let go of what it held", ErrFocusMoved, whose(there), inputEvents(a.count))
 	}
 	return nil
+}
+
+// inputEvents says how many input events went out.
+func inputEvents(n int) string {
+	if n == 1 {
+		return "1 input event"
+	}
+	return fmt.Sprintf("%d input events", n)
 }
 
 // pointerInTab stops a tab act before a button or wheel event at p (in the
@@ -183,13 +191,13 @@ func (a *act) pointerInTab(p point, what string) error {
 	}
 	is, there, err := a.b.topIs(a.ctx, p, a.tab)
 	if err != nil {
-		return fmt.Errorf("which window is under %s cannot be read, so the act stopped after %d input events: %w", what, a.count, err)
+		return fmt.Errorf("which window is under %s cannot be read, so the act stopped after %s: %w", what, inputEvents(a.count), err)
 	}
 	if !is {
 		if len(a.buttons) > 0 {
 			a.strayed = true
 		}
-		return fmt.Errorf("%w: %s is under %s; the act stopped after %d input events and let go of what it held", ErrNotInTabWindow, whose(there), what, a.count)
+		return fmt.Errorf("%w: %s is under %s; the act stopped after %s and let go of what it held", ErrNotInTabWindow, whose(there), what, inputEvents(a.count))
 	}
 	return nil
 }

@@ -235,3 +235,27 @@ func TestMacTabCandidates(t *testing.T) {
 		t.Error("a key window for no process")
 	}
 }
+
+// When which window is under a release cannot be read, the act stops and
+// the button is still let go of.
+func TestAReleaseWhoseWindowCannotBeReadStillLetsGo(t *testing.T) {
+	f := browserAt(t)
+	unreadable := errors.New("the display did not answer")
+	seen := 0
+	f.testOnlyStep = func(line string) error {
+		if line == "window 7 at 100,200?" {
+			if seen++; seen == 2 { // the press's is the first
+				return unreadable
+			}
+		}
+		return nil
+	}
+	err := f.Fire(context.Background(), inTab(vocab.Act{Kind: vocab.Click}, audit.Plan{X: 100, Y: 200}))
+	if !errors.Is(err, unreadable) || errors.Is(err, ErrNotInTabWindow) {
+		t.Fatalf("Fire = %v, want the display's error", err)
+	}
+	steps := f.steps()
+	if last := steps[len(steps)-1]; last != "up left 1" {
+		t.Errorf("the last step is %q, want the button let go of:\n%s", last, strings.Join(steps, "\n"))
+	}
+}
