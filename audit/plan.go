@@ -20,6 +20,13 @@ type Plan struct {
 	// keyboard alone long enough: their input after it holds the act back.
 	// Zero means the approval's own moment.
 	QuietFrom time.Time `json:"quietFrom,omitzero"`
+	// Window is, for an act on a tab, the window that shows the tab, as
+	// the executor names it (X: the client window; macOS: the window
+	// number): the act's keys and buttons land only in it. PID is the
+	// process the display server says made it, the browser's. Zero: no
+	// window is named, and the act has no such rule (a desktop act).
+	Window uint64 `json:"window,omitempty"`
+	PID    int    `json:"pid,omitempty"`
 }
 
 // Ticket is a committed "about to fire" row: the only thing the executor

@@ -311,16 +311,22 @@ func TestADesktopRefRenamedWhileThePersonLooksIsRefused(t *testing.T) {
 
 // The desktop view reads, besides the window in front, the tabs open to
 // the agent that browser windows behind it show on screen, from their
-// pages; a window covered whole by one in front is not on screen, and a
-// tab not open to the agent is neither read nor named.
+// pages, each known by where the browser says its window is; a window
+// covered whole by one in front is not on screen, and a tab not open to
+// the agent is neither read nor named.
 func TestTheDesktopViewReadsSharedTabsOnScreen(t *testing.T) {
 	e, agent := desktopRig(t)
 	ctx := context.Background()
-	e.Browser.Open(7, shop())
+	at := func(x, y, w, h float64) *protocol.Window {
+		return &protocol.Window{ScreenX: x, ScreenY: y, OuterWidth: w, OuterHeight: h, DPR: 1}
+	}
+	page := shop()
+	page.Window = at(600, 0, 600, 400)
+	e.Browser.Open(7, page)
 	shopTab := e.WaitTab(t, shopURL)
-	e.Browser.Open(8, coretest.Page{URL: "https://mail.example.com/", Title: "Inbox — Mail", Frames: []protocol.FrameReport{coretest.Frame(coretest.Button(1, "Archive", 10, 10))}})
+	e.Browser.Open(8, coretest.Page{URL: "https://mail.example.com/", Title: "Inbox — Mail", Window: at(0, 400, 600, 400), Frames: []protocol.FrameReport{coretest.Frame(coretest.Button(1, "Archive", 10, 10))}})
 	mailTab := e.WaitTab(t, "https://mail.example.com/")
-	e.Browser.Open(9, coretest.Page{URL: "https://docs.example.com/", Title: "Notes — Docs", Frames: []protocol.FrameReport{coretest.Frame(coretest.Button(1, "Publish", 10, 10))}})
+	e.Browser.Open(9, coretest.Page{URL: "https://docs.example.com/", Title: "Notes — Docs", Window: at(100, 100, 200, 200), Frames: []protocol.FrameReport{coretest.Frame(coretest.Button(1, "Publish", 10, 10))}})
 	docsTab := e.WaitTab(t, "https://docs.example.com/")
 	for _, tab := range []string{shopTab, docsTab} {
 		if err := e.SetShare(tab, vocab.ReadOnly); err != nil {

@@ -18,74 +18,107 @@ import (
 // in front: each is a read of its page.
 const maxTabsOnScreen = 3
 
+// maxTabsAsked bounds the tabs open to the agent whose windows' places the
+// desktop view asks of the browser, to find those on screen.
+const maxTabsAsked = 8
+
 // tabsOnScreen says, for the desktop view, what the browser windows on
 // screen behind the window in front show, when the tab a window shows is
 // open to the agent: read from its page, with its tab refs, as the browser
 // in front is (browserInFront). A window counts as on screen unless a
-// single window in front of it covers it whole; its tab is the one visible
-// in a browser window whose title is that tab's title. The tab in front,
-// already in the view, is not read again; tabs not open to the agent are
-// neither read nor named. budget bounds the whole text; NoBudget (or any
-// negative) does not. read is when the
-// first of them was read; zero when none was.
+// single window in front of it covers it whole. A tab shows in a window
+// when the browser says that tab's window lies exactly there, and no other
+// window on screen lies there too: titles play no part, so that a page
+// setting its title to a guess learns nothing of the windows it was not
+// given. The tab in front, already in the view, is not read again; tabs not
+// open to the agent are neither read nor named, nor asked where they are.
+// budget bounds the whole text; NoBudget (or any negative) does not. read
+// is when the first of them was read; zero when none was.
 func (s *Session) tabsOnScreen(ctx context.Context, ws []executor.Window, front executor.App, budget int) (text string, read time.Time) {
 	e := s.e
-	var titles []string // of browser windows on screen, behind the one in front
+	var shown []executor.Window // browser windows on screen, behind the one in front
 	for i, w := range ws {
-		if !isBrowser(w.App) || w.Title == "" || covered(ws[:i], w) {
+		if !isBrowser(w.App) || covered(ws[:i], w) {
 			continue
 		}
-		titles = append(titles, w.Title)
+		shown = append(shown, w)
 	}
-	if len(titles) == 0 {
+	if len(shown) == 0 {
 		return "", time.Time{}
 	}
-	type shown struct{ id, title string }
-	var tabs []shown
+	type open struct {
+		id string
+		t  *tabState
+	}
+	var candidates []open
 	e.mu.Lock()
 	for id, t := range e.tabs {
-		if !e.connected[t.chrome.profile] || !t.info.Active || t.info.Title == "" || (isBrowser(front) && t.info.Focused) {
+		if !e.connected[t.chrome.profile] || !t.info.Active || (isBrowser(front) && t.info.Focused) {
 			continue
 		}
 		if e.grants.Get(id).To(s.key()).Level < vocab.ReadOnly {
 			continue
 		}
-		for _, wt := range titles {
-			if strings.HasPrefix(wt, t.info.Title+" - ") {
-				tabs = append(tabs, shown{id, t.info.Title})
-				break
-			}
-		}
+		candidates = append(candidates, open{id, t})
 	}
 	e.mu.Unlock()
-	sort.Slice(tabs, func(i, j int) bool { return atoiOr0(tabs[i].id) < atoiOr0(tabs[j].id) })
+	sort.Slice(candidates, func(i, j int) bool { return atoiOr0(candidates[i].id) < atoiOr0(candidates[j].id) })
+	if len(candidates) > maxTabsAsked {
+		candidates = candidates[:maxTabsAsked]
+	}
+	// Each window on screen that exactly one of these tabs' windows fits,
+	// and that one tab.
+	fitted := make([][]string, len(shown))
+	for _, c := range candidates {
+		w, _, err := e.shownSince(ctx, c.t, time.Now())
+		if err != nil {
+			continue
+		}
+		b := executor.Bounds{X: w.ScreenX, Y: w.ScreenY, W: w.OuterWidth, H: w.OuterHeight}
+		var at []int
+		for i, sw := range shown {
+			if b.Fits(sw.X, sw.Y, sw.W, sw.H) {
+				at = append(at, i)
+			}
+		}
+		if len(at) == 1 {
+			fitted[at[0]] = append(fitted[at[0]], c.id)
+		}
+	}
+	var tabs []string
+	for _, ids := range fitted {
+		if len(ids) == 1 {
+			tabs = append(tabs, ids[0])
+		}
+	}
+	sort.Slice(tabs, func(i, j int) bool { return atoiOr0(tabs[i]) < atoiOr0(tabs[j]) })
 	if len(tabs) > maxTabsOnScreen {
 		tabs = tabs[:maxTabsOnScreen]
 	}
 	var b strings.Builder
-	for i, t := range tabs {
+	for i, id := range tabs {
 		left := budget - b.Len()
 		if budget > 0 && left < agentdoor.AnswerRoom {
 			fmt.Fprintf(&b, "(%d more tabs open to you show on screen; read them with browser_snapshot)\n", len(tabs)-i)
 			break
 		}
-		_, info, err := e.lookup(t.id)
-		if err != nil || e.checkGrant(s.key(), t.id, approvals.Origin(info.URL), vocab.ReadOnly) != nil {
+		_, info, err := e.lookup(id)
+		if err != nil || e.checkGrant(s.key(), id, approvals.Origin(info.URL), vocab.ReadOnly) != nil {
 			continue
 		}
 		per := left / (len(tabs) - i)
 		if budget <= 0 {
 			per = agentdoor.NoBudget
 		}
-		r, err := s.Read(ctx, agentdoor.ReadOptions{Tab: t.id, Mode: "interactive", MaxChars: per})
+		r, err := s.Read(ctx, agentdoor.ReadOptions{Tab: id, Mode: "interactive", MaxChars: per})
 		if err != nil {
-			fmt.Fprintf(&b, "Web browser window behind, tab %s (open to you): it could not be read: %s\n", t.id, plain.Text(err.Error(), plain.DetailMax))
+			fmt.Fprintf(&b, "Web browser window behind, tab %s (open to you): it could not be read: %s\n", id, plain.Text(err.Error(), plain.DetailMax))
 			continue
 		}
 		if read.IsZero() {
 			read = e.opts.Now()
 		}
-		fmt.Fprintf(&b, "Web browser window behind, tab %s (open to you), from the page: snapshot %s, its refs for browser_click and the other browser tools\n%s", t.id, r.ID, r.Text)
+		fmt.Fprintf(&b, "Web browser window behind, tab %s (open to you), from the page: snapshot %s, its refs for browser_click and the other browser tools\n%s", id, r.ID, r.Text)
 		if !strings.HasSuffix(r.Text, "\n") {
 			b.WriteByte('\n')
 		}

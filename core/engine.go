@@ -151,6 +151,7 @@ type tabState struct {
 	reader  *grounding.Reader // the frames' last trees
 	zoom    float64
 	cal     *grounding.Calibrated
+	shown   tabShown                       // where the tab's window was last reported
 	session map[string]*grounding.Snapshot // latest snapshot per agent session
 	byID    map[string]*grounding.Snapshot // recent snapshots by id
 	order   []string                       // snapshot ids, oldest first

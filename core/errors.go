@@ -57,6 +57,12 @@ func classify(err error) (*vocab.Error, string) {
 		ce = &vocab.Error{Code: vocab.CodeOwnWindow, Message: err.Error(), Err: err}
 	case errors.Is(err, executor.ErrBrowser):
 		ce = &vocab.Error{Code: vocab.CodeBrowserWindow, Message: err.Error(), Err: err}
+	case errors.Is(err, executor.ErrFocusMoved):
+		ce = &vocab.Error{Code: vocab.CodeFocusMoved, Message: err.Error() + "; bring the tab's window to the front and try again", Err: err}
+	case errors.Is(err, executor.ErrNotInTabWindow):
+		ce = &vocab.Error{Code: vocab.CodeNotInTabWindow, Message: err.Error() + "; take a new snapshot once that window is out of the way", Err: err}
+	case errors.Is(err, executor.ErrNoTabWindow):
+		ce = &vocab.Error{Code: vocab.CodeTabWindowUnknown, Message: err.Error() + "; nothing was done", Err: err}
 	case errors.Is(err, executor.ErrDenyListed):
 		ce = &vocab.Error{Code: vocab.CodeDenyListed, Message: err.Error() + "; nothing was done", Err: err}
 	case errors.Is(err, executor.ErrPersonActive):

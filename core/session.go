@@ -207,6 +207,11 @@ func (e *Engine) readTree(ctx context.Context, t *tabState, tab, title string) (
 	if err != nil {
 		return nil, res, errorf(vocab.CodeFailed, "%v", err)
 	}
+	for _, f := range res.Frames {
+		if f.Frame == 0 {
+			e.noteShown(t, f.Window, res.Zoom)
+		}
+	}
 	return snap, res, nil
 }
 
@@ -346,7 +351,13 @@ func (s *Session) act(ctx context.Context, r agentdoor.ActRequest, en *audit.Ent
 	if r.Act.Kind.IsInput() && !info.Active {
 		return nil, errorf(vocab.CodeNotVisible, "tab %s is not the visible tab of its window; bring it to the front first", r.Tab)
 	}
-	// Keys go wherever the keyboard focus is: only into the tab's own window.
+	// Keys go wherever the keyboard focus is: only into the tab's own
+	// window, as the operating system says, and the page too.
+	if r.Act.Kind == vocab.Key {
+		if err := e.keysGoToTab(ctx, t, r.Tab, info, time.Now()); err != nil {
+			return nil, err
+		}
+	}
 	if r.Act.Kind == vocab.Key && !info.Focused {
 		return nil, errorf(vocab.CodeNotVisible, "tab %s's window does not have the keyboard focus, so the keys could land elsewhere; bring the tab to the front first", r.Tab)
 	}
@@ -375,6 +386,7 @@ func (s *Session) act(ctx context.Context, r agentdoor.ActRequest, en *audit.Ent
 	var snap *grounding.Snapshot
 	var first *protocol.ResolveResult
 	var reach *protocol.Reach // the element is out of view: how to scroll to it
+	since := time.Now()
 	if r.Ref != "" {
 		el, snap, err = s.element(r)
 		if err != nil {
@@ -407,6 +419,13 @@ func (s *Session) act(ctx context.Context, r agentdoor.ActRequest, en *audit.Ent
 		if err != nil {
 			return nil, err
 		}
+		// Input lands only in the tab's own window: one must be told to be
+		// it before anyone is asked.
+		if r.Act.Kind.IsInput() {
+			if _, err := e.tabWindow(ctx, t, r.Tab, info, since); err != nil {
+				return nil, err
+			}
+		}
 	}
 	// A drag's other end: found now too, and named in what the person is
 	// asked.
@@ -437,11 +456,13 @@ func (s *Session) act(ctx context.Context, r agentdoor.ActRequest, en *audit.Ent
 	f := firing{tab: r.Tab, req: req, en: en, input: r.Act.Kind.IsInput(), turn: turn}
 	var reachFrom sighting // where ready found a reach act's element
 	var reached reaching   // how far its wheel has turned
-	f.ready = func(ctx context.Context) (audit.Plan, error) {
+	var now protocol.Tab   // the tab as aimed found it
+	aimed := func(ctx context.Context) (audit.Plan, error) {
 		info, err := e.awaitInFront(ctx, r.Tab, r.Act.Kind)
 		if err != nil {
 			return audit.Plan{}, err
 		}
+		now = info
 		if err := e.checkGrant(s.key(), r.Tab, approvals.Origin(info.URL), vocab.Control); err != nil {
 			return audit.Plan{}, err
 		}
@@ -481,6 +502,14 @@ func (s *Session) act(ctx context.Context, r agentdoor.ActRequest, en *audit.Ent
 			plan.X2, plan.Y2 = end.X, end.Y
 		}
 		return plan, nil
+	}
+	f.ready = func(ctx context.Context) (audit.Plan, error) {
+		since := time.Now()
+		plan, err := aimed(ctx)
+		if err != nil || !r.Act.Kind.IsInput() {
+			return plan, err
+		}
+		return plan, e.pinWindow(ctx, t, r.Tab, now, since, &plan)
 	}
 	watched := r.Ref != "" && r.Act.Kind.IsInput()
 	ef := &effect{}
@@ -736,6 +765,7 @@ func (e *Engine) resolve(ctx context.Context, t *tabState, el grounding.Element)
 	if err != nil {
 		return nil, err
 	}
+	e.noteShown(t, res.Window, res.Zoom)
 	return &res, nil
 }
 

@@ -49,6 +49,13 @@ type backend interface {
 	// denyList is the list in force now: the sequence reads it before the
 	// first event and again before every typed key.
 	denyList() DenyList
+	// focusIn reports whether the keyboard focus is in window w, w itself
+	// or a window inside it; when it is not, there is the application
+	// holding it (the desktop when no window does).
+	focusIn(ctx context.Context, w uint64) (in bool, there App, err error)
+	// topIs reports whether the top-level window under p is w; when it is
+	// not, there is the application whose window is there.
+	topIs(ctx context.Context, p point, w uint64) (is bool, there App, err error)
 }
 
 // traits are the ways desktops differ in how input works.

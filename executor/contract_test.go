@@ -40,6 +40,64 @@ type rig interface {
 	// PersonMoves is the person nudging the mouse, as the desktop sees it,
 	// leaving the pointer where it was; its own events do not count as fired.
 	PersonMoves(t *testing.T)
+	// Focus gives the keyboard focus to the window shown by Window for
+	// name.
+	Focus(t *testing.T, name string)
+	// FocusOnKey moves the keyboard focus to the window of name once n key
+	// presses have reached the screen, as a page's popup takes it.
+	FocusOnKey(t *testing.T, n int, name string)
+	// ShowOnPress shows a window of name over r, in front, once a button
+	// press has reached the screen.
+	ShowOnPress(t *testing.T, name string, r rect)
+	// Landed returns the key and button events that reached the screen
+	// since the last call, each with the window it landed in: a key the
+	// window with the focus, a button event the window under its point.
+	Landed(t *testing.T) []landed
+}
+
+// landed is one key or button event and the window it reached.
+type landed struct {
+	kind string // "key", "keyup", "press", "release", "wheel"
+	over string // the name of the window's application; "" for none
+}
+
+// count is how many of ls are of kind and landed over the window of name.
+func count(ls []landed, kind, name string) int {
+	n := 0
+	for _, l := range ls {
+		if l.kind == kind && l.over == name {
+			n++
+		}
+	}
+	return n
+}
+
+// kinds is how many of ls are of kind, wherever they landed.
+func kinds(ls []landed, kind string) int {
+	n := 0
+	for _, l := range ls {
+		if l.kind == kind {
+			n++
+		}
+	}
+	return n
+}
+
+func (r rect) bounds() Bounds { return Bounds{X: r.X, Y: r.Y, W: r.W, H: r.H} }
+
+// tabTicket is a tab's act at (x, y) whose plan names the tab's window.
+func tabTicket(r rig, act vocab.Act, x, y float64, tw TabWindow) audit.Ticket {
+	return audit.TestOnlyTicket(act, audit.Plan{X: x, Y: y, Scale: r.Scale(), Window: tw.ID, PID: tw.App.PID})
+}
+
+// tabWindowOf finds the window a browser would report at area, focused.
+func tabWindowOf(t *testing.T, r rig, area rect) TabWindow {
+	t.Helper()
+	tw, err := r.Executor().TabWindow(context.Background(), TabWindowQuery{Bounds: area.bounds(), Scale: r.Scale(), Focused: true})
+	if err != nil {
+		t.Fatalf("TabWindow(%+v) = %v", area, err)
+	}
+	return tw
 }
 
 func ticket(r rig, act vocab.Act, x, y float64) audit.Ticket {
@@ -98,10 +156,16 @@ func runContract(t *testing.T, newRig func(t *testing.T) rig) {
 			{Kind: vocab.Key, Keys: "Hyper+K"},
 			{Kind: vocab.Key, Keys: ""},
 			{Kind: vocab.Type, Text: "ring the bell \a"},
+			{Kind: vocab.Type, Text: "next\tfield"},
+			{Kind: vocab.Type, Text: "5000\r"},
 		} {
 			err := r.Executor().Fire(ctx, ticket(r, act, x, y))
-			if !errors.Is(err, ErrUnknownKey) {
-				t.Errorf("Fire(%+v) = %v, want ErrUnknownKey", act, err)
+			want := ErrUnknownKey
+			if act.Kind == vocab.Type {
+				want = ErrHiddenKey // typed text never holds a key the person cannot see
+			}
+			if !errors.Is(err, want) {
+				t.Errorf("Fire(%+v) = %v, want %v", act, err, want)
 			}
 		}
 		if n := r.Fired(t); n != 0 {
@@ -351,6 +415,143 @@ func runContract(t *testing.T, newRig func(t *testing.T) rig) {
 		}
 	})
 
+	// The tab's window, a popup of the same browser beside it, and a
+	// terminal over a part of the tab's window.
+	var (
+		tabArea   = rect{100, 100, 700, 500}
+		popupArea = rect{850, 100, 300, 300}
+		termArea  = rect{500, 350, 200, 150}
+	)
+
+	t.Run("a tab act's keys stop when the focus moves to another window of its browser", func(t *testing.T) {
+		r := newRig(t)
+		r.Window(t, "Chromium", tabArea)
+		r.Window(t, "Chromium-browser", popupArea)
+		r.Focus(t, "Chromium")
+		tw := tabWindowOf(t, r, tabArea)
+		if !tw.Focus || tw.App.Name != "Chromium" {
+			t.Fatalf("TabWindow = %+v, want Chromium's window, with the focus", tw)
+		}
+		r.Landed(t)
+		r.FocusOnKey(t, 3, "Chromium-browser")
+		x, y := tabArea.center()
+		const text = "abcdefghij"
+		err := r.Executor().Fire(ctx, tabTicket(r, vocab.Act{Kind: vocab.Type, Text: text, Submit: true}, x, y, tw))
+		if !errors.Is(err, ErrFocusMoved) || !strings.Contains(err.Error(), "Chromium-browser (pid") {
+			t.Fatalf("typing while the focus moved to the popup = %v, want ErrFocusMoved naming it and its pid", err)
+		}
+		ls := r.Landed(t)
+		if n := count(ls, "key", "Chromium-browser"); n != 0 {
+			t.Errorf("%d keys landed in the popup", n)
+		}
+		if n := count(ls, "key", "Chromium"); n < 3 || n >= len(text) {
+			t.Errorf("%d keys landed in the tab's window; want the 3 before the focus moved, and not all", n)
+		}
+		if down, up := kinds(ls, "key"), kinds(ls, "keyup"); down != up {
+			t.Errorf("%d keys pressed, %d released", down, up)
+		}
+
+		// With the focus already in the popup, neither a chord nor the
+		// clear chord of a text goes out.
+		r.Focus(t, "Chromium-browser")
+		for _, act := range []vocab.Act{{Kind: vocab.Key, Keys: "Control+W"}, {Kind: vocab.Type, Text: "5000", Clear: true, Submit: true}} {
+			if err := r.Executor().Fire(ctx, tabTicket(r, act, 0, 0, tw)); !errors.Is(err, ErrFocusMoved) {
+				t.Errorf("Fire(%+v) with the focus in the popup = %v, want ErrFocusMoved", act, err)
+			}
+		}
+		if ls := r.Landed(t); len(ls) != 0 {
+			t.Errorf("keys went out with the focus in the popup: %+v", ls)
+		}
+	})
+
+	t.Run("a drag's release is refused over a window that came over its end", func(t *testing.T) {
+		r := newRig(t)
+		r.Window(t, "Chromium", tabArea)
+		r.Focus(t, "Chromium")
+		tw := tabWindowOf(t, r, tabArea)
+		r.Landed(t)
+		r.ShowOnPress(t, "Terminal", termArea)
+		x, y := 200.0, 200.0
+		x2, y2 := termArea.center()
+		tk := audit.TestOnlyTicket(vocab.Act{Kind: vocab.Drag}, audit.Plan{X: x, Y: y, X2: x2, Y2: y2, Scale: r.Scale(), Window: tw.ID, PID: tw.App.PID})
+		err := r.Executor().Fire(ctx, tk)
+		if !errors.Is(err, ErrNotInTabWindow) || !strings.Contains(err.Error(), "Terminal (pid") || !strings.Contains(err.Error(), "release") {
+			t.Fatalf("a drag released over the terminal = %v, want ErrNotInTabWindow naming it under the release", err)
+		}
+		ls := r.Landed(t)
+		if n := count(ls, "release", "Terminal"); n != 0 {
+			t.Errorf("%d releases over the terminal", n)
+		}
+		if p, u := kinds(ls, "press"), count(ls, "release", "Chromium"); p != 1 || u != 1 {
+			t.Errorf("%d presses and %d releases over the tab's window, want the button let go of there: %+v", p, u, ls)
+		}
+	})
+
+	t.Run("a tab act's button lands only where its window is under the point", func(t *testing.T) {
+		r := newRig(t)
+		r.Window(t, "Chromium", tabArea)
+		r.Window(t, "Terminal", termArea)
+		r.Focus(t, "Chromium")
+		tw := tabWindowOf(t, r, tabArea)
+		r.Landed(t)
+		tx, ty := termArea.center()
+		for _, tk := range []audit.Ticket{
+			tabTicket(r, vocab.Act{Kind: vocab.Click}, tx, ty, tw),
+			audit.TestOnlyTicket(vocab.Act{Kind: vocab.Drag}, audit.Plan{X: 200, Y: 200, X2: tx, Y2: ty, Scale: r.Scale(), Window: tw.ID}),
+		} {
+			if err := r.Executor().Fire(ctx, tk); !errors.Is(err, ErrNotInTabWindow) || !strings.Contains(err.Error(), "Terminal") {
+				t.Errorf("Fire(%s) over the terminal = %v, want ErrNotInTabWindow naming it", tk.Act().Kind, err)
+			}
+		}
+		if ls := r.Landed(t); len(ls) != 0 {
+			t.Errorf("buttons went out over the terminal: %+v", ls)
+		}
+		// Reach's wheel bursts: refused over the terminal, turned over the
+		// tab's window.
+		reach := tabTicket(r, vocab.Act{Kind: vocab.Click, Reach: true}, 200, 200, tw)
+		if err := r.Executor().Fire(WithReachStep(ctx, ReachStep{X: tx, Y: ty, DY: 3}), reach); !errors.Is(err, ErrNotInTabWindow) {
+			t.Errorf("a wheel burst over the terminal = %v, want ErrNotInTabWindow", err)
+		}
+		if ls := r.Landed(t); kinds(ls, "wheel") != 0 {
+			t.Errorf("the wheel turned over the terminal: %+v", ls)
+		}
+		if err := r.Executor().Fire(WithReachStep(ctx, ReachStep{X: 200, Y: 200, DY: 3}), reach); err != nil {
+			t.Errorf("a wheel burst over the tab's window = %v", err)
+		}
+		if ls := r.Landed(t); count(ls, "wheel", "Chromium") != 3 || len(ls) != 3 {
+			t.Errorf("a burst of 3 over the tab's window landed %+v", ls)
+		}
+	})
+
+	t.Run("TabWindow finds a browser's window by where it lies, and refuses to guess", func(t *testing.T) {
+		r := newRig(t)
+		r.Window(t, "Witness", witnessArea)
+		r.Window(t, "Chromium", tabArea)
+		r.Window(t, "Chromium-browser", tabArea) // a second window of it, just as large
+		r.Focus(t, "Chromium-browser")
+		find := func(q TabWindowQuery) (string, error) {
+			q.Scale = r.Scale()
+			tw, err := r.Executor().TabWindow(ctx, q)
+			return tw.App.Name, err
+		}
+		for _, c := range []struct {
+			what string
+			q    TabWindowQuery
+			want string // "" for ErrNoTabWindow
+		}{
+			{"the one with the focus, when the tab's has it", TabWindowQuery{Bounds: tabArea.bounds(), Focused: true}, "Chromium-browser"},
+			{"the one titled as the tab among the two", TabWindowQuery{Bounds: tabArea.bounds(), Title: "Chromium"}, "Chromium"},
+			{"neither, when nothing tells them apart", TabWindowQuery{Bounds: tabArea.bounds()}, ""},
+			{"none where no window lies", TabWindowQuery{Bounds: popupArea.bounds(), Title: "Chromium", Focused: true}, ""},
+			{"none where a window of another application lies", TabWindowQuery{Bounds: witnessArea.bounds(), Title: "Witness", Focused: true}, ""},
+		} {
+			got, err := find(c.q)
+			if c.want == "" && !errors.Is(err, ErrNoTabWindow) || c.want != "" && (err != nil || got != c.want) {
+				t.Errorf("%s: TabWindow = %q, %v; want %q", c.what, got, err, c.want)
+			}
+		}
+	})
+
 	t.Run("AppAt and Frontmost name the window's application", func(t *testing.T) {
 		r := newRig(t)
 		want := r.Window(t, "Witness", witnessArea)
@@ -425,12 +626,73 @@ type fakeRig struct {
 	seen    int
 }
 
+func (r *fakeRig) idOf(t *testing.T, name string) uint64 {
+	for _, w := range r.windows {
+		if w.App.Name == name {
+			return w.ID
+		}
+	}
+	t.Fatalf("no window of %s", name)
+	return 0
+}
+
+func (r *fakeRig) nameOf(id uint64) string {
+	for _, w := range r.windows {
+		if w.ID == id {
+			return w.App.Name
+		}
+	}
+	return ""
+}
+
+func (r *fakeRig) Focus(t *testing.T, name string) { r.fake.SetFocus(r.idOf(t, name)) }
+
+func (r *fakeRig) FocusOnKey(t *testing.T, n int, name string) {
+	id := r.idOf(t, name)
+	ups := 0
+	// After the n-th key has come up: the check before the next key sees
+	// the focus gone, as the real desktop's would.
+	r.fake.testOnlyStep = func(line string) error {
+		if strings.HasPrefix(line, "key up ") {
+			if ups++; ups == n {
+				r.fake.SetFocus(id)
+			}
+		}
+		return nil
+	}
+}
+
+func (r *fakeRig) ShowOnPress(t *testing.T, name string, a rect) {
+	pressed, shown := false, false
+	// At the step after the press: the press itself landed before.
+	r.fake.testOnlyStep = func(line string) error {
+		switch {
+		case strings.HasPrefix(line, "down "):
+			pressed = true
+		case pressed && !shown:
+			shown = true
+			r.Window(t, name, a)
+		}
+		return nil
+	}
+}
+
+func (r *fakeRig) Landed(t *testing.T) []landed {
+	names := [...]string{keyDown: "key", keyUp: "keyup", buttonDown: "press", buttonUp: "release", wheel: "wheel"}
+	var out []landed
+	for _, h := range r.fake.hitsNow() {
+		out = append(out, landed{kind: names[h.kind], over: r.nameOf(h.window)})
+	}
+	return out
+}
+
 func (r *fakeRig) Executor() Executor { return r.fake }
 func (r *fakeRig) Scale() float64     { return r.scale }
 
 func (r *fakeRig) Window(t *testing.T, name string, a rect) App {
 	app := testApp(t, name)
-	r.windows = append([]Window{{App: app, Title: name, X: a.X, Y: a.Y, W: a.W, H: a.H}}, r.windows...)
+	id := uint64(len(r.windows) + 1)
+	r.windows = append([]Window{{ID: id, App: app, Title: name, X: a.X, Y: a.Y, W: a.W, H: a.H}}, r.windows...)
 	r.fake.SetWindows(r.windows)
 	return app
 }

@@ -13,6 +13,10 @@
 //   - fire.go: the checks that need no event: the ticket, the deny list, the
 //     person's own input.
 //   - sequence.go, backend.go: the fire sequence and what a backend gives it.
+//   - tabwindow.go: which window shows a tab ([Executor.TabWindow]), and the
+//     checks that a tab's act lands only in it: the keyboard focus before
+//     every key, the window under the point before every button and wheel
+//     event (mactabwindow.go: macOS's side of it, over CGWindowList).
 //   - x11_*.go: Linux, XTEST through the pure-Go X protocol (x11_keys_linux.go
 //     resolves keys and lends spare keycodes; x11_apps_linux.go names the
 //     application owning a window).
@@ -56,6 +60,9 @@ type App struct {
 
 // Window is one top-level window, for desktop observation.
 type Window struct {
+	// ID is the window as the executor names it (X: the client window;
+	// macOS: the window number); 0 when unknown.
+	ID     uint64  `json:"id,omitempty"`
 	App    App     `json:"app"`
 	Title  string  `json:"title"`
 	X      float64 `json:"x"` // DIP
@@ -124,6 +131,12 @@ type Executor interface {
 	// password field's value. Where it is not built it returns an error
 	// wrapping ErrUnsupported.
 	Accessible(ctx context.Context, pid int) (*gdesktop.Tree, error)
+	// TabWindow finds the window that shows a browser's tab, from where
+	// the browser says the tab's window is (see [TabWindowQuery]): a web
+	// browser's window, the one the display server says it is, never one
+	// picked by its title alone. When none, or more than one, can be told
+	// to be it, it returns an error wrapping ErrNoTabWindow.
+	TabWindow(ctx context.Context, q TabWindowQuery) (TabWindow, error)
 	// AccessibleAt asks the application with process id pid which of its
 	// elements inside window (an element ID from Accessible) is at (x, y)
 	// in DIP, the deepest one, and returns its ID.

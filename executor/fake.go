@@ -20,7 +20,8 @@ import (
 // real executors' checks and errors: invalid tickets, acts that are not
 // input, unknown keys, points on no screen, deny-listed applications in
 // front or under the point (and coming to the front while it types), the
-// person's own input. Its screens are what SetScreens set, or one so large
+// person's own input, a tab's keys and buttons outside the tab's window
+// (SetWindows, SetFocus). Its screens are what SetScreens set, or one so large
 // that every point a test uses is on it. It waits for no pause between
 // events. Its zero value is ready to use; set DenyList, BeforeFire,
 // WhileFiring and WhileReading before the first call.
@@ -216,11 +217,49 @@ func (f *Fake) SetAppAt(a App) {
 }
 
 // SetWindows sets the windows on screen, front to back. AppAt answers with
-// the first one that covers the point.
+// the first one that covers the point, and so does the check of a tab's
+// act that its buttons land in its window (Window.ID). With none set,
+// every tab shows in FakeTabWindow, behind everything.
 func (f *Fake) SetWindows(ws []Window) {
 	f.fakeDesk.mu.Lock()
 	defer f.fakeDesk.mu.Unlock()
 	f.windows = append([]Window(nil), ws...)
+}
+
+// SetFocus gives the keyboard focus to the window with ID id; 0 goes back
+// to the default: FakeTabWindow when no window is staged, else the first
+// one marked Active.
+func (f *Fake) SetFocus(id uint64) {
+	f.fakeDesk.mu.Lock()
+	defer f.fakeDesk.mu.Unlock()
+	f.focus = id
+}
+
+// TabWindow implements Executor over the staged windows: a browser's
+// window (by [Browsers]) at q's bounds, the one with the focus or then the
+// one whose title starts with q's among several; FakeTabWindow when no
+// window is staged.
+func (f *Fake) TabWindow(ctx context.Context, q TabWindowQuery) (TabWindow, error) {
+	if f.seq.isClosed() {
+		return TabWindow{}, errClosed
+	}
+	f.fakeDesk.mu.Lock()
+	defer f.fakeDesk.mu.Unlock()
+	focused := f.focusedLocked()
+	var cands []tabCandidate
+	if len(f.windows) == 0 {
+		cands = []tabCandidate{{id: FakeTabWindow, app: fakeBrowser, front: focused == FakeTabWindow}}
+	}
+	for _, w := range f.windows {
+		if w.ID != 0 && q.Bounds.Fits(w.X, w.Y, w.W, w.H) {
+			cands = append(cands, tabCandidate{id: w.ID, app: w.App, title: w.Title, front: w.ID == focused})
+		}
+	}
+	c, err := pickTabWindow(cands, q)
+	if err != nil {
+		return TabWindow{}, err
+	}
+	return TabWindow{ID: c.id, App: c.app, Focus: focused == c.id, FocusApp: f.appOfLocked(focused)}, nil
 }
 
 // SetScreens sets the displays Screens reports and Fire checks points

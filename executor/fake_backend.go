@@ -11,13 +11,18 @@ import (
 // and screens, and a keyboard with a key for every named key and ASCII
 // character and two spare key codes for the rest. It sends nothing
 // anywhere and writes down, a line each, every question the sequence asks
-// of the screen and everything it posts, lends and waits for. Its zero value
-// is a desktop with nothing on it.
+// of the screen and everything it posts, lends and waits for, and which
+// window each key and button event reached. Its zero value is a desktop
+// with nothing on it but one browser window, behind everything, that shows
+// every tab (FakeTabWindow) and holds the keyboard focus; once windows are
+// staged, that one is gone.
 type fakeDesk struct {
 	mu      sync.Mutex
 	front   App               // guarded by mu
 	behind  App               // guarded by mu: under every point no window covers
 	windows []Window          // guarded by mu: front to back
+	focus   uint64            // guarded by mu: the window with the keyboard focus, when set
+	hits    []fakeHit         // guarded by mu: where each key and button event went
 	screens []Screen          // guarded by mu: nil until SetScreens
 	failure error             // guarded by mu: what post fails with
 	input   time.Time         // guarded by mu: the desktop's latest input, the person's or its own
@@ -34,6 +39,22 @@ var _ backend = (*Fake)(nil)
 
 // desktop is what owns a point no window covers.
 var desktop = App{Name: "desktop"}
+
+// FakeTabWindow is the window of a [Fake] on which no windows are staged:
+// a browser's, behind everything, showing every tab, with the keyboard
+// focus unless SetFocus moves it.
+const FakeTabWindow uint64 = 0xfab
+
+// fakeBrowser is the application of FakeTabWindow.
+var fakeBrowser = App{Name: "Chromium", Class: "chromium.Chromium", Exe: "/usr/lib/chromium/chromium"}
+
+// fakeHit is one key or button event and the window it reached: keys the
+// one with the focus, buttons and the wheel the one under the pointer.
+type fakeHit struct {
+	kind   eventKind
+	window uint64
+	at     point
+}
 
 // boundless is the fake's screen until SetScreens: with no display of its
 // own, it has no edge to refuse points beyond.
@@ -184,11 +205,96 @@ func (d *fakeDesk) post(e event) error {
 	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	if e.kind == moveTo || e.kind == dragTo {
+	switch e.kind {
+	case moveTo, dragTo:
 		d.ptr = e.at
+	case keyDown, keyUp:
+		d.hits = append(d.hits, fakeHit{kind: e.kind, window: d.focusedLocked()})
+	default:
+		id, _ := d.topLocked(d.ptr)
+		d.hits = append(d.hits, fakeHit{kind: e.kind, window: id, at: d.ptr})
 	}
 	d.input = time.Now() // its events are input the desktop sees
 	return nil
+}
+
+// hitsNow returns where the key and button events went so far, and
+// forgets them.
+func (d *fakeDesk) hitsNow() []fakeHit {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	out := d.hits
+	d.hits = nil
+	return out
+}
+
+// focusedLocked is the window with the keyboard focus: the one SetFocus
+// named, else FakeTabWindow when no window is staged, else the first
+// staged window marked Active, else none (0).
+func (d *fakeDesk) focusedLocked() uint64 {
+	if d.focus != 0 {
+		return d.focus
+	}
+	if len(d.windows) == 0 {
+		return FakeTabWindow
+	}
+	for _, w := range d.windows {
+		if w.Active {
+			return w.ID
+		}
+	}
+	return 0
+}
+
+// topLocked is the window under p, front to back, and its application:
+// FakeTabWindow's when no window is staged, none (0) and the desktop
+// behind when no staged window covers p.
+func (d *fakeDesk) topLocked(p point) (uint64, App) {
+	if len(d.windows) == 0 {
+		return FakeTabWindow, fakeBrowser
+	}
+	for _, w := range d.windows {
+		if p.X >= w.X && p.X < w.X+w.W && p.Y >= w.Y && p.Y < w.Y+w.H {
+			return w.ID, w.App
+		}
+	}
+	if d.behind == (App{}) {
+		return 0, desktop
+	}
+	return 0, d.behind
+}
+
+// appOfLocked is the application of window id.
+func (d *fakeDesk) appOfLocked(id uint64) App {
+	if id == FakeTabWindow && len(d.windows) == 0 {
+		return fakeBrowser
+	}
+	for _, w := range d.windows {
+		if id != 0 && w.ID == id {
+			return w.App
+		}
+	}
+	return desktop
+}
+
+func (d *fakeDesk) focusIn(ctx context.Context, w uint64) (bool, App, error) {
+	if err := d.step(fmt.Sprintf("keys into window %d?", w)); err != nil {
+		return false, App{}, err
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	f := d.focusedLocked()
+	return f == w, d.appOfLocked(f), nil
+}
+
+func (d *fakeDesk) topIs(ctx context.Context, p point, w uint64) (bool, App, error) {
+	if err := d.step(fmt.Sprintf("window %d at %g,%g?", w, p.X, p.Y)); err != nil {
+		return false, App{}, err
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	id, app := d.topLocked(p)
+	return id == w, app, nil
 }
 
 // describe is the line an event is written down as.

@@ -150,6 +150,73 @@ func (m *Mac) lastInput() (inputAt, error) { return lastInput(), nil }
 
 func (m *Mac) denyList() DenyList { return m.deny.get() }
 
+// focusIn: the keys go to the key window of the application with the
+// keyboard focus (Accessibility), taken to be its front window.
+// Unverified on a Mac.
+func (m *Mac) focusIn(ctx context.Context, w uint64) (bool, App, error) {
+	pid, err := focusedAppPID()
+	if err != nil {
+		return false, App{}, fmt.Errorf("the application with the keyboard focus cannot be read: %w", err)
+	}
+	ws, err := onScreenWindows()
+	if err != nil {
+		return false, App{}, err
+	}
+	key, ok := macKeyWindow(ws, pid)
+	if ok && uint64(key.Number) == w {
+		return true, App{}, nil
+	}
+	return false, appOfPID(pid, fmt.Sprintf("process %d", pid)), nil
+}
+
+// topIs: the window a click at p lands on ([macWindowAt]) must be window
+// number w. Unverified on a Mac.
+func (m *Mac) topIs(ctx context.Context, p point, w uint64) (bool, App, error) {
+	ws, err := onScreenWindows()
+	if err != nil {
+		return false, App{}, err
+	}
+	deny := m.deny.get()
+	at, ok := macWindowAt(ws, p.X, p.Y, func(w macWindowInfo) bool {
+		_, denied := deny.Match(appOfWindow(w))
+		return denied
+	})
+	if !ok {
+		return false, desktop, nil
+	}
+	if uint64(at.Number) == w {
+		return true, App{}, nil
+	}
+	return false, appOfWindow(at), nil
+}
+
+// TabWindow finds the tab's window in CGWindowList: a visible
+// normal-layer window at q's bounds (points are DIP, so q.Scale is not
+// needed) whose owning process is a web browser's. Unverified on a Mac.
+func (m *Mac) TabWindow(ctx context.Context, q TabWindowQuery) (TabWindow, error) {
+	if m.isClosed() {
+		return TabWindow{}, errClosed
+	}
+	ws, err := onScreenWindows()
+	if err != nil {
+		return TabWindow{}, err
+	}
+	pid, err := focusedAppPID()
+	if err != nil {
+		pid = 0 // no window is taken for the one in front
+	}
+	c, err := pickTabWindow(macTabCandidates(ws, q.Bounds, pid, appOfWindow), q)
+	if err != nil {
+		return TabWindow{}, err
+	}
+	tw := TabWindow{ID: c.id, App: c.app}
+	tw.Focus, tw.FocusApp, err = m.focusIn(ctx, c.id)
+	if err != nil {
+		return TabWindow{}, err
+	}
+	return tw, nil
+}
+
 // post makes one CGEvent, posts it at the HID level and releases it.
 func (m *Mac) post(e event) error {
 	var ev uintptr
@@ -443,6 +510,7 @@ func (m *Mac) Windows(ctx context.Context) ([]Window, error) {
 		active := !seenFront && front.PID != 0 && app.PID == front.PID
 		seenFront = seenFront || active
 		out = append(out, Window{
+			ID:     uint64(w.Number),
 			App:    app,
 			Title:  w.Name,
 			X:      w.Bounds.X,

@@ -78,6 +78,11 @@ func (n *NoDisplay) AppAt(context.Context, float64, float64) (App, error) { retu
 // Windows has no answer without a display.
 func (n *NoDisplay) Windows(context.Context) ([]Window, error) { return nil, n.err }
 
+// TabWindow has no answer without a display.
+func (n *NoDisplay) TabWindow(context.Context, TabWindowQuery) (TabWindow, error) {
+	return TabWindow{}, n.err
+}
+
 // Screens has no answer without a display.
 func (n *NoDisplay) Screens(context.Context) ([]Screen, error) { return nil, n.err }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 	"time"
 
@@ -130,9 +131,12 @@ func (s *sequence) begin(ctx context.Context, b backend) error {
 // and lend spare key codes to characters the keyboard lacks; check the
 // deny list; check that the person has been still since the act's quiet
 // moment; fire, checking the frontmost application again before every
-// typed key; let go of anything still held and give back lent key codes,
-// even when the act stops part-way; and, once it is done, put the pointer
-// back where the person had it (all but Hover).
+// typed key, and, for a tab's act whose plan names the tab's window, that
+// the keyboard focus is in that window before every key and that it is
+// the window under the point before every button and wheel event; let go
+// of anything still held and give back lent key codes, even when the act
+// stops part-way; and, once it is done, put the pointer back where the
+// person had it (all but Hover).
 func (s *sequence) fire(ctx context.Context, b backend, t audit.Ticket) (err error) {
 	c, err := check(t)
 	if err != nil {
@@ -160,6 +164,9 @@ func (s *sequence) fire(ctx context.Context, b backend, t audit.Ticket) (err err
 	a := s.open(ctx, b, keys)
 	defer a.close(&err)
 	a.desktop = c.desktop
+	if !c.desktop {
+		a.tab = c.plan.Window
+	}
 	if len(keys.loans) > 0 {
 		// Before the deny check, because lending waits for clients to
 		// catch up, and the check belongs right before the first event.
@@ -287,17 +294,39 @@ type act struct {
 	held    []key    // held, in press order
 	mods    mods     // modifiers held
 	sent    bool     // an event was sent
+	count   int      // events sent
 	// desktop: a desktop act, whose keys stop when a web browser comes to
 	// the front (for typing by point, once the click has put the focus).
 	desktop bool
+	// tab is, for a tab's act, the window that shows the tab (the plan's),
+	// which its keys and buttons must land in; 0 for none.
+	tab uint64
+	// downAt is where the left button last went down, inside the tab's
+	// window; strayed says a button is held over another window, so that
+	// it is let go of back at downAt, where a drop lands on the page.
+	downAt  point
+	strayed bool
 }
 
 func (a *act) send(e event) error {
 	err := a.b.post(e)
 	if !errors.Is(err, errNoEvent) {
 		a.sent = true
+		a.count++
 	}
 	return err
+}
+
+// sendIn sends e once check passes, right before it. Between the two, one
+// round trip to the display, another program may still move the focus or
+// a window: holding the display still meanwhile (an X server grab) would
+// freeze the whole desktop for as long as Reins is stopped, and leave the
+// release guard unable to let go of what it holds.
+func (a *act) sendIn(check func() error, e event) error {
+	if err := check(); err != nil {
+		return err
+	}
+	return a.send(e)
 }
 
 func (a *act) wait(d time.Duration) error { return a.b.wait(a.ctx, d) }
@@ -436,16 +465,40 @@ func (a *act) buttonDown(b button, clicks int) error {
 	if err := a.s.holding(heldButton(b)); err != nil {
 		return err
 	}
-	if err := a.send(event{kind: buttonDown, button: b, at: a.at, clicks: clicks}); err != nil {
+	what := "the press"
+	if b >= wheelUp {
+		what = "the wheel"
+	}
+	at, before := a.at, a.count
+	if err := a.sendIn(func() error { return a.pointerInTab(at, what) }, event{kind: buttonDown, button: b, at: at, clicks: clicks}); err != nil {
+		if a.count == before {
+			a.s.letGo(heldButton(b)) // never went down
+		}
 		return err
+	}
+	if b < wheelUp {
+		a.downAt = at
 	}
 	a.buttons = append(a.buttons, b)
 	return nil
 }
 
+// buttonUp lets go of b where the pointer is: a wheel notch's at once, any
+// other button only over the tab's window, else it stays held for finish.
 func (a *act) buttonUp(b button, clicks int) error {
+	e := event{kind: buttonUp, button: b, at: a.at, clicks: clicks}
+	var err error
+	before := a.count
+	if b >= wheelUp {
+		err = a.send(e)
+	} else {
+		err = a.sendIn(func() error { return a.pointerInTab(e.at, "the release") }, e)
+	}
+	if err != nil && a.count == before {
+		return err // not let go of: still held, for finish
+	}
 	a.buttons = remove(a.buttons, b)
-	if err := a.send(event{kind: buttonUp, button: b, at: a.at, clicks: clicks}); err != nil {
+	if err != nil {
 		return err
 	}
 	a.s.letGo(heldButton(b))
@@ -518,17 +571,22 @@ func (a *act) notch(vertical bool, sign int) error {
 	if err := a.alive(); err != nil {
 		return err
 	}
-	e := event{kind: wheel, dx: sign}
+	e := event{kind: wheel, dx: sign, at: a.at}
 	if vertical {
-		e = event{kind: wheel, dy: sign}
+		e = event{kind: wheel, dy: sign, at: a.at}
 	}
-	return a.send(e)
+	return a.sendIn(func() error { return a.pointerInTab(e.at, "the wheel") }, e)
 }
 
 // drag presses at from, moves in steps so that pages see a drag start
 // rather than a jump, and releases at to.
 func (a *act) drag(from, to point) error {
 	if err := a.arrive(from); err != nil {
+		return err
+	}
+	// Its end is the page's before anything is pressed, and again before
+	// the release.
+	if err := a.pointerInTab(to, "the drag's end"); err != nil {
 		return err
 	}
 	if err := a.buttonDown(leftButton, 1); err != nil {
@@ -586,7 +644,11 @@ func (a *act) keyDown(k key) error {
 	if err := a.s.holding(heldKey(k)); err != nil {
 		return err
 	}
-	if err := a.send(event{kind: keyDown, key: k, mods: a.mods}); err != nil {
+	before := a.count
+	if err := a.sendIn(a.keysInTab, event{kind: keyDown, key: k, mods: a.mods}); err != nil {
+		if a.count == before {
+			a.s.letGo(heldKey(k)) // never went down
+		}
 		return err
 	}
 	a.held = append(a.held, k)
@@ -623,6 +685,20 @@ func (a *act) lend(r int) error {
 // context has ended, and says what it could not let go of.
 func (a *act) finish() error {
 	var errs []error
+	if a.strayed && len(a.buttons) > 0 && !a.s.isClosed() {
+		// Back over the page where the button went down, so that what is
+		// dragged is not dropped on the window that lay at the end.
+		kind := moveTo
+		if slices.Contains(a.buttons, leftButton) {
+			kind = dragTo
+		}
+		if err := a.send(event{kind: kind, at: a.downAt}); err != nil {
+			errs = append(errs, fmt.Errorf("the pointer could not be brought back over the tab before letting go: %w", err))
+		} else {
+			a.at = a.downAt
+		}
+	}
+	a.strayed = false
 	for i := len(a.buttons) - 1; i >= 0; i-- {
 		if err := a.send(event{kind: buttonUp, button: a.buttons[i], at: a.at, clicks: 1}); err != nil {
 			errs = append(errs, fmt.Errorf("a mouse button may still be down: %w", err))

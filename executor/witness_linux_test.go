@@ -68,6 +68,7 @@ type witness struct {
 	keymap  []xproto.Keysym          // guarded by mu
 	per     int                      // guarded by mu
 	onKey   func(xev)                // guarded by mu
+	onEvent func(xev)                // guarded by mu
 	marks   map[uint32]chan struct{} // guarded by mu
 	nmark   uint32                   // guarded by mu
 	windows map[string]xproto.Window // guarded by mu
@@ -197,10 +198,13 @@ func (w *witness) loop(done chan struct{}) {
 		}
 		w.mu.Lock()
 		w.events = append(w.events, e)
-		hook := w.onKey
+		hook, every := w.onKey, w.onEvent
 		w.mu.Unlock()
 		if hook != nil && e.kind == "key" {
 			hook(e)
+		}
+		if every != nil {
+			every(e)
 		}
 	}
 }
@@ -231,6 +235,13 @@ func (w *witness) take() []xev {
 	out := w.events
 	w.events = nil
 	return out
+}
+
+// setOnEvent calls f, from the event loop, for every input event.
+func (w *witness) setOnEvent(f func(xev)) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.onEvent = f
 }
 
 // setOnKey calls f, from the event loop, for every key press.

@@ -21,6 +21,8 @@ type x11Atoms struct {
 	netWMName      xproto.Atom // _NET_WM_NAME
 	utf8String     xproto.Atom // UTF8_STRING
 	clientMachine  xproto.Atom // WM_CLIENT_MACHINE
+	windowType     xproto.Atom // _NET_WM_WINDOW_TYPE
+	typeDND        xproto.Atom // _NET_WM_WINDOW_TYPE_DND
 }
 
 func (a *x11Atoms) intern(c *xgb.Conn) error {
@@ -34,6 +36,8 @@ func (a *x11Atoms) intern(c *xgb.Conn) error {
 		{"_NET_WM_NAME", &a.netWMName},
 		{"UTF8_STRING", &a.utf8String},
 		{"WM_CLIENT_MACHINE", &a.clientMachine},
+		{"_NET_WM_WINDOW_TYPE", &a.windowType},
+		{"_NET_WM_WINDOW_TYPE_DND", &a.typeDND},
 	} {
 		r, err := xproto.InternAtom(c, false, uint16(len(x.name)), x.name).Reply()
 		if err != nil {
@@ -420,6 +424,7 @@ func (x *X11) describe(top xproto.Window, s float64) (*x11Window, error) {
 	}
 	return &x11Window{
 		Window: Window{
+			ID:    uint64(cw),
 			App:   app,
 			Title: title,
 			X:     float64(pos.DstX) / s,
@@ -452,4 +457,101 @@ func (x *X11) title(w xproto.Window) (string, error) {
 		return string(rs), nil
 	}
 	return strings.ToValidUTF8(string(r.Value), "\uFFFD"), nil
+}
+
+// TabWindow finds the tab's window among the shown top-level windows: the
+// client window, or the window manager's frame around it, must lie where
+// the browser says (q.Bounds, turned into device pixels by q.Scale), and
+// the process the X server says made it (X-Resource; the window's own
+// _NET_WM_PID where the server cannot say) must be a web browser's.
+func (x *X11) TabWindow(ctx context.Context, q TabWindowQuery) (TabWindow, error) {
+	if x.isClosed() {
+		return TabWindow{}, errClosed
+	}
+	s := scale(q.Scale)
+	tree, err := xproto.QueryTree(x.conn, x.root).Reply()
+	if err != nil {
+		return TabWindow{}, err
+	}
+	front, _, err := x.frontWindow()
+	if err != nil {
+		return TabWindow{}, err
+	}
+	var cands []tabCandidate
+	for _, top := range tree.Children {
+		c, ok, err := x.tabCandidate(top, q.Bounds, s)
+		if isGone(err) {
+			continue
+		}
+		if err != nil {
+			return TabWindow{}, err
+		}
+		if ok {
+			c.front = c.id == uint64(front)
+			cands = append(cands, c)
+		}
+	}
+	c, err := pickTabWindow(cands, q)
+	if err != nil {
+		return TabWindow{}, err
+	}
+	tw := TabWindow{ID: c.id, App: c.app}
+	in, there, err := x.focusIn(ctx, c.id)
+	if err != nil {
+		return TabWindow{}, err
+	}
+	tw.Focus, tw.FocusApp = in, there
+	return tw, nil
+}
+
+// tabCandidate reads top as a window that may show the tab: shown, with a
+// client that names its application, at b (DIP at scale s) by the client's
+// box or the frame's.
+func (x *X11) tabCandidate(top xproto.Window, b Bounds, s float64) (tabCandidate, bool, error) {
+	attrs, err := xproto.GetWindowAttributes(x.conn, top).Reply()
+	if err != nil {
+		return tabCandidate{}, false, err
+	}
+	if attrs.MapState != xproto.MapStateViewable || attrs.Class == xproto.WindowClassInputOnly {
+		return tabCandidate{}, false, nil
+	}
+	fits := func(w xproto.Window) (bool, error) {
+		geo, err := xproto.GetGeometry(x.conn, xproto.Drawable(w)).Reply()
+		if err != nil {
+			return false, err
+		}
+		pos, err := xproto.TranslateCoordinates(x.conn, w, x.root, 0, 0).Reply()
+		if err != nil {
+			return false, err
+		}
+		return b.Fits(float64(pos.DstX)/s, float64(pos.DstY)/s, float64(geo.Width)/s, float64(geo.Height)/s), nil
+	}
+	framed, err := fits(top)
+	if err != nil {
+		return tabCandidate{}, false, err
+	}
+	cw, app, ok, err := x.client(top)
+	if err != nil || !ok {
+		return tabCandidate{}, false, err
+	}
+	if !framed && cw != top {
+		if framed, err = fits(cw); err != nil {
+			return tabCandidate{}, false, err
+		}
+	}
+	if !framed {
+		return tabCandidate{}, false, nil
+	}
+	if pid, ok := x.serverPID(cw); ok && pid != app.PID {
+		// The server's word on who made the window, not the window's own.
+		app.PID, app.Exe = pid, ""
+		if exe, err := os.Readlink("/proc/" + strconv.Itoa(pid) + "/exe"); err == nil {
+			app.Exe = exe
+		}
+	}
+	title, err := x.title(cw)
+	if err != nil {
+		return tabCandidate{}, false, err
+	}
+	return tabCandidate{id: uint64(cw), app: app, title: title}, true, nil
 }

@@ -7,6 +7,7 @@ import (
 	"log"
 	"math"
 	"os"
+	"sync"
 	"time"
 
 	"github.com/jezek/xgb"
@@ -53,6 +54,9 @@ type X11 struct {
 	a11y   x11Accessible
 	keyPer int        // guarded by seq.mu: keysyms per keycode, as the last act read the keyboard
 	lent   lentRecord // guarded by seq.mu: the key codes lent now, as the display records them
+
+	topsMu sync.Mutex
+	tops   map[xproto.Window]xproto.Window // guarded by topsMu: a client window's top-level window, as last found
 }
 
 var (
@@ -265,3 +269,198 @@ func (x *X11) frontmost(ctx context.Context) (App, error) { return x.Frontmost(c
 func (x *X11) appAt(ctx context.Context, p point) (App, error) { return x.appAtPixel(asPixel(p)) }
 
 func (x *X11) denyList() DenyList { return x.deny.get() }
+
+// focusIn reads the input focus: keys go to the focus window or a window
+// inside it, and with the focus on PointerRoot (as without a window
+// manager) to the window under the pointer.
+func (x *X11) focusIn(ctx context.Context, w uint64) (bool, App, error) {
+	want := xproto.Window(w)
+	focus, err := xproto.GetInputFocus(x.conn).Reply()
+	if err != nil {
+		return false, App{}, err
+	}
+	f := focus.Focus
+	switch {
+	case f == want:
+		return true, App{}, nil
+	case f == xproto.InputFocusNone:
+		return false, desktop, nil
+	case f == xproto.InputFocusPointerRoot || f == x.root:
+		ptr, err := xproto.QueryPointer(x.conn, x.root).Reply()
+		if err != nil {
+			return false, App{}, err
+		}
+		if !ptr.SameScreen {
+			return false, desktop, nil
+		}
+		return x.topIs(ctx, point{float64(ptr.RootX), float64(ptr.RootY)}, w)
+	}
+	for cur := f; ; {
+		tree, err := xproto.QueryTree(x.conn, cur).Reply()
+		if isGone(err) {
+			break // it went meanwhile: the focus goes with it
+		}
+		if err != nil {
+			return false, App{}, err
+		}
+		if tree.Parent == want {
+			return true, App{}, nil
+		}
+		if tree.Parent == x.root || tree.Parent == 0 {
+			break
+		}
+		cur = tree.Parent
+	}
+	_, app, err := x.around(f)
+	if isGone(err) {
+		return false, desktop, nil
+	}
+	return false, app, err
+}
+
+// topIs asks the server which of the root's children is under p: w's own
+// top-level window (w, or a window manager's frame around it) or another.
+func (x *X11) topIs(ctx context.Context, p point, w uint64) (bool, App, error) {
+	want := xproto.Window(w)
+	at := asPixel(p)
+	r, err := xproto.TranslateCoordinates(x.conn, x.root, x.root, at.X, at.Y).Reply()
+	if err != nil {
+		return false, App{}, err
+	}
+	if r.Child != 0 && r.Child == want {
+		return true, App{}, nil
+	}
+	if r.Child != 0 {
+		top, err := x.topOf(want, false)
+		if err == nil && top != r.Child {
+			top, err = x.topOf(want, true) // a window manager may have framed it since
+		}
+		if err != nil && !isGone(err) {
+			return false, App{}, err
+		}
+		if err == nil && top == r.Child {
+			return true, App{}, nil
+		}
+		if err == nil {
+			// The picture a browser drags along under the pointer is not
+			// where the drop lands: the window beneath it is.
+			under, err := x.beneathDragIcons(at, r.Child, want)
+			if err != nil {
+				return false, App{}, err
+			}
+			if under != 0 && (under == want || under == top) {
+				return true, App{}, nil
+			}
+			if under != r.Child {
+				// Named by the window beneath the icon, where the drop
+				// would land.
+				if under == 0 {
+					return false, desktop, nil
+				}
+				_, app, ok, err := x.client(under)
+				if err == nil && !ok {
+					app = unknown
+				}
+				return false, app, err
+			}
+		}
+	}
+	_, app, err := x.windowAt(at)
+	return false, app, err
+}
+
+// beneathDragIcons is the root's child under p once the drag icons of the
+// process that made w are looked through, starting from child, the one on
+// top; child itself when it is no such icon, 0 when nothing is beneath.
+// A drag icon (_NET_WM_WINDOW_TYPE_DND) of another process is a window like
+// any other: a drop lands on it.
+func (x *X11) beneathDragIcons(p pixel, child, w xproto.Window) (xproto.Window, error) {
+	owner, ok := x.serverPID(w)
+	if !ok {
+		return child, nil
+	}
+	icon := func(c xproto.Window) (bool, error) {
+		r, err := x.prop(c, x.atoms.windowType)
+		if err != nil || r == nil || r.Format != 32 {
+			return false, err
+		}
+		dnd := false
+		for i := 0; i+4 <= len(r.Value); i += 4 {
+			dnd = dnd || xproto.Atom(xgb.Get32(r.Value[i:])) == x.atoms.typeDND
+		}
+		if !dnd {
+			return false, nil
+		}
+		pid, ok := x.serverPID(c)
+		return ok && pid == owner, nil
+	}
+	if is, err := icon(child); err != nil || !is {
+		return child, err
+	}
+	tree, err := xproto.QueryTree(x.conn, x.root).Reply()
+	if err != nil {
+		return 0, err
+	}
+	for i := len(tree.Children) - 1; i >= 0; i-- { // top to bottom
+		c := tree.Children[i]
+		attrs, err := xproto.GetWindowAttributes(x.conn, c).Reply()
+		if isGone(err) {
+			continue
+		}
+		if err != nil {
+			return 0, err
+		}
+		if attrs.MapState != xproto.MapStateViewable {
+			continue
+		}
+		geo, err := xproto.GetGeometry(x.conn, xproto.Drawable(c)).Reply()
+		if isGone(err) {
+			continue
+		}
+		if err != nil {
+			return 0, err
+		}
+		b := int(geo.BorderWidth)
+		if int(p.X) < int(geo.X) || int(p.Y) < int(geo.Y) || int(p.X) >= int(geo.X)+int(geo.Width)+2*b || int(p.Y) >= int(geo.Y)+int(geo.Height)+2*b {
+			continue
+		}
+		if is, err := icon(c); err != nil {
+			return 0, err
+		} else if !is {
+			return c, nil
+		}
+	}
+	return 0, nil
+}
+
+// topOf is w's top-level window, the child of the root that holds it: as
+// found before, unless fresh, else asked of the server.
+func (x *X11) topOf(w xproto.Window, fresh bool) (xproto.Window, error) {
+	x.topsMu.Lock()
+	top, ok := x.tops[w]
+	x.topsMu.Unlock()
+	if ok && !fresh {
+		return top, nil
+	}
+	for cur := w; ; {
+		tree, err := xproto.QueryTree(x.conn, cur).Reply()
+		if err != nil {
+			return 0, err
+		}
+		if tree.Parent == x.root || tree.Parent == 0 {
+			x.keepTop(w, cur)
+			return cur, nil
+		}
+		cur = tree.Parent
+	}
+}
+
+// keepTop remembers top as w's top-level window; a handful at most.
+func (x *X11) keepTop(w, top xproto.Window) {
+	x.topsMu.Lock()
+	defer x.topsMu.Unlock()
+	if x.tops == nil || len(x.tops) > 16 {
+		x.tops = map[xproto.Window]xproto.Window{}
+	}
+	x.tops[w] = top
+}

@@ -476,8 +476,8 @@ func TestX11Windows(t *testing.T) {
 	ctx := context.Background()
 
 	want := []Window{
-		{App: testApp(t, "Front"), Title: "Front — window", X: 100, Y: 100, W: 300, H: 200, Active: true},
-		{App: testApp(t, "Back"), Title: "Back — window", X: 50, Y: 50, W: 200, H: 150},
+		{ID: uint64(front), App: testApp(t, "Front"), Title: "Front — window", X: 100, Y: 100, W: 300, H: 200, Active: true},
+		{ID: uint64(back), App: testApp(t, "Back"), Title: "Back — window", X: 50, Y: 50, W: 200, H: 150},
 	}
 	got, err := r.ex.Windows(ctx)
 	if err != nil || !reflect.DeepEqual(got, want) {

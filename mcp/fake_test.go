@@ -85,6 +85,8 @@ func (b *fakeBrowser) Call(ctx context.Context, profile, method string, params, 
 		res = protocol.CaptureResult{DataURL: "data:image/png;base64," + base64.StdEncoding.EncodeToString(buf.Bytes())}
 	case protocol.MethodNavigate, protocol.MethodActivate:
 		res = struct{}{}
+	case protocol.MethodFocus: // nothing that submits has the focus
+		res = protocol.FocusResult{}
 	case protocol.MethodCloseTab:
 		b.closed.Store(true)
 		res = struct{}{}

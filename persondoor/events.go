@@ -89,8 +89,13 @@ func OutcomeWords(a Activity) (words string, refused bool) {
 	case vocab.OutcomeUnknown:
 		return StoppedWords, false
 	case vocab.OutcomeRefused:
-		if a.Code == vocab.CodePersonActive {
+		switch a.Code {
+		case vocab.CodePersonActive:
 			return "held — you were using the mouse or keyboard", true
+		case vocab.CodeFocusMoved:
+			return "stopped — another window took the keys", true
+		case vocab.CodeNotInTabWindow:
+			return "stopped — another window was under the pointer", true
 		}
 		return "refused — " + refusalWords(a), true
 	}
@@ -156,6 +161,8 @@ func refusalWords(a Activity) string {
 		return "the plan had ended"
 	case vocab.CodeHiddenKey:
 		return "the text held a key you would not have seen"
+	case vocab.CodeTabWindowUnknown:
+		return "Reins cannot tell which window shows the tab"
 	}
 	if code := plain.Text(strings.ReplaceAll(a.Code, "_", " "), plain.NameMax); code != "" {
 		return code

@@ -99,6 +99,20 @@ const (
 	// frame saw arrive elsewhere, or not at all: done, but not on the
 	// element.
 	CodeMissed = "missed"
+	// CodeFocusMoved: the keyboard focus was not in the tab's window (the
+	// person clicked elsewhere, a page's popup took it), so a tab's act
+	// pressed no more keys; the message says who holds it and how far the
+	// act went.
+	CodeFocusMoved = "focus_moved"
+	// CodeNotInTabWindow: another window than the tab's was under the
+	// point of a tab's press, release or wheel, so the act stopped there;
+	// the message says whose.
+	CodeNotInTabWindow = "not_in_tab_window"
+	// CodeTabWindowUnknown: Reins could not tell which window shows the
+	// tab (none lies where the browser says, or several alike do), so it
+	// sent no input rather than guess.
+	CodeTabWindowUnknown = "tab_window_unknown"
+
 	CodeFailed = "failed"
 )
 

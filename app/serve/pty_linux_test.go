@@ -35,7 +35,13 @@ func TestTheTerminalShowsHostileTextTamed(t *testing.T) {
 			coretest.Button(3, plaintest.EraseLine+plaintest.Conceal+plaintest.Newlines, 10, 110)),
 	}})
 	tab := e.WaitTab(t, url)
-	e.Exec.SetWindows([]executor.Window{{App: executor.App{Name: "Gedit\x1b[8m", Exe: "/usr/bin/gedit", PID: 4242}, Title: plaintest.All, W: 1000, H: 800, Active: true}})
+	// The tab's window, with the keys, and an editor over its right part,
+	// where the desktop's click goes.
+	e.Exec.SetWindows([]executor.Window{
+		{ID: 2, App: executor.App{Name: "Gedit\x1b[8m", Exe: "/usr/bin/gedit", PID: 4242}, Title: plaintest.All, X: 300, Y: 200, W: 700, H: 600, Active: true},
+		{ID: 1, App: executor.App{Name: "Chromium", Exe: "/usr/lib/chromium/chromium", PID: 4000}, Title: "Chromium", W: 1000, H: 700},
+	})
+	e.Exec.SetFocus(1)
 	if err := e.SetShare(vocab.DesktopKey, vocab.Control); err != nil {
 		t.Fatal(err)
 	}

@@ -67,6 +67,9 @@ type Page struct {
 	Frames []protocol.FrameReport // Frames[0] is the top frame
 	// Opener is, for Open, the tab whose page opened this one; 0 for none.
 	Opener int
+	// Window is where the browser window showing the page is; nil for
+	// Window.
+	Window *protocol.Window
 }
 
 // Browser is a fake extension peer. Its zero value is not usable; use NewBrowser.
@@ -267,6 +270,11 @@ func (b *Browser) SetFocused(id int, focused bool) {
 	b.updateTab(id, func(t *protocol.Tab) { t.Focused = focused })
 }
 
+// SetTitle changes tab's title, as a page setting document.title does.
+func (b *Browser) SetTitle(id int, title string) {
+	b.updateTab(id, func(t *protocol.Tab) { t.Title = title })
+}
+
 // SetStatus sets tab's loading status: "loading" or "complete".
 func (b *Browser) SetStatus(id int, status string) {
 	b.updateTab(id, func(t *protocol.Tab) { t.Status = status })
@@ -320,6 +328,9 @@ func (b *Browser) setPageLocked(id int, p Page) {
 			f.Viewport = Viewport
 		}
 		f.Window = Window
+		if p.Window != nil {
+			f.Window = *p.Window
+		}
 	}
 	b.pages[id] = &cp
 }
@@ -547,7 +558,7 @@ func (b *Browser) resolveLocked(p protocol.ResolveParams) (*protocol.ResolveResu
 	}
 	return &protocol.ResolveResult{
 		Box: box, TopBox: top, Point: protocol.Point{X: top.X + top.W/2, Y: top.Y + top.H/2},
-		Viewport: Viewport, Window: Window, Zoom: 1, Secret: n.Secret, Origin: frame.Origin,
+		Viewport: Viewport, Window: frame.Window, Zoom: 1, Secret: n.Secret, Origin: frame.Origin,
 		Motion: b.motions[[2]int{p.Tab, p.ID}],
 	}, nil
 }
