@@ -21,17 +21,6 @@ import (
 	"github.com/reins-app/reins/vocab"
 )
 
-// personClick clicks at (x, y) as the person does, with the X server's own
-// mouse: to Reins, unlike a plain XTEST click, the person's hand.
-func personClick(display string, x, y int) error {
-	p, err := xdesk.NewPerson(display)
-	if err != nil {
-		return err
-	}
-	defer p.Close()
-	return p.Click(x, y)
-}
-
 // TestTheDoorAnswersOnlyThePerson puts two Reins on one desktop, as an
 // attacker would: Reins A (the tray app, its popup asking about its agent's
 // first connection, and a `reins serve` of A's in a terminal) and Reins B
