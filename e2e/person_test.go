@@ -12,4 +12,3 @@ func personClick(display string, x, y int) error {
 	defer p.Close()
 	return p.Click(x, y)
 }
-
