@@ -57,6 +57,10 @@ func classify(err error) (*vocab.Error, string) {
 		ce = &vocab.Error{Code: vocab.CodeOwnWindow, Message: err.Error(), Err: err}
 	case errors.Is(err, executor.ErrBrowser):
 		ce = &vocab.Error{Code: vocab.CodeBrowserWindow, Message: err.Error(), Err: err}
+	case errors.Is(err, executor.ErrPersonsHand):
+		ce = &vocab.Error{Code: vocab.CodeStoppedByPerson, Message: err.Error() + "; the person has the controls: the next act on this tab is asked afresh, whatever was allowed before", Err: err}
+	case errors.Is(err, executor.ErrNoHandWatch):
+		ce = &vocab.Error{Code: vocab.CodeNoInputWatch, Message: err.Error() + "; nothing more was fired", Err: err}
 	case errors.Is(err, executor.ErrFocusMoved):
 		ce = &vocab.Error{Code: vocab.CodeFocusMoved, Message: err.Error() + "; bring the tab's window to the front and try again", Err: err}
 	case errors.Is(err, executor.ErrNotInTabWindow):

@@ -61,6 +61,9 @@ func (e *Engine) canInput(kind vocab.ActKind) error {
 	if err := executor.InputUnavailable(e.opts.Executor); err != nil {
 		return &vocab.Error{Code: vocab.CodeNoDisplay, Message: err.Error(), Err: err}
 	}
+	if err := executor.HandUnwatched(e.opts.Executor); err != nil {
+		return &vocab.Error{Code: vocab.CodeNoInputWatch, Message: err.Error() + "; the person could not stop an act by reaching for the mouse or keyboard, so nothing was asked or fired", Err: err}
+	}
 	return nil
 }
 
@@ -346,6 +349,9 @@ func (s *Session) fireApproved(ctx context.Context, f firing, approved approvals
 	if fireErr != nil {
 		ce, outcome := classify(fireErr)
 		final.Outcome, final.Code, final.Detail = outcome, ce.Code, ce.Message
+		if ce.Code == vocab.CodeStoppedByPerson {
+			e.personTookOver(f.tab)
+		}
 	}
 	if _, err := e.opts.Audit.Finish(context.WithoutCancel(ctx), ticket, final.Outcome, final.Code, final.Detail); err != nil {
 		e.opts.Logf("audit: the outcome of row %d could not be written: %v", ticket.Seq(), err)
@@ -356,6 +362,17 @@ func (s *Session) fireApproved(ctx context.Context, f firing, approved approvals
 		return nil, &alreadyLogged{ce}
 	}
 	return &agentdoor.ActResult{Done: f.req.Sentence(), Target: f.req.Target.Ref, Audit: ticket.Seq(), Effect: ef.words, Missed: ef.missed, Left: ef.left}, nil
+}
+
+// personTookOver follows the person reaching for the mouse or keyboard
+// while an act fired on tab ("" the desktop): nothing remembered answers
+// for them any more there, and the next act is asked afresh.
+func (e *Engine) personTookOver(tab string) {
+	if tab == "" {
+		return // desktop acts are asked every time
+	}
+	e.broker.ForgetTab(tab)
+	e.plans.end(tab, "the person took the mouse or keyboard")
 }
 
 // awaitStill returns once the person has left the mouse and keyboard alone

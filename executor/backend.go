@@ -49,6 +49,10 @@ type backend interface {
 	// denyList is the list in force now: the sequence reads it before the
 	// first event and again before every typed key.
 	denyList() DenyList
+	// watchHand starts a watch on the person's own input for one act
+	// (handact.go), or says why this desktop cannot: an error wrapping
+	// ErrNoHandWatch, and the act does not fire.
+	watchHand(ctx context.Context) (*HandWatch, error)
 	// focusIn reports whether the keyboard focus is in window w, w itself
 	// or a window inside it; when it is not, there is the application
 	// holding it (the desktop when no window does).

@@ -47,6 +47,7 @@ type Fake struct {
 
 	seq sequence
 	fakeDesk
+	hands fakeHands
 
 	mu    sync.Mutex             // guards DenyList, as SetDenyList changes it
 	acts  []Fired                // guarded by mu

@@ -389,3 +389,58 @@ func (d *fakeDesk) lastInput() (inputAt, error) {
 	defer d.mu.Unlock()
 	return inputAt{d.input, d.input}, nil
 }
+
+// fakeHands is the Fake's person's hand: the watch of the act firing,
+// which ReachIn trips, and SetHandWatch's failure.
+type fakeHands struct {
+	mu   sync.Mutex
+	on   *HandWatch // guarded by mu: the watch of the act firing
+	fail error      // guarded by mu
+}
+
+// fakeHandSource has nothing on its way: everything the fake's person did
+// reached the watch when ReachIn returned.
+type fakeHandSource struct{}
+
+func (fakeHandSource) sync(context.Context) error { return nil }
+func (fakeHandSource) close() error               { return nil }
+
+func (f *Fake) watchHand(context.Context) (*HandWatch, error) {
+	f.hands.mu.Lock()
+	defer f.hands.mu.Unlock()
+	if f.hands.fail != nil {
+		return nil, f.hands.fail
+	}
+	w := newHandWatch()
+	w.src = fakeHandSource{}
+	f.hands.on = w
+	return w, nil
+}
+
+// ReachIn plays the person reaching for the keyboard (HandKey) or the
+// mouse while an act fires (from WhileFiring, say): the act stops before
+// its next event and lets go of what it holds. Outside an act it does
+// nothing.
+func (f *Fake) ReachIn(kind HandKind) {
+	f.hands.mu.Lock()
+	w := f.hands.on
+	f.hands.mu.Unlock()
+	if w != nil {
+		w.saw(HandInput{Kind: kind, Device: 2, At: time.Now()})
+	}
+}
+
+// SetHandWatch makes every later act fail to watch the person's hand with
+// err (which should wrap ErrNoHandWatch), as a desktop without XInput 2
+// would; nil undoes it.
+func (f *Fake) SetHandWatch(err error) {
+	f.hands.mu.Lock()
+	defer f.hands.mu.Unlock()
+	f.hands.fail = err
+}
+
+func (f *Fake) handUnwatched() error {
+	f.hands.mu.Lock()
+	defer f.hands.mu.Unlock()
+	return f.hands.fail
+}

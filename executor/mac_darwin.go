@@ -19,8 +19,9 @@ type MacOptions struct {
 // application from Accessibility and window ownership from CGWindowList. CGEvent works in points,
 // which are DIP, so a plan's scale is not needed here.
 type Mac struct {
-	deny denyHolder
-	seq  sequence
+	deny  denyHolder
+	seq   sequence
+	hands handHolder // the watch on the person's hand (hand_darwin.go's event tap)
 }
 
 var (
@@ -50,7 +51,15 @@ func (m *Mac) CheckPermission() error {
 
 // Close makes every later call fail. An act in flight stops at its next
 // event and lets go of what it holds first.
-func (m *Mac) Close() error { return m.seq.close(m, nil) }
+func (m *Mac) Close() error { return m.seq.close(m, m.hands.close) }
+
+func (m *Mac) handUnwatched() error { return m.hands.unwatched(HandOptions{}) }
+
+// watchHand watches the person's hand for one act through a listen-only
+// event tap, which needs the Input Monitoring permission.
+func (m *Mac) watchHand(ctx context.Context) (*HandWatch, error) {
+	return m.hands.watch(ctx, HandOptions{})
+}
 
 // Accessible and AccessibleAt are in axread_darwin.go, Capture in
 // capture_darwin.go, JSDialog in jsdialog_darwin.go.

@@ -177,6 +177,13 @@ func (s *sequence) fire(ctx context.Context, b backend, t audit.Ticket) (err err
 	if err := denyCheck(ctx, b, c.points, pts, c.desktop); err != nil {
 		return err
 	}
+	// The person's hand is watched from before the last look at their
+	// input to the act's last event.
+	hw, err := b.watchHand(ctx)
+	if err != nil {
+		return err
+	}
+	defer a.watched(hw)()
 	home, back, w, err := s.lastChecks(ctx, b, t)
 	if err != nil {
 		return err
@@ -306,6 +313,9 @@ type act struct {
 	// it is let go of back at downAt, where a drop lands on the page.
 	downAt  point
 	strayed bool
+	// hand is the watch on the person's hand while the act fires
+	// (handact.go); nil before it begins.
+	hand *HandWatch
 }
 
 func (a *act) send(e event) error {
@@ -323,18 +333,31 @@ func (a *act) send(e event) error {
 // freeze the whole desktop for as long as Reins is stopped, and leave the
 // release guard unable to let go of what it holds.
 func (a *act) sendIn(check func() error, e event) error {
+	if err := a.handCheck(); err != nil {
+		return err
+	}
 	if err := check(); err != nil {
 		return err
 	}
 	return a.send(e)
 }
 
-func (a *act) wait(d time.Duration) error { return a.b.wait(a.ctx, d) }
+func (a *act) wait(d time.Duration) error {
+	if err := a.b.wait(a.ctx, d); err != nil {
+		return a.stoppedByHand(err)
+	}
+	return nil
+}
 
 // alive says whether the act may send its next event.
 func (a *act) alive() error {
 	if a.s.isClosed() {
 		return errClosed
+	}
+	if a.hand != nil {
+		if err := a.hand.Err(); err != nil {
+			return a.stoppedByHand(err)
+		}
 	}
 	return a.ctx.Err()
 }

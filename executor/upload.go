@@ -208,6 +208,11 @@ func (s *sequence) upload(ctx context.Context, b backend, t audit.Ticket) (err e
 	if err != nil {
 		return err
 	}
+	hw, err := b.watchHand(ctx)
+	if err != nil {
+		return err
+	}
+	defer a.watched(hw)()
 	home, back, w, err := s.lastChecks(ctx, b, t)
 	if err != nil {
 		return err

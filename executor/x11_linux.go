@@ -2,6 +2,7 @@ package executor
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"log"
@@ -51,6 +52,7 @@ type X11 struct {
 	drained chan struct{} // closed when the connection's event stream ends
 
 	seq    sequence
+	hands  handHolder // the watch on the person's hand, on a connection of its own
 	a11y   x11Accessible
 	keyPer int        // guarded by seq.mu: keysyms per keycode, as the last act read the keyboard
 	lent   lentRecord // guarded by seq.mu: the key codes lent now, as the display records them
@@ -144,8 +146,16 @@ func (x *X11) Close() error {
 	return x.seq.close(x, func() error {
 		x.conn.Close()
 		<-x.drained
-		return x.a11y.close()
+		return errors.Join(x.a11y.close(), x.hands.close())
 	})
+}
+
+func (x *X11) handUnwatched() error { return x.hands.unwatched(HandOptions{Display: x.opts.Display}) }
+
+// watchHand watches the person's hand for one act through XInput 2's raw
+// events, on a connection of its own.
+func (x *X11) watchHand(ctx context.Context) (*HandWatch, error) {
+	return x.hands.watch(ctx, HandOptions{Display: x.opts.Display})
 }
 
 // initScreensaver makes the MIT-SCREEN-SAVER extension's requests usable

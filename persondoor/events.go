@@ -92,6 +92,11 @@ func OutcomeWords(a Activity) (words string, refused bool) {
 		switch a.Code {
 		case vocab.CodePersonActive:
 			return "held — you were using the mouse or keyboard", true
+		case vocab.CodeStoppedByPerson:
+			if strings.Contains(a.Detail, "pressed a key") {
+				return "stopped — you took the keyboard", false
+			}
+			return "stopped — you took the mouse", false
 		case vocab.CodeFocusMoved:
 			return "stopped — another window took the keys", true
 		case vocab.CodeNotInTabWindow:
@@ -163,6 +168,8 @@ func refusalWords(a Activity) string {
 		return "the text held a key you would not have seen"
 	case vocab.CodeTabWindowUnknown:
 		return "Reins cannot tell which window shows the tab"
+	case vocab.CodeNoInputWatch:
+		return "Reins cannot tell your mouse and keyboard from its own here"
 	}
 	if code := plain.Text(strings.ReplaceAll(a.Code, "_", " "), plain.NameMax); code != "" {
 		return code

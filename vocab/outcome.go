@@ -99,6 +99,16 @@ const (
 	// frame saw arrive elsewhere, or not at all: done, but not on the
 	// element.
 	CodeMissed = "missed"
+	// CodeStoppedByPerson: the person pressed a key or button, turned the
+	// wheel or moved the mouse while the act fired: it stopped before its
+	// next event and let go of what it held, and the next act on that tab
+	// is asked afresh.
+	CodeStoppedByPerson = "stopped_by_person"
+	// CodeNoInputWatch: this desktop cannot tell the person's own mouse and
+	// keyboard from synthetic input (no XInput 2, macOS without Input
+	// Monitoring), so no act fires: the person could not stop it by
+	// reaching in.
+	CodeNoInputWatch = "no_input_watch"
 	// CodeFocusMoved: the keyboard focus was not in the tab's window (the
 	// person clicked elsewhere, a page's popup took it), so a tab's act
 	// pressed no more keys; the message says who holds it and how far the
