@@ -387,13 +387,18 @@ func (a *act) perform(c checked, pts []point) error {
 				return err
 			}
 		}
+		// The click may have brought something else to the front: the
+		// clearing chord is checked as every typed key is.
 		for _, st := range a.keys.clear {
+			if err := a.frontStillAllowed(0, len(a.keys.text)); err != nil {
+				return err
+			}
 			if err := a.stroke(st); err != nil {
 				return err
 			}
 		}
-		// The click or the clearing may have brought something else to
-		// the front, and so may anything while the text is typed.
+		// The clearing may have brought something else to the front, and
+		// so may anything while the text is typed.
 		text := a.keys.text
 		for i, st := range text {
 			if err := a.frontStillAllowed(i, len(text)); err != nil {

@@ -331,3 +331,25 @@ func TestSequenceAsksTheWitnessBeforePressing(t *testing.T) {
 		}
 	})
 }
+
+// A field cleared before typing is cleared only while nothing deny-listed
+// is in front: the click that focuses it may bring a password manager's
+// prompt up, and select-all then Backspace would land there.
+func TestTheClearingChordIsCheckedAsEveryTypedKeyIs(t *testing.T) {
+	f := fakeWithPointer(7, 9)
+	f.testOnlyStep = func(line string) error {
+		if line == "up left 1" {
+			f.SetFrontmost(App{Name: "1Password", Exe: "/opt/1Password/1password", PID: 77})
+		}
+		return nil
+	}
+	err := fire(context.Background(), f, vocab.Act{Kind: vocab.Type, Text: "5000", Clear: true}, 150, 200)
+	if !errors.Is(err, ErrDenyListed) {
+		t.Fatalf("clearing with 1Password in front: %v", err)
+	}
+	for _, l := range f.steps() {
+		if strings.HasPrefix(l, "key down") {
+			t.Errorf("%q was sent with 1Password in front", l)
+		}
+	}
+}
