@@ -145,7 +145,9 @@ type Log struct {
 	wdb    *sql.DB // one connection, the only writer
 	rdb    *sql.DB // read-only connections for Rows and Verify
 	closed atomic.Bool
-	anchor *anchor // nil without Options.Anchor
+	anchor *anchor      // nil without Options.Anchor
+	marks  *marks       // each destination's delivery mark
+	last   atomic.Int64 // the head's seq, for readers that must not wait for mu
 
 	mu   sync.Mutex
 	w    *writer // guarded by mu
@@ -198,7 +200,7 @@ func Open(ctx context.Context, opts Options) (*Log, error) {
 		if ao.ID == "" {
 			ao.ID = path
 		}
-		l.anchor = newAnchor(ao)
+		l.anchor = newAnchor(l, ao)
 	}
 	return l, nil
 }
@@ -246,6 +248,10 @@ func (l *Log) open(ctx context.Context) error {
 		return err
 	}
 	if l.head, err = l.w.last(ctx); err != nil {
+		return err
+	}
+	l.last.Store(l.head.seq)
+	if l.marks, err = openMarks(ctx, l.path, l.now); err != nil {
 		return err
 	}
 	// Readers open only once the writer has made the file a WAL database:
@@ -322,6 +328,9 @@ func (l *Log) closeDBs() error {
 	// checkpoint the WAL into the database and remove it.
 	if l.rdb != nil {
 		errs = append(errs, l.rdb.Close())
+	}
+	if l.marks != nil {
+		errs = append(errs, l.marks.close())
 	}
 	if l.wdb != nil {
 		errs = append(errs, l.wdb.Close())
@@ -442,9 +451,32 @@ func (l *Log) append(ctx context.Context, r *record) (int64, error) {
 		return 0, explain(err)
 	}
 	l.head = head{seq: r.seq, hash: r.hash}
+	l.last.Store(r.seq)
 	if l.anchor != nil {
-		// Under l.mu, so that the lines leave in the rows' order.
-		l.anchor.send(AnchorLine(r.seq, r.hash, r.prevHash, l.anchor.opts.ID))
+		// Under l.mu, so that the system log's lines leave in the rows' order.
+		l.anchor.appended(r)
 	}
 	return r.seq, nil
+}
+
+// headSeq is the newest row's seq, without waiting for a write.
+func (l *Log) headSeq() int64 { return l.last.Load() }
+
+// rowsAfter reads at most limit rows newer than seq, oldest first: what a
+// destination has not taken yet.
+func (l *Log) rowsAfter(ctx context.Context, seq int64, limit int) ([]record, error) {
+	rs, err := l.rdb.QueryContext(ctx, "SELECT "+columns+" FROM audit_rows WHERE seq > ? ORDER BY seq LIMIT ?", seq, limit)
+	if err != nil {
+		return nil, fmt.Errorf("reading the audit log: %w", err)
+	}
+	defer rs.Close()
+	var out []record
+	for rs.Next() {
+		r, err := scanRecord(rs)
+		if err != nil {
+			return nil, fmt.Errorf("reading the audit log: %w", err)
+		}
+		out = append(out, r)
+	}
+	return out, rs.Err()
 }
