@@ -71,6 +71,9 @@ type AnchorOptions struct {
 	ID string // optional
 	// Logf reports when a copy cannot be made and when it can again.
 	Logf func(format string, args ...any) // optional; default: discard
+	// OnChange is called, on a goroutine of the log's, when a copy starts
+	// or stops taking rows: [Log.Anchor] has changed.
+	OnChange func() // optional
 
 	testOnlyDial func(network, addr string, timeout time.Duration) (net.Conn, error)
 }
@@ -162,6 +165,9 @@ func newAnchor(l *Log, opts AnchorOptions) *anchor {
 	if a.logf == nil {
 		a.logf = func(string, ...any) {}
 	}
+	if a.opts.OnChange == nil {
+		a.opts.OnChange = func() {}
+	}
 	if a.opts.ResendWindow <= 0 {
 		a.opts.ResendWindow = defaultResendWindow
 	}
@@ -182,11 +188,11 @@ func newAnchor(l *Log, opts AnchorOptions) *anchor {
 		if opts.testOnlyDial != nil {
 			d.dial = opts.testOnlyDial
 		}
-		a.remotes = append(a.remotes, newForwarder(l, d, opts.RemoteRequired, a.opts.ResendWindow, a.logf))
+		a.remotes = append(a.remotes, newForwarder(l, d, opts.RemoteRequired, a.opts.ResendWindow, a.logf, a.opts.OnChange))
 	}
 	if opts.OTLP != nil {
 		d := newOTLPDestination(*opts.OTLP, host, opts.ID)
-		a.remotes = append(a.remotes, newForwarder(l, d, opts.OTLP.Required, 0, a.logf))
+		a.remotes = append(a.remotes, newForwarder(l, d, opts.OTLP.Required, 0, a.logf, a.opts.OnChange))
 	}
 	go a.run()
 	return a
@@ -263,8 +269,10 @@ func (a *anchor) writeLocal(seq int64, line string) {
 	switch {
 	case err != nil && a.localErr == nil:
 		a.logf("audit anchor: the system log refused a row's hash (%v); rows are still written to the audit log, without that copy", err)
+		go a.opts.OnChange()
 	case err == nil && a.localErr != nil:
 		a.logf("audit anchor: the system log takes rows' hashes again")
+		go a.opts.OnChange()
 	}
 	a.localErr = err
 	if err == nil {
@@ -373,29 +381,44 @@ func (a *anchor) close() error {
 // local and remote are nil when that copy can be made (or is not used);
 // remote is the first remote destination's trouble.
 func CheckAnchor(ctx context.Context, opts AnchorOptions) (local, remote error) {
-	if opts.SystemLog != "off" {
-		if w, err := dialLocal(opts.SystemLog); err != nil {
-			local = err
-		} else {
-			w.Close()
-		}
-	}
-	host, _ := os.Hostname()
-	var ds []destination
-	if opts.Remote != "" {
-		ds = append(ds, newSyslogDestination(opts.Remote, opts.RemoteTLS, host, opts.ID))
-	}
-	if opts.OTLP != nil {
-		ds = append(ds, newOTLPDestination(*opts.OTLP, host, opts.ID))
-	}
-	for _, d := range ds {
-		err := d.open(ctx)
-		d.close()
-		if err != nil && remote == nil {
-			remote = err
+	for _, c := range CheckCopies(ctx, opts) {
+		switch {
+		case c.Where == systemLogKey:
+			local = c.Err
+		case remote == nil:
+			remote = c.Err
 		}
 	}
 	return local, remote
+}
+
+// CheckCopies tries each copy opts names once: the system log first
+// (unless off), then each receiver; Err says why one cannot be made.
+func CheckCopies(ctx context.Context, opts AnchorOptions) []CopyState {
+	var out []CopyState
+	if opts.SystemLog != "off" {
+		c := CopyState{Where: systemLogKey}
+		if w, err := dialLocal(opts.SystemLog); err != nil {
+			c.Err = err
+		} else {
+			w.Close()
+		}
+		out = append(out, c)
+	}
+	host, _ := os.Hostname()
+	if opts.Remote != "" {
+		out = append(out, checkDestination(ctx, newSyslogDestination(opts.Remote, opts.RemoteTLS, host, opts.ID), opts.RemoteRequired))
+	}
+	if opts.OTLP != nil {
+		out = append(out, checkDestination(ctx, newOTLPDestination(*opts.OTLP, host, opts.ID), opts.OTLP.Required))
+	}
+	return out
+}
+
+func checkDestination(ctx context.Context, d destination, required bool) CopyState {
+	err := d.open(ctx)
+	d.close()
+	return CopyState{Where: d.key(), Whole: d.whole(), Required: required, Err: err, Delivery: Delivery{Destination: d.key(), Acknowledged: d.acknowledged()}}
 }
 
 // AnchorState is where the log's copies outside the database go, and how
@@ -457,7 +480,11 @@ func (s AnchorState) Words() string {
 		}
 		return w
 	}
-	w := "Anchored: " + strings.Join(ok, " and ") + " take each row."
+	verb := " take each row."
+	if len(ok) == 1 {
+		verb = " takes each row."
+	}
+	w := "Anchored: " + strings.Join(ok, " and ") + verb
 	if len(bad) > 0 {
 		w += " Not reached now: " + strings.Join(bad, ", ") + "; its rows wait in the log."
 	}

@@ -51,6 +51,7 @@ type forwarder struct {
 	required bool
 	window   int64 // rows sent again at each connection, when deliver is not acknowledged
 	logf     func(string, ...any)
+	changed  func() // the destination started or stopped taking rows
 
 	// sending is held by whoever opens the destination or delivers to it:
 	// the run loop, an act asking ready, close. Never by an append.
@@ -69,8 +70,8 @@ type forwarder struct {
 	done chan struct{}
 }
 
-func newForwarder(l *Log, d destination, required bool, window int, logf func(string, ...any)) *forwarder {
-	f := &forwarder{log: l, d: d, required: required, window: int64(window), logf: logf,
+func newForwarder(l *Log, d destination, required bool, window int, logf func(string, ...any), changed func()) *forwarder {
+	f := &forwarder{log: l, d: d, required: required, window: int64(window), logf: logf, changed: changed,
 		kick: make(chan struct{}, 1), quit: make(chan struct{}), done: make(chan struct{})}
 	if d.acknowledged() {
 		f.window = 0
@@ -165,6 +166,7 @@ func (f *forwarder) connect(ctx context.Context, now bool) error {
 		f.nextTry = f.lastTry.Add(f.backoff + rand.N(f.backoff/10+1))
 		if f.err == nil {
 			f.logf("audit forwarding: %s does not take rows (%v); %d rows wait for it in the audit log, and Reins tries again", f.d.key(), derr, f.waitingLocked())
+			go f.changed()
 		}
 		f.err = fmt.Errorf("%w (%s: %v)", ErrAnchorUnreachable, f.d.key(), derr)
 		return f.err
@@ -173,6 +175,7 @@ func (f *forwarder) connect(ctx context.Context, now bool) error {
 		f.logf("audit forwarding: %s takes rows again; sending the %d that waited", f.d.key(), f.waitingLocked())
 	}
 	f.open, f.err, f.backoff = true, nil, 0
+	go f.changed()
 	// What the receiver had not yet written when the last connection
 	// ended is not known: send the newest rows again.
 	f.cursor = max(f.log.marks.get(f.d.key()).Seq-f.window, 0)
@@ -193,6 +196,7 @@ func (f *forwarder) lost(err error) {
 	f.backoff = firstBackoff
 	f.nextTry = f.lastTry.Add(f.backoff)
 	f.logf("audit forwarding: lost %s (%v); rows wait for it in the audit log", f.d.key(), err)
+	go f.changed()
 }
 
 // waitingLocked is how many rows the destination has not taken.

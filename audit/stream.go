@@ -2,8 +2,8 @@ package audit
 
 import (
 	"bufio"
-	"cmp"
 	"bytes"
+	"cmp"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"

@@ -36,29 +36,46 @@ func (a *Anchor) Head() int64 {
 
 // ReadAnchor collects from r the anchor lines of the log named id (see
 // [AnchorLine]), wherever they sit in a line: a receiver prefixes its own
-// time, host and tag. Lines that are not anchor lines are skipped.
+// time, host and tag. OTLP JSON lines of forwarded rows count too. Lines
+// that are neither are skipped.
 func ReadAnchor(r io.Reader, id string) (*Anchor, error) {
 	id = lineSafe(id)
 	a := &Anchor{ID: id, Rows: map[int64]string{}}
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 64*1024), 1024*1024)
-	for sc.Scan() {
-		seq, hash, db, ok := parseAnchorLine(sc.Text())
-		if !ok {
-			continue
-		}
+	add := func(seq int64, hash, db string) {
 		if db != id {
 			a.Others++
-			continue
+			return
 		}
 		a.Lines++
 		if have, dup := a.Rows[seq]; dup && have != hash {
 			if a.Conflict == 0 || seq < a.Conflict {
 				a.Conflict = seq
 			}
-			continue
+			return
 		}
 		a.Rows[seq] = hash
+	}
+	for sc.Scan() {
+		line := sc.Text()
+		if seq, hash, db, ok := parseAnchorLine(line); ok {
+			add(seq, hash, db)
+			continue
+		}
+		// A collector's OTLP JSON lines carry whole rows, and in them
+		// each row's seq and hash.
+		if strings.HasPrefix(line, "{") && strings.Contains(line, `"resourceLogs"`) {
+			rows, err := parseOTLPLine([]byte(line))
+			if err != nil {
+				continue
+			}
+			for _, r := range rows {
+				if r.r.seq > 0 && len(r.r.hash) == 64 {
+					add(r.r.seq, r.r.hash, lineSafe(r.id))
+				}
+			}
+		}
 	}
 	if err := sc.Err(); err != nil {
 		return nil, fmt.Errorf("reading the anchor: %w", err)
@@ -108,6 +125,12 @@ type Report struct {
 	// Triggers names the append-only triggers that are missing or not as
 	// Reins writes them: someone dropped them. Reported, not restored.
 	Triggers []string
+	// Delivered says how far each copy outside the database took the
+	// log, as the log itself records it: where a -anchor file or a
+	// receiver's stream can be fetched from. None: the log was never
+	// anchored anywhere.
+	Delivered []Delivery
+	Head      int64 // the newest row
 }
 
 // VerifyFile checks the log at path without writing to it: the hash chain,
@@ -166,8 +189,11 @@ func VerifyFile(ctx context.Context, path string, anchor *Anchor) (Report, error
 		rep.Anchored++
 		return nil
 	})
-	rep.Rows = n
+	rep.Rows, rep.Head = n, last
 	if err != nil {
+		return rep, err
+	}
+	if rep.Delivered, err = readMarks(ctx, tx); err != nil {
 		return rep, err
 	}
 	if anchor != nil {
