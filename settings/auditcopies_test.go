@@ -62,7 +62,7 @@ func TestAuditCopiesReadAndSaveWhole(t *testing.T) {
 func TestAuditCopiesThatCannotBeUsed(t *testing.T) {
 	for _, c := range []struct {
 		name, json, problem string
-		check           func(settings.Settings) bool
+		check               func(settings.Settings) bool
 	}{
 		{"plain http to another computer", `{"auditAnchor": {"otlp": {"url": "http://otel.example.org:4318/v1/logs"}}}`, "unencrypted",
 			func(s settings.Settings) bool { return s.AuditCopies.OTLP == nil }},
