@@ -416,9 +416,12 @@ func CheckCopies(ctx context.Context, opts AnchorOptions) []CopyState {
 }
 
 func checkDestination(ctx context.Context, d destination, required bool) CopyState {
-	err := d.open(ctx)
+	c := CopyState{Where: d.key(), Whole: d.whole(), Required: required, Delivery: Delivery{Destination: d.key(), Acknowledged: d.acknowledged()}}
+	if err := d.open(ctx); err != nil {
+		c.Err, c.Why = err, err.Error()
+	}
 	d.close()
-	return CopyState{Where: d.key(), Whole: d.whole(), Required: required, Err: err, Delivery: Delivery{Destination: d.key(), Acknowledged: d.acknowledged()}}
+	return c
 }
 
 // AnchorState is where the log's copies outside the database go, and how
@@ -444,6 +447,9 @@ func (l *Log) Anchor() AnchorState {
 		c := CopyState{Where: systemLogKey, Err: a.localErr, Delivery: Delivery{Destination: systemLogKey, Seq: a.localSeq}}
 		if a.local == nil && c.Err == nil {
 			c.Err = errors.New("the system log cannot be reached")
+		}
+		if c.Err != nil {
+			c.Why = c.Err.Error()
 		}
 		a.localMu.Unlock()
 		c.Behind = max(st.Head-c.Seq, 0)

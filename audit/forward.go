@@ -60,7 +60,8 @@ type forwarder struct {
 
 	mu      sync.Mutex
 	open    bool          // guarded by mu: the destination takes rows now
-	err     error         // guarded by mu: why it does not
+	err     error         // guarded by mu: why it does not, as ErrAnchorUnreachable
+	why     string        // guarded by mu: the same, in the receiver's own words
 	nextTry time.Time     // guarded by mu: when the run loop tries again
 	lastTry time.Time     // guarded by mu
 	backoff time.Duration // guarded by mu
@@ -169,12 +170,13 @@ func (f *forwarder) connect(ctx context.Context, now bool) error {
 			go f.changed()
 		}
 		f.err = fmt.Errorf("%w (%s: %v)", ErrAnchorUnreachable, f.d.key(), derr)
+		f.why = derr.Error()
 		return f.err
 	}
 	if f.err != nil {
 		f.logf("audit forwarding: %s takes rows again; sending the %d that waited", f.d.key(), f.waitingLocked())
 	}
-	f.open, f.err, f.backoff = true, nil, 0
+	f.open, f.err, f.why, f.backoff = true, nil, "", 0
 	go f.changed()
 	// What the receiver had not yet written when the last connection
 	// ended is not known: send the newest rows again.
@@ -192,6 +194,7 @@ func (f *forwarder) lost(err error) {
 	}
 	f.open = false
 	f.err = fmt.Errorf("%w (%s: %v)", ErrAnchorUnreachable, f.d.key(), err)
+	f.why = err.Error()
 	f.lastTry = time.Now()
 	f.backoff = firstBackoff
 	f.nextTry = f.lastTry.Add(f.backoff)
@@ -227,22 +230,23 @@ type CopyState struct {
 	Whole    bool   // it gets whole rows; otherwise seq and hash only
 	Required bool   // acts are refused while it does not take rows
 	Err      error  // why it does not take rows now; nil when it does
+	Why      string // Err's own cause, in a sentence for the person
 	Delivery        // how far it got
 	Behind   int64  // rows written that it has not taken
 }
 
 func (f *forwarder) status() CopyState {
 	f.mu.Lock()
-	err := f.err
+	err, why := f.err, f.why
 	f.mu.Unlock()
 	if gone := f.d.broken(); err == nil && gone != nil {
 		// Lost a moment ago; the run loop closes it within a second.
-		err = fmt.Errorf("%w (%s: %v)", ErrAnchorUnreachable, f.d.key(), gone)
+		err, why = fmt.Errorf("%w (%s: %v)", ErrAnchorUnreachable, f.d.key(), gone), gone.Error()
 	}
 	d := f.log.marks.get(f.d.key())
 	d.Destination = f.d.key()
 	d.Acknowledged = f.d.acknowledged()
-	return CopyState{Where: f.d.key(), Whole: f.d.whole(), Required: f.required, Err: err, Delivery: d, Behind: max(f.log.headSeq()-d.Seq, 0)}
+	return CopyState{Where: f.d.key(), Whole: f.d.whole(), Required: f.required, Err: err, Why: why, Delivery: d, Behind: max(f.log.headSeq()-d.Seq, 0)}
 }
 
 // close delivers what waits, within dialWait, and lets go.
