@@ -135,19 +135,31 @@ type Options struct {
 	// Anchor, when set, copies each committed row's seq and hash to the
 	// system log and a remote receiver; see the package documentation.
 	Anchor *AnchorOptions // optional
+	// Retention, when set, seals the log into parts as it grows and
+	// removes the oldest parts past their age or size; only the Reins
+	// that holds the data folder sets it. Nil: one file, kept whole.
+	Retention *RetentionOptions // optional
 }
 
 // Log is an open audit log. Writes are serialised; reads run concurrently
 // with them and with each other.
 type Log struct {
-	now    func() time.Time
-	path   string
-	wdb    *sql.DB // one connection, the only writer
-	rdb    *sql.DB // read-only connections for Rows and Verify
-	closed atomic.Bool
-	anchor *anchor      // nil without Options.Anchor
-	marks  *marks       // each destination's delivery mark
-	last   atomic.Int64 // the head's seq, for readers that must not wait for mu
+	now       func() time.Time
+	path      string
+	closed    atomic.Bool
+	anchor    *anchor      // nil without Options.Anchor
+	last      atomic.Int64 // the head's seq, for readers that must not wait for mu
+	retention *RetentionOptions
+	maint     *maintenance // nil without Options.Retention
+
+	// dbmu is held for reading by every read of the databases, and for
+	// writing while a part is sealed or removed, which swaps them. Take it
+	// before mu, never after.
+	dbmu     sync.RWMutex
+	wdb      *sql.DB    // guarded by dbmu: one connection, the only writer
+	rdb      *sql.DB    // guarded by dbmu: read-only connections for Rows and Verify
+	marks    *marks     // guarded by dbmu: each destination's delivery mark
+	archives []*segment // guarded by dbmu: the sealed parts, oldest first
 
 	mu   sync.Mutex
 	w    *writer // guarded by mu
@@ -190,8 +202,19 @@ func Open(ctx context.Context, opts Options) (*Log, error) {
 	if err := prepareFile(path); err != nil {
 		return nil, err
 	}
-	l := &Log{now: opts.Now, path: path}
-	if err := l.open(ctx); err != nil {
+	l := &Log{now: opts.Now, path: path, retention: opts.Retention}
+	if l.archives, err = findSegments(path); err != nil {
+		return nil, fmt.Errorf("audit log %s: %w", path, err)
+	}
+	base := head{seq: 0, hash: zeroHash}
+	if n := len(l.archives); n > 0 {
+		base = head{seq: l.archives[n-1].last, hash: l.archives[n-1].lastHash}
+	}
+	if err := l.open(ctx, base); err != nil {
+		l.closeDBs()
+		return nil, fmt.Errorf("audit log %s: %w", path, err)
+	}
+	if l.marks, err = openMarks(ctx, l.path, l.now); err != nil {
 		l.closeDBs()
 		return nil, fmt.Errorf("audit log %s: %w", path, err)
 	}
@@ -201,6 +224,14 @@ func Open(ctx context.Context, opts Options) (*Log, error) {
 			ao.ID = path
 		}
 		l.anchor = newAnchor(l, ao)
+	}
+	if opts.Retention != nil {
+		// Sealed a part and stopped before the next one began: it begins now.
+		if err := l.continueAfterSeal(ctx); err != nil {
+			l.Close()
+			return nil, fmt.Errorf("audit log %s: %w", path, err)
+		}
+		startMaintenance(l)
 	}
 	return l, nil
 }
@@ -226,7 +257,9 @@ func prepareFile(path string) error {
 	return nil
 }
 
-func (l *Log) open(ctx context.Context) error {
+// open opens the live part at l.path; base is the row its first row
+// follows (the last sealed part's last row, or none).
+func (l *Log) open(ctx context.Context, base head) error {
 	var err error
 	// fullfsync matters on macOS only, where a plain fsync leaves the
 	// commit in the drive's cache; elsewhere SQLite ignores it.
@@ -244,16 +277,13 @@ func (l *Log) open(ctx context.Context) error {
 	if err := setupSchema(ctx, l.wdb); err != nil {
 		return err
 	}
-	if l.w, err = newWriter(ctx, l.wdb); err != nil {
+	if l.w, err = newWriter(ctx, l.wdb, base); err != nil {
 		return err
 	}
 	if l.head, err = l.w.last(ctx); err != nil {
 		return err
 	}
 	l.last.Store(l.head.seq)
-	if l.marks, err = openMarks(ctx, l.path, l.now); err != nil {
-		return err
-	}
 	// Readers open only once the writer has made the file a WAL database:
 	// a read-only connection cannot do that itself.
 	l.rdb, err = sql.Open("sqlite", dsn(l.path, "mode=ro&_busy_timeout=5000"))
@@ -287,6 +317,9 @@ func checkPragmas(ctx context.Context, db *sql.DB) error {
 // Close waits for a write in progress and closes the file. Later writes fail
 // with ErrWrite.
 func (l *Log) Close() error {
+	if l.maint != nil {
+		l.maint.stop() // before mu: sealing takes dbmu, then mu
+	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.closed.Swap(true) {
@@ -334,6 +367,9 @@ func (l *Log) closeDBs() error {
 	}
 	if l.wdb != nil {
 		errs = append(errs, l.wdb.Close())
+	}
+	for _, s := range l.archives {
+		errs = append(errs, s.close())
 	}
 	return errors.Join(errs...)
 }
@@ -437,6 +473,15 @@ func (l *Log) append(ctx context.Context, r *record) (int64, error) {
 	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	seq, err := l.appendLocked(ctx, r)
+	if err == nil && l.maint != nil && l.maint.due(l, seq) {
+		l.maint.kick()
+	}
+	return seq, err
+}
+
+// appendLocked is append with mu held.
+func (l *Log) appendLocked(ctx context.Context, r *record) (int64, error) {
 	if l.closed.Load() {
 		return 0, errClosed
 	}
@@ -462,10 +507,31 @@ func (l *Log) append(ctx context.Context, r *record) (int64, error) {
 // headSeq is the newest row's seq, without waiting for a write.
 func (l *Log) headSeq() int64 { return l.last.Load() }
 
-// rowsAfter reads at most limit rows newer than seq, oldest first: what a
-// destination has not taken yet.
+// rowsAfter reads at most limit rows newer than seq, oldest first, from
+// the sealed part that holds them or the live one: what a destination has
+// not taken yet. Rows retention removed are skipped.
 func (l *Log) rowsAfter(ctx context.Context, seq int64, limit int) ([]record, error) {
-	rs, err := l.rdb.QueryContext(ctx, "SELECT "+columns+" FROM audit_rows WHERE seq > ? ORDER BY seq LIMIT ?", seq, limit)
+	l.dbmu.RLock()
+	defer l.dbmu.RUnlock()
+	for _, s := range l.archives {
+		if s.last <= seq {
+			continue
+		}
+		db, err := s.open()
+		if err != nil {
+			return nil, err
+		}
+		out, err := readRecords(ctx, db, "SELECT "+columns+" FROM audit_rows WHERE seq > ? ORDER BY seq LIMIT ?", seq, limit)
+		if err != nil || len(out) > 0 {
+			return out, err
+		}
+	}
+	return readRecords(ctx, l.rdb, "SELECT "+columns+" FROM audit_rows WHERE seq > ? ORDER BY seq LIMIT ?", seq, limit)
+}
+
+// readRecords runs query on db and reads every row it returns.
+func readRecords(ctx context.Context, db querier, query string, args ...any) ([]record, error) {
+	rs, err := db.QueryContext(ctx, query, args...)
 	if err != nil {
 		return nil, fmt.Errorf("reading the audit log: %w", err)
 	}
@@ -478,5 +544,13 @@ func (l *Log) rowsAfter(ctx context.Context, seq int64, limit int) ([]record, er
 		}
 		out = append(out, r)
 	}
-	return out, rs.Err()
+	if err := rs.Err(); err != nil {
+		return nil, fmt.Errorf("reading the audit log: %w", err)
+	}
+	return out, nil
+}
+
+// querier is a database, a connection or a transaction.
+type querier interface {
+	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
 }

@@ -27,20 +27,19 @@ type Delivery struct {
 // connection of its own: a mark lost to a crash only sends rows again,
 // so it is written without waiting for the disk (synchronous=NORMAL).
 type marks struct {
-	db  *sql.DB
 	now func() time.Time
 
 	mu sync.Mutex
+	db *sql.DB             // guarded by mu; nil while a part is sealed
 	m  map[string]Delivery // guarded by mu
 }
 
 func openMarks(ctx context.Context, path string, now func() time.Time) (*marks, error) {
-	db, err := sql.Open("sqlite", dsn(path, "_busy_timeout=5000&_synchronous=NORMAL"))
+	m := &marks{now: now, m: map[string]Delivery{}}
+	db, err := m.openDB(path)
 	if err != nil {
 		return nil, err
 	}
-	db.SetMaxOpenConns(1)
-	m := &marks{db: db, now: now, m: map[string]Delivery{}}
 	ds, err := readMarks(ctx, db)
 	if err != nil {
 		db.Close()
@@ -49,7 +48,46 @@ func openMarks(ctx context.Context, path string, now func() time.Time) (*marks, 
 	for _, d := range ds {
 		m.m[d.Destination] = d
 	}
+	m.db = db
 	return m, nil
+}
+
+func (m *marks) openDB(path string) (*sql.DB, error) {
+	db, err := sql.Open("sqlite", dsn(path, "_busy_timeout=5000&_synchronous=NORMAL"))
+	if err != nil {
+		return nil, err
+	}
+	db.SetMaxOpenConns(1)
+	return db, nil
+}
+
+// detach lets go of the live part's file, keeping the marks in memory.
+func (m *marks) detach() error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.db == nil {
+		return nil
+	}
+	err := m.db.Close()
+	m.db = nil
+	return err
+}
+
+// attach writes the marks into a new live part at path, and keeps them there.
+func (m *marks) attach(path string) error {
+	db, err := m.openDB(path)
+	if err != nil {
+		return err
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.db = db
+	for _, d := range m.m {
+		if err := m.write(d); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // readMarks reads every mark; a log older than the table has none.
@@ -105,14 +143,23 @@ func (m *marks) set(key string, seq int64, acked bool) error {
 	}
 	d = Delivery{Destination: key, Seq: max(seq, d.Seq), Acknowledged: acked, Time: m.now()}
 	m.m[key] = d
-	m.mu.Unlock()
+	defer m.mu.Unlock()
+	return m.write(d)
+}
+
+// write keeps d in the database, with mu held; while a part is sealed
+// it waits in memory for attach.
+func (m *marks) write(d Delivery) error {
+	if m.db == nil {
+		return nil
+	}
 	_, err := m.db.Exec(`INSERT INTO audit_delivery (destination, seq, acknowledged, time) VALUES (?, ?, ?, ?)
 		ON CONFLICT (destination) DO UPDATE SET seq = max(seq, excluded.seq), acknowledged = excluded.acknowledged, time = excluded.time`,
 		d.Destination, d.Seq, boolInt(d.Acknowledged), formatTime(d.Time))
 	return err
 }
 
-func (m *marks) close() error { return m.db.Close() }
+func (m *marks) close() error { return m.detach() }
 
 func boolInt(b bool) int64 {
 	if b {

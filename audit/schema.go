@@ -225,14 +225,15 @@ type writer struct {
 	conn   *sql.Conn
 	insert *sql.Stmt
 	head   *sql.Stmt
+	base   head // the head while the file holds no row: the last sealed part's
 }
 
-func newWriter(ctx context.Context, db *sql.DB) (*writer, error) {
+func newWriter(ctx context.Context, db *sql.DB, base head) (*writer, error) {
 	conn, err := db.Conn(ctx)
 	if err != nil {
 		return nil, err
 	}
-	w := &writer{conn: conn}
+	w := &writer{conn: conn, base: base}
 	if w.insert, err = conn.PrepareContext(ctx, insertRow); err != nil {
 		w.close()
 		return nil, err
@@ -259,7 +260,7 @@ func (w *writer) last(ctx context.Context) (head, error) {
 	var h head
 	err := w.head.QueryRowContext(ctx).Scan(&h.seq, &h.hash)
 	if errors.Is(err, sql.ErrNoRows) {
-		return head{seq: 0, hash: zeroHash}, nil
+		return w.base, nil
 	}
 	return h, err
 }
