@@ -130,7 +130,8 @@ func start(ctx context.Context, opts StartOptions, dir string) (*Runtime, error)
 			e.publish(persondoor.Event{Kind: persondoor.EventAuditAnchor})
 		}
 	}
-	log, err := audit.Open(ctx, audit.Options{Path: filepath.Join(dir, "audit.db"), Anchor: &anchor})
+	retention := RetentionOptions(saved)
+	log, err := audit.Open(ctx, audit.Options{Path: filepath.Join(dir, "audit.db"), Anchor: &anchor, Retention: &retention})
 	if err != nil {
 		return nil, fmt.Errorf("opening the audit log: %w", err)
 	}

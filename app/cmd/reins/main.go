@@ -20,6 +20,7 @@ import (
 	"strings"
 	"sync"
 	"syscall"
+	"time"
 
 	// Before fyne's init reads the locale: see the package's doc.
 	_ "github.com/reins-app/reins/app/cmd/reins/internal/clocale"
@@ -40,6 +41,9 @@ const usage = `Usage:
   reins audit -verify -stream FILE
                         check a receiver's file of forwarded rows (syslog or OTLP JSON
                         lines) for gaps, reordering and hash breaks, without this log
+  reins audit -export [-since DATE] [-format jsonl|csv]
+                        write every row (of every part still kept) written since DATE
+                        (2026-01-31, an RFC 3339 time, or a span back such as 720h)
   reins extension [-user-data-dir PROFILE]... DIR
                         write the Chrome extension into DIR and install the pairing helper
                         (also into PROFILE/NativeMessagingHosts for a Chrome started with
@@ -165,10 +169,27 @@ func runAudit(args []string, out io.Writer) error {
 	anchorFile := fs.String("anchor", "", "with -verify: a `FILE` of the rows' anchor lines a syslog receiver kept (- reads stdin)")
 	anchorID := fs.String("anchor-id", "", "with -verify: the log's name in the anchor lines (db=…), if not its path")
 	stream := fs.String("stream", "", "with -verify: check a receiver's `FILE` of forwarded rows (- reads stdin) instead of this computer's log")
+	export := fs.Bool("export", false, "write every row, oldest first, to stdout")
+	sinceArg := fs.String("since", "", "with -export: rows written since `WHEN` (2026-01-31, an RFC 3339 time, or a span back such as 720h)")
+	format := fs.String("format", "jsonl", "with -export: jsonl or csv")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
 	ctx := context.Background()
+	if *export {
+		if *verify {
+			return errors.New("-export and -verify are separate: run one, then the other")
+		}
+		since, err := parseSince(*sinceArg, time.Now())
+		if err != nil {
+			return err
+		}
+		_, err = core.ExportAudit(ctx, "", since, *format, out)
+		return err
+	}
+	if *sinceArg != "" || *format != "jsonl" {
+		return errors.New("-since and -format go with -export")
+	}
 	if *verify && *stream != "" {
 		if *anchorFile != "" || *anchorID != "" {
 			return errors.New("-stream checks a receiver's file on its own; -anchor and -anchor-id check this computer's log")
@@ -244,6 +265,12 @@ func verifyAudit(ctx context.Context, out io.Writer, anchorFile, anchorID string
 			fmt.Fprintf(out, "Rows %d to %d are not in the anchor: written while it could not be reached, or after the anchor file was taken.\n", rep.AnchorHead+1, rep.Rows)
 		}
 	}
+	if rep.Parts > 1 {
+		fmt.Fprintf(out, "The log is kept in %d parts: %d sealed beside it, read-only, and the live one; the chain was followed through all of them.\n", rep.Parts, rep.Parts-1)
+	}
+	if rep.RemovedBefore > 0 {
+		fmt.Fprintf(out, "Rows before %d were removed by retention, as a row in the log records; the chain resumes where it says.\n", rep.RemovedBefore)
+	}
 	anchoredWhere(out, rep)
 	if len(rep.Triggers) > 0 {
 		return errors.New("the audit log's triggers were changed outside Reins")
@@ -277,6 +304,24 @@ func anchoredWhere(out io.Writer, rep core.AuditReport) {
 	case best < rep.Head:
 		fmt.Fprintf(out, "Rows %d to %d have not left this computer yet: a cut there could not be seen.\n", best+1, rep.Head)
 	}
+}
+
+// parseSince reads -since: a date (local midnight), an RFC 3339 time, or a
+// span back from now; "" for everything.
+func parseSince(s string, now time.Time) (time.Time, error) {
+	if s == "" {
+		return time.Time{}, nil
+	}
+	if t, err := time.ParseInLocation("2006-01-02", s, time.Local); err == nil {
+		return t, nil
+	}
+	if t, err := time.Parse(time.RFC3339, s); err == nil {
+		return t, nil
+	}
+	if d, err := time.ParseDuration(s); err == nil && d > 0 {
+		return now.Add(-d), nil
+	}
+	return time.Time{}, fmt.Errorf("-since %q is neither a date (2026-01-31), an RFC 3339 time (2026-01-31T09:00:00Z) nor a span back (720h)", s)
 }
 
 // verifyStream checks a receiver's file of forwarded rows and says what
