@@ -43,17 +43,45 @@
 //
 // # The anchor
 //
-// So every committed row's seq and hash also leave the process
-// ([Options.Anchor]): one line to the system log (syslog(3): journald or
-// rsyslog on Linux, the unified log on macOS) and, when the person names
-// one, one to a remote syslog receiver (RFC 5424 over TCP), in the form
-// [AnchorLine] writes. [VerifyFile] compares the chain with those lines, as
-// [ReadAnchor] finds them in whatever a receiver kept, and so sees a cut
-// tail and a rewritten chain. The system log is best effort: when it cannot
-// be reached, rows are written all the same and [Log.AnchorStatus] says so.
-// A remote receiver marked required is not: while it does not answer,
-// [Log.Commit] refuses every act with [ErrAnchorUnreachable]; reads,
-// refusals and denials are still written, and their lines wait for it.
+// So every committed row also leaves the process ([Options.Anchor]): its
+// seq and hash as one line to the system log (syslog(3): journald or
+// rsyslog on Linux, the unified log on macOS), in the form [AnchorLine]
+// writes, and the row to each receiver the settings name. A syslog
+// receiver over plain TCP gets the same line; over TLS (RFC 5425, its
+// certificate checked against the system's roots or a CA file, a client
+// certificate shown when it asks) it gets the whole row as RFC 5424
+// structured data ([RowSDID]); an OpenTelemetry collector gets whole rows
+// as log records over OTLP/HTTP with JSON bodies. Secret text is in no
+// copy: the rows are as the database holds them.
+//
+// The database is the queue. Each receiver has a delivery mark in it
+// ([Delivery]), and a forwarder sends the rows past the mark, in order,
+// whenever one is written and after every reconnect, with backoff: a
+// receiver away for a day, or Reins stopped meanwhile, still gets every
+// row. A collector acknowledges each request. Syslog acknowledges
+// nothing, so after each reconnect the last [AnchorOptions.ResendWindow]
+// rows are sent again, and [VerifyStream], the receiving side's check,
+// takes a row received twice with the same hash as one.
+//
+// [VerifyFile] compares the chain with what a receiver kept, as
+// [ReadAnchor] finds it, and so sees a cut tail and a rewritten chain.
+// The system log is best effort: when it cannot be reached, rows are
+// written all the same and [Log.Anchor] says so. A receiver marked
+// required is not: while it does not take rows, [Log.Commit] refuses
+// every act with [ErrAnchorUnreachable]; reads, refusals and denials are
+// still written, and wait in the database for it. With
+// [AnchorOptions.RequireAnchor], acts are refused while no copy leaves
+// the database at all ([ErrUnanchored]).
+//
+// # Parts
+//
+// With [Options.Retention], the log is kept in parts: the live file, and
+// beside it read-only sealed parts, each ending with a row that seals it
+// and followed by a part whose first row names the sealed hash. Reads,
+// forwarding and verification go across the parts; retention removes the
+// oldest by age or size, never one holding a row a receiver has not
+// taken, and writes a row for each removal, which is what lets a chain
+// that no longer starts at row 1 verify.
 package audit
 
 import (

@@ -221,7 +221,13 @@ func (f *forwarder) ready() error {
 	if open {
 		return nil
 	}
-	return f.pump(context.Background(), true)
+	// Connect only: the rows that waited go from the run loop, so that an
+	// act does not wait for a backlog to be sent.
+	f.sending.Lock()
+	err := f.connect(context.Background(), true)
+	f.sending.Unlock()
+	f.kickNow()
+	return err
 }
 
 // CopyState is how one copy of the log outside the database is doing.

@@ -17,19 +17,6 @@ import (
 	"github.com/reins-app/reins/vocab"
 )
 
-// # Parts
-//
-// A log that lives for years is kept in parts. The live part is the file
-// at Options.Path; when it grows past RetentionOptions.PartRows rows or
-// its first row is older than PartAge, it is sealed: a last row says so
-// (its hash is the sealed hash), the file is renamed audit-FIRST-LAST.db
-// beside the live one and made read-only, and a new live part begins
-// with a row that names the sealed file and hash and follows it in the
-// chain. Retention removes the oldest sealed parts past MaxAge or past
-// MaxBytes in all, never one holding a row a receiver has not taken;
-// each removal is itself a row, naming the part's rows and last hash, so
-// that the chain's new start is accounted for.
-
 // RetentionOptions configures the log's parts; see [Options.Retention].
 // It is filled from the person's settings today; an organisation's policy
 // fills the same fields and wins over them.
