@@ -251,4 +251,3 @@ func BenchmarkMillionRows(b *testing.B) {
 		b.ReportMetric(float64(rep.Parts), "parts")
 	})
 }
-
