@@ -249,7 +249,7 @@ func TestRowSDReadsBackExactly(t *testing.T) {
 		odd := r
 		odd.detail += "\xff\xfe bad bytes \\u0041 \\x41"
 		for _, r := range []record{r, odd} {
-			sd := rowSD(&r, "/x/audit \"db\"].db")
+			sd := rowSD(&r, "host", "/x/audit \"db\"].db")
 			for _, c := range sd {
 				if c < 0x20 || c == 0x7f {
 					t.Fatalf("a control character left in %q", sd)

@@ -26,7 +26,8 @@ func (r SeqRange) String() string {
 // StreamReport is what [VerifyStream] found for one log in a receiver's
 // file of forwarded rows.
 type StreamReport struct {
-	ID          string // the log's name (db)
+	Host        string // the computer that sent it
+	ID          string // the log's name on it (db)
 	First, Last int64  // the oldest and newest row received
 	Rows        int    // rows received, each counted once
 	// Duplicates counts rows received again with the same hash: a
@@ -110,7 +111,7 @@ func VerifyStream(r io.Reader) (StreamResult, error) {
 				bad(err.Error())
 				continue
 			}
-			rows = []streamRow{{id: p["db"], r: rec}}
+			rows = []streamRow{{host: p["host"], id: p["db"], r: rec}}
 		case strings.HasPrefix(strings.TrimSpace(line), "{") && strings.Contains(line, `"resourceLogs"`):
 			var err error
 			if rows, err = parseOTLPLine([]byte(line)); err != nil {
@@ -121,10 +122,13 @@ func VerifyStream(r io.Reader) (StreamResult, error) {
 			continue
 		}
 		for _, row := range rows {
-			st := logs[row.id]
+			// Each computer's log is its own chain, though every one
+			// may keep it at the same path.
+			key := row.host + "\x00" + row.id
+			st := logs[key]
 			if st == nil {
-				st = &streamState{rep: StreamReport{ID: row.id}, rows: map[int64]streamEntry{}}
-				logs[row.id] = st
+				st = &streamState{rep: StreamReport{Host: row.host, ID: row.id}, rows: map[int64]streamEntry{}}
+				logs[key] = st
 			}
 			st.add(row.r)
 		}
@@ -136,13 +140,15 @@ func VerifyStream(r io.Reader) (StreamResult, error) {
 		st.finish()
 		res.Logs = append(res.Logs, st.rep)
 	}
-	slices.SortFunc(res.Logs, func(a, b StreamReport) int { return strings.Compare(a.ID, b.ID) })
+	slices.SortFunc(res.Logs, func(a, b StreamReport) int {
+		return cmp.Or(strings.Compare(a.Host, b.Host), strings.Compare(a.ID, b.ID))
+	})
 	return res, nil
 }
 
 type streamRow struct {
-	id string
-	r  record
+	host, id string
+	r        record
 }
 
 func (st *streamState) breakAt(seq int64, why string) {
@@ -243,10 +249,14 @@ func parseOTLPLine(line []byte) ([]streamRow, error) {
 	}
 	var out []streamRow
 	for _, rl := range req.ResourceLogs {
-		id, hasID := "", false
+		host, id, hasID := "", "", false
 		for _, a := range rl.Resource.Attributes {
-			if a.Key == OTLPAttrPrefix+"db" && a.Value.StringValue != nil {
+			switch {
+			case a.Value.StringValue == nil:
+			case a.Key == OTLPAttrPrefix+"db":
 				id, hasID = *a.Value.StringValue, true
+			case a.Key == "host.name":
+				host = *a.Value.StringValue
 			}
 		}
 		for _, sl := range rl.ScopeLogs {
@@ -286,7 +296,7 @@ func parseOTLPLine(line []byte) ([]streamRow, error) {
 				if err != nil {
 					return nil, err
 				}
-				out = append(out, streamRow{id: id, r: rec})
+				out = append(out, streamRow{host: host, id: id, r: rec})
 			}
 		}
 	}

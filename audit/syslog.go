@@ -153,7 +153,7 @@ func (d *syslogDestination) close() error {
 func (d *syslogDestination) message(r *record) string {
 	sd := "-"
 	if d.whole() {
-		sd = rowSD(r, d.id)
+		sd = rowSD(r, d.host, d.id)
 	}
 	return fmt.Sprintf("<%d>1 %s %s %s %d %s %s %s", 10*8+5, syslogTime(r.time), d.host, AnchorTag, d.pid, AnchorMsgID, sd,
 		AnchorLine(r.seq, r.hash, r.prevHash, d.id))
@@ -191,13 +191,13 @@ func syslogName(host string) string {
 	return host
 }
 
-// rowSD is the structured data element that carries r whole: the log's
-// name (db) and every column. Values are escaped as RFC 5424 asks (\" \\
+// rowSD is the structured data element that carries r whole: the
+// computer (host) and the log's name on it (db), and every column. Values are escaped as RFC 5424 asks (\" \\
 // \]); beside that, so that a receiver that rewrites control characters
 // (rsyslog does by default) keeps the row's exact bytes, a control
 // character is written \uXXXX and a byte that is not UTF-8 \xXX. A value
 // read back through [unescapeSD] is the stored one.
-func rowSD(r *record, id string) string {
+func rowSD(r *record, host, id string) string {
 	var b strings.Builder
 	b.WriteString("[" + RowSDID)
 	param := func(name, v string) {
@@ -205,6 +205,7 @@ func rowSD(r *record, id string) string {
 		escapeSD(&b, v)
 		b.WriteByte('"')
 	}
+	param("host", host)
 	param("db", id)
 	for _, f := range rowFields {
 		if !f.present(r) {

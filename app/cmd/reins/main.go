@@ -348,7 +348,7 @@ func verifyStream(out io.Writer, file string) error {
 		return fmt.Errorf("%d lines read, and none holds a forwarded audit row: is this the receiver's file, and does it keep the structured data (rsyslog: RSYSLOG_SyslogProtocol23Format)?", res.Lines)
 	}
 	for _, l := range res.Logs {
-		fmt.Fprintf(out, "Log %s: rows %d to %d, %d rows", l.ID, l.First, l.Last, l.Rows)
+		fmt.Fprintf(out, "Log %s on %s: rows %d to %d, %d rows", l.ID, l.Host, l.First, l.Last, l.Rows)
 		if l.Duplicates > 0 {
 			fmt.Fprintf(out, " (%d more received twice with equal hashes, as a sender resends after reconnecting)", l.Duplicates)
 		}
