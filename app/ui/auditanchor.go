@@ -78,3 +78,16 @@ func auditPrefs(e persondoor.Door, s settings.Settings) [][]seg {
 		[]seg{{text: "Set in settings.json (auditAnchor, auditRetention) in the data folder.", color: colorSecondary, size: theme.SizeNameCaptionText}})
 	return out
 }
+
+// showAnchor says in the viewer, in red, when no copy of the log leaves
+// this computer; nothing otherwise.
+func (v *AuditViewer) showAnchor() {
+	a, ok := v.opts.Engine.(persondoor.Anchorer)
+	if !ok || a.AuditAnchor().Anchored {
+		setPara(v.anchor)
+		v.anchor.Hide()
+		return
+	}
+	setPara(v.anchor, []seg{{text: a.AuditAnchor().Words(), color: colorRed, size: theme.SizeNameCaptionText}})
+	v.anchor.Show()
+}

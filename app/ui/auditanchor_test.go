@@ -32,7 +32,7 @@ var anchored = func() persondoor.AnchorState {
 
 func TestTheTrayAndPreferencesSayWhenTheLogIsNotAnchored(t *testing.T) {
 	testApp(t)
-	e := anchoredFake{FakeEngine: NewFakeEngine(), st: unanchored}
+	e := &anchoredFake{FakeEngine: NewFakeEngine(), st: unanchored}
 	if it := find(BuildTray(ReadTrayState(e), TrayActions{}), "Audit log… (not anchored: no copy leaves this computer)"); it == nil {
 		t.Fatalf("the tray's audit item does not say the log is not anchored: %+v", BuildTray(ReadTrayState(e), TrayActions{}))
 	}
@@ -53,6 +53,17 @@ func TestTheTrayAndPreferencesSayWhenTheLogIsNotAnchored(t *testing.T) {
 	p = NewPreferences(e, Settings{DataDir: "/home/ada/.local/share/reins"})
 	if text := p.audit.String(); strings.Contains(text, "Not anchored") || !strings.Contains(text, "has every row, up to 40") {
 		t.Fatalf("anchored:\n%s", text)
+	}
+	// The viewer says so too, above its rows.
+	e.st = unanchored
+	v := NewAuditViewer(AuditViewerOptions{Engine: e})
+	if !v.anchor.Visible() || !strings.Contains(v.anchor.String(), "Not anchored") {
+		t.Fatalf("the viewer: %q", v.anchor.String())
+	}
+	e.st = anchored
+	v.Reload()
+	if v.anchor.Visible() {
+		t.Fatal("the viewer still says not anchored")
 	}
 	// A door that cannot say leaves the item as it was.
 	if it := find(BuildTray(ReadTrayState(NewFakeEngine()), TrayActions{}), "Audit log…"); it == nil {
