@@ -2,7 +2,7 @@
 SHELL := /bin/bash
 GO ?= go
 DEB_PACKAGES := chromium xvfb dbus-daemon gcc pkg-config libgl1-mesa-dev libx11-dev libxcursor-dev \
-	libxrandr-dev libxinerama-dev libxi-dev libxxf86vm-dev xfce4-panel xfconf rsyslog nodejs xterm \
+	libxrandr-dev libxinerama-dev libxi-dev libxxf86vm-dev xfce4-panel xfconf rsyslog rsyslog-gnutls nodejs xterm \
 	at-spi2-core python3-gi gir1.2-gtk-3.0 openbox
 PAGES ?= ../shared/corpus/pages
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
@@ -16,7 +16,13 @@ define timed
 	@start=$$(date +%s); echo "== $(1)"; $(2); rc=$$?; echo "== $(1): $$(( $$(date +%s) - start ))s"; exit $$rc
 endef
 
-.PHONY: all build run demo test deps vet unit e2e bench fuzz screenshots clean app dmg
+.PHONY: all build run demo test deps vet unit e2e bench fuzz screenshots clean app dmg otelcol
+
+# The OpenTelemetry Collector the audit tests send rows to, built by the
+# collector's own builder (pinned in tools/otelcol/go.mod) afresh in each
+# `make test`; the tests find it through REINS_OTELCOL.
+OTELCOL_DIR := $(CURDIR)/bin/otelcol
+OTELCOL := $(OTELCOL_DIR)/otelcol-reins-test
 
 all: build
 
@@ -44,7 +50,8 @@ deps:
 test: deps
 	$(call timed,go mod download,$(GO) mod download)
 	$(call timed,vet,$(MAKE) --no-print-directory vet)
-	$(call timed,unit tests,$(GO) test -race -count=1 $(UNIT_PKGS))
+	$(call timed,OpenTelemetry Collector for the audit tests,rm -rf $(OTELCOL_DIR) && $(MAKE) --no-print-directory otelcol)
+	$(call timed,unit tests,REINS_OTELCOL=$(OTELCOL) $(GO) test -race -count=1 $(UNIT_PKGS))
 	$(call timed,end-to-end tests,$(GO) test -count=1 -p 1 -timeout 20m $(E2E_PKGS))
 
 ## vet: go vet, and for macOS: go vet without cgo, then a type check of the
@@ -58,6 +65,12 @@ vet:
 	$(GO) run ./internal/cmd/darwincheck -arch arm64 -test ./...
 	$(GO) run ./internal/cmd/darwincheck -arch amd64 -test ./...
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { gofmt -l $$(git ls-files '*.go'); echo "gofmt needed"; exit 1; }
+
+## otelcol: the OpenTelemetry Collector (OTLP receiver, debug and OTLP/HTTP
+## exporters) that the audit tests start, in bin/otelcol.
+otelcol:
+	mkdir -p $(OTELCOL_DIR)
+	cd tools/otelcol && $(GO) tool builder --config builder-config.yaml --output-path $(OTELCOL_DIR)
 
 ## screenshots: every window rendered with fyne's test driver, and a real
 ## desktop under Xvfb: xfce4-panel with Reins' icon and its menu open.

@@ -7,7 +7,6 @@ import (
 	"io"
 	"net"
 	"os"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -24,37 +23,94 @@ const (
 // while a remote receiver the person marked required does not answer: no
 // act may fire until it does. It does not wrap ErrWrite: nothing failed to
 // be written, the act was refused.
-var ErrAnchorUnreachable = errors.New("the remote audit receiver the person marked required does not answer, so no act may fire until it does (reads still work); check the receiver and the network, or ask the person to change the audit anchor setting")
+var ErrAnchorUnreachable = errors.New("a remote audit receiver marked required does not take rows now, so no act may fire until it does (reads still work); check the receiver and the network, or ask the person to change the audit anchor setting")
 
-// AnchorOptions configures the copies of each row's hash outside the
-// database; see [Options.Anchor].
+// ErrUnanchored is returned by [Log.AnchorReady] and [Log.Commit] while
+// an anchor is required ([AnchorOptions.RequireAnchor]) and no copy of the
+// log leaves the database: the system log cannot be reached and no
+// receiver answers. It wraps [ErrAnchorUnreachable].
+var ErrUnanchored error = unanchoredError{}
+
+type unanchoredError struct{}
+
+func (unanchoredError) Error() string {
+	return "no copy of the audit log leaves this computer (the system log cannot be reached and no receiver answers) and the settings require one, so no act may fire until one does (reads still work); start the system's log service or check the receiver"
+}
+
+func (unanchoredError) Unwrap() error { return ErrAnchorUnreachable }
+
+// AnchorOptions configures the copies of each row outside the database;
+// see [Options.Anchor]. It is filled from the person's settings today; an
+// organisation's policy fills the same fields and wins over them.
 type AnchorOptions struct {
 	// SystemLog is the system log's unix socket; "" finds the platform's
 	// (/dev/log, /var/run/syslog, /var/run/log), "off" writes none.
 	SystemLog string // optional
-	// Remote is host:port of a syslog receiver that takes RFC 5424 over
-	// TCP (octet-counted frames, RFC 6587); "" for none.
+	// Remote is host:port of a syslog receiver. Over plain TCP (RemoteTLS
+	// nil) it gets each row's seq and hash; over TLS (RFC 5425) it gets
+	// whole rows as RFC 5424 structured data. Both in octet-counted
+	// frames (RFC 6587). "" for none.
 	Remote string // optional
+	// RemoteTLS speaks to Remote over TLS and sends whole rows.
+	RemoteTLS *TLSOptions // optional
 	// RemoteRequired refuses acts while Remote does not answer.
 	RemoteRequired bool // optional
+	// OTLP sends whole rows as OpenTelemetry log records over OTLP/HTTP
+	// with JSON bodies.
+	OTLP *OTLPOptions // optional
+	// RequireAnchor refuses acts while no copy leaves the database at
+	// all: the system log cannot be reached and no receiver answers.
+	RequireAnchor bool // optional
+	// ResendWindow is how many rows are sent again, before the first one
+	// not yet sent, each time a syslog receiver is connected: syslog
+	// acknowledges nothing, so the rows a receiver had not yet written
+	// when it stopped are sent again. Default 1000.
+	ResendWindow int // optional
 	// ID names this log in each line (db=…) so that a receiver collecting
 	// several logs can tell them apart; default the database's path.
 	ID string // optional
 	// Logf reports when a copy cannot be made and when it can again.
 	Logf func(format string, args ...any) // optional; default: discard
+	// OnChange is called, on a goroutine of the log's, when a copy starts
+	// or stops taking rows: [Log.Anchor] has changed.
+	OnChange func() // optional
 
 	testOnlyDial func(network, addr string, timeout time.Duration) (net.Conn, error)
 }
 
-// remoteBacklog is how many lines wait for a remote receiver that does not
-// answer; older ones are dropped, and counted.
-const remoteBacklog = 100_000
+// TLSOptions says how to trust a receiver and how to show who sends.
+type TLSOptions struct {
+	// CAFile holds the PEM certificates that may sign the receiver's
+	// certificate; "" trusts the system's roots.
+	CAFile string // optional
+	// CertFile and KeyFile are a PEM client certificate and its key, for
+	// a receiver that asks who connects; both or neither.
+	CertFile, KeyFile string // optional
+	// ServerName is the name the receiver's certificate must carry;
+	// default the host of its address.
+	ServerName string // optional
+}
 
-// dialWait bounds one attempt to reach the remote receiver.
+// OTLPOptions names an OpenTelemetry collector's OTLP/HTTP logs endpoint.
+type OTLPOptions struct {
+	// URL is the endpoint, such as https://otel.example.org:4318/v1/logs;
+	// http:// only to this computer's own addresses.
+	URL string     // required
+	TLS TLSOptions // optional
+	// Headers are sent with every request (an API key, say).
+	Headers map[string]string // optional
+	// Required refuses acts while the collector does not answer.
+	Required bool // optional
+}
+
+// defaultResendWindow is AnchorOptions.ResendWindow's default.
+const defaultResendWindow = 1000
+
+// dialWait bounds one attempt to reach a remote receiver.
 const dialWait = 2 * time.Second
 
-// retryEvery is how often lines waiting for an absent receiver try again
-// on their own; an act, while the receiver is required, tries at once.
+// retryEvery is how often the system log is looked for again when it was
+// not found.
 const retryEvery = 5 * time.Second
 
 // AnchorLine is the message of one row's anchor: seq, its hash, the hash
@@ -75,36 +131,22 @@ func lineSafe(id string) string {
 	}, id)
 }
 
-// anchor sends each committed row's line to the system log and to the
-// remote receiver, off the fire path: append only queues.
+// anchor copies each committed row out of the database, off the fire
+// path: the system log gets its line as it is committed; each remote
+// destination has a forwarder that reads the rows from the database.
 type anchor struct {
 	opts AnchorOptions
 	logf func(string, ...any)
-	host string // the RFC 5424 HOSTNAME
+	log  *Log
 
 	local    localLog
 	localErr error     // guarded by localMu: why the last local write failed, or nil
 	localTry time.Time // guarded by localMu: when the system log was last looked for
+	localSeq int64     // guarded by localMu: the newest row the system log took
 	localMu  sync.Mutex
 
-	// flushing is held by whoever dials the receiver or writes to it (the
-	// run loop, an act asking ready, close), never by send: a receiver that
-	// is slow to answer delays no row.
-	flushing sync.Mutex
+	remotes []*forwarder // the syslog receiver, then the collector
 
-	mu      sync.Mutex
-	conn    net.Conn  // guarded by mu; nil while the receiver is not connected
-	lastErr error     // guarded by mu: why the receiver is not connected
-	lastTry time.Time // guarded by mu: when the receiver was last dialled
-
-	// dial reaches the receiver; a test may hold it up.
-	dial func(network, addr string, timeout time.Duration) (net.Conn, error)
-
-	qmu     sync.Mutex
-	pending []string // guarded by qmu: lines not yet handed to the receiver
-	dropped int      // guarded by qmu: lines lost to a full backlog
-
-	kick chan struct{}
 	quit chan struct{}
 	done chan struct{}
 }
@@ -115,16 +157,19 @@ type localLog interface {
 	Close() error
 }
 
-func newAnchor(opts AnchorOptions) *anchor {
-	a := &anchor{opts: opts, logf: opts.Logf, dial: net.DialTimeout, kick: make(chan struct{}, 1), quit: make(chan struct{}), done: make(chan struct{})}
+// systemLogKey is the system log's name in audit_delivery.
+const systemLogKey = "system log"
+
+func newAnchor(l *Log, opts AnchorOptions) *anchor {
+	a := &anchor{opts: opts, logf: opts.Logf, log: l, quit: make(chan struct{}), done: make(chan struct{})}
 	if a.logf == nil {
 		a.logf = func(string, ...any) {}
 	}
-	if opts.testOnlyDial != nil {
-		a.dial = opts.testOnlyDial
+	if a.opts.OnChange == nil {
+		a.opts.OnChange = func() {}
 	}
-	if a.host, _ = os.Hostname(); a.host == "" {
-		a.host = "-"
+	if a.opts.ResendWindow <= 0 {
+		a.opts.ResendWindow = defaultResendWindow
 	}
 	if opts.SystemLog != "off" {
 		a.localTry = time.Now()
@@ -135,11 +180,21 @@ func newAnchor(opts AnchorOptions) *anchor {
 		} else {
 			a.local = w
 		}
+		a.localSeq = l.marks.get(systemLogKey).Seq
+	}
+	host, _ := os.Hostname()
+	if opts.Remote != "" {
+		d := newSyslogDestination(opts.Remote, opts.RemoteTLS, host, opts.ID)
+		if opts.testOnlyDial != nil {
+			d.dial = opts.testOnlyDial
+		}
+		a.remotes = append(a.remotes, newForwarder(l, d, opts.RemoteRequired, a.opts.ResendWindow, a.logf, a.opts.OnChange))
+	}
+	if opts.OTLP != nil {
+		d := newOTLPDestination(*opts.OTLP, host, opts.ID)
+		a.remotes = append(a.remotes, newForwarder(l, d, opts.OTLP.Required, 0, a.logf, a.opts.OnChange))
 	}
 	go a.run()
-	if opts.Remote != "" {
-		a.kickNow()
-	}
 	return a
 }
 
@@ -184,25 +239,18 @@ func (w *localWriter) Notice(line string) error {
 
 func (w *localWriter) Close() error { return w.conn.Close() }
 
-// send queues one row's line. It never blocks on the network.
-func (a *anchor) send(line string) {
-	a.writeLocal(line)
-	if a.opts.Remote == "" {
-		return
+// appended copies the committed row r: its line to the system log now,
+// and a nudge to each remote destination. It never blocks on the network.
+func (a *anchor) appended(r *record) {
+	a.writeLocal(r.seq, AnchorLine(r.seq, r.hash, r.prevHash, a.opts.ID))
+	for _, f := range a.remotes {
+		f.kickNow()
 	}
-	a.qmu.Lock()
-	if len(a.pending) >= remoteBacklog {
-		a.pending = a.pending[1:]
-		a.dropped++
-	}
-	a.pending = append(a.pending, line)
-	a.qmu.Unlock()
-	a.kickNow()
 }
 
 // writeLocal hands line to the system log: a datagram on a local socket,
 // quick enough for the fire path. A failure is reported once, not fatal.
-func (a *anchor) writeLocal(line string) {
+func (a *anchor) writeLocal(seq int64, line string) {
 	a.localMu.Lock()
 	defer a.localMu.Unlock()
 	if a.local == nil {
@@ -221,21 +269,18 @@ func (a *anchor) writeLocal(line string) {
 	switch {
 	case err != nil && a.localErr == nil:
 		a.logf("audit anchor: the system log refused a row's hash (%v); rows are still written to the audit log, without that copy", err)
+		go a.opts.OnChange()
 	case err == nil && a.localErr != nil:
 		a.logf("audit anchor: the system log takes rows' hashes again")
+		go a.opts.OnChange()
 	}
 	a.localErr = err
-}
-
-func (a *anchor) kickNow() {
-	select {
-	case a.kick <- struct{}{}:
-	default:
+	if err == nil {
+		a.localSeq = seq
 	}
 }
 
-// run hands waiting lines to the receiver whenever there are some, and
-// tries again every retryEvery while it does not answer.
+// run keeps the system log's mark in the database now and then.
 func (a *anchor) run() {
 	defer close(a.done)
 	tick := time.NewTicker(retryEvery)
@@ -244,210 +289,210 @@ func (a *anchor) run() {
 		select {
 		case <-a.quit:
 			return
-		case <-a.kick:
 		case <-tick.C:
+			a.saveLocalMark()
 		}
-		if a.opts.Remote == "" {
-			continue
-		}
-		a.flush(false)
 	}
 }
 
-// flush connects if need be and writes the waiting lines. A receiver
-// that did not answer is dialled again only after retryEvery, unless now
-// asks for a try at once (an act while it is required).
-func (a *anchor) flush(now bool) error {
-	a.flushing.Lock()
-	defer a.flushing.Unlock()
-	c, err := a.connection(now)
-	if err != nil {
-		return err
-	}
-	for {
-		a.qmu.Lock()
-		if len(a.pending) == 0 {
-			dropped := a.dropped
-			a.dropped = 0
-			a.qmu.Unlock()
-			if dropped > 0 {
-				a.logf("audit anchor: %d rows' hashes were never sent to %s: more were waiting than Reins keeps", dropped, a.opts.Remote)
-			}
-			return nil
-		}
-		line := a.pending[0]
-		a.qmu.Unlock()
-		c.SetWriteDeadline(time.Now().Add(dialWait))
-		if _, err := c.Write(frame(a.host, line)); err != nil {
-			a.mu.Lock()
-			a.lostLocked(c, err)
-			err = a.lastErr
-			a.mu.Unlock()
-			return err
-		}
-		a.qmu.Lock()
-		// A full backlog may have dropped it meanwhile: lines are unique.
-		if len(a.pending) > 0 && a.pending[0] == line {
-			a.pending = a.pending[1:]
-		}
-		a.qmu.Unlock()
-	}
-}
-
-// connection is the receiver's connection, dialled (with no lock but
-// flushing held) when there is none.
-func (a *anchor) connection(now bool) (net.Conn, error) {
-	a.mu.Lock()
-	c, last, lastErr := a.conn, a.lastTry, a.lastErr
-	a.mu.Unlock()
-	if c != nil {
-		return c, nil
-	}
-	if lastErr != nil && !now && time.Since(last) < retryEvery {
-		return nil, lastErr
-	}
-	if lastErr != nil && now && time.Since(last) < time.Second {
-		return nil, lastErr // an act a moment after a failed try learns the same
-	}
-	c, err := a.dial("tcp", a.opts.Remote, dialWait)
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	a.lastTry = time.Now()
-	if err != nil {
-		if a.lastErr == nil {
-			a.qmu.Lock()
-			n := len(a.pending)
-			a.qmu.Unlock()
-			a.logf("audit anchor: the remote receiver %s does not answer (%v); %d rows' hashes wait for it", a.opts.Remote, err, n)
-		}
-		a.lastErr = fmt.Errorf("%w (%s: %v)", ErrAnchorUnreachable, a.opts.Remote, err)
-		return nil, a.lastErr
-	}
-	if tc, ok := c.(*net.TCPConn); ok {
-		// A receiver that vanishes without closing (power, network) is
-		// noticed in seconds, not when the kernel gives up.
-		tc.SetKeepAliveConfig(net.KeepAliveConfig{Enable: true, Idle: 5 * time.Second, Interval: 2 * time.Second, Count: 3})
-	}
-	if a.lastErr != nil {
-		a.logf("audit anchor: the remote receiver %s answers again; sending the rows' hashes that waited", a.opts.Remote)
-	}
-	a.conn, a.lastErr = c, nil
-	// A receiver sends nothing back: a read returns only when it closes
-	// the connection, which is how its loss is noticed before the next write.
-	go func() {
-		var b [64]byte
-		for {
-			if _, err := c.Read(b[:]); err != nil {
-				a.mu.Lock()
-				a.lostLocked(c, err)
-				a.mu.Unlock()
-				return
-			}
-		}
-	}()
-	return c, nil
-}
-
-// lostLocked forgets c, if it is still the connection, because of err.
-func (a *anchor) lostLocked(c net.Conn, err error) {
-	c.Close()
-	if a.conn != c {
+func (a *anchor) saveLocalMark() {
+	if a.opts.SystemLog == "off" {
 		return
 	}
-	a.conn = nil
-	a.lastErr = fmt.Errorf("%w (%s: the connection was lost: %v)", ErrAnchorUnreachable, a.opts.Remote, err)
-	a.logf("audit anchor: lost the remote receiver %s (%v); rows' hashes wait for it", a.opts.Remote, err)
+	a.localMu.Lock()
+	seq := a.localSeq
+	a.localMu.Unlock()
+	a.log.marks.set(systemLogKey, seq, false)
 }
 
-// ready returns nil unless a required receiver does not answer now; it
-// tries to reach it at once when it is not connected.
+// localWorks reports whether the system log took the last row.
+func (a *anchor) localWorks() bool {
+	a.localMu.Lock()
+	defer a.localMu.Unlock()
+	return a.local != nil && a.localErr == nil
+}
+
+// ready returns nil unless a required copy cannot be made now; it tries
+// to reach a required receiver at once when it is not connected.
 func (a *anchor) ready() error {
-	if !a.opts.RemoteRequired {
-		return nil
-	}
-	if a.opts.Remote == "" {
+	if a.opts.RemoteRequired && a.opts.Remote == "" {
 		return fmt.Errorf("%w (the settings mark a receiver required but do not say which one can be reached)", ErrAnchorUnreachable)
 	}
-	a.mu.Lock()
-	connected := a.conn != nil
-	a.mu.Unlock()
-	if connected {
-		return nil
+	for _, f := range a.remotes {
+		if f.required {
+			if err := f.ready(); err != nil {
+				return err
+			}
+		}
 	}
-	return a.flush(true)
+	if a.opts.RequireAnchor && !a.anchored() {
+		return ErrUnanchored
+	}
+	return nil
 }
 
-// status says how each copy is doing: nil when it works or is not used.
+// anchored reports whether some copy leaves the database now: the system
+// log takes rows, or a receiver answers (tried at once if need be).
+func (a *anchor) anchored() bool {
+	if a.localWorks() {
+		return true
+	}
+	for _, f := range a.remotes {
+		if f.ready() == nil {
+			return true
+		}
+	}
+	return false
+}
+
+// status says how each copy is doing: nil when it works or is not used;
+// remote is the first remote destination's trouble.
 func (a *anchor) status() (local, remote error) {
 	a.localMu.Lock()
 	local = a.localErr
 	a.localMu.Unlock()
-	a.mu.Lock()
-	remote = a.lastErr
-	a.mu.Unlock()
-	return local, remote
+	for _, f := range a.remotes {
+		if err := f.status().Err; err != nil {
+			return local, err
+		}
+	}
+	return local, nil
 }
 
-// close sends what waits, for at most dialWait, and lets go.
+// close sends what waits, for at most dialWait per destination, and lets go.
 func (a *anchor) close() error {
 	close(a.quit)
 	<-a.done
-	var err error
-	a.qmu.Lock()
-	waiting := len(a.pending)
-	a.qmu.Unlock()
-	if a.opts.Remote != "" && waiting > 0 {
-		if ferr := a.flush(true); ferr != nil {
-			a.qmu.Lock()
-			err = fmt.Errorf("audit anchor: %d rows' hashes were not sent to %s before Reins stopped: %v", len(a.pending), a.opts.Remote, ferr)
-			a.qmu.Unlock()
-		}
+	var errs []error
+	for _, f := range a.remotes {
+		errs = append(errs, f.close())
 	}
-	a.mu.Lock()
-	if a.conn != nil {
-		c := a.conn
-		a.conn = nil
-		c.Close()
-	}
-	a.mu.Unlock()
+	a.saveLocalMark()
 	a.localMu.Lock()
 	if a.local != nil {
 		a.local.Close()
 		a.local = nil
 	}
 	a.localMu.Unlock()
-	return err
-}
-
-// rfc5424Time is RFC 3339 with at most the six fraction digits RFC 5424
-// allows.
-const rfc5424Time = "2006-01-02T15:04:05.000000Z07:00"
-
-// frame is one RFC 5424 message in an octet-counted frame (RFC 6587):
-// facility authpriv (10), severity notice (5), as the local lines.
-func frame(host, msg string) []byte {
-	m := fmt.Sprintf("<%d>1 %s %s %s %d %s - %s", 10*8+5, time.Now().UTC().Format(rfc5424Time), host, AnchorTag, os.Getpid(), AnchorMsgID, msg)
-	return []byte(strconv.Itoa(len(m)) + " " + m)
+	return errors.Join(errs...)
 }
 
 // CheckAnchor tries each copy opts names, as `reins doctor` reports them:
-// local and remote are nil when that copy can be made (or is not used).
+// local and remote are nil when that copy can be made (or is not used);
+// remote is the first remote destination's trouble.
 func CheckAnchor(ctx context.Context, opts AnchorOptions) (local, remote error) {
-	if opts.SystemLog != "off" {
-		if w, err := dialLocal(opts.SystemLog); err != nil {
-			local = err
-		} else {
-			w.Close()
-		}
-	}
-	if opts.Remote != "" {
-		d := net.Dialer{Timeout: dialWait}
-		c, err := d.DialContext(ctx, "tcp", opts.Remote)
-		if err != nil {
-			remote = fmt.Errorf("%s does not answer: %v", opts.Remote, err)
-		} else {
-			c.Close()
+	for _, c := range CheckCopies(ctx, opts) {
+		switch {
+		case c.Where == systemLogKey:
+			local = c.Err
+		case remote == nil:
+			remote = c.Err
 		}
 	}
 	return local, remote
+}
+
+// CheckCopies tries each copy opts names once: the system log first
+// (unless off), then each receiver; Err says why one cannot be made.
+func CheckCopies(ctx context.Context, opts AnchorOptions) []CopyState {
+	var out []CopyState
+	if opts.SystemLog != "off" {
+		c := CopyState{Where: systemLogKey}
+		if w, err := dialLocal(opts.SystemLog); err != nil {
+			c.Err = err
+		} else {
+			w.Close()
+		}
+		out = append(out, c)
+	}
+	host, _ := os.Hostname()
+	if opts.Remote != "" {
+		out = append(out, checkDestination(ctx, newSyslogDestination(opts.Remote, opts.RemoteTLS, host, opts.ID), opts.RemoteRequired))
+	}
+	if opts.OTLP != nil {
+		out = append(out, checkDestination(ctx, newOTLPDestination(*opts.OTLP, host, opts.ID), opts.OTLP.Required))
+	}
+	return out
+}
+
+func checkDestination(ctx context.Context, d destination, required bool) CopyState {
+	c := CopyState{Where: d.key(), Whole: d.whole(), Required: required, Delivery: Delivery{Destination: d.key(), Acknowledged: d.acknowledged()}}
+	if err := d.open(ctx); err != nil {
+		c.Err, c.Why = err, err.Error()
+	}
+	d.close()
+	return c
+}
+
+// AnchorState is where the log's copies outside the database go, and how
+// far each got.
+type AnchorState struct {
+	Copies   []CopyState // the system log first, then each receiver
+	Anchored bool        // some copy takes rows now
+	Required bool        // acts are refused while Anchored is false
+	Head     int64       // the newest row
+}
+
+// Anchor says where the log's copies go and how each is doing. Without
+// [Options.Anchor] there are none.
+func (l *Log) Anchor() AnchorState {
+	st := AnchorState{Head: l.headSeq()}
+	a := l.anchor
+	if a == nil {
+		return st
+	}
+	st.Required = a.opts.RequireAnchor
+	if a.opts.SystemLog != "off" {
+		a.localMu.Lock()
+		c := CopyState{Where: systemLogKey, Err: a.localErr, Delivery: Delivery{Destination: systemLogKey, Seq: a.localSeq}}
+		if a.local == nil && c.Err == nil {
+			c.Err = errors.New("the system log cannot be reached")
+		}
+		if c.Err != nil {
+			c.Why = c.Err.Error()
+		}
+		a.localMu.Unlock()
+		c.Behind = max(st.Head-c.Seq, 0)
+		st.Copies = append(st.Copies, c)
+	}
+	for _, f := range a.remotes {
+		st.Copies = append(st.Copies, f.status())
+	}
+	for _, c := range st.Copies {
+		st.Anchored = st.Anchored || c.Err == nil
+	}
+	return st
+}
+
+// Words says in a sentence for the person where the log's copies go, or
+// that none leaves this computer and what that means.
+func (s AnchorState) Words() string {
+	var ok, bad []string
+	for _, c := range s.Copies {
+		if c.Err == nil {
+			ok = append(ok, c.Where)
+		} else {
+			bad = append(bad, c.Where)
+		}
+	}
+	if len(ok) == 0 {
+		why := "no receiver is set and the system log is off"
+		if len(bad) > 0 {
+			why = strings.Join(bad, " and ") + " cannot be reached"
+		}
+		w := "Not anchored: no copy of the audit log leaves this computer (" + why + "), so rows cut from its end while Reins is stopped could not be found. Name a receiver (auditAnchor in settings.json) or start the system's log service."
+		if s.Required {
+			w += " Acts are refused until a copy can be made."
+		}
+		return w
+	}
+	verb := " take each row."
+	if len(ok) == 1 {
+		verb = " takes each row."
+	}
+	w := "Anchored: " + strings.Join(ok, " and ") + verb
+	if len(bad) > 0 {
+		w += " Not reached now: " + strings.Join(bad, ", ") + "; its rows wait in the log."
+	}
+	return w
 }

@@ -43,17 +43,45 @@
 //
 // # The anchor
 //
-// So every committed row's seq and hash also leave the process
-// ([Options.Anchor]): one line to the system log (syslog(3): journald or
-// rsyslog on Linux, the unified log on macOS) and, when the person names
-// one, one to a remote syslog receiver (RFC 5424 over TCP), in the form
-// [AnchorLine] writes. [VerifyFile] compares the chain with those lines, as
-// [ReadAnchor] finds them in whatever a receiver kept, and so sees a cut
-// tail and a rewritten chain. The system log is best effort: when it cannot
-// be reached, rows are written all the same and [Log.AnchorStatus] says so.
-// A remote receiver marked required is not: while it does not answer,
-// [Log.Commit] refuses every act with [ErrAnchorUnreachable]; reads,
-// refusals and denials are still written, and their lines wait for it.
+// So every committed row also leaves the process ([Options.Anchor]): its
+// seq and hash as one line to the system log (syslog(3): journald or
+// rsyslog on Linux, the unified log on macOS), in the form [AnchorLine]
+// writes, and the row to each receiver the settings name. A syslog
+// receiver over plain TCP gets the same line; over TLS (RFC 5425, its
+// certificate checked against the system's roots or a CA file, a client
+// certificate shown when it asks) it gets the whole row as RFC 5424
+// structured data ([RowSDID]); an OpenTelemetry collector gets whole rows
+// as log records over OTLP/HTTP with JSON bodies. Secret text is in no
+// copy: the rows are as the database holds them.
+//
+// The database is the queue. Each receiver has a delivery mark in it
+// ([Delivery]), and a forwarder sends the rows past the mark, in order,
+// whenever one is written and after every reconnect, with backoff: a
+// receiver away for a day, or Reins stopped meanwhile, still gets every
+// row. A collector acknowledges each request. Syslog acknowledges
+// nothing, so after each reconnect the last [AnchorOptions.ResendWindow]
+// rows are sent again, and [VerifyStream], the receiving side's check,
+// takes a row received twice with the same hash as one.
+//
+// [VerifyFile] compares the chain with what a receiver kept, as
+// [ReadAnchor] finds it, and so sees a cut tail and a rewritten chain.
+// The system log is best effort: when it cannot be reached, rows are
+// written all the same and [Log.Anchor] says so. A receiver marked
+// required is not: while it does not take rows, [Log.Commit] refuses
+// every act with [ErrAnchorUnreachable]; reads, refusals and denials are
+// still written, and wait in the database for it. With
+// [AnchorOptions.RequireAnchor], acts are refused while no copy leaves
+// the database at all ([ErrUnanchored]).
+//
+// # Parts
+//
+// With [Options.Retention], the log is kept in parts: the live file, and
+// beside it read-only sealed parts, each ending with a row that seals it
+// and followed by a part whose first row names the sealed hash. Reads,
+// forwarding and verification go across the parts; retention removes the
+// oldest by age or size, never one holding a row a receiver has not
+// taken, and writes a row for each removal, which is what lets a chain
+// that no longer starts at row 1 verify.
 package audit
 
 import (
@@ -135,17 +163,31 @@ type Options struct {
 	// Anchor, when set, copies each committed row's seq and hash to the
 	// system log and a remote receiver; see the package documentation.
 	Anchor *AnchorOptions // optional
+	// Retention, when set, seals the log into parts as it grows and
+	// removes the oldest parts past their age or size; only the Reins
+	// that holds the data folder sets it. Nil: one file, kept whole.
+	Retention *RetentionOptions // optional
 }
 
 // Log is an open audit log. Writes are serialised; reads run concurrently
 // with them and with each other.
 type Log struct {
-	now    func() time.Time
-	path   string
-	wdb    *sql.DB // one connection, the only writer
-	rdb    *sql.DB // read-only connections for Rows and Verify
-	closed atomic.Bool
-	anchor *anchor // nil without Options.Anchor
+	now       func() time.Time
+	path      string
+	closed    atomic.Bool
+	anchor    *anchor      // nil without Options.Anchor
+	last      atomic.Int64 // the head's seq, for readers that must not wait for mu
+	retention *RetentionOptions
+	maint     *maintenance // nil without Options.Retention
+
+	// dbmu is held for reading by every read of the databases, and for
+	// writing while a part is sealed or removed, which swaps them. Take it
+	// before mu, never after.
+	dbmu     sync.RWMutex
+	wdb      *sql.DB    // guarded by dbmu: one connection, the only writer
+	rdb      *sql.DB    // guarded by dbmu: read-only connections for Rows and Verify
+	marks    *marks     // guarded by dbmu: each destination's delivery mark
+	archives []*segment // guarded by dbmu: the sealed parts, oldest first
 
 	mu   sync.Mutex
 	w    *writer // guarded by mu
@@ -188,8 +230,19 @@ func Open(ctx context.Context, opts Options) (*Log, error) {
 	if err := prepareFile(path); err != nil {
 		return nil, err
 	}
-	l := &Log{now: opts.Now, path: path}
-	if err := l.open(ctx); err != nil {
+	l := &Log{now: opts.Now, path: path, retention: opts.Retention}
+	if l.archives, err = findSegments(path); err != nil {
+		return nil, fmt.Errorf("audit log %s: %w", path, err)
+	}
+	base := head{seq: 0, hash: zeroHash}
+	if n := len(l.archives); n > 0 {
+		base = head{seq: l.archives[n-1].last, hash: l.archives[n-1].lastHash}
+	}
+	if err := l.open(ctx, base); err != nil {
+		l.closeDBs()
+		return nil, fmt.Errorf("audit log %s: %w", path, err)
+	}
+	if l.marks, err = openMarks(ctx, l.path, l.now); err != nil {
 		l.closeDBs()
 		return nil, fmt.Errorf("audit log %s: %w", path, err)
 	}
@@ -198,7 +251,15 @@ func Open(ctx context.Context, opts Options) (*Log, error) {
 		if ao.ID == "" {
 			ao.ID = path
 		}
-		l.anchor = newAnchor(ao)
+		l.anchor = newAnchor(l, ao)
+	}
+	if opts.Retention != nil {
+		// Sealed a part and stopped before the next one began: it begins now.
+		if err := l.continueAfterSeal(ctx); err != nil {
+			l.Close()
+			return nil, fmt.Errorf("audit log %s: %w", path, err)
+		}
+		startMaintenance(l)
 	}
 	return l, nil
 }
@@ -224,7 +285,9 @@ func prepareFile(path string) error {
 	return nil
 }
 
-func (l *Log) open(ctx context.Context) error {
+// open opens the live part at l.path; base is the row its first row
+// follows (the last sealed part's last row, or none).
+func (l *Log) open(ctx context.Context, base head) error {
 	var err error
 	// fullfsync matters on macOS only, where a plain fsync leaves the
 	// commit in the drive's cache; elsewhere SQLite ignores it.
@@ -242,12 +305,13 @@ func (l *Log) open(ctx context.Context) error {
 	if err := setupSchema(ctx, l.wdb); err != nil {
 		return err
 	}
-	if l.w, err = newWriter(ctx, l.wdb); err != nil {
+	if l.w, err = newWriter(ctx, l.wdb, base); err != nil {
 		return err
 	}
 	if l.head, err = l.w.last(ctx); err != nil {
 		return err
 	}
+	l.last.Store(l.head.seq)
 	// Readers open only once the writer has made the file a WAL database:
 	// a read-only connection cannot do that itself.
 	l.rdb, err = sql.Open("sqlite", dsn(l.path, "mode=ro&_busy_timeout=5000"))
@@ -281,6 +345,9 @@ func checkPragmas(ctx context.Context, db *sql.DB) error {
 // Close waits for a write in progress and closes the file. Later writes fail
 // with ErrWrite.
 func (l *Log) Close() error {
+	if l.maint != nil {
+		l.maint.stop() // before mu: sealing takes dbmu, then mu
+	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.closed.Swap(true) {
@@ -323,8 +390,14 @@ func (l *Log) closeDBs() error {
 	if l.rdb != nil {
 		errs = append(errs, l.rdb.Close())
 	}
+	if l.marks != nil {
+		errs = append(errs, l.marks.close())
+	}
 	if l.wdb != nil {
 		errs = append(errs, l.wdb.Close())
+	}
+	for _, s := range l.archives {
+		errs = append(errs, s.close())
 	}
 	return errors.Join(errs...)
 }
@@ -428,6 +501,15 @@ func (l *Log) append(ctx context.Context, r *record) (int64, error) {
 	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	seq, err := l.appendLocked(ctx, r)
+	if err == nil && l.maint != nil && l.maint.due(l, seq) {
+		l.maint.kick()
+	}
+	return seq, err
+}
+
+// appendLocked is append with mu held.
+func (l *Log) appendLocked(ctx context.Context, r *record) (int64, error) {
 	if l.closed.Load() {
 		return 0, errClosed
 	}
@@ -442,9 +524,61 @@ func (l *Log) append(ctx context.Context, r *record) (int64, error) {
 		return 0, explain(err)
 	}
 	l.head = head{seq: r.seq, hash: r.hash}
+	l.last.Store(r.seq)
 	if l.anchor != nil {
-		// Under l.mu, so that the lines leave in the rows' order.
-		l.anchor.send(AnchorLine(r.seq, r.hash, r.prevHash, l.anchor.opts.ID))
+		// Under l.mu, so that the system log's lines leave in the rows' order.
+		l.anchor.appended(r)
 	}
 	return r.seq, nil
+}
+
+// headSeq is the newest row's seq, without waiting for a write.
+func (l *Log) headSeq() int64 { return l.last.Load() }
+
+// rowsAfter reads at most limit rows newer than seq, oldest first, from
+// the sealed part that holds them or the live one: what a destination has
+// not taken yet. Rows retention removed are skipped.
+func (l *Log) rowsAfter(ctx context.Context, seq int64, limit int) ([]record, error) {
+	l.dbmu.RLock()
+	defer l.dbmu.RUnlock()
+	for _, s := range l.archives {
+		if s.last <= seq {
+			continue
+		}
+		db, err := s.open()
+		if err != nil {
+			return nil, err
+		}
+		out, err := readRecords(ctx, db, "SELECT "+columns+" FROM audit_rows WHERE seq > ? ORDER BY seq LIMIT ?", seq, limit)
+		if err != nil || len(out) > 0 {
+			return out, err
+		}
+	}
+	return readRecords(ctx, l.rdb, "SELECT "+columns+" FROM audit_rows WHERE seq > ? ORDER BY seq LIMIT ?", seq, limit)
+}
+
+// readRecords runs query on db and reads every row it returns.
+func readRecords(ctx context.Context, db querier, query string, args ...any) ([]record, error) {
+	rs, err := db.QueryContext(ctx, query, args...)
+	if err != nil {
+		return nil, fmt.Errorf("reading the audit log: %w", err)
+	}
+	defer rs.Close()
+	var out []record
+	for rs.Next() {
+		r, err := scanRecord(rs)
+		if err != nil {
+			return nil, fmt.Errorf("reading the audit log: %w", err)
+		}
+		out = append(out, r)
+	}
+	if err := rs.Err(); err != nil {
+		return nil, fmt.Errorf("reading the audit log: %w", err)
+	}
+	return out, nil
+}
+
+// querier is a database, a connection or a transaction.
+type querier interface {
+	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
 }

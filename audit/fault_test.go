@@ -96,7 +96,7 @@ func TestReadOnlyFile(t *testing.T) {
 
 	// The writer's connection swapped for one that opened the file
 	// read-only, as when the file or its disk cannot be written.
-	ro, err := newWriter(ctx, rawDB(t, path, "mode=ro&_busy_timeout=5000"))
+	ro, err := newWriter(ctx, rawDB(t, path, "mode=ro&_busy_timeout=5000"), head{seq: 0, hash: zeroHash})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -270,11 +270,71 @@ func (f Filter) Match(r Row) bool {
 	return true
 }
 
-// Rows returns the rows f selects, newest first.
+// Rows returns the rows f selects, newest first, from the live part and
+// then the sealed ones, newest first, until f.Limit is reached.
 func (l *Log) Rows(ctx context.Context, f Filter) ([]Row, error) {
 	if l.closed.Load() {
 		return nil, errClosed
 	}
+	l.dbmu.RLock()
+	defer l.dbmu.RUnlock()
+	out, err := queryRows(ctx, l.rdb, f, "DESC")
+	if err != nil {
+		return nil, err
+	}
+	for i := len(l.archives) - 1; i >= 0 && (f.Limit == 0 || len(out) < f.Limit); i-- {
+		s := l.archives[i]
+		if !s.overlaps(f) {
+			continue
+		}
+		db, err := s.open()
+		if err != nil {
+			return nil, err
+		}
+		g := f
+		if f.Limit > 0 {
+			g.Limit = f.Limit - len(out)
+		}
+		more, err := queryRows(ctx, db, g, "DESC")
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, more...)
+	}
+	return out, nil
+}
+
+// Each calls fn with every row f selects, oldest first, across every part
+// still held (f.Limit aside), as an export reads them.
+func (l *Log) Each(ctx context.Context, f Filter, fn func(Row) error) error {
+	if l.closed.Load() {
+		return errClosed
+	}
+	l.dbmu.RLock()
+	defer l.dbmu.RUnlock()
+	f.Limit = 0
+	for _, s := range l.archives {
+		if !s.overlaps(f) {
+			continue
+		}
+		db, err := s.open()
+		if err != nil {
+			return err
+		}
+		if err := eachRow(ctx, db, f, fn); err != nil {
+			return err
+		}
+	}
+	return eachRow(ctx, l.rdb, f, fn)
+}
+
+// overlaps reports whether the part may hold rows of f's time range.
+func (s *segment) overlaps(f Filter) bool {
+	return (f.Since.IsZero() || s.lastTime >= formatTime(f.Since)) && (f.Until.IsZero() || s.firstTime < formatTime(f.Until))
+}
+
+// filterSQL is f as a WHERE clause and its arguments.
+func filterSQL(f Filter) (string, []any) {
 	var where []string
 	var args []any
 	add := func(cond string, vals ...any) {
@@ -302,16 +362,22 @@ func (l *Log) Rows(ctx context.Context, f Filter) ([]Row, error) {
 	if f.Outcome != "" {
 		add("outcome = ?", f.Outcome)
 	}
-	q := "SELECT " + columns + " FROM audit_rows"
-	if len(where) > 0 {
-		q += " WHERE " + strings.Join(where, " AND ")
+	if len(where) == 0 {
+		return "", nil
 	}
-	q += " ORDER BY seq DESC"
+	return " WHERE " + strings.Join(where, " AND "), args
+}
+
+// queryRows reads the rows f selects from one part, in order ("ASC" or
+// "DESC" by seq).
+func queryRows(ctx context.Context, db querier, f Filter, order string) ([]Row, error) {
+	where, args := filterSQL(f)
+	q := "SELECT " + columns + " FROM audit_rows" + where + " ORDER BY seq " + order
 	if f.Limit > 0 {
 		q += " LIMIT ?"
 		args = append(args, f.Limit)
 	}
-	rows, err := l.rdb.QueryContext(ctx, q, args...)
+	rows, err := db.QueryContext(ctx, q, args...)
 	if err != nil {
 		return nil, fmt.Errorf("reading the audit log: %w", err)
 	}
@@ -330,54 +396,70 @@ func (l *Log) Rows(ctx context.Context, f Filter) ([]Row, error) {
 	return out, nil
 }
 
-// Verify recomputes the whole chain from one consistent snapshot and
-// returns how many rows, from the first, are intact. A changed, missing or
-// reordered row is reported as a [*TamperedError] naming the first bad seq.
-// So is the loss of rows this Log wrote, even when the rest of the chain
-// was rebuilt to match.
+// eachRow calls fn with each row f selects from one part, oldest first.
+func eachRow(ctx context.Context, db querier, f Filter, fn func(Row) error) error {
+	where, args := filterSQL(f)
+	rows, err := db.QueryContext(ctx, "SELECT "+columns+" FROM audit_rows"+where+" ORDER BY seq", args...)
+	if err != nil {
+		return fmt.Errorf("reading the audit log: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		r, err := scanRecord(rows)
+		if err != nil {
+			return fmt.Errorf("reading the audit log: %w", err)
+		}
+		if err := fn(r.row()); err != nil {
+			return err
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("reading the audit log: %w", err)
+	}
+	return nil
+}
+
+// Verify recomputes the whole chain, every part still held and the live
+// one from one consistent snapshot, and returns how many rows are intact.
+// A changed, missing or reordered row is reported as a [*TamperedError]
+// naming the first bad seq; so is a log that starts past row 1 without a
+// row saying retention removed the rows before. So is the loss of rows
+// this Log wrote, even when the rest of the chain was rebuilt to match.
 func (l *Log) Verify(ctx context.Context) (rows int, err error) {
 	if l.closed.Load() {
 		return 0, errClosed
 	}
+	l.dbmu.RLock()
+	defer l.dbmu.RUnlock()
 	l.mu.Lock()
 	wrote := l.head
 	l.mu.Unlock()
 
+	c := newChainWalk(func(r record) error {
+		if r.seq == wrote.seq && r.hash != wrote.hash {
+			return &TamperedError{Seq: r.seq, Why: "it is not the row Reins wrote"}
+		}
+		return nil
+	})
+	for _, s := range l.archives {
+		db, err := s.open()
+		if err != nil {
+			return c.n, err
+		}
+		if err := c.part(ctx, db); err != nil {
+			return c.n, err
+		}
+	}
 	tx, err := l.rdb.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
 	if err != nil {
-		return 0, fmt.Errorf("reading the audit log: %w", err)
+		return c.n, fmt.Errorf("reading the audit log: %w", err)
 	}
 	defer tx.Rollback()
-	rs, err := tx.QueryContext(ctx, "SELECT "+columns+" FROM audit_rows ORDER BY seq")
-	if err != nil {
-		return 0, fmt.Errorf("reading the audit log: %w", err)
+	if err := c.part(ctx, tx); err != nil {
+		return c.n, err
 	}
-	defer rs.Close()
-	prev := head{seq: 0, hash: zeroHash}
-	for rs.Next() {
-		r, err := scanRecord(rs)
-		if err != nil {
-			return int(prev.seq), &TamperedError{Seq: prev.seq + 1, Why: "it cannot be read: " + err.Error()}
-		}
-		switch {
-		case r.seq <= prev.seq:
-			return int(prev.seq), &TamperedError{Seq: r.seq, Why: "it was inserted out of order"}
-		case r.seq != prev.seq+1:
-			return int(prev.seq), &TamperedError{Seq: prev.seq + 1, Why: "it is missing"}
-		case r.prevHash != prev.hash:
-			return int(prev.seq), &TamperedError{Seq: r.seq, Why: fmt.Sprintf("it does not follow row %d", prev.seq)}
-		case r.sum() != r.hash:
-			return int(prev.seq), &TamperedError{Seq: r.seq, Why: "its contents do not match its hash"}
-		case r.seq == wrote.seq && r.hash != wrote.hash:
-			return int(prev.seq), &TamperedError{Seq: r.seq, Why: "it is not the row Reins wrote"}
-		}
-		prev = head{seq: r.seq, hash: r.hash}
+	if c.prev.seq < wrote.seq {
+		return c.n, &TamperedError{Seq: c.prev.seq + 1, Why: fmt.Sprintf("it is missing (Reins wrote rows up to %d)", wrote.seq)}
 	}
-	if err := rs.Err(); err != nil {
-		return int(prev.seq), fmt.Errorf("reading the audit log: %w", err)
-	}
-	if prev.seq < wrote.seq {
-		return int(prev.seq), &TamperedError{Seq: prev.seq + 1, Why: fmt.Sprintf("it is missing (Reins wrote rows up to %d)", wrote.seq)}
-	}
-	return int(prev.seq), nil
+	return c.n, c.end()
 }

@@ -12,8 +12,10 @@ import (
 	sqlite3 "modernc.org/sqlite/lib"
 )
 
-// schemaVersion is PRAGMA user_version of a log this code writes.
-const schemaVersion = 1
+// schemaVersion is PRAGMA user_version of a log this code writes. Version
+// 2 added the delivery marks (audit_delivery); a version 1 log gains that
+// table when it is opened, and its rows stay as they were.
+const schemaVersion = 2
 
 // applicationID marks the file as a Reins audit log ("Rein"), so that Open
 // never adopts somebody else's database.
@@ -49,6 +51,17 @@ const createTable = `CREATE TABLE audit_rows (
 	prev_hash     TEXT    NOT NULL,
 	hash          TEXT    NOT NULL,
 	CHECK ((phase = 'outcome') = (ref_seq IS NOT NULL))
+) STRICT`
+
+// createDelivery holds, per destination outside the database, the newest
+// row it has taken: the database is the queue, and a row is sent again
+// until the mark passes it. The marks are not part of the chain; a mark
+// set back only sends rows again, which receivers take as duplicates.
+const createDelivery = `CREATE TABLE audit_delivery (
+	destination  TEXT    PRIMARY KEY,
+	seq          INTEGER NOT NULL,
+	acknowledged INTEGER NOT NULL CHECK (acknowledged IN (0, 1)),
+	time         TEXT    NOT NULL
 ) STRICT`
 
 var createIndexes = []string{
@@ -109,6 +122,10 @@ func setupSchema(ctx context.Context, db *sql.DB) error {
 		return errors.New("this file is not a Reins audit log; choose another path")
 	case version > schemaVersion:
 		return fmt.Errorf("this audit log was written by a newer Reins (schema %d, this one knows %d); update Reins", version, schemaVersion)
+	case version == 1:
+		if err := migrateFrom1(ctx, db); err != nil {
+			return err
+		}
 	case version != schemaVersion:
 		return fmt.Errorf("this audit log has an unknown schema version %d", version)
 	}
@@ -121,7 +138,7 @@ func createSchema(ctx context.Context, db *sql.DB) error {
 		return err
 	}
 	defer tx.Rollback()
-	stmts := append([]string{createTable}, createIndexes...)
+	stmts := append([]string{createTable, createDelivery}, createIndexes...)
 	for _, name := range triggerNames() {
 		stmts = append(stmts, triggers[name])
 	}
@@ -131,6 +148,21 @@ func createSchema(ctx context.Context, db *sql.DB) error {
 	for _, s := range stmts {
 		if _, err := tx.ExecContext(ctx, s); err != nil {
 			return fmt.Errorf("creating the audit log: %w", err)
+		}
+	}
+	return tx.Commit()
+}
+
+// migrateFrom1 adds what version 2 has that version 1 lacks.
+func migrateFrom1(ctx context.Context, db *sql.DB) error {
+	tx, err := db.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	for _, s := range []string{createDelivery, fmt.Sprintf("PRAGMA user_version = %d", schemaVersion)} {
+		if _, err := tx.ExecContext(ctx, s); err != nil {
+			return fmt.Errorf("updating the audit log to schema %d: %w", schemaVersion, err)
 		}
 	}
 	return tx.Commit()
@@ -193,14 +225,15 @@ type writer struct {
 	conn   *sql.Conn
 	insert *sql.Stmt
 	head   *sql.Stmt
+	base   head // the head while the file holds no row: the last sealed part's
 }
 
-func newWriter(ctx context.Context, db *sql.DB) (*writer, error) {
+func newWriter(ctx context.Context, db *sql.DB, base head) (*writer, error) {
 	conn, err := db.Conn(ctx)
 	if err != nil {
 		return nil, err
 	}
-	w := &writer{conn: conn}
+	w := &writer{conn: conn, base: base}
 	if w.insert, err = conn.PrepareContext(ctx, insertRow); err != nil {
 		w.close()
 		return nil, err
@@ -227,7 +260,7 @@ func (w *writer) last(ctx context.Context) (head, error) {
 	var h head
 	err := w.head.QueryRowContext(ctx).Scan(&h.seq, &h.hash)
 	if errors.Is(err, sql.ErrNoRows) {
-		return head{seq: 0, hash: zeroHash}, nil
+		return w.base, nil
 	}
 	return h, err
 }

@@ -23,24 +23,13 @@ func (l *Log) FinishStopped(ctx context.Context) ([]int64, error) {
 	if l.closed.Load() {
 		return nil, errClosed
 	}
-	rs, err := l.rdb.QueryContext(ctx, "SELECT "+columns+` FROM audit_rows AS f WHERE f.phase = 'fire'
+	// Only the live part: a part is sealed only while no act is firing.
+	l.dbmu.RLock()
+	fired, err := readRecords(ctx, l.rdb, "SELECT "+columns+` FROM audit_rows AS f WHERE f.phase = 'fire'
 		AND NOT EXISTS (SELECT 1 FROM audit_rows AS o WHERE o.ref_seq = f.seq) ORDER BY f.seq`)
+	l.dbmu.RUnlock()
 	if err != nil {
-		return nil, fmt.Errorf("reading the audit log: %w", err)
-	}
-	var fired []record
-	for rs.Next() {
-		r, err := scanRecord(rs)
-		if err != nil {
-			rs.Close()
-			return nil, fmt.Errorf("reading the audit log: %w", err)
-		}
-		fired = append(fired, r)
-	}
-	err = rs.Err()
-	rs.Close()
-	if err != nil {
-		return nil, fmt.Errorf("reading the audit log: %w", err)
+		return nil, err
 	}
 	var ended []int64
 	for _, f := range fired {

@@ -36,29 +36,46 @@ func (a *Anchor) Head() int64 {
 
 // ReadAnchor collects from r the anchor lines of the log named id (see
 // [AnchorLine]), wherever they sit in a line: a receiver prefixes its own
-// time, host and tag. Lines that are not anchor lines are skipped.
+// time, host and tag. OTLP JSON lines of forwarded rows count too. Lines
+// that are neither are skipped.
 func ReadAnchor(r io.Reader, id string) (*Anchor, error) {
 	id = lineSafe(id)
 	a := &Anchor{ID: id, Rows: map[int64]string{}}
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 64*1024), 1024*1024)
-	for sc.Scan() {
-		seq, hash, db, ok := parseAnchorLine(sc.Text())
-		if !ok {
-			continue
-		}
+	add := func(seq int64, hash, db string) {
 		if db != id {
 			a.Others++
-			continue
+			return
 		}
 		a.Lines++
 		if have, dup := a.Rows[seq]; dup && have != hash {
 			if a.Conflict == 0 || seq < a.Conflict {
 				a.Conflict = seq
 			}
-			continue
+			return
 		}
 		a.Rows[seq] = hash
+	}
+	for sc.Scan() {
+		line := sc.Text()
+		if seq, hash, db, ok := parseAnchorLine(line); ok {
+			add(seq, hash, db)
+			continue
+		}
+		// A collector's OTLP JSON lines carry whole rows, and in them
+		// each row's seq and hash.
+		if strings.HasPrefix(line, "{") && strings.Contains(line, `"resourceLogs"`) {
+			rows, err := parseOTLPLine([]byte(line))
+			if err != nil {
+				continue
+			}
+			for _, r := range rows {
+				if r.r.seq > 0 && len(r.r.hash) == 64 {
+					add(r.r.seq, r.r.hash, lineSafe(r.id))
+				}
+			}
+		}
 	}
 	if err := sc.Err(); err != nil {
 		return nil, fmt.Errorf("reading the anchor: %w", err)
@@ -108,6 +125,17 @@ type Report struct {
 	// Triggers names the append-only triggers that are missing or not as
 	// Reins writes them: someone dropped them. Reported, not restored.
 	Triggers []string
+	// Delivered says how far each copy outside the database took the
+	// log, as the log itself records it: where a -anchor file or a
+	// receiver's stream can be fetched from. None: the log was never
+	// anchored anywhere.
+	Delivered []Delivery
+	Head      int64 // the newest row
+	// Parts counts the parts walked: the sealed ones beside the file, and
+	// the file. RemovedBefore is the first row held when retention
+	// removed the rows before it (a row in the log says so), else 0.
+	Parts         int
+	RemovedBefore int64
 }
 
 // VerifyFile checks the log at path without writing to it: the hash chain,
@@ -149,7 +177,16 @@ func VerifyFile(ctx context.Context, path string, anchor *Anchor) (Report, error
 		rep.AnchorHead = anchor.Head()
 		rep.AnchorLines, rep.AnchorOthers = anchor.Lines, anchor.Others
 	}
-	n, last, err := walkChain(ctx, tx, func(r record) error {
+	archives, err := findSegments(path)
+	if err != nil {
+		return rep, fmt.Errorf("audit log %s: %w", path, err)
+	}
+	defer func() {
+		for _, s := range archives {
+			s.close()
+		}
+	}()
+	c := newChainWalk(func(r record) error {
 		if anchor == nil {
 			return nil
 		}
@@ -166,8 +203,28 @@ func VerifyFile(ctx context.Context, path string, anchor *Anchor) (Report, error
 		rep.Anchored++
 		return nil
 	})
-	rep.Rows = n
+	walk := func() error {
+		for _, s := range archives {
+			db, err := s.open()
+			if err != nil {
+				return err
+			}
+			if err := c.part(ctx, db); err != nil {
+				return err
+			}
+		}
+		if err := c.part(ctx, tx); err != nil {
+			return err
+		}
+		return c.end()
+	}
+	err = walk()
+	last := c.prev.seq
+	rep.Rows, rep.Head, rep.Parts, rep.RemovedBefore = c.n, last, len(archives)+1, c.removedBefore()
 	if err != nil {
+		return rep, err
+	}
+	if rep.Delivered, err = readMarks(ctx, tx); err != nil {
 		return rep, err
 	}
 	if anchor != nil {
@@ -181,41 +238,6 @@ func VerifyFile(ctx context.Context, path string, anchor *Anchor) (Report, error
 		}
 	}
 	return rep, nil
-}
-
-// walkChain checks the chain in tx row by row, calling each for every
-// intact row, and returns how many are intact and the last seq.
-func walkChain(ctx context.Context, tx *sql.Tx, each func(record) error) (int, int64, error) {
-	rs, err := tx.QueryContext(ctx, "SELECT "+columns+" FROM audit_rows ORDER BY seq")
-	if err != nil {
-		return 0, 0, fmt.Errorf("reading the audit log: %w", err)
-	}
-	defer rs.Close()
-	prev := head{seq: 0, hash: zeroHash}
-	for rs.Next() {
-		r, err := scanRecord(rs)
-		if err != nil {
-			return int(prev.seq), prev.seq, &TamperedError{Seq: prev.seq + 1, Why: "it cannot be read: " + err.Error()}
-		}
-		switch {
-		case r.seq <= prev.seq:
-			return int(prev.seq), prev.seq, &TamperedError{Seq: r.seq, Why: "it was inserted out of order"}
-		case r.seq != prev.seq+1:
-			return int(prev.seq), prev.seq, &TamperedError{Seq: prev.seq + 1, Why: "it is missing"}
-		case r.prevHash != prev.hash:
-			return int(prev.seq), prev.seq, &TamperedError{Seq: r.seq, Why: fmt.Sprintf("it does not follow row %d", prev.seq)}
-		case r.sum() != r.hash:
-			return int(prev.seq), prev.seq, &TamperedError{Seq: r.seq, Why: "its contents do not match its hash"}
-		}
-		if err := each(r); err != nil {
-			return int(prev.seq), prev.seq, err
-		}
-		prev = head{seq: r.seq, hash: r.hash}
-	}
-	if err := rs.Err(); err != nil {
-		return int(prev.seq), prev.seq, fmt.Errorf("reading the audit log: %w", err)
-	}
-	return int(prev.seq), prev.seq, nil
 }
 
 // changedTriggers names the append-only triggers that are gone or differ.

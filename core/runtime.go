@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/reins-app/reins/audit"
@@ -129,10 +130,16 @@ func start(ctx context.Context, opts StartOptions, dir string) (*Runtime, error)
 	for _, p := range problems {
 		logf(opts.Logf, "settings: %s", p)
 	}
-	log, err := audit.Open(ctx, audit.Options{Path: filepath.Join(dir, "audit.db"), Anchor: &audit.AnchorOptions{
-		SystemLog: opts.SystemLog, Remote: saved.AuditRemote, RemoteRequired: saved.AuditRemoteRequired,
-		Logf: func(format string, args ...any) { logf(opts.Logf, format, args...) },
-	}})
+	anchor := AnchorOptions(saved, opts.SystemLog)
+	anchor.Logf = func(format string, args ...any) { logf(opts.Logf, format, args...) }
+	var engine atomic.Pointer[Engine] // the engine is made once the log is open
+	anchor.OnChange = func() {
+		if e := engine.Load(); e != nil {
+			e.publish(persondoor.Event{Kind: persondoor.EventAuditAnchor})
+		}
+	}
+	retention := RetentionOptions(saved)
+	log, err := audit.Open(ctx, audit.Options{Path: filepath.Join(dir, "audit.db"), Anchor: &anchor, Retention: &retention})
 	if err != nil {
 		return nil, fmt.Errorf("opening the audit log: %w", err)
 	}
@@ -191,6 +198,7 @@ func start(ctx context.Context, opts StartOptions, dir string) (*Runtime, error)
 		// every Reins' own.
 		e.own.scan = executor.ReinsProcesses
 	}
+	engine.Store(e)
 	rctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	r := &Runtime{Engine: e, DataDir: dir, display: opts.Display, bridge: br, log: log, exec: ex, cancel: cancel, done: make(chan struct{}),
 		hand: newPersonsHand(opts.Display, ex), windowsHand: opts.WindowsHand}

@@ -44,7 +44,7 @@ func (e *Engine) initPrefs() {
 	s.ApprovalTimeout, s.RememberFor = e.broker.Timeout(), e.broker.Remember()
 	s.BridgePort, s.StartAtLogin = saved.BridgePort, saved.StartAtLogin
 	s.DenyAdded = slices.Clone(saved.DenyAdded)
-	s.AuditRemote, s.AuditRemoteRequired = saved.AuditRemote, saved.AuditRemoteRequired
+	s.AuditRemote, s.AuditRemoteRequired, s.AuditCopies = saved.AuditRemote, saved.AuditRemoteRequired, saved.AuditCopies
 	if saved.PauseChord != "" {
 		s.PauseChord = saved.PauseChord
 	}

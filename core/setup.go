@@ -84,7 +84,7 @@ func Doctor() []Check {
 	if err == nil {
 		out = append(out, runningCheck(folderlock.Holding(dir)))
 		saved, _ := settings.File{Path: filepath.Join(dir, settings.FileName)}.Load()
-		out = append(out, anchorChecks(context.Background(), audit.AnchorOptions{Remote: saved.AuditRemote, RemoteRequired: saved.AuditRemoteRequired})...)
+		out = append(out, anchorChecks(context.Background(), AnchorOptions(saved, ""))...)
 	}
 	hosts, _ := NativeHostDirs()
 	found := false
@@ -112,34 +112,48 @@ func Doctor() []Check {
 	return out
 }
 
-// anchorChecks are doctor's lines about the copies of each audit row's
-// hash outside the database: the system log, and the remote receiver when
-// the settings name one.
+// anchorChecks are doctor's lines about the audit log's copies outside
+// its database: the system log, each receiver the settings name, and a
+// line of its own when none of them takes rows: the log is not anchored.
 func anchorChecks(ctx context.Context, opts audit.AnchorOptions) []Check {
-	local, remote := audit.CheckAnchor(ctx, opts)
 	var out []Check
-	if opts.SystemLog != "off" {
-		where := opts.SystemLog
-		if where == "" {
-			where = "the system log"
+	anchored := false
+	for _, cp := range audit.CheckCopies(ctx, opts) {
+		anchored = anchored || cp.Err == nil
+		if cp.Where == "system log" {
+			where := opts.SystemLog
+			if where == "" {
+				where = "the system log"
+			}
+			c := Check{What: "audit anchor: " + where + " keeps each row's hash", OK: cp.Err == nil, Optional: true}
+			if cp.Err != nil {
+				c.Fix = cp.Err.Error()
+			}
+			out = append(out, c)
+			continue
 		}
-		c := Check{What: "audit anchor: " + where + " keeps each row's hash", OK: local == nil, Optional: true}
-		if local != nil {
-			c.Fix = local.Error()
+		what := "audit anchor: remote receiver " + cp.Where + " gets each row's seq and hash (plain TCP)"
+		if cp.Whole {
+			what = "audit anchor: remote receiver " + cp.Where + " gets whole rows"
+		}
+		c := Check{What: what, OK: cp.Err == nil, Optional: !cp.Required}
+		switch {
+		case cp.Err != nil && cp.Required:
+			c.Fix = cp.Err.Error() + "; it is marked required, so Reins refuses every act (audit_anchor_unreachable) until it answers"
+		case cp.Err != nil:
+			c.Fix = cp.Err.Error() + "; rows wait for it in the audit log"
 		}
 		out = append(out, c)
 	}
-	if opts.Remote == "" {
-		return out
+	if !anchored {
+		c := Check{What: "audit anchor: the log is not anchored", Optional: !opts.RequireAnchor,
+			Fix: "no copy of the audit log leaves this computer, so rows cut from its end while Reins is stopped could not be found; start the system's log service, or name a receiver in settings.json (auditAnchor)"}
+		if opts.RequireAnchor {
+			c.Fix += "; the settings require an anchor, so Reins refuses every act (audit_anchor_unreachable) until one takes rows"
+		}
+		out = append(out, c)
 	}
-	c := Check{What: "audit anchor: remote receiver " + opts.Remote, OK: remote == nil, Optional: !opts.RemoteRequired}
-	switch {
-	case remote != nil && opts.RemoteRequired:
-		c.Fix = remote.Error() + "; it is marked required, so Reins refuses every act (audit_anchor_unreachable) until it answers"
-	case remote != nil:
-		c.Fix = remote.Error() + "; rows' hashes wait for it in Reins while it runs"
-	}
-	return append(out, c)
+	return out
 }
 
 // accessibilityCheck is doctor's line about macOS's Accessibility

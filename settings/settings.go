@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"net/url"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -57,6 +59,72 @@ type Settings struct {
 	// AuditRemoteRequired refuses every act while AuditRemote does not
 	// answer (reads go on), code audit_anchor_unreachable.
 	AuditRemoteRequired bool
+	// AuditCopies are the rest of where audit rows go and how long the
+	// log keeps them, set in settings.json ("auditAnchor",
+	// "auditRetention"); Preferences shows them and does not change them.
+	AuditCopies AuditCopies
+}
+
+// AuditCopies are the audit log's copies outside the database, beside the
+// remote receiver, and its retention.
+type AuditCopies struct {
+	// RemoteTLS speaks TLS to AuditRemote (RFC 5425) and sends whole
+	// rows; nil keeps plain TCP, which carries each row's seq and hash.
+	RemoteTLS *AuditTLS
+	// OTLP sends whole rows to an OpenTelemetry collector; nil for none.
+	OTLP *AuditOTLP
+	// RequireAnchor refuses every act while no copy of the log leaves
+	// the database (no system log, no receiver answers).
+	RequireAnchor bool
+	// RetainDays and RetainMegabytes remove the oldest sealed parts of
+	// the log past that age or past that total size; 0 keeps them.
+	RetainDays, RetainMegabytes int
+}
+
+// AuditTLS says how to trust a receiver and how to show who sends: PEM
+// files, each optional (CA "" trusts the system's roots; Cert and Key go
+// together).
+type AuditTLS struct {
+	CA, Cert, Key string
+	ServerName    string // the name its certificate must carry; default its host
+}
+
+// AuditOTLP is an OpenTelemetry collector's OTLP/HTTP logs endpoint.
+type AuditOTLP struct {
+	URL      string // https://host:4318/v1/logs; http:// only to this computer
+	TLS      AuditTLS
+	Headers  map[string]string // sent with each request (an API key)
+	Required bool              // refuse acts while it does not answer
+}
+
+// CheckAuditTLS checks that t can be used: Cert and Key together, each
+// file an absolute path.
+func CheckAuditTLS(t AuditTLS) error {
+	if (t.Cert == "") != (t.Key == "") {
+		return fmt.Errorf("%w: a client certificate needs both \"cert\" and \"key\"", ErrInvalid)
+	}
+	for _, f := range []string{t.CA, t.Cert, t.Key} {
+		if f != "" && !filepath.IsAbs(f) {
+			return fmt.Errorf("%w: %q must be an absolute path", ErrInvalid, f)
+		}
+	}
+	return nil
+}
+
+// CheckAuditOTLP checks that u can name a collector: an https URL, or http
+// to this computer's own addresses.
+func CheckAuditOTLP(u string) error {
+	p, err := url.Parse(u)
+	if err != nil || p.Host == "" || (p.Scheme != "https" && p.Scheme != "http") {
+		return fmt.Errorf("%w: the collector must be an https URL such as https://otel.example.org:4318/v1/logs, not %q", ErrInvalid, u)
+	}
+	if p.Scheme == "http" {
+		h := p.Hostname()
+		if ip := net.ParseIP(h); h != "localhost" && (ip == nil || !ip.IsLoopback()) {
+			return fmt.Errorf("%w: %s would send audit rows unencrypted over the network; use https://", ErrInvalid, u)
+		}
+	}
+	return nil
 }
 
 // CheckAuditRemote checks that s can name a remote audit receiver:

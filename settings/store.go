@@ -111,6 +111,18 @@ func (f File) Load() (Settings, []string) {
 		default:
 			s.AuditRemote, s.AuditRemoteRequired = a.Remote, a.Required
 		}
+		problems = append(problems, loadAuditCopies(path, a, &s)...)
+	}
+	if r := d.AuditRetention; r != nil {
+		switch {
+		case r.Days < 0 || r.Megabytes < 0:
+			problems = append(problems, fmt.Sprintf("%s: audit retention must count days and megabytes from 0 (keep everything); keeping everything", path))
+		case r.Megabytes > 0 && r.Megabytes < MinRetainMegabytes:
+			problems = append(problems, fmt.Sprintf("%s: audit retention of %d MB is below %d MB; keeping %d MB", path, r.Megabytes, MinRetainMegabytes, MinRetainMegabytes))
+			s.AuditCopies.RetainDays, s.AuditCopies.RetainMegabytes = r.Days, MinRetainMegabytes
+		default:
+			s.AuditCopies.RetainDays, s.AuditCopies.RetainMegabytes = r.Days, r.Megabytes
+		}
 	}
 	for _, n := range d.DenyAdded {
 		name, err := CheckDeniedName(n)
@@ -136,6 +148,7 @@ func (f File) Save(s Settings) error {
 		DenyAdded:              s.DenyAdded,
 		PauseChord:             pauseChordOnDisk(s.PauseChord),
 		AuditAnchor:            auditAnchorToDisk(s),
+		AuditRetention:         auditRetentionToDisk(s),
 	}, "", "  ")
 	if err != nil {
 		return err
@@ -143,11 +156,76 @@ func (f File) Save(s Settings) error {
 	return atomicfile.Write(f.Path, append(b, '\n'), 0o600)
 }
 
+// MinRetainMegabytes is the least total size retention may keep the log to.
+const MinRetainMegabytes = 16
+
+// loadAuditCopies reads the anchor's keys beside remote and required. A
+// copy that cannot be used is dropped with a problem, unless it was
+// required: then acts are refused until it is mended, since dropping it
+// would quietly lift the rule.
+func loadAuditCopies(path string, a *auditAnchorOnDisk, s *Settings) []string {
+	var problems []string
+	words := func(err error) string { return strings.TrimPrefix(err.Error(), ErrInvalid.Error()+": ") }
+	c := &s.AuditCopies
+	c.RequireAnchor = a.RequireAnchor
+	if a.TLS != nil {
+		t := a.TLS.settings()
+		c.RemoteTLS = &t
+		if err := CheckAuditTLS(t); err != nil {
+			if a.Required {
+				// Kept as written: the receiver cannot be reached, so acts
+				// are refused until the file is mended.
+				problems = append(problems, fmt.Sprintf("%s: auditAnchor.tls: %s; acts are refused until it is mended, since the receiver was marked required", path, words(err)))
+			} else {
+				// Never plain TCP where TLS was asked for.
+				problems = append(problems, fmt.Sprintf("%s: auditAnchor.tls: %s; audit rows are not sent to %s", path, words(err), a.Remote))
+				s.AuditRemote, c.RemoteTLS = "", nil
+			}
+		}
+	}
+	if o := a.OTLP; o != nil {
+		t := o.tlsOnDisk.settings()
+		err := CheckAuditOTLP(o.URL)
+		if err == nil {
+			err = CheckAuditTLS(t)
+		}
+		switch {
+		case err != nil && o.Required:
+			problems = append(problems, fmt.Sprintf("%s: auditAnchor.otlp: %s; acts are refused until it is mended, since the collector was marked required", path, words(err)))
+			c.OTLP = &AuditOTLP{URL: o.URL, TLS: t, Headers: o.Headers, Required: true}
+		case err != nil:
+			problems = append(problems, fmt.Sprintf("%s: auditAnchor.otlp: %s; audit rows are not sent to a collector", path, words(err)))
+		default:
+			c.OTLP = &AuditOTLP{URL: o.URL, TLS: t, Headers: o.Headers, Required: o.Required}
+		}
+	}
+	return problems
+}
+
 func auditAnchorToDisk(s Settings) *auditAnchorOnDisk {
-	if s.AuditRemote == "" && !s.AuditRemoteRequired {
+	c := s.AuditCopies
+	if s.AuditRemote == "" && !s.AuditRemoteRequired && c.RemoteTLS == nil && c.OTLP == nil && !c.RequireAnchor {
 		return nil
 	}
-	return &auditAnchorOnDisk{Remote: s.AuditRemote, Required: s.AuditRemoteRequired}
+	d := &auditAnchorOnDisk{Remote: s.AuditRemote, Required: s.AuditRemoteRequired, RequireAnchor: c.RequireAnchor}
+	if c.RemoteTLS != nil {
+		d.TLS = tlsToDisk(*c.RemoteTLS)
+	}
+	if o := c.OTLP; o != nil {
+		d.OTLP = &otlpOnDisk{URL: o.URL, tlsOnDisk: *tlsToDisk(o.TLS), Headers: o.Headers, Required: o.Required}
+	}
+	return d
+}
+
+func auditRetentionToDisk(s Settings) *auditRetentionOnDisk {
+	if s.AuditCopies.RetainDays == 0 && s.AuditCopies.RetainMegabytes == 0 {
+		return nil
+	}
+	return &auditRetentionOnDisk{Days: s.AuditCopies.RetainDays, Megabytes: s.AuditCopies.RetainMegabytes}
+}
+
+func tlsToDisk(t AuditTLS) *tlsOnDisk {
+	return &tlsOnDisk{CA: t.CA, Cert: t.Cert, Key: t.Key, ServerName: t.ServerName}
 }
 
 // pauseChordOnDisk is what settings.json keeps: nothing for the default.
@@ -158,10 +236,38 @@ func pauseChordOnDisk(c string) string {
 	return c
 }
 
-// auditAnchorOnDisk is the saved form of the remote audit receiver.
+// auditAnchorOnDisk is the saved form of the audit log's copies.
 type auditAnchorOnDisk struct {
-	Remote   string `json:"remote,omitempty"`   // host:port
-	Required bool   `json:"required,omitempty"` // refuse acts while it does not answer
+	Remote   string      `json:"remote,omitempty"`   // host:port
+	Required bool        `json:"required,omitempty"` // refuse acts while it does not answer
+	TLS      *tlsOnDisk  `json:"tls,omitempty"`      // present: TLS to remote, whole rows
+	OTLP     *otlpOnDisk `json:"otlp,omitempty"`
+	// RequireAnchor refuses acts while no copy leaves the database.
+	RequireAnchor bool `json:"requireAnchor,omitempty"`
+}
+
+type tlsOnDisk struct {
+	CA         string `json:"ca,omitempty"`   // PEM file; none: the system's roots
+	Cert       string `json:"cert,omitempty"` // client certificate, PEM
+	Key        string `json:"key,omitempty"`  // its key, PEM
+	ServerName string `json:"serverName,omitempty"`
+}
+
+func (t *tlsOnDisk) settings() AuditTLS {
+	return AuditTLS{CA: t.CA, Cert: t.Cert, Key: t.Key, ServerName: t.ServerName}
+}
+
+type otlpOnDisk struct {
+	URL string `json:"url"`
+	tlsOnDisk
+	Headers  map[string]string `json:"headers,omitempty"`
+	Required bool              `json:"required,omitempty"`
+}
+
+// auditRetentionOnDisk is the saved form of the log's retention.
+type auditRetentionOnDisk struct {
+	Days      int `json:"days,omitempty"`
+	Megabytes int `json:"megabytes,omitempty"`
 }
 
 // settingsOnDisk is the saved form; zero fields mean the default.
@@ -173,5 +279,6 @@ type settingsOnDisk struct {
 	DenyAdded              []string `json:"denyAdded,omitempty"`
 	PauseChord             string   `json:"pauseChord,omitempty"`
 	// AuditAnchor is kept as written by the person; see Settings.AuditRemote.
-	AuditAnchor *auditAnchorOnDisk `json:"auditAnchor,omitempty"`
+	AuditAnchor    *auditAnchorOnDisk    `json:"auditAnchor,omitempty"`
+	AuditRetention *auditRetentionOnDisk `json:"auditRetention,omitempty"`
 }

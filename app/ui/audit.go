@@ -53,6 +53,7 @@ type AuditViewer struct {
 	outcome *widget.Select
 	table   *widget.Table
 	status  *widget.RichText
+	anchor  *widget.RichText // where the log's copies go, said in red when none leaves
 	content fyne.CanvasObject
 }
 
@@ -113,9 +114,11 @@ func NewAuditViewer(opts AuditViewerOptions) *AuditViewer {
 	if opts.Export != nil {
 		actions = append(actions, widget.NewButtonWithIcon("Export…", theme.DocumentSaveIcon(), v.export))
 	}
+	v.anchor = para()
 	v.content = inset(container.NewBorder(
 		container.NewVBox(heading("Audit log"),
 			secondary("Every attempt is here — reads, refusals and denials included. An act's “about to fire” row is written before it fires."),
+			v.anchor,
 			filters),
 		container.NewHBox(actions...),
 		nil, nil,
@@ -159,6 +162,7 @@ func (v *AuditViewer) Filter() persondoor.AuditFilter {
 
 // Reload reads the log again with the current filter.
 func (v *AuditViewer) Reload() {
+	v.showAnchor()
 	rows, err := v.opts.Engine.AuditRows(context.Background(), v.Filter())
 	if err != nil {
 		v.rows = nil

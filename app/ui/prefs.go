@@ -47,7 +47,8 @@ type Preferences struct {
 	added             *fyne.Container // the person's additions, each with its Remove button
 	addName           *widget.Entry
 	addButton         *widget.Button
-	openApps          *widget.Select // applications open now, each added by choosing it
+	openApps          *widget.Select   // applications open now, each added by choosing it
+	audit             *widget.RichText // where the audit log's copies go; its retention
 	status            *widget.RichText
 	content           fyne.CanvasObject
 
@@ -104,6 +105,7 @@ func NewPreferences(e persondoor.Door, facts Settings) *Preferences {
 	})
 	p.openApps.PlaceHolder = "Or choose an open application"
 	p.status = para()
+	p.audit = para()
 
 	row := func(label string, value fyne.CanvasObject) fyne.CanvasObject {
 		return container.NewBorder(nil, nil,
@@ -151,6 +153,7 @@ func NewPreferences(e persondoor.Door, facts Settings) *Preferences {
 			widget.NewSeparator(),
 			row("Data folder", rich(seg{text: facts.DataDir})),
 		),
+		group("AUDIT LOG", p.audit),
 		p.status,
 	))
 	p.Refresh()
@@ -198,6 +201,7 @@ func (p *Preferences) Refresh() {
 		remove.Importance = widget.LowImportance
 		p.added.Add(container.NewBorder(nil, nil, nil, remove, rich(seg{text: name})))
 	}
+	setPara(p.audit, auditPrefs(p.e, s)...)
 	p.refreshOpenApps()
 }
 

@@ -19,14 +19,20 @@ type TrayState struct {
 	Paused    bool
 	Connected bool // the Chrome extension
 	Handoffs  []persondoor.Handoff
+	// Unanchored says no copy of the audit log leaves this computer.
+	Unanchored bool
 }
 
 // ReadTrayState reads the tray's state from the engine.
 func ReadTrayState(e persondoor.Door) TrayState {
-	return TrayState{
+	s := TrayState{
 		Tabs: e.Tabs(), Desktop: e.Share(vocab.DesktopKey), Agents: e.Agents(),
 		Pending: len(e.Pending()), Paused: e.Paused(), Connected: e.Connected(), Handoffs: e.Handoffs(),
 	}
+	if a, ok := e.(persondoor.Anchorer); ok {
+		s.Unanchored = !a.AuditAnchor().Anchored
+	}
+	return s
 }
 
 // TrayActions are what the menu's items do.
@@ -233,7 +239,7 @@ func BuildTray(s TrayState, a TrayActions) []Item {
 	items = append(items,
 		Item{Label: pending, Disabled: s.Pending == 0, Do: call(a.ShowPending)},
 		Item{Label: "Activity…", Do: call(a.ShowActivity)},
-		Item{Label: "Audit log…", Do: call(a.ShowAudit)},
+		Item{Label: AuditItemLabel(s.Unanchored), Do: call(a.ShowAudit)},
 		Item{Separator: true},
 	)
 	pause := Item{Label: "Pause all agents", Do: func() {

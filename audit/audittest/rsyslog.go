@@ -29,8 +29,20 @@ type Rsyslog struct {
 	LocalLog  string // the lines that came through Socket
 	RemoteLog string // the lines that came over TCP
 
+	// TLS, when set, is how the TCP input speaks TLS (RFC 5425); its file
+	// keeps each message in RFC 5424 form, structured data included.
+	TLS *TLS
+
 	cmd  *exec.Cmd
 	done chan struct{}
+}
+
+// TLS configures a receiver's TLS input: rsyslog's gtls driver in mode 1.
+type TLS struct {
+	CA, Cert, Key string // PEM files: the CA that signs the certificates it accepts, its own certificate and key
+	// ClientCert asks every client for a certificate signed by CA
+	// (x509/certvalid); otherwise clients are not asked (anon).
+	ClientCert bool
 }
 
 // Addr is the receiver's host:port.
@@ -60,18 +72,50 @@ func Start(t testing.TB, port int) *Rsyslog {
 	return StartIn(t, dir, port)
 }
 
-// Restart starts a new receiver on r's folder, socket and port, after Stop.
+// StartTLS is Start with the TCP input speaking TLS as tls says; the
+// gtls driver (Debian's rsyslog-gnutls) must be installed.
+func StartTLS(t testing.TB, port int, tls TLS) *Rsyslog {
+	t.Helper()
+	rsyslogd(t)
+	_, err := os.Stat(gtlsDriver)
+	testenv.Need(t, err == nil, "rsyslog's TLS driver "+gtlsDriver+" (Debian's rsyslog-gnutls)")
+	dir, err := os.MkdirTemp("", "rsyslog")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	return startIn(t, dir, port, &tls)
+}
+
+// gtlsDriver is rsyslog's GnuTLS stream driver, from rsyslog-gnutls.
+var gtlsDriver = "/usr/lib/" + multiarch() + "/rsyslog/lmnsd_gtls.so"
+
+func multiarch() string {
+	if m, err := filepath.Glob("/usr/lib/*-linux-gnu/rsyslog/lmnsd_ptcp.so"); err == nil && len(m) > 0 {
+		return filepath.Base(filepath.Dir(filepath.Dir(m[0])))
+	}
+	return "x86_64-linux-gnu"
+}
+
+// Restart starts a new receiver on r's folder, socket, port and TLS,
+// after Stop or Kill.
 func (r *Rsyslog) Restart(t testing.TB) *Rsyslog {
 	t.Helper()
-	return StartIn(t, r.Dir, r.Port)
+	return startIn(t, r.Dir, r.Port, r.TLS)
 }
 
 // StartIn is Start on a folder the test chose (its socket is
 // dir/log.sock), which it does not remove.
 func StartIn(t testing.TB, dir string, port int) *Rsyslog {
 	t.Helper()
+	return startIn(t, dir, port, nil)
+}
+
+func startIn(t testing.TB, dir string, port int, tls *TLS) *Rsyslog {
+	t.Helper()
 	bin := rsyslogd(t)
 	r := &Rsyslog{
+		TLS:       tls,
 		Dir:       dir,
 		Socket:    filepath.Join(dir, "log.sock"),
 		LocalLog:  filepath.Join(dir, "local.log"),
@@ -90,6 +134,23 @@ ruleset(name="remote") { action(type="omfile" file=%[3]q template="RSYSLOG_FileF
 input(type="imuxsock" Socket=%[4]q Ruleset="local" RateLimit.Interval="0")
 input(type="imtcp" address="127.0.0.1" port="%[5]d" listenPortFileName=%[6]q ruleset="remote")
 `, dir, r.LocalLog, r.RemoteLog, r.Socket, port, portFile)
+	if tls != nil {
+		auth := "anon"
+		if tls.ClientCert {
+			auth = "x509/certvalid"
+		}
+		// Messages whole, up to 256 KiB (rsyslog cuts at 8 KiB by
+		// default), in RFC 5424 form with their structured data.
+		conf = fmt.Sprintf(`global(maxMessageSize="256k" workDirectory=%[1]q
+	DefaultNetstreamDriverCAFile=%[7]q DefaultNetstreamDriverCertFile=%[8]q DefaultNetstreamDriverKeyFile=%[9]q)
+module(load="imuxsock" SysSock.Use="off")
+module(load="imtcp" StreamDriver.Name="gtls" StreamDriver.Mode="1" StreamDriver.AuthMode=%[10]q)
+ruleset(name="local") { action(type="omfile" file=%[2]q template="RSYSLOG_FileFormat") }
+ruleset(name="remote") { action(type="omfile" file=%[3]q template="RSYSLOG_SyslogProtocol23Format") }
+input(type="imuxsock" Socket=%[4]q Ruleset="local" RateLimit.Interval="0")
+input(type="imtcp" address="127.0.0.1" port="%[5]d" listenPortFileName=%[6]q ruleset="remote")
+`, dir, r.LocalLog, r.RemoteLog, r.Socket, port, portFile, tls.CA, tls.Cert, tls.Key, auth)
+	}
 	confPath := filepath.Join(dir, "rsyslog.conf")
 	if err := os.WriteFile(confPath, []byte(conf), 0o600); err != nil {
 		t.Fatal(err)
@@ -150,6 +211,16 @@ func (r *Rsyslog) Stop() {
 		syscall.Kill(-r.cmd.Process.Pid, syscall.SIGKILL)
 		<-r.done
 	}
+}
+
+// Kill stops the receiver at once, as a crash or a power cut would: what
+// it had read but not yet written is lost.
+func (r *Rsyslog) Kill() {
+	if r.cmd == nil || r.cmd.Process == nil {
+		return
+	}
+	syscall.Kill(-r.cmd.Process.Pid, syscall.SIGKILL)
+	<-r.done
 }
 
 // Lines returns the lines in file that carry an anchor for id.

@@ -20,6 +20,7 @@ import (
 	"strings"
 	"sync"
 	"syscall"
+	"time"
 
 	// Before fyne's init reads the locale: see the package's doc.
 	_ "github.com/reins-app/reins/app/cmd/reins/internal/clocale"
@@ -36,7 +37,14 @@ const usage = `Usage:
   reins audit [-n N] [-json] [-verify [-anchor FILE] [-anchor-id ID]]
                         print the last N audit rows, or verify the log's hash chain
                         (only reading), against the rows' copies a syslog receiver
-                        kept in FILE (- for stdin, e.g. journalctl -t reins -o cat)
+                        kept in FILE (- for stdin, e.g. journalctl -t reins -o cat),
+                        and say how far the log is anchored and where
+  reins audit -verify -stream FILE
+                        check a receiver's file of forwarded rows (syslog or OTLP JSON
+                        lines) for gaps, reordering and hash breaks, without this log
+  reins audit -export [-since DATE] [-format jsonl|csv]
+                        write every row (of every part still kept) written since DATE
+                        (2026-01-31, an RFC 3339 time, or a span back such as 720h)
   reins extension [-user-data-dir PROFILE]... DIR
                         write the Chrome extension into DIR and install the pairing helper
                         (also into PROFILE/NativeMessagingHosts for a Chrome started with
@@ -162,15 +170,39 @@ func runAudit(args []string, out io.Writer) error {
 	verify := fs.Bool("verify", false, "check the hash chain instead of printing rows; only reads")
 	anchorFile := fs.String("anchor", "", "with -verify: a `FILE` of the rows' anchor lines a syslog receiver kept (- reads stdin)")
 	anchorID := fs.String("anchor-id", "", "with -verify: the log's name in the anchor lines (db=…), if not its path")
+	stream := fs.String("stream", "", "with -verify: check a receiver's `FILE` of forwarded rows (- reads stdin) instead of this computer's log")
+	export := fs.Bool("export", false, "write every row, oldest first, to stdout")
+	sinceArg := fs.String("since", "", "with -export: rows written since `WHEN` (2026-01-31, an RFC 3339 time, or a span back such as 720h)")
+	format := fs.String("format", "jsonl", "with -export: jsonl or csv")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
 	ctx := context.Background()
+	if *export {
+		if *verify {
+			return errors.New("-export and -verify are separate: run one, then the other")
+		}
+		since, err := parseSince(*sinceArg, time.Now())
+		if err != nil {
+			return err
+		}
+		_, err = core.ExportAudit(ctx, "", since, *format, out)
+		return err
+	}
+	if *sinceArg != "" || *format != "jsonl" {
+		return errors.New("-since and -format go with -export")
+	}
+	if *verify && *stream != "" {
+		if *anchorFile != "" || *anchorID != "" {
+			return errors.New("-stream checks a receiver's file on its own; -anchor and -anchor-id check this computer's log")
+		}
+		return verifyStream(out, *stream)
+	}
 	if *verify {
 		return verifyAudit(ctx, out, *anchorFile, *anchorID)
 	}
-	if *anchorFile != "" || *anchorID != "" {
-		return errors.New("-anchor and -anchor-id go with -verify")
+	if *anchorFile != "" || *anchorID != "" || *stream != "" {
+		return errors.New("-anchor, -anchor-id and -stream go with -verify")
 	}
 	log, err := core.OpenAudit(ctx, "")
 	if err != nil {
@@ -235,8 +267,118 @@ func verifyAudit(ctx context.Context, out io.Writer, anchorFile, anchorID string
 			fmt.Fprintf(out, "Rows %d to %d are not in the anchor: written while it could not be reached, or after the anchor file was taken.\n", rep.AnchorHead+1, rep.Rows)
 		}
 	}
+	if rep.Parts > 1 {
+		fmt.Fprintf(out, "The log is kept in %d parts: %d sealed beside it, read-only, and the live one; the chain was followed through all of them.\n", rep.Parts, rep.Parts-1)
+	}
+	if rep.RemovedBefore > 0 {
+		fmt.Fprintf(out, "Rows before %d were removed by retention, as a row in the log records; the chain resumes where it says.\n", rep.RemovedBefore)
+	}
+	anchoredWhere(out, rep)
 	if len(rep.Triggers) > 0 {
 		return errors.New("the audit log's triggers were changed outside Reins")
+	}
+	return nil
+}
+
+// anchoredWhere says how far each copy outside the database took the log,
+// as the log records it, and which rows no copy holds.
+func anchoredWhere(out io.Writer, rep core.AuditReport) {
+	var best int64
+	for _, d := range rep.Delivered {
+		best = max(best, d.Seq)
+		how := "handed to it over the network (syslog acknowledges nothing)"
+		switch {
+		case d.Acknowledged:
+			how = "acknowledged by it"
+		case d.Destination == "system log":
+			how = "written to it on this computer (fetch them with journalctl -t reins -o cat, or from /var/log)"
+		}
+		when := ""
+		if !d.Time.IsZero() {
+			when = ", last on " + d.Time.Local().Format("2006-01-02 15:04:05")
+		}
+		fmt.Fprintf(out, "Anchored: rows up to %d at %s, %s%s.\n", d.Seq, d.Destination, how, when)
+	}
+	switch {
+	case rep.Head == 0:
+	case best == 0:
+		fmt.Fprintf(out, "Not anchored: no row of this log has left this computer (no system log, no receiver took one), so rows cut from its end or a chain rewritten whole could not be seen. Name a receiver (auditAnchor in settings.json) or start the system's log service.\n")
+	case best < rep.Head:
+		fmt.Fprintf(out, "Rows %d to %d have not left this computer yet: a cut there could not be seen.\n", best+1, rep.Head)
+	}
+}
+
+// parseSince reads -since: a date (local midnight), an RFC 3339 time, or a
+// span back from now; "" for everything.
+func parseSince(s string, now time.Time) (time.Time, error) {
+	if s == "" {
+		return time.Time{}, nil
+	}
+	if t, err := time.ParseInLocation("2006-01-02", s, time.Local); err == nil {
+		return t, nil
+	}
+	if t, err := time.Parse(time.RFC3339, s); err == nil {
+		return t, nil
+	}
+	if d, err := time.ParseDuration(s); err == nil && d > 0 {
+		return now.Add(-d), nil
+	}
+	return time.Time{}, fmt.Errorf("-since %q is neither a date (2026-01-31), an RFC 3339 time (2026-01-31T09:00:00Z) nor a span back (720h)", s)
+}
+
+// verifyStream checks a receiver's file of forwarded rows and says what
+// it found for each log in it.
+func verifyStream(out io.Writer, file string) error {
+	in := io.Reader(os.Stdin)
+	if file != "-" {
+		f, err := os.Open(file)
+		if err != nil {
+			return fmt.Errorf("the stream file cannot be read: %w", err)
+		}
+		defer f.Close()
+		in = f
+	}
+	res, err := core.VerifyAuditStream(in)
+	if err != nil {
+		return err
+	}
+	bad := res.Unreadable > 0
+	if res.Unreadable > 0 {
+		fmt.Fprintf(out, "%d lines look like forwarded rows but cannot be read, the first at line %d: %s.\n", res.Unreadable, res.FirstUnreadable, res.Why)
+	}
+	if len(res.Logs) == 0 {
+		return fmt.Errorf("%d lines read, and none holds a forwarded audit row: is this the receiver's file, and does it keep the structured data (rsyslog: RSYSLOG_SyslogProtocol23Format)?", res.Lines)
+	}
+	for _, l := range res.Logs {
+		fmt.Fprintf(out, "Log %s on %s: rows %d to %d, %d rows", l.ID, l.Host, l.First, l.Last, l.Rows)
+		if l.Duplicates > 0 {
+			fmt.Fprintf(out, " (%d more received twice with equal hashes, as a sender resends after reconnecting)", l.Duplicates)
+		}
+		if l.OK() {
+			fmt.Fprintf(out, ": complete, in order, every hash verified.\n")
+			if l.First > 1 {
+				fmt.Fprintf(out, "  Rows before %d are not in this file: they were sent before it was started, or removed by the log's retention.\n", l.First)
+			}
+			continue
+		}
+		bad = true
+		fmt.Fprintln(out, ":")
+		if len(l.Gaps) > 0 {
+			var gs []string
+			for _, g := range l.Gaps {
+				gs = append(gs, g.String())
+			}
+			fmt.Fprintf(out, "  MISSING rows %s.\n", strings.Join(gs, ", "))
+		}
+		if l.Reordered > 0 {
+			fmt.Fprintf(out, "  OUT OF ORDER: %d rows arrived after a newer one, the first row %d.\n", l.Reordered, l.FirstReordered)
+		}
+		if l.Broken != nil {
+			fmt.Fprintf(out, "  HASH BREAK at row %d: %s.\n", l.Broken.Seq, l.Broken.Why)
+		}
+	}
+	if bad {
+		return errors.New("the stream is not complete and intact")
 	}
 	return nil
 }
