@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/test"
@@ -42,7 +43,9 @@ func TestGLFWHintsComeBeforeFyneStartsGLFW(t *testing.T) {
 			calls = append(calls, "new app")
 			return glfwWatch{App: test.NewTempApp(t), calls: &calls}
 		},
-		func(a fyne.App) ui.Options { return ui.Options{App: a, Engine: engine} },
+		// A clock of the test's: the popup's countdown never ticks on a
+		// timer's goroutine, which the test driver would run unguarded.
+		func(a fyne.App) ui.Options { return ui.Options{App: a, Engine: engine, Clock: ui.NewFakeClock(time.Now())} },
 	)
 	defer u.Stop()
 	a.Run()
@@ -59,7 +62,7 @@ func TestGLFWHintsComeBeforeFyneStartsGLFW(t *testing.T) {
 func TestOpenUIWithoutHints(t *testing.T) {
 	// Where no hint is needed (Linux), glfwHints is nil and openUI goes on.
 	a, u := openUI(nil, func() fyne.App { return test.NewTempApp(t) }, func(a fyne.App) ui.Options {
-		return ui.Options{App: a, Engine: ui.NewFakeEngine()}
+		return ui.Options{App: a, Engine: ui.NewFakeEngine(), Clock: ui.NewFakeClock(time.Now())}
 	})
 	defer u.Stop()
 	if a == nil || u == nil {
