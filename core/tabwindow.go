@@ -57,6 +57,11 @@ func (e *Engine) shownSince(ctx context.Context, t *tabState, since time.Time) (
 		return protocol.Window{}, 0, err
 	}
 	for _, f := range res.Frames {
+		if f.Frame == 0 && (f.Error != "" || f.Window.OuterWidth <= 0) {
+			// A page stopped by a dialog of its own says nothing: the
+			// caller finds the dialog, and never looks for a window at 0, 0.
+			return protocol.Window{}, 0, errorf(vocab.CodeFailed, "tab %s's page did not answer (%s)", t.id, plain.Text(f.Error, plain.DetailMax))
+		}
 		if f.Frame == 0 {
 			e.noteShown(t, f.Window, res.Zoom)
 			return f.Window, res.Zoom, nil
