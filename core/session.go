@@ -658,6 +658,11 @@ func (s *Session) element(r agentdoor.ActRequest) (grounding.Element, *grounding
 	e := s.e
 	e.mu.Lock()
 	t := e.tabs[r.Tab]
+	if t == nil {
+		// Closed since the caller looked it up.
+		e.mu.Unlock()
+		return grounding.Element{}, nil, errorf(vocab.CodeNoTab, "there is no open tab %q; list tabs first", r.Tab)
+	}
 	var snap *grounding.Snapshot
 	if r.Snapshot != "" {
 		snap = t.byID[r.Snapshot]

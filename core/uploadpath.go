@@ -27,6 +27,7 @@ type uploadRules struct {
 	home   string   // the person's home folder
 	config string   // their config folder ($XDG_CONFIG_HOME, else ~/.config)
 	data   []string // Reins' own data folders: the pairing secret, the audit log
+	env    []store  // the stores environment variables name (envStores)
 	max    int64    // the largest file, in bytes
 	// fold: names compare without regard to case, as on macOS's file
 	// systems, where ~/.SSH is ~/.ssh.
@@ -46,6 +47,7 @@ func uploadRulesFor(auditPath string) uploadRules {
 	if d, err := paths.DataDir(); err == nil {
 		r.data = append(r.data, d)
 	}
+	r.env = storesFromEnv(os.Getenv, r.home)
 	if auditPath != "" && !strings.HasPrefix(auditPath, ":") && !strings.HasPrefix(auditPath, "file:") {
 		if abs, err := filepath.Abs(auditPath); err == nil {
 			r.data = append(r.data, filepath.Dir(abs))
@@ -93,7 +95,43 @@ var homeStores = []store{
 	{"Library/Application Support/1Password", "1Password's vaults"},
 	{"Library/Group Containers/2BUA8C4S2C.com.1password", "1Password's vaults"},
 	{"Library/Application Support/Bitwarden", "Bitwarden's vault"},
+	{"Library/Application Support/Bitwarden CLI", "Bitwarden's vault"},
 	{"Library/Containers/com.bitwarden.desktop", "Bitwarden's vault"},
+	// Tokens and passwords that command-line tools keep in files.
+	{".npmrc", "npm's login tokens"},
+	{".pypirc", "PyPI credentials"},
+	{".gem/credentials", "RubyGems' API key"},
+	{".cargo/credentials", "Cargo's registry tokens"},
+	{".cargo/credentials.toml", "Cargo's registry tokens"},
+	{".m2/settings.xml", "Maven's server passwords"},
+	{".m2/settings-security.xml", "Maven's master password"},
+	{".gradle/gradle.properties", "Gradle's credentials"},
+	{".pgpass", "PostgreSQL passwords"},
+	{".my.cnf", "MySQL passwords"},
+	{".mylogin.cnf", "MySQL passwords"},
+	{".vault-token", "Vault's token"},
+	{".terraform.d", "Terraform's credentials"},
+	{".terraformrc", "Terraform's credentials"},
+	{".authinfo", "saved logins (.authinfo)"},
+	{".authinfo.gpg", "saved logins (.authinfo)"},
+	{".s3cfg", "S3 credentials"},
+	{".boto", "cloud storage credentials (.boto)"},
+	{".oci", "Oracle Cloud credentials"},
+	{".minikube", "minikube's cluster keys"},
+	{".local/share/kwalletd", "KDE Wallet"},
+	{".bitcoin", "Bitcoin wallets"},
+	{".electrum", "Electrum wallets"},
+	{".ethereum/keystore", "Ethereum keys"},
+	// Mail and messages: password resets and one-time codes arrive there.
+	{".thunderbird", "Thunderbird's mail and passwords"},
+	{".mozilla-thunderbird", "Thunderbird's mail and passwords"},
+	{"snap/thunderbird", "Thunderbird's mail and passwords"},
+	{".var/app/org.mozilla.Thunderbird", "Thunderbird's mail and passwords"},
+	{"Library/Thunderbird", "Thunderbird's mail and passwords"},
+	{".local/share/evolution", "Evolution's mail"},
+	{"Library/Mail", "Apple Mail's mail"},
+	{"Library/Containers/com.apple.mail", "Apple Mail's mail"},
+	{"Library/Messages", "Messages' conversations"},
 }
 
 // configStores are the stores under the config folder.
@@ -110,6 +148,41 @@ var configStores = []store{
 	{"1Password", "1Password's vaults"},
 	{"Bitwarden", "Bitwarden's vault"},
 	{"keepassxc", "KeePassXC's settings"},
+	{"Bitwarden CLI", "Bitwarden's vault"},
+	{"op", "1Password's command-line sessions"},
+	{"gh", "GitHub CLI's tokens"},
+	{"hub", "GitHub tokens (hub)"},
+	{"glab-cli", "GitLab CLI's tokens"},
+	{"git/credentials", "Git credentials"},
+	{"rclone", "rclone's cloud logins"},
+	{"containers/auth.json", "container registry logins"},
+	{"doctl", "DigitalOcean credentials"},
+}
+
+// envStores are stores whose place an environment variable names, where
+// the tools that keep them look first: each variable's value is a path
+// (KUBECONFIG, a list of them), and under it, when within is set, the
+// files that hold the secrets.
+var envStores = []struct {
+	name   string
+	within []string
+	what   string
+}{
+	{"GNUPGHOME", nil, "GnuPG keys"},
+	{"PASSWORD_STORE_DIR", nil, "the pass password store"},
+	{"GH_CONFIG_DIR", nil, "GitHub CLI's tokens"},
+	{"DOCKER_CONFIG", nil, "Docker credentials"},
+	{"KUBECONFIG", nil, "Kubernetes credentials"},
+	{"AWS_SHARED_CREDENTIALS_FILE", nil, "AWS credentials"},
+	{"AWS_CONFIG_FILE", nil, "AWS credentials"},
+	{"CLOUDSDK_CONFIG", nil, "Google Cloud credentials"},
+	{"AZURE_CONFIG_DIR", nil, "Azure credentials"},
+	{"CARGO_HOME", []string{"credentials", "credentials.toml"}, "Cargo's registry tokens"},
+	{"NPM_CONFIG_USERCONFIG", nil, "npm's login tokens"},
+	{"PGPASSFILE", nil, "PostgreSQL passwords"},
+	{"RCLONE_CONFIG", nil, "rclone's cloud logins"},
+	{"TF_CLI_CONFIG_FILE", nil, "Terraform's credentials"},
+	{"VAULT_CONFIG_PATH", nil, "Vault's settings"},
 }
 
 // systemStores are the computer's own secrets and the kernel's files.
@@ -251,13 +324,51 @@ func (r uploadRules) stores() []store {
 			add(store{filepath.Join(r.home, s.path), s.what})
 		}
 	}
-	if r.config != "" {
-		for _, s := range configStores {
-			add(store{filepath.Join(r.config, s.path), s.what})
+	// Many tools keep to ~/.config whatever $XDG_CONFIG_HOME says (and on
+	// macOS there is no such variable), so both are stores.
+	configs := []string{r.config}
+	if dot := filepath.Join(r.home, ".config"); r.home != "" && filepath.Clean(r.config) != dot {
+		configs = append(configs, dot)
+	}
+	for _, c := range configs {
+		if c == "" {
+			continue
 		}
+		for _, s := range configStores {
+			add(store{filepath.Join(c, s.path), s.what})
+		}
+	}
+	for _, s := range r.env {
+		add(s)
 	}
 	for _, s := range systemStores {
 		add(s)
+	}
+	return out
+}
+
+// storesFromEnv reads, through getenv, the places envStores' variables
+// name. A value that is not an absolute path names none, nor does one
+// that holds the home folder (a mistake that would refuse every file).
+func storesFromEnv(getenv func(string) string, home string) []store {
+	var out []store
+	for _, v := range envStores {
+		for _, p := range filepath.SplitList(getenv(v.name)) {
+			if !filepath.IsAbs(p) {
+				continue
+			}
+			p = filepath.Clean(p)
+			if p == "/" || (home != "" && (p == filepath.Clean(home) || strings.HasPrefix(filepath.Clean(home), p+"/"))) {
+				continue
+			}
+			if len(v.within) == 0 {
+				out = append(out, store{p, v.what})
+				continue
+			}
+			for _, f := range v.within {
+				out = append(out, store{filepath.Join(p, f), v.what})
+			}
+		}
 	}
 	return out
 }

@@ -197,3 +197,102 @@ func TestTheRulesNameReinsDataFolderFromTheAuditLog(t *testing.T) {
 	mustRefuse(t, filepath.Join(dir, "data", "bridge.secret"), r, "Reins' own data folder")
 	mustRefuse(t, filepath.Join(dir, "elsewhere", "bridge.secret"), r, "Reins' own data folder")
 }
+
+// Every store on the lists is refused, whether the store is a folder or a
+// file of its own; the words name what it holds.
+func TestAnUploadRefusesEachStoreOnTheLists(t *testing.T) {
+	r, home := uploadHome(t)
+	for _, s := range homeStores {
+		p := filepath.Join(home, s.path)
+		mustWrite(t, p, "secret")
+		mustRefuse(t, p, r, s.what)
+	}
+	for _, s := range configStores {
+		p := filepath.Join(r.config, s.path)
+		mustWrite(t, p, "secret")
+		mustRefuse(t, p, r, s.what)
+	}
+}
+
+// The stores tools keep their tokens and passwords in, each as the tool
+// writes it.
+func TestAnUploadRefusesTheCommandLineToolsCredentialsAndTheMail(t *testing.T) {
+	r, home := uploadHome(t)
+	for _, c := range []struct{ file, words string }{
+		{".config/gh/hosts.yml", "GitHub CLI"},
+		{".npmrc", "npm"},
+		{".pgpass", "PostgreSQL"},
+		{".vault-token", "Vault"},
+		{".cargo/credentials", "Cargo"},
+		{".cargo/credentials.toml", "Cargo"},
+		{".pypirc", "PyPI"},
+		{".terraform.d/credentials.tfrc.json", "Terraform"},
+		{".config/rclone/rclone.conf", "rclone"},
+		{".thunderbird/abcd.default-release/logins.json", "Thunderbird"},
+		{"Library/Mail/V10/MailData/Envelope Index", "Apple Mail"},
+		{".config/git/credentials", "Git credentials"},
+		{".docker/config.json", "Docker"},
+		{".kube/config", "Kubernetes"},
+		{".azure/msal_token_cache.json", "Azure"},
+		{".config/containers/auth.json", "container registry"},
+		{".gem/credentials", "RubyGems"},
+		{".m2/settings.xml", "Maven"},
+		{".my.cnf", "MySQL"},
+		{".authinfo.gpg", "saved logins"},
+	} {
+		p := filepath.Join(home, c.file)
+		mustWrite(t, p, "secret")
+		mustRefuse(t, p, r, c.words)
+	}
+	// A tool's own file of that name elsewhere is only a name.
+	mustWrite(t, filepath.Join(home, "Documents", "npmrc-notes.txt"), "fine")
+	if _, err := checkUploadPath(filepath.Join(home, "Documents", "npmrc-notes.txt"), r); err != nil {
+		t.Errorf("a plain file was refused: %v", err)
+	}
+}
+
+// Tools read ~/.config whatever $XDG_CONFIG_HOME says, so its stores are
+// refused in both places.
+func TestAnUploadRefusesTheConfigStoresUnderDotConfigToo(t *testing.T) {
+	r, home := uploadHome(t)
+	r.config = filepath.Join(home, "xdg")
+	for _, dir := range []string{r.config, filepath.Join(home, ".config")} {
+		p := filepath.Join(dir, "gh", "hosts.yml")
+		mustWrite(t, p, "secret")
+		mustRefuse(t, p, r, "GitHub CLI")
+	}
+}
+
+// A store an environment variable moves is refused where it is; a value
+// that would cover the whole home folder, or is not a path, moves nothing.
+func TestAnUploadRefusesTheStoresTheEnvironmentNames(t *testing.T) {
+	r, home := uploadHome(t)
+	env := map[string]string{
+		"GNUPGHOME":     filepath.Join(home, "keys", "gpg"),
+		"KUBECONFIG":    filepath.Join(home, "work", "a.yaml") + string(filepath.ListSeparator) + filepath.Join(home, "work", "b.yaml"),
+		"CARGO_HOME":    filepath.Join(home, "rust", "cargo"),
+		"PGPASSFILE":    filepath.Join(home, "work", "pg.pass"),
+		"DOCKER_CONFIG": home,
+		"RCLONE_CONFIG": "/",
+		"GH_CONFIG_DIR": "relative/gh",
+	}
+	r.env = storesFromEnv(func(k string) string { return env[k] }, home)
+	for _, c := range []struct{ file, words string }{
+		{"keys/gpg/private-keys-v1.d/k.key", "GnuPG"},
+		{"work/a.yaml", "Kubernetes"},
+		{"work/b.yaml", "Kubernetes"},
+		{"rust/cargo/credentials.toml", "Cargo"},
+		{"work/pg.pass", "PostgreSQL"},
+	} {
+		p := filepath.Join(home, c.file)
+		mustWrite(t, p, "secret")
+		mustRefuse(t, p, r, c.words)
+	}
+	// Cargo's home holds more than its tokens.
+	mustWrite(t, filepath.Join(home, "rust", "cargo", "registry", "crate.txt"), "fine")
+	for _, ok := range []string{"rust/cargo/registry/crate.txt", "Documents/report.txt"} {
+		if _, err := checkUploadPath(filepath.Join(home, ok), r); err != nil {
+			t.Errorf("%s was refused: %v", ok, err)
+		}
+	}
+}

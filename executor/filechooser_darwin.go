@@ -2,19 +2,23 @@ package executor
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"time"
 
 	"github.com/reins-app/reins/audit"
 )
 
-// The file dialog on macOS is the browser's open panel: a new window on
-// screen of the browser's own process (Chrome is not sandboxed, so the
-// panel is not a separate service's). Its keys: Command+Shift+G opens "Go
-// to the folder" over it, the path typed there and Return select the file
-// in the panel, and a second Return is its Open button. Which window has
-// the keyboard focus is read as the application with the focus
-// (Accessibility) and its front window on screen; which window the panel
-// is for is not known here, so only the process is checked.
+// The file dialog on macOS is the browser's open panel: a sheet on the
+// browser window clicked, a new window on screen of the browser's own
+// process (Chrome is not sandboxed, so the panel is not a separate
+// service's). Its keys: Command+Shift+G opens "Go to the folder" over it,
+// the path typed there and Return select the file in the panel, and a
+// second Return is its Open button. Which window is a sheet, and on which
+// window, is read from Accessibility (filechooser_mac.go): the sheet the
+// application's keyboard focus is in, matched to the windows on screen by
+// frame. A window the page opens is not a sheet, so it is never taken for
+// the panel, nor typed into.
 //
 // Not run on a Mac yet: built from the same sequence as Linux's and
 // checked by go vet only.
@@ -34,6 +38,26 @@ func (m *Mac) chooserKeys() chooserKeys {
 }
 
 func (m *Mac) chooserWait() time.Duration { return chooserDeadline }
+
+func (m *Mac) chooserRole() string { return axRoleSheet }
+
+// focusSheet is the sheet the keyboard focus of pid's application is in,
+// and the window it is on, by frame; ok is false when the focus is in no
+// sheet.
+func focusSheet(pid int) (sheet, window macBounds, ok bool, err error) {
+	if err := loadAXRead(); err != nil {
+		return macBounds{}, macBounds{}, false, fmt.Errorf("%w: %v", ErrUnsupported, err)
+	}
+	if !axIsProcessTrusted() {
+		return macBounds{}, macBounds{}, false, errAXPermission
+	}
+	src, err := newAXApp(pid, time.Second)
+	if err != nil {
+		return macBounds{}, macBounds{}, false, err
+	}
+	defer src.close()
+	return axFocusSheet(src)
+}
 
 func (m *Mac) shownWindows() (windowSet, error) {
 	ws, err := onScreenWindows()
@@ -63,26 +87,54 @@ func (m *Mac) clickedWindow(p point) (uint64, error) {
 	return uint64(w.Number), nil
 }
 
-// newDialogs lists the windows on screen that were not before; none says
-// which window it is for.
+// newDialogs lists the windows on screen that were not before. The one
+// whose frame is that of the sheet its application's keyboard focus is in
+// is a sheet (role AXSheet), for the window of that application whose
+// frame is the sheet's window's; the others say nothing.
 func (m *Mac) newDialogs(before windowSet) ([]newDialog, error) {
 	ws, err := onScreenWindows()
 	if err != nil {
 		return nil, err
 	}
+	type focus struct {
+		sheet, window macBounds
+		ok            bool
+	}
+	focuses := map[int]focus{} // by pid, read once a call
 	var out []newDialog
 	for _, w := range ws {
 		if before[uint64(w.Number)] || w.Alpha <= 0 || w.Bounds.Width <= 0 || w.Bounds.Height <= 0 {
 			continue
 		}
-		out = append(out, newDialog{chooser: chooser{id: uint64(w.Number), app: appOfWindow(w), title: w.Name}})
+		d := newDialog{chooser: chooser{id: uint64(w.Number), app: appOfWindow(w), title: w.Name}}
+		f, read := focuses[w.OwnerPID]
+		if !read {
+			sheet, window, ok, err := focusSheet(w.OwnerPID)
+			switch {
+			case errors.Is(err, ErrPermission), errors.Is(err, ErrUnsupported), axCodeOf(err) == axCodeAPIDisabled:
+				return nil, err
+			}
+			// Otherwise an application that does not answer says nothing
+			// of its windows, and none of them is taken for the dialog.
+			f = focus{sheet, window, ok}
+			focuses[w.OwnerPID] = f
+		}
+		if f.ok && sameBounds(f.sheet, w.Bounds) {
+			d.role = axRoleSheet
+			for _, host := range ws {
+				if host.OwnerPID == w.OwnerPID && host.Number != w.Number && sameBounds(f.window, host.Bounds) {
+					d.forWindow = uint64(host.Number)
+					break
+				}
+			}
+		}
+		out = append(out, d)
 	}
 	return out, nil
 }
 
-// chooserFocused reports whether c's process has the keyboard focus and
-// its front window on screen is c, or one that came up after the click
-// with it (the "Go to the folder" sheet).
+// chooserFocused reports whether c's process has the keyboard focus, in a
+// sheet whose frame is c's, on the window clicked.
 func (m *Mac) chooserFocused(c chooser) (bool, error) {
 	pid, err := focusedAppPID()
 	if err != nil {
@@ -91,16 +143,24 @@ func (m *Mac) chooserFocused(c chooser) (bool, error) {
 	if pid != c.app.PID {
 		return false, nil
 	}
+	sheet, window, ok, err := focusSheet(pid)
+	if err != nil || !ok {
+		return false, err
+	}
 	ws, err := onScreenWindows()
 	if err != nil {
 		return false, err
 	}
+	var inSheet, onWindow bool
 	for _, w := range ws {
-		if w.OwnerPID == pid && w.Alpha > 0 && w.Bounds.Width > 0 && w.Bounds.Height > 0 {
-			return uint64(w.Number) == c.id || (c.before != nil && !c.before[uint64(w.Number)]), nil
+		switch uint64(w.Number) {
+		case c.id:
+			inSheet = sameBounds(sheet, w.Bounds)
+		case c.forWindow:
+			onWindow = sameBounds(window, w.Bounds)
 		}
 	}
-	return false, nil
+	return inSheet && onWindow, nil
 }
 
 func (m *Mac) chooserShown(c chooser) (bool, error) {

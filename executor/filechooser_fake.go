@@ -18,7 +18,16 @@ type FileDialog struct {
 	LoseAfter int    // when set, it loses the focus after this many of its keys
 	Stays     bool   // it stays open once accepted
 	Title     string // its title; "Open File" when empty
+	// ForNone: the window names no window it is for, as a page's popup
+	// window does; ForOther: it names another window than the one clicked.
+	ForNone, ForOther bool
+	// Role is the window's role; the file dialog's (FakeChooserRole) when
+	// empty.
+	Role string
 }
+
+// FakeChooserRole is the role of the fake desktop's file dialog.
+const FakeChooserRole = "file-chooser"
 
 // fakeFiles is the fake's file dialog: how it behaves, and the one up now.
 type fakeFiles struct {
@@ -63,6 +72,8 @@ func (f *Fake) chooserKeys() chooserKeys {
 
 func (f *Fake) chooserWait() time.Duration { return fakeChooserWait }
 
+func (f *Fake) chooserRole() string { return FakeChooserRole }
+
 func (f *Fake) shownWindows() (windowSet, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
@@ -100,7 +111,18 @@ func (f *Fake) newDialogs(windowSet) ([]newDialog, error) {
 	if title == "" {
 		title = "Open File"
 	}
-	return []newDialog{{chooser: chooser{id: 2, app: app, title: title}, forWindow: 1}}, nil
+	var forWindow uint64 = 1 // the window clickedWindow names
+	switch {
+	case fl.how.ForNone:
+		forWindow = 0
+	case fl.how.ForOther:
+		forWindow = 3
+	}
+	role := fl.how.Role
+	if role == "" {
+		role = FakeChooserRole
+	}
+	return []newDialog{{chooser: chooser{id: 2, app: app, title: title, forWindow: forWindow}, role: role}}, nil
 }
 
 func (f *Fake) chooserFocused(chooser) (bool, error) {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -16,14 +17,17 @@ import (
 // The file dialog on X11 is Chromium's GTK 3 file chooser, which the
 // browser's own process shows when no desktop portal offers one: a new
 // top-level window of that process, marked as a dialog for the browser
-// window clicked (WM_TRANSIENT_FOR). GTK gives it the keyboard focus
-// itself, with or without a window manager. Its keys: Control+L opens its
-// location field with the text selected, so the path typed replaces it;
-// Alt+O is its Open button. Return in the location field closes
-// Chromium's dialog without a file in Chromium 156 with GTK 3.24, so it is
-// not used; Alt+O is the mnemonic of GTK's English "_Open", and where GTK
-// speaks another language the dialog stays open, and the upload ends
-// cancelled with Escape and says so.
+// window clicked (WM_TRANSIENT_FOR) and as GTK's file chooser by its role
+// (WM_WINDOW_ROLE GtkFileChooserDialog, as read from Chromium 156 under
+// Xvfb). A popup window the page opens is of the same process, but names
+// no window it is for and has a role of its own ("pop-up"). GTK gives the
+// chooser the keyboard focus itself, with or without a window manager.
+// Its keys: Control+L opens its location field with the text selected, so
+// the path typed replaces it; Alt+O is its Open button. Return in the
+// location field closes Chromium's dialog without a file in Chromium 156
+// with GTK 3.24, so it is not used; Alt+O is the mnemonic of GTK's English
+// "_Open", and where GTK speaks another language the dialog stays open,
+// and the upload ends cancelled with Escape and says so.
 //
 // _NET_WM_PID is what a window's client says of itself, so a dialog's
 // process is taken from the X server where it can say: the X-Resource
@@ -36,6 +40,11 @@ var _ chooserDesk = (*X11)(nil)
 func (x *X11) FireUpload(ctx context.Context, t audit.Ticket) error {
 	return x.seq.upload(ctx, x, t)
 }
+
+// gtkChooserRole is the WM_WINDOW_ROLE GTK gives its file chooser dialog.
+const gtkChooserRole = "GtkFileChooserDialog"
+
+func (x *X11) chooserRole() string { return gtkChooserRole }
 
 func (x *X11) chooserKeys() chooserKeys {
 	return chooserKeys{
@@ -120,7 +129,14 @@ func (x *X11) newDialogs(before windowSet) ([]newDialog, error) {
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, newDialog{chooser: chooser{id: uint64(cw), app: app, title: title}, forWindow: uint64(owner)})
+		role, err := x.windowRole(cw)
+		if isGone(err) {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, newDialog{chooser: chooser{id: uint64(cw), app: app, title: title, forWindow: uint64(owner)}, role: role})
 	}
 	return out, nil
 }
@@ -160,6 +176,28 @@ func (x *X11) chooserShown(c chooser) (bool, error) {
 		return false, err
 	}
 	return attrs.MapState == xproto.MapStateViewable, nil
+}
+
+// roleAtoms holds, per X connection, the atom WM_WINDOW_ROLE:
+// *xgb.Conn → xproto.Atom.
+var roleAtoms sync.Map
+
+// windowRole is w's WM_WINDOW_ROLE; "" when it has none.
+func (x *X11) windowRole(w xproto.Window) (string, error) {
+	atom, ok := roleAtoms.Load(x.conn)
+	if !ok {
+		const name = "WM_WINDOW_ROLE"
+		r, err := xproto.InternAtom(x.conn, false, uint16(len(name)), name).Reply()
+		if err != nil {
+			return "", err
+		}
+		atom, _ = roleAtoms.LoadOrStore(x.conn, r.Atom)
+	}
+	p, err := x.prop(w, atom.(xproto.Atom))
+	if err != nil || p == nil || p.Format != 8 {
+		return "", err
+	}
+	return strings.TrimRight(string(p.Value), "\x00"), nil
 }
 
 // xres holds, per X connection, whether the X-Resource extension is ready

@@ -62,3 +62,56 @@ func TestX11FindsTheNewDialogByTheServersWordAndItsFocus(t *testing.T) {
 		t.Errorf("shown once unmapped: %v, %v", shown, err)
 	}
 }
+
+// The X server's word on a new window: the window it is a dialog for
+// (WM_TRANSIENT_FOR) and its role (WM_WINDOW_ROLE), which tell GTK's file
+// chooser for the window clicked from a popup of the same process.
+func TestX11ReadsWhichWindowANewOneIsForAndItsRole(t *testing.T) {
+	r := newX11Rig(t, startDisplay(t, 1))
+	browser := r.w.app("Chromium", 0, 0, 600, 400)
+	before, err := r.ex.shownWindows()
+	if err != nil {
+		t.Fatal(err)
+	}
+	clicked, err := r.ex.clickedWindow(point{100, 100})
+	if err != nil || clicked != uint64(browser) {
+		t.Fatalf("clicked window %d, %v; want the browser's %d", clicked, err, browser)
+	}
+	setProp := func(w xproto.Window, name string, typ xproto.Atom, format byte, value []byte) {
+		t.Helper()
+		n := uint32(len(value))
+		if format == 32 {
+			n /= 4
+		}
+		must(t, xproto.ChangePropertyChecked(r.w.conn, xproto.PropModeReplace, w, r.w.atom(name), typ, format, n, value).Check())
+	}
+	chooserWin := r.w.app("Chooser", 100, 50, 400, 300)
+	owner := make([]byte, 4)
+	xgb.Put32(owner, uint32(browser))
+	setProp(chooserWin, "WM_TRANSIENT_FOR", xproto.AtomWindow, 32, owner)
+	setProp(chooserWin, "WM_WINDOW_ROLE", xproto.AtomString, 8, []byte("GtkFileChooserDialog"))
+	popup := r.w.app("Popup", 620, 50, 300, 200)
+	setProp(popup, "WM_WINDOW_ROLE", xproto.AtomString, 8, []byte("pop-up"))
+
+	news, err := r.ex.newDialogs(before)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[xproto.Window]dialogFit{}
+	for _, d := range news {
+		got[xproto.Window(d.id)] = fitOf(d, App{PID: os.Getpid()}, clicked, r.ex.chooserRole())
+		switch xproto.Window(d.id) {
+		case chooserWin:
+			if d.forWindow != uint64(browser) || d.role != "GtkFileChooserDialog" {
+				t.Errorf("the chooser read as a dialog for %d of role %q", d.forWindow, d.role)
+			}
+		case popup:
+			if d.forWindow != 0 || d.role != "pop-up" {
+				t.Errorf("the popup read as a dialog for %d of role %q", d.forWindow, d.role)
+			}
+		}
+	}
+	if len(news) != 2 || got[chooserWin] != fitChooser || got[popup] != fitForNone {
+		t.Errorf("new windows judged %v, want the chooser %d the dialog and the popup %d not", got, chooserWin, popup)
+	}
+}

@@ -19,11 +19,14 @@ import (
 // enough: before any key, the dialog typed into must be the one the click
 // opened. It must come up after the click, belong to the process whose
 // window was clicked (a desktop portal's dialog, which another process
-// shows, is not supported and is refused), be a dialog for the window
-// clicked where it says which window it is for, and hold the keyboard
-// focus, checked again before every key. When any of that fails, nothing
-// more is typed; the dialog is cancelled with Escape when it has the focus
-// and left for the person otherwise.
+// shows, is not supported and is refused), say it is a dialog for the
+// window clicked and say it is a file dialog (its role), and hold the
+// keyboard focus, checked again before every key. A window of the same
+// process that says less is not the dialog: the page's own popup window,
+// which its script may open with the activation Reins' click gives it,
+// names no window it is for. When any of that fails, nothing more is
+// typed; the dialog is cancelled with Escape when it has the focus and
+// left for the person otherwise.
 
 // Errors of an upload, for errors.Is.
 var (
@@ -66,13 +69,10 @@ func Upload(ctx context.Context, ex Executor, t audit.Ticket) error {
 
 // chooser is a file dialog as a backend knows it.
 type chooser struct {
-	id    uint64 // the backend's handle for its window
-	app   App
-	title string
-	// before is the windows shown before the click: one of the dialog's
-	// process that is not among them came up with the dialog (macOS's "Go
-	// to the folder" sheet over the panel).
-	before windowSet
+	id        uint64 // the backend's handle for its window
+	app       App
+	title     string
+	forWindow uint64 // the window it is a dialog for: the one clicked
 }
 
 // windowSet is the windows shown at one moment, by the backend's handle.
@@ -87,8 +87,10 @@ type chooserDesk interface {
 	clickedWindow(p point) (uint64, error)
 	// newDialogs lists the windows shown now that are not in before,
 	// with their applications, and for each the window it is a dialog
-	// for (0 when it does not say).
+	// for (0 when it does not say) and its role ("" when it has none).
 	newDialogs(before windowSet) ([]newDialog, error)
+	// chooserRole is the role this desktop's file dialog says it has.
+	chooserRole() string
 	// chooserFocused reports whether c, or a window inside it, holds the
 	// keyboard focus.
 	chooserFocused(c chooser) (bool, error)
@@ -101,11 +103,41 @@ type chooserDesk interface {
 	chooserWait() time.Duration
 }
 
-// newDialog is a window that came up: the dialog, and the window it says
-// it is for.
+// newDialog is a window that came up: the dialog, the window it says it
+// is for (chooser.forWindow) and what it says it is.
 type newDialog struct {
 	chooser
-	forWindow uint64
+	role string
+}
+
+// dialogFit is what a window that came up after an upload's click is to
+// the upload.
+type dialogFit int
+
+const (
+	fitChooser    dialogFit = iota // the file dialog the click opened
+	fitOtherApp                    // another process's window
+	fitForNone                     // the browser's, naming no window it is for: a page's popup
+	fitForOther                    // the browser's dialog for another window than the one clicked
+	fitNotChooser                  // the browser's dialog for the window clicked, of another role
+)
+
+// fitOf judges d, a window that came up after a click on the window
+// clicked of owner's process, for a desktop whose file dialog has role: it
+// is the dialog the click opened only when it is that process's, names the
+// window clicked as the window it is for, and has the file dialog's role.
+func fitOf(d newDialog, owner App, clicked uint64, role string) dialogFit {
+	switch {
+	case d.app.PID != owner.PID:
+		return fitOtherApp
+	case d.forWindow == 0:
+		return fitForNone
+	case clicked == 0 || d.forWindow != clicked:
+		return fitForOther
+	case role == "" || d.role != role:
+		return fitNotChooser
+	}
+	return fitChooser
 }
 
 // chooserKeys are a file dialog's keys: the chord that opens its location
@@ -208,6 +240,9 @@ func (s *sequence) upload(ctx context.Context, b backend, t audit.Ticket) (err e
 	if err != nil {
 		return err
 	}
+	if clicked == 0 {
+		return fmt.Errorf("%w: which window is under the element cannot be told, so neither can the file dialog it opens; nothing was fired", ErrNoChooser)
+	}
 	hw, err := b.watchHand(ctx)
 	if err != nil {
 		return err
@@ -304,12 +339,13 @@ func (s *sequence) upload(ctx context.Context, b backend, t audit.Ticket) (err e
 
 // awaitChooser waits, up to the desk's chooserWait, for the file dialog
 // the click opened: a window that was not there before it, of owner's
-// process, a dialog for the window clicked where it says, holding the
+// process, a file dialog for the window clicked (fitOf), holding the
 // keyboard focus.
 func (a *act) awaitChooser(desk chooserDesk, before windowSet, owner App, clicked uint64) (chooser, error) {
 	within := desk.chooserWait()
 	deadline := time.Now().Add(within)
-	var foreign, elsewhere *newDialog
+	role := desk.chooserRole()
+	seen := map[dialogFit]*newDialog{} // the last window of each kind that was not the dialog
 	var found *chooser
 	for {
 		if err := a.alive(); err != nil {
@@ -320,16 +356,12 @@ func (a *act) awaitChooser(desk chooserDesk, before windowSet, owner App, clicke
 			return chooser{}, fmt.Errorf("%w: the windows shown could not be read (%v), so nothing was typed", ErrNoChooser, err)
 		}
 		// Of the browser's new windows (a toolkit makes helper windows
-		// too), the one holding the focus.
+		// too), the file dialog holding the focus.
 		found = nil
 		for i := range news {
 			d := &news[i]
-			switch {
-			case d.app.PID != owner.PID:
-				foreign = d
-				continue
-			case d.forWindow != 0 && clicked != 0 && d.forWindow != clicked:
-				elsewhere = d
+			if fit := fitOf(*d, owner, clicked, role); fit != fitChooser {
+				seen[fit] = d
 				continue
 			}
 			focused, err := desk.chooserFocused(d.chooser)
@@ -337,7 +369,6 @@ func (a *act) awaitChooser(desk chooserDesk, before windowSet, owner App, clicke
 				return chooser{}, fmt.Errorf("%w: where the keyboard focus is could not be read (%v), so nothing was typed", ErrNoChooser, err)
 			}
 			if focused {
-				d.chooser.before = before
 				return d.chooser, nil
 			}
 			found = &d.chooser
@@ -352,10 +383,15 @@ func (a *act) awaitChooser(desk chooserDesk, before windowSet, owner App, clicke
 	switch {
 	case found != nil:
 		return chooser{}, fmt.Errorf("%w: the browser's file dialog %s came up but did not get the keyboard focus within %s, so nothing was typed; it is left open for the person to cancel", ErrNoChooser, quoted(found.title), within)
-	case elsewhere != nil:
-		return chooser{}, fmt.Errorf("%w: a dialog of the browser's came up, %s, but for another of its windows than the one clicked, so nothing was typed", ErrNoChooser, quoted(elsewhere.title))
-	case foreign != nil:
-		return chooser{}, fmt.Errorf("%w: a window of another program came up instead (%s, pid %d, %s); Reins types only into a file dialog of the browser's own process, not a desktop portal's, so nothing was typed", ErrNoChooser, plain.Text(foreign.app.Name, plain.NameMax), foreign.app.PID, quoted(foreign.title))
+	case seen[fitNotChooser] != nil:
+		return chooser{}, fmt.Errorf("%w: a dialog of the browser's came up for the window clicked, %s, but it is not a file dialog, so nothing was typed", ErrNoChooser, quoted(seen[fitNotChooser].title))
+	case seen[fitForOther] != nil:
+		return chooser{}, fmt.Errorf("%w: a dialog of the browser's came up, %s, but for another of its windows than the one clicked, so nothing was typed", ErrNoChooser, quoted(seen[fitForOther].title))
+	case seen[fitForNone] != nil:
+		return chooser{}, fmt.Errorf("%w: a window of the browser's came up instead, %s, which is not a dialog for the window clicked (a window the page opened, say), so nothing was typed", ErrNoChooser, quoted(seen[fitForNone].title))
+	case seen[fitOtherApp] != nil:
+		d := seen[fitOtherApp]
+		return chooser{}, fmt.Errorf("%w: a window of another program came up instead (%s, pid %d, %s); Reins types only into a file dialog of the browser's own process, not a desktop portal's, so nothing was typed", ErrNoChooser, plain.Text(d.app.Name, plain.NameMax), d.app.PID, quoted(d.title))
 	}
 	return chooser{}, fmt.Errorf("%w: the click opened no file dialog within %s (the element may not open one, or the page may have stopped it), so nothing was typed", ErrNoChooser, within)
 }

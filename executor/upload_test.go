@@ -130,3 +130,74 @@ func TestOnlyAnUploadTicketFiresAnUpload(t *testing.T) {
 		t.Errorf("an executor without dialogs: %v", err)
 	}
 }
+
+// What Chromium 156 under Xvfb (GTK 3.24, no window manager) showed when a
+// file input was clicked, and when a page's script opened a popup, read
+// from the X server: the chooser is a dialog for the browser window
+// clicked, of role GtkFileChooserDialog; the popup names no window it is
+// for. Only the chooser is the dialog.
+func TestOnlyAFileDialogForTheWindowClickedIsTheDialog(t *testing.T) {
+	chromium := App{Name: "Chromium", PID: 20371}
+	const browserWindow = 4194306 // role "browser"
+	for _, c := range []struct {
+		name string
+		d    newDialog
+		want dialogFit
+	}{
+		{"GTK's file chooser", newDialog{chooser: chooser{id: 6291462, app: chromium, forWindow: browserWindow}, role: "GtkFileChooserDialog"}, fitChooser},
+		{"the page's popup window", newDialog{chooser: chooser{id: 6291500, app: chromium}, role: "pop-up"}, fitForNone},
+		{"the popup claiming the chooser's role", newDialog{chooser: chooser{id: 6291500, app: chromium}, role: "GtkFileChooserDialog"}, fitForNone},
+		{"a window inside the chooser", newDialog{chooser: chooser{id: 6291716, app: chromium, forWindow: 6291462}}, fitForOther},
+		{"a chooser for another browser window", newDialog{chooser: chooser{id: 6291462, app: chromium, forWindow: 4194999}, role: "GtkFileChooserDialog"}, fitForOther},
+		{"another dialog for the window clicked", newDialog{chooser: chooser{id: 6291470, app: chromium, forWindow: browserWindow}, role: "GtkMessageDialog"}, fitNotChooser},
+		{"a dialog for it with no role", newDialog{chooser: chooser{id: 6291470, app: chromium, forWindow: browserWindow}}, fitNotChooser},
+		{"a portal's chooser", newDialog{chooser: chooser{id: 8388610, app: App{Name: "xdg-desktop-portal-gtk", PID: 77}, forWindow: browserWindow}, role: "GtkFileChooserDialog"}, fitOtherApp},
+	} {
+		if got := fitOf(c.d, chromium, browserWindow, gtkRole); got != c.want {
+			t.Errorf("%s: %d, want %d", c.name, got, c.want)
+		}
+	}
+	// A window clicked that is not known matches no dialog, and a desktop
+	// that names no role for its dialog takes none.
+	chooserOf := newDialog{chooser: chooser{id: 6291462, app: chromium, forWindow: browserWindow}, role: "GtkFileChooserDialog"}
+	if got := fitOf(chooserOf, chromium, 0, gtkRole); got == fitChooser {
+		t.Error("a dialog was taken for the chooser of an unknown window")
+	}
+	if got := fitOf(newDialog{chooser: chooser{app: chromium, forWindow: browserWindow}}, chromium, browserWindow, ""); got == fitChooser {
+		t.Error("a window with no role was taken for the chooser where the desktop names none")
+	}
+}
+
+// gtkRole is GTK's file chooser's role, spelled out here as read from the
+// X server.
+const gtkRole = "GtkFileChooserDialog"
+
+// A window of the browser's own process that is not a file dialog for the
+// window clicked gets no key: a popup naming no window, a dialog for
+// another window, a dialog of another role.
+func TestAnUploadTypesNothingIntoAWindowThatIsNotTheFileDialog(t *testing.T) {
+	for _, c := range []struct {
+		name  string
+		how   FileDialog
+		words string
+	}{
+		{"a popup naming no window", FileDialog{ForNone: true, Role: "pop-up", Title: "Popup window"}, "not a dialog for the window clicked"},
+		{"a popup with the chooser's role", FileDialog{ForNone: true}, "not a dialog for the window clicked"},
+		{"a dialog for another window", FileDialog{ForOther: true}, "for another of its windows"},
+		{"another kind of dialog", FileDialog{Role: "GtkMessageDialog"}, "not a file dialog"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			f := &Fake{}
+			f.SetAppAt(App{Name: "Chromium", PID: 4321})
+			f.SetFrontmost(App{Name: "Chromium", PID: 4321})
+			f.SetFileDialog(c.how)
+			err := f.FireUpload(context.Background(), uploadTicket("/tmp/x.txt"))
+			if !errors.Is(err, ErrNoChooser) || !strings.Contains(err.Error(), c.words) {
+				t.Fatalf("got %v, want ErrNoChooser saying %q", err, c.words)
+			}
+			if keys := keysAfter(f.steps()); len(keys) != 0 {
+				t.Errorf("%d keys were pressed: %q", len(keys), keys)
+			}
+		})
+	}
+}
