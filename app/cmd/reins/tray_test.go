@@ -45,7 +45,9 @@ func TestGLFWHintsComeBeforeFyneStartsGLFW(t *testing.T) {
 		},
 		// A clock of the test's: the popup's countdown never ticks on a
 		// timer's goroutine, which the test driver would run unguarded.
-		func(a fyne.App) ui.Options { return ui.Options{App: a, Engine: engine, Clock: ui.NewFakeClock(time.Now())} },
+		func(a fyne.App) ui.Options {
+			return ui.Options{App: a, Engine: engine, Clock: ui.NewFakeClock(time.Now())}
+		},
 	)
 	defer u.Stop()
 	a.Run()
