@@ -69,6 +69,9 @@ func TestFileUpload(t *testing.T) { uploadThroughGTK(t, false) }
 func TestFileUploadUnderAWindowManager(t *testing.T) { uploadThroughGTK(t, true) }
 
 func uploadThroughGTK(t *testing.T, wm bool) {
+	// Built before HOME moves: go build keeps its cache under the home
+	// folder, and a fresh one would build everything again.
+	reinsBinaryFor(t)
 	home := t.TempDir()
 	t.Setenv("HOME", home)
 	t.Setenv("XDG_CONFIG_HOME", filepath.Join(home, ".config"))
