@@ -135,14 +135,21 @@ func desktopShot(path string) error {
 	if err != nil {
 		return err
 	}
-	if err := xdesk.Click(x.Display, (icon.Min.X+icon.Max.X)/2, (icon.Min.Y+icon.Max.Y)/2); err != nil {
-		return err
-	}
+	// The panel draws the icon before its item answers clicks: a click that
+	// opened nothing is made again, once the menu has had time to open.
+	var clicked time.Time
+	var clickErr error
 	if err := until(ctx, "Reins' menu to open", func() bool {
-		n, err := xdesk.Menus(x.Display)
-		return err == nil && n > before
+		if n, err := xdesk.Menus(x.Display); err == nil && n > before {
+			return true
+		}
+		if time.Since(clicked) >= menuOpens {
+			clickErr = xdesk.Click(x.Display, (icon.Min.X+icon.Max.X)/2, (icon.Min.Y+icon.Max.Y)/2)
+			clicked = time.Now()
+		}
+		return false
 	}); err != nil {
-		return err
+		return errors.Join(err, clickErr)
 	}
 	// The menu opens in a few hundred milliseconds and draws over a few
 	// frames; wait for the screen to stop changing.
@@ -184,6 +191,10 @@ func startGroup(cmd *exec.Cmd) (stop func(), err error) {
 		}
 	}, nil
 }
+
+// menuOpens is how long a click on the icon is given to open the menu
+// (about 370 ms, measured) before it is made again.
+const menuOpens = 2 * time.Second
 
 func until(ctx context.Context, what string, ok func() bool) error {
 	for !ok() {
