@@ -177,11 +177,11 @@ func NewPopup(opts PopupOptions) *Popup {
 	header := container.NewBorder(nil, nil, mark, container.NewVBox(p.counter), p.who)
 	buttons := container.NewHBox(p.deny, layout.NewSpacer(), p.upTo, p.once, p.tab)
 	p.content = inset(container.NewBorder(
-		container.NewVBox(header, p.sentence, p.wholeArea, p.held),
+		container.NewVBox(header, p.sentence, p.held),
 		container.NewVBox(p.refused, buttons, sized(p.bar, 10, 3), p.remaining),
 		nil, nil,
 		container.New(layout.NewCustomPaddedLayout(0, 10, 0, 0),
-			container.NewBorder(nil, p.frame, nil, nil, container.NewStack(p.pictureArea, container.NewVBox(p.explainArea), p.planArea))),
+			container.NewBorder(nil, container.NewVBox(p.wholeArea, p.frame), nil, nil, container.NewStack(p.pictureArea, container.NewVBox(p.explainArea), p.planArea))),
 	))
 	p.render()
 	return p
@@ -694,7 +694,7 @@ func (p *Popup) fillPlan(r *vocab.Request) {
 
 // wholeHeight is the height of the box that shows a long or many-lined
 // text whole; it scrolls.
-const wholeHeight = 84
+const wholeHeight = 72
 
 // wholeText is, for an act that types text the sentence cannot show whole
 // (longer than its quote, or with line breaks, each an Enter), the whole

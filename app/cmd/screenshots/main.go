@@ -88,9 +88,9 @@ func capture(content fyne.CanvasObject, size fyne.Size, scale float32) image.Ima
 	w.SetPadded(false)
 	c := w.Canvas().(test.WindowlessCanvas)
 	c.SetScale(scale)
-	if size.IsZero() {
-		size = content.MinSize()
-	}
+	// A window never shows smaller than its content's least size: the
+	// desktop grows a fixed-size window to it, and so does the picture.
+	size = size.Max(content.MinSize())
 	w.Resize(size)
 	return c.Capture()
 }
@@ -175,6 +175,16 @@ func (s *scene) windows() []shot {
 	p2 := ui.NewPopup(ui.PopupOptions{Engine: e, Clock: s.clock, Timeout: 30 * time.Second})
 	p2.Add(&pw)
 	out = append(out, shot{"approval-popup-secret-in-frame", p2.Content(), ui.PopupSize})
+
+	// Text with line breaks, each an Enter: shown as ⏎, counted, and whole.
+	note := vocab.Request{ID: "t1", Agent: claude(), Act: vocab.Act{Kind: vocab.Type, Clear: true,
+		Text: "Please gift-wrap the mug.\nLeave it with the neighbour at no. 12 if nobody answers.\n"}, Picture: shopPNG, Asked: s.now.Add(-2 * time.Second)}
+	note.Target.Tab, note.Target.TabTitle, note.Target.Origin = "3", "Cart — Shop", "https://shop.example.com"
+	note.Target.Role, note.Target.Name = "textbox", "Delivery note"
+	ui.SetBox(&note, 420, 330, 180, 40)
+	pt := ui.NewPopup(ui.PopupOptions{Engine: e, Clock: s.clock, Timeout: 30 * time.Second})
+	pt.Add(&note)
+	out = append(out, shot{"approval-popup-typed-lines", pt.Content(), ui.PopupSize})
 
 	// A plan of three steps, one of them always asked on its own.
 	pl := vocab.Request{ID: "p1", Agent: claude(), Act: vocab.Act{Kind: vocab.Plan, Text: "Check the sizes, then place the order", Steps: 3}, Picture: shopPNG, Asked: s.now.Add(-4 * time.Second),
