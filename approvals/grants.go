@@ -14,24 +14,9 @@ import (
 )
 
 // Origin returns the origin of a URL as grants compare it ("https://a.example:8443"),
-// or "" when the URL has none (about:blank, data:, chrome://…).
-func Origin(raw string) string {
-	u, err := url.Parse(raw)
-	if err != nil || u.Host == "" {
-		return ""
-	}
-	host := strings.ToLower(u.Host)
-	// The same origin as the browser writes it: default ports dropped.
-	switch u.Scheme {
-	case "http":
-		host = strings.TrimSuffix(host, ":80")
-	case "https":
-		host = strings.TrimSuffix(host, ":443")
-	default:
-		return ""
-	}
-	return u.Scheme + "://" + host
-}
+// or "" when the URL has none (about:blank, data:, chrome://…): the same
+// origin as the browser writes it, default ports dropped.
+func Origin(raw string) string { return vocab.OriginOf(raw) }
 
 // Loopback reports whether origin is served from this computer (localhost
 // and its subdomains, 127.0.0.0/8, [::1]) and returns its host and port (the

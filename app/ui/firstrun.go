@@ -159,44 +159,39 @@ func (f *FirstRun) allowAccess() {
 		f.allowInputMonitoring()
 		return
 	}
-	if f.opts.RequestAccessibility != nil && !f.asked {
-		f.asked = true
-		f.access.SetText("Open Accessibility settings")
-		if f.opts.RequestAccessibility() {
-			f.notes[1].Hide()
-			f.Refresh()
-			return
-		}
-		setRich(f.notes[1], seg{text: "macOS is asking: choose “Open System Settings” and turn Reins on. If no dialog appeared, open the settings with this button.", color: colorSecondary, size: theme.SizeNameCaptionText})
-		f.notes[1].Show()
-		f.Refresh()
-		return
-	}
-	if f.opts.OpenURL != nil {
-		f.opts.OpenURL(AccessibilityPane)
-	}
-	f.Refresh()
+	f.askOrOpen(&f.asked, f.opts.RequestAccessibility, "Open Accessibility settings",
+		"macOS is asking: choose “Open System Settings” and turn Reins on. If no dialog appeared, open the settings with this button.",
+		AccessibilityPane)
 }
 
 // allowInputMonitoring is the step's button once Accessibility is given:
 // the first press has macOS ask for Input Monitoring, later ones open its
 // pane. A grant there takes effect when Reins is reopened.
 func (f *FirstRun) allowInputMonitoring() {
-	if f.opts.RequestInputMonitoring != nil && !f.askedIn {
-		f.askedIn = true
-		f.access.SetText("Open Input Monitoring settings")
-		if f.opts.RequestInputMonitoring() {
+	f.askOrOpen(&f.askedIn, f.opts.RequestInputMonitoring, "Open Input Monitoring settings",
+		"macOS is asking to let Reins watch the keyboard and mouse: choose “Open System Settings”, turn Reins on under Input Monitoring, then quit and reopen Reins.",
+		InputMonitoringPane)
+}
+
+// askOrOpen is a permission step's press: the first, when request is set,
+// has macOS ask (the button then says it opens the settings, and note
+// shows unless the grant came at once); later ones open pane.
+func (f *FirstRun) askOrOpen(asked *bool, request func() bool, button, note, pane string) {
+	if request != nil && !*asked {
+		*asked = true
+		f.access.SetText(button)
+		if request() {
 			f.notes[1].Hide()
 			f.Refresh()
 			return
 		}
-		setRich(f.notes[1], seg{text: "macOS is asking to let Reins watch the keyboard and mouse: choose “Open System Settings”, turn Reins on under Input Monitoring, then quit and reopen Reins.", color: colorSecondary, size: theme.SizeNameCaptionText})
+		setRich(f.notes[1], seg{text: note, color: colorSecondary, size: theme.SizeNameCaptionText})
 		f.notes[1].Show()
 		f.Refresh()
 		return
 	}
 	if f.opts.OpenURL != nil {
-		f.opts.OpenURL(InputMonitoringPane)
+		f.opts.OpenURL(pane)
 	}
 	f.Refresh()
 }
