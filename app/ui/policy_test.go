@@ -35,8 +35,10 @@ func TestTrayOffersNoShareThePolicyForbids(t *testing.T) {
 			{ID: "3", Title: "Cart", Origin: "https://shop.example.com"},
 		}}
 	items := BuildTray(s, TrayActions{
-		SetShare:  func(tab string, l vocab.Level) { shared = append(shared, tab+"="+l.String()) },
-		ShareWith: func(tab string, l vocab.Level, agent string) { shared = append(shared, tab+"="+l.String()+" for "+agent) },
+		SetShare: func(tab string, l vocab.Level) { shared = append(shared, tab+"="+l.String()) },
+		ShareWith: func(tab string, l vocab.Level, agent string) {
+			shared = append(shared, tab+"="+l.String()+" for "+agent)
+		},
 	})
 	if items[1].Label != ManagedLine(s.Policy) || !items[1].Disabled {
 		t.Fatalf("no line says the menu is managed: %+v", items[1])
