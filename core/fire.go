@@ -298,7 +298,7 @@ func (s *Session) fireApproved(ctx context.Context, f firing, approved approvals
 			case errors.Is(why, errStoppedByHandoff):
 				return nil, errorf(vocab.CodeHandedOff, "the tab was handed to the person while this act waited; nothing was done")
 			case errors.Is(why, errStoppedByPolicy):
-				return nil, e.policyError("it changed while this act waited, and no longer allows it; nothing was done")
+				return nil, e.policyError("it changed while this act waited, and no longer allows it", "; nothing was done")
 			}
 		}
 		return nil, err
@@ -340,7 +340,7 @@ func (s *Session) fireApproved(ctx context.Context, f firing, approved approvals
 		case errors.Is(why, errStoppedByHandoff):
 			fireErr = errorf(vocab.CodeHandedOff, "the tab was handed to the person while this act was under way; it was stopped there, and any key or button it held was let go")
 		case errors.Is(why, errStoppedByPolicy):
-			fireErr = e.policyError("it changed while this act was under way, and no longer allows it; the act was stopped there, and any key or button it held was let go")
+			fireErr = e.policyError("it changed while this act was under way, and no longer allows it", "; the act was stopped there, and any key or button it held was let go")
 		}
 	}
 	final := audit.Entry{Agent: s.agent, Act: f.en.Act, Target: f.en.Target, Decision: f.en.Decision, Outcome: vocab.OutcomeDone, Detail: f.done}

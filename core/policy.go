@@ -113,9 +113,10 @@ func (e *Engine) applyRules(p *policy.Policy) {
 // allows what the act was under.
 var errStoppedByPolicy = errors.New("the organisation's policy changed")
 
-// policyError is a refusal naming the policy and its rule.
-func (e *Engine) policyError(rule string) *vocab.Error {
-	return &vocab.Error{Code: vocab.CodePolicy, Message: e.Policy().Refusal(rule)}
+// policyError is a refusal naming the policy and its rule, then what
+// follows for whoever reads it.
+func (e *Engine) policyError(rule, then string) *vocab.Error {
+	return &vocab.Error{Code: vocab.CodePolicy, Message: e.Policy().Refusal(rule) + then}
 }
 
 // brokenPolicy refuses everything while a policy is there that cannot be
@@ -149,7 +150,7 @@ func (e *Engine) sharePolicy(tab, origin string, level vocab.Level) error {
 	if l.Level == vocab.ReadOnly {
 		most = "may be shared at Read at most"
 	}
-	return e.policyError(fmt.Sprintf("%s %s (%s)", what, most, l.Rule))
+	return e.policyError(fmt.Sprintf("%s %s (%s)", what, most, l.Rule), "")
 }
 
 // sitePolicy refuses an agent's read or act on a tab whose site the
@@ -160,11 +161,10 @@ func (e *Engine) sitePolicy(origin string, need vocab.Level) error {
 		return err
 	}
 	if l := e.rules().Site(origin); !l.Allows(need) {
-		what := "agents may not use this tab's site; nothing was read or done"
 		if l.Level == vocab.ReadOnly {
-			what = "agents may read this tab's site but not act in it; nothing was done"
+			return e.policyError("agents may read this tab's site but not act in it", "; nothing was done")
 		}
-		return e.policyError(what)
+		return e.policyError("agents may not use this tab's site", "; nothing was read or done")
 	}
 	return nil
 }
@@ -180,7 +180,7 @@ func (e *Engine) actPolicy() error {
 	stale := auditKey(e.pol.st) != e.pol.audit
 	e.pol.mu.Unlock()
 	if stale {
-		return e.policyError("it changed where audit rows go, which takes effect when Reins starts again; until then no act fires: quit and open Reins")
+		return e.policyError("it changed where audit rows go, which takes effect when Reins starts again", "; until then no act fires: quit and open Reins")
 	}
 	return nil
 }
@@ -193,10 +193,10 @@ func (e *Engine) planPolicy(steps int) error {
 	}
 	p := e.rules()
 	if !p.Plans() {
-		return e.policyError("plans is false: plans are not offered; ask for each step on its own")
+		return e.policyError("plans is false: plans are not offered", "; ask for each step on its own")
 	}
 	if n := p.MaxPlanSteps(); n > 0 && steps > n {
-		return e.policyError(fmt.Sprintf("maxPlanSteps is %d and this plan has %d steps; split it", n, steps))
+		return e.policyError(fmt.Sprintf("maxPlanSteps is %d and this plan has %d steps", n, steps), "; split it")
 	}
 	return nil
 }
@@ -207,7 +207,7 @@ func (e *Engine) agentPolicy(s *Session) *vocab.Error {
 		return err
 	}
 	if ok, why := e.rules().AgentAllowed(s.program); !ok {
-		return e.policyError(why + ", so this agent may not use Reins on this computer; the person was not asked")
+		return e.policyError(why, "; this agent may not use Reins on this computer, and the person was not asked")
 	}
 	return nil
 }
@@ -257,8 +257,10 @@ func (e *Engine) narrowShares(st policy.State) {
 			rule = "it cannot be honoured"
 		}
 		detail := fmt.Sprintf("Reins ended the share at %s: the organisation's policy (%s) allows %s (%s)", g.Level, st.Source, l.Level, rule)
+		// The row sits with the person's share changes, as the end of a
+		// loopback tab's share does: Reins ended it for them.
 		e.record(context.Background(), audit.Entry{
-			Agent: vocab.Agent{Name: "Reins"}, Act: vocab.Act{Kind: vocab.Share}, Target: where,
+			Agent: vocab.Agent{Name: vocab.PersonName}, Act: vocab.Act{Kind: vocab.Share}, Target: where,
 			Outcome: vocab.OutcomeDone, Code: vocab.CodePolicy, Detail: detail,
 		})
 		e.publish(persondoor.Event{Kind: persondoor.EventShare, Tab: key, Level: l.Level, Detail: "the organisation's policy changed"})
@@ -293,7 +295,7 @@ func (e *Engine) narrowAgents(st policy.State) {
 			g.ask.withdraw()
 		}
 		e.record(context.Background(), audit.Entry{
-			Agent: vocab.Agent{Name: "Reins"}, Act: vocab.Act{Kind: vocab.Connect}, Target: vocab.Target{Name: g.who.Label()},
+			Agent: vocab.Agent{Name: vocab.PersonName}, Act: vocab.Act{Kind: vocab.Connect}, Target: vocab.Target{Name: g.who.Label()},
 			Outcome: vocab.OutcomeDone, Code: vocab.CodePolicy,
 			Detail: "Reins withdrew the agent's allowance: the organisation's policy (" + st.Source + ") does not list its program",
 		})

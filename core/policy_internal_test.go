@@ -30,7 +30,7 @@ func TestDoctorSaysThePolicyInForce(t *testing.T) {
 	if c := policyCheck(bad); c.OK || !strings.Contains(c.Fix, "correct the file") {
 		t.Errorf("a broken policy's check: %+v", c)
 	}
-	if r := policyReport(bad); len(r) != 1 || !strings.Contains(r[0], "cannot be honoured: it is not UTF-8 text") {
+	if r := policyReport(bad); len(r) != 1 || !strings.Contains(r[0], "cannot be honoured (it is not UTF-8 text)") {
 		t.Errorf("a broken policy's report: %q", r)
 	}
 	if r := policyReport(policy.State{}); !strings.Contains(r[0], "Policy: none") {

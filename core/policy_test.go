@@ -308,7 +308,7 @@ func TestBrokenPolicyRefusesEveryShareAndAct(t *testing.T) {
 		t.Fatal(err)
 	}
 	r.ApplyPolicy(broken(t))
-	says := []string{"cannot be honoured", "shares nothing and no act fires", "correct the file"}
+	says := []string{"cannot be honoured", "Reins shares nothing and lets no act fire", "correct the file"}
 	if r.Share(r.shop) != vocab.None || r.Share(vocab.DesktopKey) != vocab.None {
 		t.Fatalf("shares outlived the broken policy: shop %v, desktop %v", r.Share(r.shop), r.Share(vocab.DesktopKey))
 	}

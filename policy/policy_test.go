@@ -163,7 +163,7 @@ func TestBrokenFailsClosed(t *testing.T) {
 		t.Error("a broken policy lets an agent connect")
 	}
 	for _, s := range []string{st.Broken(), st.Refusal("anything")} {
-		for _, want := range []string{LinuxPath, `"agentz"`, "shares nothing and no act fires", "correct the file"} {
+		for _, want := range []string{LinuxPath, `"agentz"`, "Reins shares nothing and lets no act fire", "correct the file"} {
 			if !strings.Contains(s, want) {
 				t.Errorf("%q does not say %q", s, want)
 			}

@@ -56,7 +56,9 @@ func (s State) Broken() string {
 	if s.Err == nil {
 		return ""
 	}
-	return fmt.Sprintf("the organisation's policy (%s) cannot be honoured: %v. Until it is fixed, Reins shares nothing and no act fires; whoever manages this computer must %s", s.Source, s.Err, s.fix())
+	// What it means first, then why, then the fix: a terminal may cut
+	// a long line short.
+	return fmt.Sprintf("Reins shares nothing and lets no act fire: the organisation's policy (%s) cannot be honoured (%v); until it is fixed, whoever manages this computer must %s", s.Source, s.Err, s.fix())
 }
 
 func (s State) fix() string {
@@ -66,14 +68,16 @@ func (s State) fix() string {
 	return "correct or remove the configuration profile that sets it"
 }
 
-// Refusal is the sentence for a refusal by rule: "the organisation's
-// policy (/etc/reins/policy.json) does not allow that: sites.never lists
-// *.bank.example". For a policy that cannot be honoured it is Broken.
+// Refusal is the sentence for a refusal by rule, the rule before the
+// policy's source, which may be long: "the organisation's policy does not
+// allow that: sites.never lists *.bank.example (policy:
+// /etc/reins/policy.json)". For a policy that cannot be honoured it is
+// Broken.
 func (s State) Refusal(rule string) string {
 	if s.Err != nil {
 		return s.Broken()
 	}
-	return fmt.Sprintf("the organisation's policy (%s) does not allow that: %s", s.Source, rule)
+	return fmt.Sprintf("the organisation's policy does not allow that: %s (policy: %s)", rule, s.Source)
 }
 
 // Words says in one line what is in force: the source and hash, or that

@@ -44,7 +44,7 @@ func TestTheTerminalShowsThePolicyAndItsRefusals(t *testing.T) {
 	out.waitFor(t, `\s`+bank+`\s+none\s+Accounts\s+\(https://www.bank.example\)\s+\[organisation: never shared\]`)
 	out.waitFor(t, `\s`+mail+`\s+none\s+Inbox\s+\(https://mail.example.com\)\s+\[organisation: read at most\]`)
 	io.WriteString(typed, "share "+bank+" read\n")
-	out.waitFor(t, `policy: the organisation's policy \(/etc/reins/policy.json\) does not allow that: https://www.bank.example may not be shared \(sites.never lists \*.bank.example\)`)
+	out.waitFor(t, `policy: the organisation's policy does not allow that: https://www.bank.example may not be shared \(sites.never lists \*.bank.example\) \(policy: /etc/reins/policy.json\)`)
 	io.WriteString(typed, "share "+mail+" control\n")
 	out.waitFor(t, `may be shared at Read at most \(sites.maxLevel caps mail.example.com at read\)`)
 	io.WriteString(typed, "share "+mail+" read\n")
