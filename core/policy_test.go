@@ -430,3 +430,25 @@ func TestManagedAnchorAndRetentionWinOverTheSettings(t *testing.T) {
 		t.Fatalf("retention %+v", ret)
 	}
 }
+
+// A hand-off ends no wider than the policy allows: Done on a site it
+// forbids is refused, naming it, and the hand-off stays until Stop.
+func TestHandoffDoneOnAForbiddenSiteIsRefused(t *testing.T) {
+	f := newFixture(t, 2*time.Second)
+	defer f.AnswerAll(vocab.AllowOnce)()
+	h := f.handOff()
+	f.ApplyPolicy(managed(t, `{"sites": {"never": ["login.example.net"]}}`))
+	f.Browser.Load(7, ssoPage())
+	f.waitShown(ssoURL)
+	err := f.FinishHandoff(h.ID, true, ssoOrigin)
+	wantPolicy(t, "Done on a forbidden site", err, "sites.never lists login.example.net")
+	if len(f.Handoffs()) != 1 {
+		t.Fatal("a refused Done ended the hand-off")
+	}
+	if err := f.FinishHandoff(h.ID, false, ""); err != nil {
+		t.Fatal(err)
+	}
+	if f.Share(f.tab) != vocab.None {
+		t.Fatalf("the tab is shared at %v", f.Share(f.tab))
+	}
+}
