@@ -344,8 +344,9 @@ func (e *Engine) stopFiringFor(key string, why error) {
 
 // recordPolicy writes which policy is in force and which binary runs, to
 // the audit log (and so to the organisation's copies of it) and Reins' own
-// log, with why: at start, at each change, as a heartbeat, so that a Reins
-// running without its policy shows.
+// log, with why: at start and as a heartbeat while there is a policy, and
+// at each change, so that a Reins running without its policy shows, by
+// the change's row and by the heartbeats that stop.
 func (e *Engine) recordPolicy(why string) {
 	st := e.Policy()
 	en := audit.Entry{Agent: vocab.Agent{Name: "Reins"}, Act: vocab.Act{Kind: vocab.Policy}, Outcome: vocab.OutcomeDone}
@@ -494,7 +495,9 @@ func (r *Runtime) watchPolicy(ctx context.Context, src policy.Source) {
 		case <-r.pol.changed:
 			t.Stop()
 		case <-t.C:
-			r.recordPolicy("heartbeat")
+			if r.Policy().Managed() {
+				r.recordPolicy("heartbeat")
+			}
 		}
 	}
 }

@@ -215,7 +215,11 @@ func start(ctx context.Context, opts StartOptions, dir string) (*Runtime, error)
 	r := &Runtime{Engine: e, DataDir: dir, display: opts.Display, bridge: br, log: log, exec: ex, cancel: cancel, done: make(chan struct{}),
 		hand: newPersonsHand(opts.Display, ex), windowsHand: opts.WindowsHand}
 	e.ServeStrip(rctx, br) // the badge and side panel in Chrome
-	e.recordPolicy("Reins started")
+	if pol.Managed() {
+		// Without a policy no organisation reads the log; a change to or
+		// from one is written whenever it comes.
+		e.recordPolicy("Reins started")
+	}
 	watching := make(chan struct{})
 	go func() {
 		defer close(watching)
