@@ -16,7 +16,7 @@ define timed
 	@start=$$(date +%s); echo "== $(1)"; $(2); rc=$$?; echo "== $(1): $$(( $$(date +%s) - start ))s"; exit $$rc
 endef
 
-.PHONY: all build run demo test deps vet unit e2e bench fuzz screenshots clean app dmg otelcol
+.PHONY: all build run demo test deps vet unit e2e bench fuzz screenshots clean app dmg otelcol crx
 
 # The OpenTelemetry Collector the audit tests send rows to, built by the
 # collector's own builder (pinned in tools/otelcol/go.mod) afresh in each
@@ -115,6 +115,18 @@ app:
 ## dmg: dist/Reins-$(VERSION).dmg, Reins.app and a link to Applications.
 dmg: app
 	packaging/dmg.sh $(MAC_BUILD)/Reins.app $(MAC_BUILD)/Reins-$(VERSION).dmg "$(SIGN_IDENTITY)"
+
+## crx: dist/reins.crx, the Chrome extension as a CRX3 for an organisation to
+## host and force-install (ExtensionInstallForcelist; packaging/policy/), and
+## dist/updates.xml for its update URL. CRX_KEY is the private key whose
+## public half is manifest.json's "key", which the repository does not hold;
+## without it a key made for the run signs, and the CRX installs under another
+## extension id, which Reins does not pair with. CRX_URL is where reins.crx
+## will be served.
+CRX_KEY ?=
+CRX_URL ?= https://intranet.example/reins/reins.crx
+crx:
+	$(GO) run ./packaging/cmd/crx -out dist -codebase $(CRX_URL) $(if $(CRX_KEY),-key $(CRX_KEY),-test-key)
 
 clean:
 	rm -rf bin demo-out

@@ -32,6 +32,9 @@ type Broker struct {
 
 	mu       sync.Mutex
 	remember map[memoryKey]time.Time // guarded by mu: until when
+	// withheld says "allow on this tab" is not offered at all (an
+	// organisation's policy); guarded by mu.
+	withheld bool
 }
 
 type memoryKey struct {
@@ -99,6 +102,27 @@ func (b *Broker) SetRemember(d time.Duration) {
 	}
 }
 
+// OfferRemember says whether "allow on this tab" may be offered at all.
+// Withholding it forgets every decision remembered: from then on every
+// act is asked on its own.
+func (b *Broker) OfferRemember(on bool) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.withheld = !on
+	if !on {
+		clear(b.remember)
+	}
+}
+
+// rememberable is Rememberable, and false while "allow on this tab" is
+// withheld.
+func (b *Broker) rememberable(act vocab.Act, t vocab.Target) bool {
+	b.mu.Lock()
+	withheld := b.withheld
+	b.mu.Unlock()
+	return !withheld && Rememberable(act, t)
+}
+
 // Rememberable reports whether an act may be covered by "allow on this tab
 // for a while": never typing into a secret field, never typing that presses
 // Enter (a line break in the text, or a submit), which sends or submits
@@ -124,7 +148,7 @@ func Rememberable(act vocab.Act, t vocab.Target) bool {
 // Covered reports whether a remembered "allow on this tab" answers req
 // without asking, so callers can skip preparing what only a person needs.
 func (b *Broker) Covered(req vocab.Request) bool {
-	if !Rememberable(req.Act, req.Target) || req.Held > 0 {
+	if !b.rememberable(req.Act, req.Target) || req.Held > 0 {
 		return false
 	}
 	b.mu.Lock()
@@ -149,7 +173,7 @@ func (b *Broker) Decide(ctx context.Context, req vocab.Request) (Approved, error
 	if req.Asked.IsZero() {
 		req.Asked = now
 	}
-	req.Rememberable = Rememberable(req.Act, req.Target)
+	req.Rememberable = b.rememberable(req.Act, req.Target)
 	req.Risk = Risk(req.Act, req.Target)
 	key := memoryKey{req.Agent.Session, req.Target.Tab, req.Act.Kind}
 	if req.Rememberable && req.Held == 0 {
@@ -180,7 +204,11 @@ func (b *Broker) Decide(ctx context.Context, req vocab.Request) (Approved, error
 			break
 		}
 		b.mu.Lock()
-		b.remember[key] = b.opts.Now().Add(b.opts.Remember)
+		if b.withheld { // withheld while the person looked: this once
+			d = vocab.AllowOnce
+		} else {
+			b.remember[key] = b.opts.Now().Add(b.opts.Remember)
+		}
 		b.mu.Unlock()
 	default:
 		return Approved{}, ErrDenied

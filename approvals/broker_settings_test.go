@@ -118,3 +118,36 @@ type always vocab.Decision
 func (a always) Answer(context.Context, vocab.Request) (vocab.Decision, error) {
 	return vocab.Decision(a), nil
 }
+
+// Withheld, "allow on this tab" is neither offered nor taken: what was
+// remembered is forgotten, and an AllowTab answer allows the act once.
+func TestOfferRememberWithheldAsksEveryAct(t *testing.T) {
+	s := &scripted{answer: vocab.AllowTab}
+	b := NewBroker(BrokerOptions{Answerer: s})
+	ctx := context.Background()
+	b.Decide(ctx, click("1"))
+	if !b.Covered(click("1")) {
+		t.Fatal("not remembered while offered")
+	}
+	b.OfferRemember(false)
+	if b.Covered(click("1")) {
+		t.Fatal("a remembered allow outlived its withholding")
+	}
+	var offered bool
+	b2 := NewBroker(BrokerOptions{Answerer: answerFunc(func(_ context.Context, req vocab.Request) (vocab.Decision, error) {
+		offered = req.Rememberable
+		return vocab.AllowTab, nil
+	})})
+	b2.OfferRemember(false)
+	a, err := b2.Decide(ctx, click("1"))
+	if err != nil || a.How() != vocab.AllowOnce || offered {
+		t.Fatalf("withheld: %v, %v, offered %v", a.How(), err, offered)
+	}
+	if b2.Covered(click("1")) {
+		t.Fatal("remembered while withheld")
+	}
+	b2.OfferRemember(true)
+	if a, _ := b2.Decide(ctx, click("1")); a.How() != vocab.AllowTab || !b2.Covered(click("1")) {
+		t.Fatalf("offered again: %v", a.How())
+	}
+}

@@ -11,6 +11,7 @@ import (
 	"github.com/reins-app/reins/audit"
 	"github.com/reins-app/reins/internal/plain"
 	"github.com/reins-app/reins/persondoor"
+	"github.com/reins-app/reins/policy"
 	"github.com/reins-app/reins/vocab"
 )
 
@@ -22,7 +23,8 @@ type agentBook struct {
 }
 
 type agentEntry struct {
-	last     vocab.Agent // the latest connection's identity
+	last     vocab.Agent    // the latest connection's identity
+	program  policy.Program // the latest connection's program, as the policy names programs
 	allowed  bool
 	sessions int
 	ask      *connectAsk // the pending first-connection request, if any
@@ -53,6 +55,16 @@ func (e *Engine) agentBook() *agentBook {
 func (e *Engine) Admit(a vocab.Agent) *Session {
 	s := e.session(a)
 	s.gated = true
+	s.program = e.pol.identify(a.PID)
+	// The organisation's policy before the person: an agent it does not
+	// list is turned away unasked, and every call of its session says why.
+	if err := e.agentPolicy(s); err != nil {
+		e.record(context.Background(), audit.Entry{
+			Agent: s.agent, Act: vocab.Act{Kind: vocab.Connect}, Target: vocab.Target{Name: s.program.String()},
+			Outcome: vocab.OutcomeRefused, Code: vocab.CodePolicy, Detail: err.Message,
+		})
+		return s
+	}
 	b := e.agentBook()
 	key := persondoor.AgentKey(s.agent)
 	b.mu.Lock()
@@ -61,7 +73,7 @@ func (e *Engine) Admit(a vocab.Agent) *Session {
 		en = &agentEntry{}
 		b.agents[key] = en
 	}
-	en.last = s.agent
+	en.last, en.program = s.agent, s.program
 	en.sessions++
 	b.mu.Unlock()
 	// The person is asked as the agent arrives, not when it first acts.
@@ -166,6 +178,9 @@ func (e *Engine) setAgentAllowed(key string, allowed bool) error {
 func (s *Session) admitted(ctx context.Context) error {
 	if !s.gated {
 		return nil
+	}
+	if err := s.e.agentPolicy(s); err != nil {
+		return err
 	}
 	if last := s.asked.Load(); last != nil {
 		select {

@@ -33,6 +33,7 @@ import (
 	gdesktop "github.com/reins-app/reins/grounding/desktop"
 	"github.com/reins-app/reins/internal/plain"
 	"github.com/reins-app/reins/persondoor"
+	"github.com/reins-app/reins/policy"
 	"github.com/reins-app/reins/settings"
 	"github.com/reins-app/reins/vocab"
 )
@@ -73,6 +74,13 @@ type Options struct {
 	// serve. Default executor.Ancestry(): Reins and the processes it
 	// descends from.
 	OwnProcesses []int // optional
+	// Policy is the organisation's policy Reins starts under; the zero
+	// State is none. Start reads it from the system and applies each change
+	// with ApplyPolicy.
+	Policy policy.State // optional
+	// Binary is "sha256:…" of the program running, for the audit rows that
+	// say which policy is in force; Start gives BinaryHash().
+	Binary string // optional
 	// TestOnlyMisplace, in tests only, moves every point on screen a
 	// browser act aims at, as a wrong mapping from the page to the screen
 	// would: for the witness to catch.
@@ -110,6 +118,8 @@ type Engine struct {
 	}
 
 	own ownWindows // every Reins' processes; see ownwindows.go
+
+	pol policyBook // the organisation's policy in force; see policy.go
 
 	// deskRefs hands out desktop refs for the life of the engine.
 	deskRefs *gdesktop.Refs
@@ -225,6 +235,7 @@ func New(opts Options) *Engine {
 		Answerer: e.queue, Timeout: opts.ApprovalTimeout, Remember: opts.RememberFor, Now: opts.Now,
 	})
 	e.initPrefs()
+	e.initPolicy()
 	return e
 }
 
@@ -517,6 +528,15 @@ func (e *Engine) ShareWith(tab string, level vocab.Level, agent string) error {
 	}
 	e.mu.Unlock()
 	if tab == vocab.DesktopKey {
+		// The organisation's policy first: refused, named, before anything.
+		if err := e.sharePolicy(tab, "", level); err != nil {
+			e.record(context.Background(), audit.Entry{
+				Agent: vocab.Agent{Name: vocab.PersonName}, Act: vocab.Act{Kind: vocab.Share},
+				Target:  vocab.Target{Desktop: true, Name: "desktop"},
+				Outcome: vocab.OutcomeRefused, Code: vocab.CodePolicy, Detail: "not shared at " + level.String() + ": " + err.(*vocab.Error).Message,
+			})
+			return err
+		}
 		// Written and told like a tab's share.
 		// The row comes first: the desktop at Control is the widest leave
 		// there is, and it is not given unwritten.
@@ -539,6 +559,14 @@ func (e *Engine) ShareWith(tab string, level vocab.Level, agent string) error {
 		return fmt.Errorf("there is no open tab %s", tab)
 	}
 	origin := approvals.Origin(url)
+	if err := e.sharePolicy(tab, origin, level); err != nil {
+		e.record(context.Background(), audit.Entry{
+			Agent: vocab.Agent{Name: vocab.PersonName}, Act: vocab.Act{Kind: vocab.Share},
+			Target:  vocab.Target{Tab: tab, TabTitle: title, Origin: origin},
+			Outcome: vocab.OutcomeRefused, Code: vocab.CodePolicy, Detail: "not shared at " + level.String() + ": " + err.(*vocab.Error).Message,
+		})
+		return err
+	}
 	// A loopback tab is pinned to the program serving it; see loopback.go.
 	var pin, note string
 	if level > vocab.None {

@@ -182,6 +182,9 @@ func pollUntil(ctx context.Context, within time.Duration, done func() bool) bool
 func (s *Session) decideAndFire(ctx context.Context, f firing) (*agentdoor.ActResult, error) {
 	e := s.e
 	// Before the person is asked about an act that could not fire.
+	if err := e.actPolicy(); err != nil {
+		return nil, err
+	}
 	if err := e.opts.Audit.AnchorReady(); err != nil {
 		return nil, err
 	}
@@ -294,6 +297,8 @@ func (s *Session) fireApproved(ctx context.Context, f firing, approved approvals
 				return nil, &vocab.Error{Code: vocab.CodeGrantRequired, Message: "the person changed how the tab is shared while this act waited; nothing was done", Err: approvals.ErrNotShared}
 			case errors.Is(why, errStoppedByHandoff):
 				return nil, errorf(vocab.CodeHandedOff, "the tab was handed to the person while this act waited; nothing was done")
+			case errors.Is(why, errStoppedByPolicy):
+				return nil, e.policyError("it changed while this act waited, and no longer allows it", "; nothing was done")
 			}
 		}
 		return nil, err
@@ -334,6 +339,8 @@ func (s *Session) fireApproved(ctx context.Context, f firing, approved approvals
 			fireErr = &vocab.Error{Code: vocab.CodeGrantRequired, Message: "the person changed how the tab is shared while this act was under way; it was stopped there, and any key or button it held was let go", Err: approvals.ErrNotShared}
 		case errors.Is(why, errStoppedByHandoff):
 			fireErr = errorf(vocab.CodeHandedOff, "the tab was handed to the person while this act was under way; it was stopped there, and any key or button it held was let go")
+		case errors.Is(why, errStoppedByPolicy):
+			fireErr = e.policyError("it changed while this act was under way, and no longer allows it", "; the act was stopped there, and any key or button it held was let go")
 		}
 	}
 	final := audit.Entry{Agent: s.agent, Act: f.en.Act, Target: f.en.Target, Decision: f.en.Decision, Outcome: vocab.OutcomeDone, Detail: f.done}

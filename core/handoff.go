@@ -276,6 +276,9 @@ func (e *Engine) Handoffs() []persondoor.Handoff {
 // and then binds the share to that site, audited as a share change. Only
 // the person's door calls it.
 func (e *Engine) FinishHandoff(id string, done bool, confirm string) error {
+	// A share held through the hand-off comes back no wider than the
+	// organisation's policy allows now; after the book's lock is let go.
+	defer e.narrowShares(e.Policy())
 	b := e.handoffs()
 	b.mu.Lock()
 	defer b.mu.Unlock()
@@ -318,6 +321,9 @@ func (e *Engine) FinishHandoff(id string, done bool, confirm string) error {
 	case confirm != now:
 		return &persondoor.ConfirmOriginError{Shared: gr.Origin, Now: now}
 	default:
+		if err := e.sharePolicy(h.tab, now, gr.Level); err != nil {
+			return err
+		}
 		pin, note, err := e.pinFor(now)
 		if err != nil {
 			return err

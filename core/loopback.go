@@ -119,6 +119,10 @@ func (e *Engine) pinFor(origin string) (pin, note string, err error) {
 // change: no other program can answer the tab. agent is the key of the agent
 // asking: a tab shared with another agent alone is not shared to it.
 func (e *Engine) checkGrant(agent, tab, origin string, need vocab.Level) error {
+	// The organisation's policy first, so that its refusal is named.
+	if err := e.sitePolicy(origin, need); err != nil {
+		return err
+	}
 	if err := e.grants.CheckFor(tab, agent, origin, need); err != nil {
 		return err
 	}

@@ -262,6 +262,9 @@ func (s *Session) proposePlan(ctx context.Context, p agentdoor.PlanRequest, en *
 	case n > agentdoor.MaxPlanSteps:
 		return nil, "", errorf(vocab.CodeBadRequest, "a plan holds at most %d steps and this one has %d; split it into several plans", agentdoor.MaxPlanSteps, n)
 	}
+	if err := e.planPolicy(len(p.Steps)); err != nil {
+		return nil, "", err
+	}
 	keys := false
 	for i, st := range p.Steps {
 		switch st.Act.Kind {

@@ -21,6 +21,7 @@ import (
 	"github.com/reins-app/reins/internal/folderlock"
 	"github.com/reins-app/reins/internal/paths"
 	"github.com/reins-app/reins/persondoor"
+	"github.com/reins-app/reins/policy"
 	"github.com/reins-app/reins/settings"
 )
 
@@ -62,6 +63,10 @@ type StartOptions struct {
 	WindowsHand persondoor.Hand // optional
 	// TestOnlyMisplace is Options.TestOnlyMisplace.
 	TestOnlyMisplace func(x, y float64) (float64, float64)
+	// Policy is where the organisation's policy is read, at start and as
+	// it changes; default policy.System(), the one place this computer
+	// keeps it.
+	Policy policy.Source // optional
 }
 
 // ReleaseGuardMode is the argument that runs the reins binary as the
@@ -130,7 +135,14 @@ func start(ctx context.Context, opts StartOptions, dir string) (*Runtime, error)
 	for _, p := range problems {
 		logf(opts.Logf, "settings: %s", p)
 	}
-	anchor := AnchorOptions(saved, opts.SystemLog)
+	// The organisation's policy before the log opens: it says where the
+	// log's copies go, over the person's settings.
+	src := opts.Policy
+	if src == nil {
+		src = policy.System()
+	}
+	pol := src.Read()
+	anchor := ManagedAnchor(AnchorOptions(saved, opts.SystemLog), pol.Effective())
 	anchor.Logf = func(format string, args ...any) { logf(opts.Logf, format, args...) }
 	var engine atomic.Pointer[Engine] // the engine is made once the log is open
 	anchor.OnChange = func() {
@@ -138,7 +150,7 @@ func start(ctx context.Context, opts StartOptions, dir string) (*Runtime, error)
 			e.publish(persondoor.Event{Kind: persondoor.EventAuditAnchor})
 		}
 	}
-	retention := RetentionOptions(saved)
+	retention := ManagedRetention(RetentionOptions(saved), pol.Effective())
 	log, err := audit.Open(ctx, audit.Options{Path: filepath.Join(dir, "audit.db"), Anchor: &anchor, Retention: &retention})
 	if err != nil {
 		return nil, fmt.Errorf("opening the audit log: %w", err)
@@ -191,7 +203,7 @@ func start(ctx context.Context, opts StartOptions, dir string) (*Runtime, error)
 	e := New(Options{
 		Browser: br, Audit: log, Executor: ex, ApprovalTimeout: timeout, RememberFor: saved.RememberFor, Logf: opts.Logf,
 		Settings: store, Login: settings.Desktop{Executable: opts.Program}, PersonTerminal: opts.PersonTerminal, saved: saved,
-		TestOnlyMisplace: opts.TestOnlyMisplace,
+		TestOnlyMisplace: opts.TestOnlyMisplace, Policy: pol, Binary: BinaryHash(),
 	})
 	if opts.Executor == nil {
 		// On a real desktop other Reins may run too: their windows are
@@ -203,9 +215,20 @@ func start(ctx context.Context, opts StartOptions, dir string) (*Runtime, error)
 	r := &Runtime{Engine: e, DataDir: dir, display: opts.Display, bridge: br, log: log, exec: ex, cancel: cancel, done: make(chan struct{}),
 		hand: newPersonsHand(opts.Display, ex), windowsHand: opts.WindowsHand}
 	e.ServeStrip(rctx, br) // the badge and side panel in Chrome
+	if pol.Managed() {
+		// Without a policy no organisation reads the log; a change to or
+		// from one is written whenever it comes.
+		e.recordPolicy("Reins started")
+	}
+	watching := make(chan struct{})
+	go func() {
+		defer close(watching)
+		r.watchPolicy(rctx, src)
+	}()
 	go func() {
 		defer close(r.done)
 		e.Run(rctx)
+		<-watching
 	}()
 	return r, nil
 }

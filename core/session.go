@@ -17,6 +17,7 @@ import (
 	"github.com/reins-app/reins/grounding"
 	gdesktop "github.com/reins-app/reins/grounding/desktop"
 	"github.com/reins-app/reins/persondoor"
+	"github.com/reins-app/reins/policy"
 	"github.com/reins-app/reins/vocab"
 )
 
@@ -35,6 +36,9 @@ type Session struct {
 	// desk is the session's latest desktop snapshot, whose refs desktop
 	// acts name.
 	desk atomic.Pointer[gdesktop.Snapshot]
+	// program is the agent's program as the organisation's policy names
+	// programs, found as it was admitted.
+	program policy.Program
 }
 
 // session opens a session for an agent.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -62,7 +63,9 @@ func (e *Engine) initPrefs() {
 // denyList is what the executor checks: the built-in list, the person's
 // additions, and Reins' own windows, found by process.
 func (e *Engine) denyList(added []string) executor.DenyList {
-	d := settings.DenyList(added)
+	// The organisation's additions before the person's: each is a rule
+	// like theirs, which the person's settings cannot take away.
+	d := settings.DenyList(append(e.rules().DenyApplications(), added...))
 	if own := e.ownProcesses(); len(own) > 0 {
 		// First, so that a window of Reins' own is refused as that, whatever
 		// rule its name also matches.
@@ -74,8 +77,11 @@ func (e *Engine) denyList(added []string) executor.DenyList {
 // Settings returns the current settings.
 func (e *Engine) Settings() settings.Settings {
 	e.prefs.mu.Lock()
-	defer e.prefs.mu.Unlock()
 	s := e.prefs.s
+	e.prefs.mu.Unlock()
+	// The time to answer the broker runs with: the person's, within the
+	// organisation's bounds.
+	s.ApprovalTimeout = e.rules().ClampTimeout(s.ApprovalTimeout)
 	s.DenyList = slices.Clone(s.DenyList)
 	s.DenyAdded = slices.Clone(s.DenyAdded)
 	return s
@@ -84,6 +90,9 @@ func (e *Engine) Settings() settings.Settings {
 // SetApprovalTimeout changes how long the person has to answer, from the next
 // request on; one already on screen keeps its time.
 func (e *Engine) SetApprovalTimeout(d time.Duration) error {
+	if err := e.timeoutPolicy(d); err != nil {
+		return err
+	}
 	return e.changeSetting(settings.ApprovalTimeout(d), nil)
 }
 
@@ -159,6 +168,11 @@ func (e *Engine) AddDenied(name string) error { return e.changeSetting(settings.
 // RemoveDenied takes an application the person added off the deny list.
 // The built-in entries cannot be removed.
 func (e *Engine) RemoveDenied(name string) error {
+	for _, n := range e.rules().DenyApplications() {
+		if strings.EqualFold(n, strings.TrimSpace(name)) && !slices.ContainsFunc(e.Settings().DenyAdded, func(h string) bool { return strings.EqualFold(h, n) }) {
+			return fmt.Errorf("%w: %s", settings.ErrInvalid, e.Policy().Refusal(fmt.Sprintf("denyApplications lists “%s”, which you cannot take off", n)))
+		}
+	}
 	return e.changeSetting(settings.RemoveDenied(name), nil)
 }
 

@@ -15,6 +15,7 @@ import (
 	"github.com/reins-app/reins/internal/folderlock"
 	"github.com/reins-app/reins/internal/paths"
 	"github.com/reins-app/reins/internal/trayhost"
+	"github.com/reins-app/reins/policy"
 	"github.com/reins-app/reins/settings"
 )
 
@@ -84,7 +85,9 @@ func Doctor() []Check {
 	if err == nil {
 		out = append(out, runningCheck(folderlock.Holding(dir)))
 		saved, _ := settings.File{Path: filepath.Join(dir, settings.FileName)}.Load()
-		out = append(out, anchorChecks(context.Background(), AnchorOptions(saved, ""))...)
+		pol := policy.System().Read()
+		out = append(out, policyCheck(pol))
+		out = append(out, anchorChecks(context.Background(), ManagedAnchor(AnchorOptions(saved, ""), pol.Effective()))...)
 	}
 	hosts, _ := NativeHostDirs()
 	found := false

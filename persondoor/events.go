@@ -168,6 +168,8 @@ func refusalWords(a Activity) string {
 		return "the text held a key you would not have seen"
 	case vocab.CodeTabWindowUnknown:
 		return "Reins cannot tell which window shows the tab"
+	case vocab.CodePolicy:
+		return "not allowed by your organisation's policy"
 	case vocab.CodeNoInputWatch:
 		return "Reins cannot tell your mouse and keyboard from its own here"
 	}

@@ -32,6 +32,9 @@ const (
 	Connect     ActKind = "connect"  // an agent's first connection, which the person allows once
 	Plan        ActKind = "plan"     // an agent's plan of several steps, put to the person whole
 	Handoff     ActKind = "handoff"  // an agent hands a step of the tab to the person
+	// Policy is Reins' own row about the organisation's policy in force
+	// and its own binary: at start, at each change, and as a heartbeat.
+	Policy ActKind = "policy"
 	// Dialog answers the JavaScript dialog (alert, confirm, prompt, a
 	// leave question) a tab shows, with keys: accept or dismiss, and for a
 	// prompt the text to answer.
@@ -44,7 +47,7 @@ const (
 
 // ActKinds lists every kind, in the order the audit viewer offers them.
 var ActKinds = []ActKind{Click, DoubleClick, RightClick, Hover, Type, Key, Scroll, Drag, Navigate, Back, Forward,
-	Activate, CloseTab, NewTab, Dialog, Upload, Plan, Handoff, Read, Connect, Share, Settings}
+	Activate, CloseTab, NewTab, Dialog, Upload, Plan, Handoff, Read, Connect, Share, Settings, Policy}
 
 // Kinds of JavaScript dialog, as Act.Dialog names them.
 const (
@@ -187,6 +190,8 @@ func (a Act) sentence(target string) string {
 		return "Change how the tab is shared"
 	case Settings:
 		return "Change a setting"
+	case Policy:
+		return "The organisation's policy in force"
 	case Read:
 		if target == "" {
 			return "Read the page"

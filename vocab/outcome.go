@@ -122,6 +122,12 @@ const (
 	// tab (none lies where the browser says, or several alike do), so it
 	// sent no input rather than guess.
 	CodeTabWindowUnknown = "tab_window_unknown"
+	// CodePolicy: the organisation's policy does not allow it (a site
+	// never shared, a level above its cap, an agent it does not list, a
+	// plan it does not offer), or a policy is there that cannot be
+	// honoured, and Reins then allows nothing; the message names the
+	// policy's source and the rule.
+	CodePolicy = "policy"
 
 	CodeFailed = "failed"
 )

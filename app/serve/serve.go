@@ -74,6 +74,9 @@ func (t *Terminal) Run(ctx context.Context) error {
 	if t.Port != 0 {
 		t.printf("Reins is running. The extension pairs on 127.0.0.1:%d; data in %s.\n", t.Port, t.DataDir)
 	}
+	if line := t.policyBanner(); line != "" {
+		t.printf("%s\n", line)
+	}
 	t.printf("Type \"help\" for commands.\n")
 	lines := make(chan string)
 	go func() {
@@ -149,6 +152,8 @@ func (t *Terminal) event(ev persondoor.Event) {
 		t.printf("Approval %s: %s.\n", ev.Request.ID, d)
 	case persondoor.EventHandoff, persondoor.EventHandoffEnd:
 		t.handoffEvent(ev)
+	case persondoor.EventPolicy:
+		t.printf("The organisation's policy changed: %s.\n", plain.Text(t.policy().Words(), 0))
 	case persondoor.EventPause:
 		if ev.Paused {
 			t.printf("All agents paused.\n")
@@ -308,6 +313,7 @@ const help = `Commands:
                                 Stop ends it without that
   done ID SITE                  Done for a tab now on another site than it was shared on:
                                 it is shared on SITE from then on
+  policy                        show the organisation's policy in force, and what it receives
   pause | resume                stop or restart all agents' acts
   audit [N]                     show the last N audit rows (default 10)
   quit                          stop Reins
@@ -342,7 +348,7 @@ func (t *Terminal) command(f []string) (quit bool) {
 					}
 				}
 			}
-			t.printf("%s %-3s %-8s %s  (%s)\n", mark, tab.ID, share, plain.Text(tab.Title, plain.TitleMax), plain.Text(tab.Origin, plain.URLMax))
+			t.printf("%s %-3s %-8s %s  (%s)%s\n", mark, tab.ID, share, plain.Text(tab.Title, plain.TitleMax), plain.Text(tab.Origin, plain.URLMax), t.managedMark(tab.Origin))
 		}
 	case "share", "desktop":
 		args := f[1:]
@@ -460,6 +466,8 @@ func (t *Terminal) command(f []string) (quit bool) {
 		}
 	case "handoffs", "done", "stop":
 		t.handoffCommand(f)
+	case "policy":
+		t.printPolicy()
 	case "pause":
 		e.Pause(true)
 	case "resume":

@@ -65,6 +65,10 @@ func auditPrefs(e persondoor.Door, s settings.Settings) [][]seg {
 	}
 	kept := "Kept: every row, for as long as this computer keeps the file."
 	c := s.AuditCopies
+	if r := persondoor.PolicyOf(e).Effective().Retention(); r != nil {
+		// The organisation's retention is the one the log runs with.
+		c.RetainDays, c.RetainMegabytes = r.Days, r.Megabytes
+	}
 	switch {
 	case c.RetainDays > 0 && c.RetainMegabytes > 0:
 		kept = fmt.Sprintf("Kept: parts older than %d days, or past %d MB in all, are removed (never rows a receiver has not taken).", c.RetainDays, c.RetainMegabytes)

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/reins-app/reins/persondoor"
+	"github.com/reins-app/reins/policy"
 	"github.com/reins-app/reins/settings"
 	"github.com/reins-app/reins/vocab"
 )
@@ -31,6 +32,7 @@ type FakeEngine struct {
 	chordLost    bool              // guarded by mu: the pause chord is not held
 	openApps     []string          // guarded by mu
 	hand         fakeHand          // the watches of presses; see fakehand.go
+	pol          policy.State      // guarded by mu: the organisation's policy
 }
 
 // Answered is one decision the fake engine received.
@@ -40,7 +42,27 @@ type Answered struct {
 	UpTo     int // for a plan answered with AnswerPlan: the last step allowed, 0 for none
 }
 
-var _ persondoor.Door = (*FakeEngine)(nil)
+var (
+	_ persondoor.Door    = (*FakeEngine)(nil)
+	_ persondoor.Managed = (*FakeEngine)(nil)
+)
+
+// Policy is the organisation's policy SetPolicy gave; none by default.
+func (f *FakeEngine) Policy() policy.State {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.pol
+}
+
+// SetPolicy puts st in force and says so, as the engine does when the
+// policy changes.
+func (f *FakeEngine) SetPolicy(st policy.State) {
+	f.mu.Lock()
+	f.pol = st
+	f.mu.Unlock()
+	f.publish(persondoor.Event{Kind: persondoor.EventPolicy, Detail: st.Words()})
+	f.publish(persondoor.Event{Kind: persondoor.EventSettings})
+}
 
 // NewFakeEngine makes an empty fake engine with the extension connected.
 func NewFakeEngine() *FakeEngine {

@@ -17,6 +17,7 @@ import (
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
+	"github.com/reins-app/reins/internal/plain"
 	"github.com/reins-app/reins/persondoor"
 	"github.com/reins-app/reins/settings"
 )
@@ -49,6 +50,10 @@ type Preferences struct {
 	addButton         *widget.Button
 	openApps          *widget.Select   // applications open now, each added by choosing it
 	audit             *widget.RichText // where the audit log's copies go; its retention
+	managed           *widget.RichText // the organisation's policy, when there is one
+	managedGroup      fyne.CanvasObject
+	denyManaged       *widget.RichText // the organisation's additions to the deny list
+	rememberNote      *widget.RichText
 	status            *widget.RichText
 	content           fyne.CanvasObject
 
@@ -106,6 +111,9 @@ func NewPreferences(e persondoor.Door, facts Settings) *Preferences {
 	p.openApps.PlaceHolder = "Or choose an open application"
 	p.status = para()
 	p.audit = para()
+	p.managed = para()
+	p.denyManaged = para()
+	p.rememberNote = rich()
 
 	row := func(label string, value fyne.CanvasObject) fyne.CanvasObject {
 		return container.NewBorder(nil, nil,
@@ -125,17 +133,20 @@ func NewPreferences(e persondoor.Door, facts Settings) *Preferences {
 	if facts.GlobalKeys {
 		pauseRow = container.NewBorder(nil, p.pauseNote, nil, nil, p.pause)
 	}
+	p.managedGroup = group("SET BY YOUR ORGANISATION", p.managed)
 	p.content = inset(container.NewVBox(
 		heading("Preferences"),
+		p.managedGroup,
 		group("APPROVALS",
 			row("Time to answer", with(p.timeout, "When it runs out, the act is denied.")),
 			widget.NewSeparator(),
-			row("“Allow on this tab” lasts", with(p.remember, "Never for passwords, payments or other sites.")),
+			row("“Allow on this tab” lasts", container.NewBorder(nil, p.rememberNote, nil, nil, p.remember)),
 		),
 		group("PROTECTION",
 			rich(seg{text: "Never touched, even when an act is approved", color: colorSecondary}),
 			p.deny,
 			rich(seg{text: "Built in and always on: you can add to this list, never take from it.", color: colorSecondary, size: theme.SizeNameCaptionText}),
+			p.denyManaged,
 			widget.NewSeparator(),
 			row("Also never touched", container.NewVBox(
 				p.added,
@@ -169,10 +180,38 @@ func (p *Preferences) Refresh() {
 	p.filling = true
 	defer func() { p.filling = false }()
 	s := p.e.Settings()
-	p.timeout.Options = durationLabels(timeoutChoices, s.ApprovalTimeout)
+	st := persondoor.PolicyOf(p.e)
+	rules := st.Effective()
+	// What the organisation sets is shown as set by it, and nothing that
+	// would loosen it is offered.
+	if segs := managedSegs(st); segs != nil {
+		setPara(p.managed, segs...)
+		p.managedGroup.Show()
+	} else {
+		p.managedGroup.Hide()
+	}
+	p.timeout.Options = durationLabels(within(timeoutChoices, rules), s.ApprovalTimeout)
 	p.timeout.SetSelected(words(s.ApprovalTimeout))
 	p.remember.Options = durationLabels(rememberChoices, s.RememberFor)
 	p.remember.SetSelected(words(s.RememberFor))
+	if rules.AllowOnTab() {
+		p.remember.Enable()
+		setRich(p.rememberNote, seg{text: "Never for passwords, payments or other sites.", color: colorSecondary, size: theme.SizeNameCaptionText})
+	} else {
+		p.remember.Disable()
+		setRich(p.rememberNote, seg{text: "Not offered: your organisation has every act asked on its own.", color: colorSecondary, size: theme.SizeNameCaptionText})
+	}
+	if apps := rules.DenyApplications(); len(apps) > 0 {
+		segs := [][]seg{{{text: "Set by your organisation:", color: colorSecondary}}}
+		for _, l := range lines(apps, 56) {
+			segs = append(segs, []seg{{text: plain.Text(l, 0)}})
+		}
+		setPara(p.denyManaged, segs...)
+		p.denyManaged.Show()
+	} else {
+		setPara(p.denyManaged)
+		p.denyManaged.Hide()
+	}
 	if s.BridgePort == 0 {
 		p.port.SetText("")
 	} else {

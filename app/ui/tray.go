@@ -7,6 +7,7 @@ import (
 
 	"github.com/reins-app/reins/internal/plain"
 	"github.com/reins-app/reins/persondoor"
+	"github.com/reins-app/reins/policy"
 	"github.com/reins-app/reins/vocab"
 )
 
@@ -21,6 +22,9 @@ type TrayState struct {
 	Handoffs  []persondoor.Handoff
 	// Unanchored says no copy of the audit log leaves this computer.
 	Unanchored bool
+	// Policy is the organisation's policy in force: the menu offers no
+	// share above what it allows.
+	Policy policy.State
 }
 
 // ReadTrayState reads the tray's state from the engine.
@@ -32,6 +36,7 @@ func ReadTrayState(e persondoor.Door) TrayState {
 	if a, ok := e.(persondoor.Anchorer); ok {
 		s.Unanchored = !a.AuditAnchor().Anchored
 	}
+	s.Policy = persondoor.PolicyOf(e)
 	return s
 }
 
@@ -112,10 +117,14 @@ var levels = []struct {
 // DesktopLevels says in one line what the desktop's levels give agents.
 const DesktopLevels = "Read: see the app in front, not browsers or deny-listed apps · Control: click and type there, each act asked"
 
-func levelItems(key string, cur vocab.Level, a TrayActions) []Item {
+func levelItems(key string, cur vocab.Level, limit policy.Limit, a TrayActions) []Item {
 	out := make([]Item, 0, len(levels))
 	for _, l := range levels {
 		l := l
+		if !limit.Allows(l.level) {
+			out = append(out, Item{Label: l.label + ManagedMark, Checked: cur == l.level, Disabled: true})
+			continue
+		}
 		out = append(out, Item{Label: l.label, Checked: cur == l.level, Do: func() {
 			if a.SetShare != nil {
 				a.SetShare(key, l.level)
@@ -125,16 +134,20 @@ func levelItems(key string, cur vocab.Level, a TrayActions) []Item {
 	return out
 }
 
+// ManagedMark follows a choice the organisation's policy does not allow,
+// which the menu shows but does not offer.
+const ManagedMark = " — not allowed by your organisation"
+
 // tabLevelItems are a tab's choices: None / Read / Control for every
 // allowed agent, then Read and Control for each allowed agent alone (and
 // for the agent the tab is shared with, allowed or not, so the menu shows
 // where it stands).
-func tabLevelItems(t vocab.TabInfo, as []persondoor.AgentInfo, a TrayActions) []Item {
+func tabLevelItems(t vocab.TabInfo, as []persondoor.AgentInfo, limit policy.Limit, a TrayActions) []Item {
 	cur := t.Level
 	if t.Agent != "" {
 		cur = -1 // none of the every-agent choices is the current one
 	}
-	out := levelItems(t.ID, cur, a)
+	out := levelItems(t.ID, cur, limit, a)
 	for _, ag := range as {
 		if !ag.Allowed && ag.Key != t.Agent {
 			continue
@@ -142,6 +155,9 @@ func tabLevelItems(t vocab.TabInfo, as []persondoor.AgentInfo, a TrayActions) []
 		who := plain.Who(ag.Exe, ag.PID, ag.Name)
 		for _, l := range levels[1:] {
 			l := l
+			if !limit.Allows(l.level) {
+				continue // said once, above
+			}
 			out = append(out, Item{
 				Label:   l.label + " for " + who,
 				Checked: t.Agent == ag.Key && t.Level == l.level,
@@ -199,6 +215,9 @@ func BuildTray(s TrayState, a TrayActions) []Item {
 		header = "Reins — all agents paused"
 	}
 	items := []Item{{Label: header, Disabled: true}}
+	if line := ManagedLine(s.Policy); line != "" {
+		items = append(items, Item{Label: line, Disabled: true})
+	}
 	if s.Connected {
 		items = append(items, Item{Label: "Chrome extension: connected", Disabled: true})
 	} else {
@@ -217,7 +236,7 @@ func BuildTray(s TrayState, a TrayActions) []Item {
 			tabs = append(tabs, Item{Separator: true})
 		}
 		tabs = append(tabs, Item{Label: TabLabel(t), Disabled: true})
-		tabs = append(tabs, tabLevelItems(t, s.Agents, a)...)
+		tabs = append(tabs, tabLevelItems(t, s.Agents, s.Policy.Effective().Site(t.Origin), a)...)
 	}
 	if len(tabs) == 0 {
 		msg := "No tabs yet"
@@ -228,7 +247,7 @@ func BuildTray(s TrayState, a TrayActions) []Item {
 	}
 	items = append(items,
 		Item{Label: "Tabs", Children: tabs},
-		Item{Label: "Desktop", Children: append([]Item{{Label: DesktopLevels, Disabled: true}, {Separator: true}}, levelItems(vocab.DesktopKey, s.Desktop, a)...)},
+		Item{Label: "Desktop", Children: append([]Item{{Label: DesktopLevels, Disabled: true}, {Separator: true}}, levelItems(vocab.DesktopKey, s.Desktop, s.Policy.Effective().Desktop(), a)...)},
 		Item{Label: "Agents", Children: agentItems(s.Agents, a)},
 		Item{Separator: true},
 	)

@@ -29,6 +29,7 @@ import (
 	"github.com/reins-app/reins/core"
 	"github.com/reins-app/reins/executor"
 	"github.com/reins-app/reins/persondoor"
+	"github.com/reins-app/reins/policy"
 	"github.com/reins-app/reins/vocab"
 )
 
@@ -629,6 +630,9 @@ type Options struct {
 	OwnProcesses   []int // optional
 	// Now is core.Options' clock; default the time of day.
 	Now func() time.Time // optional
+	// Policy is the organisation's policy the engine starts under; default
+	// none. Engine.ApplyPolicy changes it.
+	Policy policy.State // optional
 }
 
 // Engine is a core.Engine on fakes, running until the test ends.
@@ -658,7 +662,7 @@ func New(t testing.TB, opts Options) *Engine {
 	br := NewBrowser()
 	ex := &executor.Fake{}
 	e := core.New(core.Options{Browser: br, Audit: log, Executor: ex, ApprovalTimeout: opts.ApprovalTimeout, PersonWait: opts.PersonWait, Logf: t.Logf,
-		PersonTerminal: opts.PersonTerminal, OwnProcesses: opts.OwnProcesses, Now: opts.Now})
+		PersonTerminal: opts.PersonTerminal, OwnProcesses: opts.OwnProcesses, Now: opts.Now, Policy: opts.Policy})
 	Run(t, e, log)
 	br.Connect()
 	return &Engine{Engine: e, Browser: br, Exec: ex, Log: log, LogPath: path}

@@ -6,7 +6,9 @@
 // import the person's (persondoor), so no tool can approve; the person's
 // front ends (app/ui, app/serve) hold the person's door. Only the mains
 // under app/cmd import core, to start it and hand each front end its door.
-// The release binary holds no test helper package and no test seam.
+// The organisation's policy (package policy) lies beside vocab, under all
+// of them. The release binary holds no test helper package and no test
+// seam.
 package deptest
 
 import (
@@ -119,10 +121,14 @@ var (
 	onlyImports = map[string][]string{
 		"vocab":      {"internal/plain"},
 		"agentdoor":  {"vocab"},
-		"persondoor": {"vocab", "settings", "audit", "internal/plain"},
+		"persondoor": {"vocab", "settings", "audit", "policy", "internal/plain"},
 		"settings":   {"executor", "internal/atomicfile", "internal/autostart"},
 		// The macOS bindings are a leaf, under both the executor and the app.
 		"internal/macos": {},
+		// The organisation's policy is a leaf every stage may read: it
+		// narrows shares, agents, plans and the audit's copies, and must
+		// never reach back into what it narrows.
+		"policy": {"vocab", "internal/macos"},
 	}
 	barred = map[string][]string{
 		// The agents' front end: the person's door, core and the settings

@@ -60,6 +60,18 @@ func TestTestSeamsCannotReachARelease(t *testing.T) {
 			t.Errorf("the release binary holds a test seam: %s", strings.TrimSpace(line))
 		}
 	}
+	// The organisation's policy has one place in a release: the test
+	// build's other file is not even named in it.
+	raw, err := os.ReadFile(bin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(raw), "REINS_TEST_POLICY_FILE") {
+		t.Error("the release binary names the test build's policy file, REINS_TEST_POLICY_FILE")
+	}
+	if !strings.Contains(string(raw), "/etc/reins/policy.json") {
+		t.Error("the release binary does not name /etc/reins/policy.json: is the policy read at all?")
+	}
 
 	run := exec.Command("go", "run", "./internal/deptest/testdata/seam", "approvals.TestOnlyApproved", "audit.TestOnlyTicket")
 	run.Dir = "../.."

@@ -449,6 +449,9 @@ func runDoctor(out io.Writer) error {
 		}
 		fmt.Fprintln(out)
 	}
+	for _, l := range core.PolicyReport() {
+		fmt.Fprintln(out, l)
+	}
 	return nil
 }
 

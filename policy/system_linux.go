@@ -1,0 +1,3 @@
+package policy
+
+func systemSource() Source { return rootFile{path: LinuxPath} }
