@@ -96,10 +96,9 @@ func TestOrganisationPolicyEndToEnd(t *testing.T) {
 	reins.waitText(10*time.Second, "the policy's banner", 0, "Your organisation's policy is in force (from "+pol.path+")")
 	browser := browsertest.Start(t, browsertest.Options{X: x, DataDir: data, Reins: bin, URL: shop + "/keys.html", DevTools: true,
 		Args: []string{
+			// Plain http on names other than this computer's: pages Reins
+			// reads outside a secure context.
 			"--host-resolver-rules=MAP shop.example 127.0.0.1,MAP *.bank.example 127.0.0.1,MAP mail.example 127.0.0.1",
-			// The content script needs a secure context (crypto.randomUUID),
-			// which plain http has only on this computer's own addresses.
-			"--unsafely-treat-insecure-origin-as-secure=" + strings.Join([]string{shop, bank, mail}, ","),
 		}})
 	reins.waitText(testenv.Patience, "the extension", 0, "\nChrome extension connected.")
 	// The person opens the bank and the webmail beside the shop.

@@ -45,7 +45,6 @@ func TestTrayHostMenuUnderPolicy(t *testing.T) {
 	browser := browsertest.Start(t, browsertest.Options{X: d.x, DataDir: data, Reins: bin, URL: bank + "/bank.html", DevTools: true, Width: 1000, Height: 700,
 		Args: []string{
 			"--host-resolver-rules=MAP *.bank.example 127.0.0.1,MAP mail.example 127.0.0.1",
-			"--unsafely-treat-insecure-origin-as-secure=" + bank + "," + mail,
 		}})
 	testenv.WaitWithin(t, 30*time.Second, "the bank's tab in the menu", func() bool {
 		_, ok := d.menuLayout(t, item).find("Tabs", "Accounts — Bank")

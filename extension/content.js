@@ -1654,6 +1654,16 @@
     return null;
   }
 
+  // pure/id.js
+  function newID(fill = (b) => crypto.getRandomValues(b)) {
+    const b = new Uint8Array(16);
+    fill(b);
+    b[6] = b[6] & 15 | 64;
+    b[8] = b[8] & 63 | 128;
+    const h = Array.from(b, (x) => x.toString(16).padStart(2, "0")).join("");
+    return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`;
+  }
+
   // dom/refs.js
   var refs = /* @__PURE__ */ new WeakMap();
   var byId = /* @__PURE__ */ new Map();
@@ -1691,7 +1701,7 @@
     }
   }
   function startNav() {
-    doc = crypto.randomUUID();
+    doc = newID();
     lastURL = location.href;
     lastEntry = currentEntry();
     addEventListener("popstate", () => checkNav("popstate"), true);

@@ -3,8 +3,9 @@
 // (pushState, popstate, hash, a new navigation entry) bumps the epoch and
 // forgets every ref.
 //
-// DOM side. Imports dom/channel.js and dom/refs.js.
+// DOM side. Imports pure/id.js, dom/channel.js and dom/refs.js.
 
+import { newID } from "../pure/id.js";
 import { send } from "./channel.js";
 import { forgetRefs } from "./refs.js";
 
@@ -24,7 +25,7 @@ export function currentEntry() {
 // startNav gives the document its id, listens for navigation signals and
 // tells the worker the document is new.
 export function startNav() {
-  doc = crypto.randomUUID();
+  doc = newID();
   lastURL = location.href;
   lastEntry = currentEntry();
   addEventListener("popstate", () => checkNav("popstate"), true);
