@@ -152,7 +152,7 @@ func anchorChecks(ctx context.Context, opts audit.AnchorOptions) []Check {
 		c := Check{What: "audit anchor: the log is not anchored", Optional: !opts.RequireAnchor,
 			Fix: "no copy of the audit log leaves this computer, so rows cut from its end while Reins is stopped could not be found; start the system's log service, or name a receiver in settings.json (auditAnchor)"}
 		if opts.RequireAnchor {
-			c.Fix += "; the settings require an anchor, so Reins refuses every act (audit_anchor_unreachable) until one takes rows"
+			c.Fix += "; an anchor is required (by the settings or the organisation's policy), so Reins refuses every act (audit_anchor_unreachable) until one takes rows"
 		}
 		out = append(out, c)
 	}
