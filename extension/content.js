@@ -1655,7 +1655,7 @@
   }
 
   // pure/id.js
-  function newID(fill = (b) => crypto.getRandomValues(b)) {
+  function newID(fill) {
     const b = new Uint8Array(16);
     fill(b);
     b[6] = b[6] & 15 | 64;
@@ -1701,7 +1701,7 @@
     }
   }
   function startNav() {
-    doc = newID();
+    doc = newID((b) => crypto.getRandomValues(b));
     lastURL = location.href;
     lastEntry = currentEntry();
     addEventListener("popstate", () => checkNav("popstate"), true);

@@ -25,7 +25,7 @@ export function currentEntry() {
 // startNav gives the document its id, listens for navigation signals and
 // tells the worker the document is new.
 export function startNav() {
-  doc = newID();
+  doc = newID((b) => crypto.getRandomValues(b));
   lastURL = location.href;
   lastEntry = currentEntry();
   addEventListener("popstate", () => checkNav("popstate"), true);

@@ -1,12 +1,9 @@
-// Ids a frame gives itself: random, in the form of a version 4 UUID.
-// crypto.randomUUID exists only in secure contexts, and a content script
-// runs in the page's context: on a plain-http page of another computer it
-// is missing. getRandomValues is there in every context.
-//
-// Pure: no DOM, no chrome.*, no page globals but the Web Crypto's
-// getRandomValues, which the caller may hand in.
+// Ids a frame gives itself: random, in the form of a version 4 UUID, from
+// random bytes the caller fills (the DOM side uses getRandomValues, which
+// every context has; crypto.randomUUID exists only in secure contexts, and
+// a plain-http page of another computer is none). Pure: imports nothing.
 
-export function newID(fill = (b) => crypto.getRandomValues(b)) {
+export function newID(fill) {
   const b = new Uint8Array(16);
   fill(b);
   b[6] = (b[6] & 0x0f) | 0x40; // version 4
