@@ -1,7 +1,9 @@
 // Ids a frame gives itself: random, in the form of a version 4 UUID, from
 // random bytes the caller fills (the DOM side uses getRandomValues, which
 // every context has; crypto.randomUUID exists only in secure contexts, and
-// a plain-http page of another computer is none). Pure: imports nothing.
+// a plain-http page of another computer is none).
+//
+// Pure: no DOM, no chrome.*, no page globals. Imports nothing.
 
 export function newID(fill) {
   const b = new Uint8Array(16);
