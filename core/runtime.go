@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/reins-app/reins/audit"
@@ -55,6 +56,15 @@ type StartOptions struct {
 	ReleaseGuard string // optional
 	// TestOnlyMisplace is Options.TestOnlyMisplace.
 	TestOnlyMisplace func(x, y float64) (float64, float64)
+	// SelfTestProgram is the reins binary the self-test runs in its
+	// helper modes: its window (SelfTestWindowMode) and the parent of a
+	// release guard it kills (SelfTestGuardParentMode). Empty: the
+	// self-test says it cannot show its window.
+	SelfTestProgram string // optional
+	// TestOnlyExecutor, in test builds only, replaces the executor Start
+	// made (once its release guard is attached) with what it returns: one
+	// broken on purpose, for the self-test to catch.
+	TestOnlyExecutor func(executor.Executor) executor.Executor
 }
 
 // ReleaseGuardMode is the argument that runs the reins binary as the
@@ -74,6 +84,9 @@ type Runtime struct {
 	lock    *folderlock.Lock // the data folder, held until Close has closed everything else
 
 	keys pauseKeys
+
+	selfTestProgram string
+	selfTesting     atomic.Bool // a self-test runs
 
 	closeOnce sync.Once
 	closeErr  error
@@ -146,6 +159,9 @@ func start(ctx context.Context, opts StartOptions, dir string) (*Runtime, error)
 			ex = executor.NewNoDisplay(err)
 		}
 		guardInput(ex, opts)
+		if opts.TestOnlyExecutor != nil {
+			ex = opts.TestOnlyExecutor(ex)
+		}
 	}
 	port := opts.Port
 	if port == 0 {
@@ -178,7 +194,7 @@ func start(ctx context.Context, opts StartOptions, dir string) (*Runtime, error)
 		TestOnlyMisplace: opts.TestOnlyMisplace,
 	})
 	rctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
-	r := &Runtime{Engine: e, DataDir: dir, display: opts.Display, bridge: br, log: log, exec: ex, cancel: cancel, done: make(chan struct{})}
+	r := &Runtime{Engine: e, DataDir: dir, display: opts.Display, bridge: br, log: log, exec: ex, cancel: cancel, done: make(chan struct{}), selfTestProgram: opts.SelfTestProgram}
 	e.ServeStrip(rctx, br) // the badge and side panel in Chrome
 	go func() {
 		defer close(r.done)
