@@ -69,6 +69,7 @@ type UI struct {
 	handoff  *HandoffPanel // tabs handed to the person; see handoff.go
 	handWin  fyne.Window   // its window, once a hand-off showed it
 	handUp   bool          // handWin is shown
+	selfTest selfTestView  // the self-test's window; see selftest.go
 }
 
 // Start is [New] followed by [UI.Show], for a UI started while the app
@@ -241,6 +242,7 @@ func (u *UI) TrayItems() []Item {
 		SetPaused:    func(on bool) { e.Pause(on); u.refreshTray() },
 		ShowPrefs:    u.ShowPreferences,
 		ShowFirstRun: u.ShowFirstRun,
+		RunSelfTest:  u.selfTestItem(),
 		Quit:         u.quit,
 		Handoff:      u.handoff.Finish,
 		ShowHandoff:  u.handoff.Show,
