@@ -148,6 +148,10 @@ type readable struct {
 // keeps every act off, reading only.
 func (s *selfTest) denyRunningCheck(ctx context.Context) {
 	t0 := time.Now()
+	if err := s.r.InputUnavailable(); err != nil {
+		s.skip(CheckDenyRunning, t0, "no display to list windows on")
+		return
+	}
 	ws, err := s.x.Windows(ctx)
 	if err != nil {
 		s.fail(CheckDenyRunning, t0, "the windows cannot be listed: %v", err)
