@@ -195,7 +195,7 @@ func (s *selfTest) pairingHelpersCheck(ctx context.Context) {
 			continue // not installed for this user
 		}
 		name := browser
-		if rel, err := filepath.Rel(home, browser); err == nil {
+		if rel, err := filepath.Rel(home, browser); err == nil && !strings.HasPrefix(rel, "..") {
 			name = "~/" + rel
 		}
 		if err := s.pairingHelper(ctx, filepath.Join(dir, extension.NativeHost+".json")); err != nil {
@@ -222,12 +222,14 @@ func (s *selfTest) pairingHelper(ctx context.Context, manifest string) error {
 	if err := json.Unmarshal(b, &m); err != nil {
 		return fmt.Errorf("its manifest cannot be read: %v", err)
 	}
-	if !slices.Contains(m.AllowedOrigins, extension.Origin) {
+	origin := strings.TrimSuffix(extension.Origin, "/") + "/"
+	if !slices.ContainsFunc(m.AllowedOrigins, func(o string) bool { return strings.TrimSuffix(o, "/")+"/" == origin }) {
 		return fmt.Errorf("its manifest does not name the Reins extension (%s)", plain.Text(strings.Join(m.AllowedOrigins, ", "), plain.DetailMax))
 	}
 	hctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
-	cmd := exec.CommandContext(hctx, m.Path, extension.Origin)
+	// As Chrome starts it: the caller's origin, with its slash, first.
+	cmd := exec.CommandContext(hctx, m.Path, origin)
 	var req bytes.Buffer
 	body := []byte(`{"type":"pair"}`)
 	binary.Write(&req, binary.NativeEndian, uint32(len(body)))

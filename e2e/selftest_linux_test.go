@@ -19,11 +19,13 @@ import (
 	"github.com/jezek/xgb"
 	"github.com/jezek/xgb/xproto"
 
+	"github.com/reins-app/reins/audit"
 	"github.com/reins-app/reins/executor/xdesk"
 	"github.com/reins-app/reins/internal/a11ytest"
 	"github.com/reins-app/reins/internal/testenv"
 	"github.com/reins-app/reins/internal/trayhost/hosttest"
 	"github.com/reins-app/reins/persondoor"
+	"github.com/reins-app/reins/vocab"
 )
 
 // TestSelfTestOnARealDesktop runs the self-test as a person does on a
@@ -43,6 +45,11 @@ func TestSelfTestOnARealDesktop(t *testing.T) {
 	t0 := time.Now()
 	desk := a11ytest.Start(t, a11ytest.Options{NoFixture: true, Screen: "1280x1024x24"})
 	conf := t.TempDir()
+	// A Chromium for this user: Reins installs its pairing helper there as
+	// it starts, and the self-test runs it as Chromium would.
+	if err := os.MkdirAll(filepath.Join(conf, "chromium"), 0o700); err != nil {
+		t.Fatal(err)
+	}
 	var env []string
 	for _, kv := range os.Environ() {
 		switch strings.SplitN(kv, "=", 2)[0] {
@@ -145,6 +152,9 @@ func runSelfTest(t *testing.T, bin string, env []string, display string, hand bo
 	progress = strings.Join(lines.lines, "\n")
 	lines.mu.Unlock()
 
+	if hand {
+		checkSelfTestRows(t, tray, data)
+	}
 	b, rerr := os.ReadFile(filepath.Join(data, "selftest.json"))
 	if rerr != nil {
 		t.Fatalf("no report in the data folder: %v", rerr)
@@ -160,6 +170,56 @@ func runSelfTest(t *testing.T, bin string, env []string, display string, hand bo
 		t.Errorf("the picture check passed but left no picture: %v", err)
 	}
 	return stdout.String(), progress, err
+}
+
+// checkSelfTestRows stops the tray and reads the audit log it leaves: the
+// self-test's plan, allowed whole, and each of its eight acts as a fire row
+// committed before it and an outcome after, the one on the deny list
+// refused, every other done; the chain intact.
+func checkSelfTestRows(t *testing.T, tray *trayProc, data string) {
+	t.Helper()
+	testenv.KillGroup(tray.cmd, func() { <-tray.exited })
+	ctx := context.Background()
+	log, err := audit.Open(ctx, audit.Options{Path: filepath.Join(data, "audit.db")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer log.Close()
+	if n, err := log.Verify(ctx); err != nil {
+		t.Fatalf("the log's chain is broken after %d rows: %v", n, err)
+	}
+	rows, err := log.Rows(ctx, persondoor.AuditFilter{Limit: 200})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var planned, fired int
+	outcomes := map[string]int{}
+	fires := map[int64]bool{}
+	for i := len(rows) - 1; i >= 0; i-- {
+		r := rows[i]
+		if r.AgentName != "Reins self-test" {
+			continue
+		}
+		switch {
+		case r.ActKind == "plan" && r.Decision == "allowed steps 1 to 8 of 8":
+			planned++
+		case r.Phase == audit.PhaseFire && r.Outcome == vocab.OutcomeAboutToFire && r.Desktop:
+			fired++
+			fires[r.Seq] = true
+		case r.Phase == audit.PhaseOutcome:
+			if !fires[r.RefSeq] {
+				t.Errorf("an outcome row names no earlier fire row: %s", persondoor.FormatAuditRow(r))
+			}
+			outcomes[r.Outcome]++
+		}
+	}
+	if planned != 1 || fired != 8 || outcomes["done"] != 7 || outcomes["refused"] != 1 {
+		var lines []string
+		for i := len(rows) - 1; i >= 0; i-- {
+			lines = append(lines, persondoor.FormatAuditRow(rows[i]))
+		}
+		t.Errorf("want the plan allowed once, 8 fire rows, 7 done and 1 refused; got %d, %d, %v:\n%s", planned, fired, outcomes, strings.Join(lines, "\n"))
+	}
 }
 
 // startTrayKilled starts the tray as startTrayCmd does, but kills it when
