@@ -40,8 +40,11 @@ func TestSelfTestOnThisMac(t *testing.T) {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
+	done := make(chan struct{}) // closed once it has exited
+	go func() {
+		cmd.Wait()
+		close(done)
+	}()
 	t.Cleanup(func() { testenv.KillGroup(cmd, func() { <-done }) })
 
 	// The plan, as the terminal shows it; allowed whole.
