@@ -57,9 +57,6 @@ type SelfTestCheck struct {
 	Result string        `json:"result"`
 	Saw    string        `json:"saw"`
 	Took   time.Duration `json:"took_ns"`
-	// Mac marks what only a Mac can tell, which the written-down
-	// assumptions of the macOS code wait on.
-	Mac bool `json:"mac,omitempty"`
 }
 
 // Results of a check.
