@@ -43,6 +43,10 @@ type Planned struct {
 	until time.Time
 	now   func() time.Time
 
+	// desktop: the plan is Reins' own self-test, whose steps are desktop
+	// acts in its own window (DecideSelfTest); no agent's plan is.
+	desktop bool
+
 	mu    sync.Mutex
 	next  int    // guarded by mu: the index of the step whose turn it is
 	ended string // guarded by mu: why the plan ended, "" while it runs
@@ -131,7 +135,7 @@ func (p *Planned) Step(i int, req vocab.Request) (Approved, error) {
 		return Approved{}, errors.New("a key press goes wherever the focus is, so it is asked on its own")
 	}
 	step := p.req.Plan[i]
-	if why := differs(step, req); why != "" {
+	if why := differs(step, req, p.desktop); why != "" {
 		return Approved{}, errors.New("it no longer matches the plan: " + why)
 	}
 	req.Rememberable, req.Risk = false, ""
@@ -174,8 +178,9 @@ func (p *Planned) liveLocked() error {
 	return nil
 }
 
-// differs says how req differs from step, or "" when it matches.
-func differs(step vocab.PlanStep, req vocab.Request) string {
+// differs says how req differs from step, or "" when it matches; a
+// desktop act matches only when desktop allows it.
+func differs(step vocab.PlanStep, req vocab.Request, desktop bool) string {
 	a, b := step.Act, req.Act
 	switch {
 	case a.Kind != b.Kind:
@@ -205,7 +210,7 @@ func differs(step vocab.PlanStep, req vocab.Request) string {
 		return "the element's role or name changed"
 	case !s.SameMotion(t):
 		return "the element now leads elsewhere or submits something else"
-	case t.Desktop:
+	case t.Desktop && !desktop:
 		return "a desktop act"
 	}
 	return ""

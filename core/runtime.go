@@ -67,6 +67,15 @@ type StartOptions struct {
 	// it changes; default policy.System(), the one place this computer
 	// keeps it.
 	Policy policy.Source // optional
+	// SelfTestProgram is the reins binary the self-test runs in its
+	// helper modes: its window (SelfTestWindowMode) and the parent of a
+	// release guard it kills (SelfTestGuardParentMode). Empty: the
+	// self-test says it cannot show its window.
+	SelfTestProgram string // optional
+	// TestOnlyExecutor, in test builds only, replaces the executor Start
+	// made (once its release guard is attached) with what it returns: one
+	// broken on purpose, for the self-test to catch.
+	TestOnlyExecutor func(executor.Executor) executor.Executor
 }
 
 // ReleaseGuardMode is the argument that runs the reins binary as the
@@ -89,6 +98,9 @@ type Runtime struct {
 	hand *personsHand // the person's own clicks on Reins' controls; see personshand.go
 	// windowsHand, if set, answers for hand (StartOptions.WindowsHand).
 	windowsHand persondoor.Hand
+
+	selfTestProgram string
+	selfTesting     atomic.Bool // a self-test runs
 
 	closeOnce sync.Once
 	closeErr  error
@@ -174,6 +186,9 @@ func start(ctx context.Context, opts StartOptions, dir string) (*Runtime, error)
 			ex = executor.NewNoDisplay(err)
 		}
 		guardInput(ex, opts)
+		if opts.TestOnlyExecutor != nil {
+			ex = opts.TestOnlyExecutor(ex)
+		}
 	}
 	port := opts.Port
 	if port == 0 {
@@ -213,7 +228,8 @@ func start(ctx context.Context, opts StartOptions, dir string) (*Runtime, error)
 	engine.Store(e)
 	rctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	r := &Runtime{Engine: e, DataDir: dir, display: opts.Display, bridge: br, log: log, exec: ex, cancel: cancel, done: make(chan struct{}),
-		hand: newPersonsHand(opts.Display, ex), windowsHand: opts.WindowsHand}
+		hand: newPersonsHand(opts.Display, ex), windowsHand: opts.WindowsHand,
+		selfTestProgram: opts.SelfTestProgram}
 	e.ServeStrip(rctx, br) // the badge and side panel in Chrome
 	if pol.Managed() {
 		// Without a policy no organisation reads the log; a change to or

@@ -49,6 +49,9 @@ type Options struct {
 	HTTPPort int
 	Settle   time.Duration // optional: see ServerOptions
 	Logf     func(format string, args ...any)
+	// SelfTest runs the self-test `reins selftest` asks for on the socket;
+	// nil refuses it.
+	SelfTest SelfTestFunc // optional
 }
 
 // Door is the running agents' door: the local socket and the HTTP listener.
@@ -158,6 +161,7 @@ type hello struct {
 	Reins string `json:"reins"` // "mcp/1"
 	PPID  int    `json:"ppid"`
 	Exe   string `json:"exe"`
+	Hand  bool   `json:"hand,omitempty"` // selftest/1: the person will move the mouse when asked
 }
 
 // welcome is the door's one-line answer: OK, or why not.
@@ -183,7 +187,7 @@ func (d *Door) serveConn(c *net.UnixConn) {
 	br := bufio.NewReaderSize(c, 4096)
 	line, err := br.ReadSlice('\n')
 	var h hello
-	if err != nil || json.Unmarshal(line, &h) != nil || h.Reins != helloVersion {
+	if err != nil || json.Unmarshal(line, &h) != nil || (h.Reins != helloVersion && h.Reins != selfTestHello) {
 		writeLine(c, welcome{Error: "this socket speaks only to `reins mcp` of the same version; run the reins binary that is running"})
 		return
 	}
@@ -191,6 +195,10 @@ func (d *Door) serveConn(c *net.UnixConn) {
 	proc := processOfPipe(cred.PID)
 	if h.PPID != 0 && h.PPID != proc.PID {
 		d.opts.Logf("mcp: reins mcp (pid %d) says it was started by pid %d; the OS says %d, which is what Reins shows", cred.PID, h.PPID, proc.PID)
+	}
+	if h.Reins == selfTestHello {
+		d.serveSelfTest(c, proc, h)
+		return
 	}
 	if err := writeLine(c, welcome{OK: true}); err != nil {
 		return

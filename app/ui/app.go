@@ -75,6 +75,7 @@ type UI struct {
 	// nothing. See trayGate.
 	menuGate    *gate
 	menuRefused string
+	selfTest    selfTestView // the self-test's window; see selftest.go
 }
 
 // Start is [New] followed by [UI.Show], for a UI started while the app
@@ -292,6 +293,7 @@ func (u *UI) TrayItems() []Item {
 		},
 		ShowPrefs:    u.ShowPreferences,
 		ShowFirstRun: u.ShowFirstRun,
+		RunSelfTest:  u.selfTestItem(),
 		Quit:         u.quit,
 		Handoff: func(id string, done bool) {
 			if done && !u.personsChoice("Done") {

@@ -53,6 +53,7 @@ type TrayActions struct {
 	SetPaused    func(on bool)
 	ShowPrefs    func()
 	ShowFirstRun func()
+	RunSelfTest  func() // nil: no self-test item
 	Quit         func()
 	Handoff      func(id string, done bool) // the person's Done or Stop on a hand-off
 	ShowHandoff  func(id string)
@@ -276,8 +277,11 @@ func BuildTray(s TrayState, a TrayActions) []Item {
 	items = append(items, pause,
 		Item{Label: "Preferences…", Do: call(a.ShowPrefs)},
 		Item{Label: "Getting started…", Do: call(a.ShowFirstRun)},
-		Item{Label: "Quit Reins", Quit: true, Do: call(a.Quit)},
 	)
+	if a.RunSelfTest != nil {
+		items = append(items, Item{Label: "Run self-test…", Do: a.RunSelfTest})
+	}
+	items = append(items, Item{Label: "Quit Reins", Quit: true, Do: call(a.Quit)})
 	return items
 }
 

@@ -4,6 +4,8 @@ package trayhost
 
 import (
 	"context"
+	"fmt"
+	"strings"
 
 	"github.com/godbus/dbus/v5"
 )
@@ -96,4 +98,36 @@ func watch(ctx context.Context) (<-chan bool, error) {
 		}
 	}()
 	return out, nil
+}
+
+func lookup(pid int) (Host, error) {
+	conn, err := connect()
+	if err != nil {
+		return Host{}, err
+	}
+	defer conn.Close()
+	var owner string
+	if err := conn.BusObject().Call("org.freedesktop.DBus.GetNameOwner", 0, WatcherName).Store(&owner); err != nil {
+		return Host{}, nil // no host
+	}
+	var h Host
+	var hostPID uint32
+	if err := conn.BusObject().Call("org.freedesktop.DBus.GetConnectionUnixProcessID", 0, owner).Store(&hostPID); err == nil {
+		h.PID = int(hostPID)
+	}
+	// An item registers under the bus name it owns, which the host lists
+	// as "name/path"; the name's owner tells whose it is.
+	v, err := conn.Object(WatcherName, "/StatusNotifierWatcher").GetProperty(WatcherName + ".RegisteredStatusNotifierItems")
+	if err != nil {
+		return h, fmt.Errorf("the tray host did not list its items: %w", err)
+	}
+	items, _ := v.Value().([]string)
+	for _, item := range items {
+		name, _, _ := strings.Cut(item, "/")
+		var itemPID uint32
+		if conn.BusObject().Call("org.freedesktop.DBus.GetConnectionUnixProcessID", 0, name).Store(&itemPID) == nil && int(itemPID) == pid {
+			h.Listed = true
+		}
+	}
+	return h, nil
 }

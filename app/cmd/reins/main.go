@@ -50,6 +50,9 @@ const usage = `Usage:
                         (also into PROFILE/NativeMessagingHosts for a Chrome started with
                         --user-data-dir=PROFILE)
   reins doctor          say what is missing
+  reins selftest [-hand] [-json]
+                        ask the running Reins to test, after your approval, what it needs
+                        on this computer, in a window of its own, and print what it saw
 `
 
 func main() {
@@ -82,6 +85,12 @@ func main() {
 		err = runDoctor(os.Stdout)
 	case core.ReleaseGuardMode:
 		err = runReleaseGuard(args)
+	case "selftest":
+		err = runSelfTest(args, os.Stdout)
+	case core.SelfTestWindowMode:
+		err = runSelfTestWindow(args)
+	case core.SelfTestGuardParentMode:
+		err = runSelfTestGuardParent(args)
 	case "help", "-h", "--help":
 		fmt.Print(usage)
 	default:
@@ -113,7 +122,7 @@ func runServe(args []string) error {
 	// A machine without a desktop is what serve is for: it starts there,
 	// and only input acts are refused, each saying why.
 	logf := func(f string, args ...any) { fmt.Fprintf(os.Stderr, "reins: "+f+"\n", args...) }
-	rt, stopReins, err := startCore(ctx, core.StartOptions{Port: *port, WithoutDisplay: true, PersonTerminal: true}, *mcpPort, logf)
+	rt, stopReins, err := startCore(ctx, core.StartOptions{Port: *port, WithoutDisplay: true, PersonTerminal: true}, *mcpPort, logf, &selfTestFront{})
 	if err != nil {
 		return err
 	}
@@ -126,24 +135,31 @@ func runServe(args []string) error {
 }
 
 // startReins starts the core for the tray, which needs a display, and
-// opens the agents' door; stop closes both, the door first.
-func startReins(ctx context.Context, port, mcpPort int, logf func(string, ...any)) (rt *core.Runtime, stop func() error, err error) {
-	return startCore(ctx, core.StartOptions{Port: port}, mcpPort, logf)
+// opens the agents' door; stop closes both, the door first. edit, when
+// not nil, changes the options first.
+func startReins(ctx context.Context, port, mcpPort int, logf func(string, ...any), front *selfTestFront, edit func(*core.StartOptions)) (rt *core.Runtime, stop func() error, err error) {
+	opts := core.StartOptions{Port: port}
+	if edit != nil {
+		edit(&opts)
+	}
+	return startCore(ctx, opts, mcpPort, logf, front)
 }
 
-// startCore starts the core with opts and opens the agents' door; stop
-// closes both, the door first.
-func startCore(ctx context.Context, opts core.StartOptions, mcpPort int, logf func(string, ...any)) (rt *core.Runtime, stop func() error, err error) {
+// startCore starts the core with opts and opens the agents' door, which
+// also takes `reins selftest` for front; stop closes both, the door first.
+func startCore(ctx context.Context, opts core.StartOptions, mcpPort int, logf func(string, ...any), front *selfTestFront) (rt *core.Runtime, stop func() error, err error) {
 	if opts.Logf == nil {
 		opts.Logf = logf
 	}
 	opts.ReleaseGuard = releaseGuardProgram()
 	opts.WindowsHand = macwin.Hand() // nil but on macOS
+	opts.SelfTestProgram = opts.ReleaseGuard
 	rt, err = core.Start(ctx, opts)
 	if err != nil {
 		return nil, nil, err
 	}
-	closeDoor, err := startAgentDoor(ctx, rt, mcpPort, logf)
+	front.door = rt.PersonDoor()
+	closeDoor, err := startAgentDoor(ctx, rt, mcpPort, logf, front.serve)
 	if err != nil {
 		rt.Close()
 		return nil, nil, err

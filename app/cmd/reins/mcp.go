@@ -31,10 +31,11 @@ func runMCP(args []string) error {
 }
 
 // startAgentDoor opens the agents' door of a started Reins: the socket that
-// `reins mcp` pipes into and the HTTP door on 127.0.0.1, whose address and
-// token it prints to out. The returned function closes it.
-func startAgentDoor(ctx context.Context, rt *core.Runtime, httpPort int, logf func(string, ...any)) (func(), error) {
-	door, err := mcp.Start(ctx, mcp.Options{Agents: rt.AgentDoor(), DataDir: rt.DataDir, HTTPPort: httpPort, Logf: logf})
+// `reins mcp` pipes into (and `reins selftest` asks selfTest on) and the
+// HTTP door on 127.0.0.1, whose address and token it prints to out. The
+// returned function closes it.
+func startAgentDoor(ctx context.Context, rt *core.Runtime, httpPort int, logf func(string, ...any), selfTest mcp.SelfTestFunc) (func(), error) {
+	door, err := mcp.Start(ctx, mcp.Options{Agents: rt.AgentDoor(), DataDir: rt.DataDir, HTTPPort: httpPort, Logf: logf, SelfTest: selfTest})
 	if err != nil {
 		return nil, err
 	}

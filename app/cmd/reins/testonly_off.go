@@ -16,3 +16,5 @@ type testOnlyHooks struct{}
 func testOnlyFlags(*flag.FlagSet) testOnlyHooks { return testOnlyHooks{} }
 
 func (testOnlyHooks) start(context.Context, *core.Runtime, *ui.UI) {}
+
+func (testOnlyHooks) coreOptions(*core.StartOptions) {}

@@ -3,7 +3,8 @@
 // The reinstest build carries hooks for the tray's end-to-end test, which
 // has no other door into the tray: sharing the first tab and the desktop as
 // the person would from the menu, and reporting where the approval popup's
-// buttons are so the test can click them with real input. None answers an
+// buttons are so the test can click them with real input; and, for the
+// self-test's own test, an executor broken on purpose. None answers an
 // approval: the test still clicks Allow on the popup itself. Release builds
 // have none of them (testonly_off.go).
 
@@ -28,6 +29,7 @@ type testOnlyHooks struct {
 	share   *string
 	desktop *bool
 	report  *bool
+	offset  *float64
 }
 
 func testOnlyFlags(fs *flag.FlagSet) testOnlyHooks {
@@ -35,6 +37,14 @@ func testOnlyFlags(fs *flag.FlagSet) testOnlyHooks {
 		share:   fs.String("testonly-share", "", "reinstest build: share the first tab whose address starts with this, at Control"),
 		desktop: fs.Bool("testonly-share-desktop", false, "reinstest build: share the desktop at Control"),
 		report:  fs.Bool("testonly-report-popup", false, "reinstest build: print the approval popup's button positions to stderr"),
+		offset:  fs.Float64("testonly-click-offset", 0, "reinstest build: break the executor: every click lands this many points right of its aim"),
+	}
+}
+
+// coreOptions breaks the executor when -testonly-click-offset asks.
+func (h testOnlyHooks) coreOptions(o *core.StartOptions) {
+	if *h.offset != 0 {
+		o.TestOnlyExecutor = core.TestOnlyOffsetClicks(*h.offset)
 	}
 }
 

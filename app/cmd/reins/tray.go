@@ -35,7 +35,8 @@ func runTray(args []string) error {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	logf := func(f string, args ...any) { fmt.Fprintf(os.Stderr, "reins: "+f+"\n", args...) }
-	rt, stopReins, err := startReins(ctx, *port, *mcpPort, logf)
+	front := &selfTestFront{}
+	rt, stopReins, err := startReins(ctx, *port, *mcpPort, logf, front, hooks.coreOptions)
 	if err != nil {
 		return err
 	}
@@ -70,6 +71,7 @@ func runTray(args []string) error {
 			Logf: logf,
 		}
 	})
+	front.setTray(u.SelfTestTray)
 	a.Lifecycle().SetOnStarted(func() {
 		// Before any window: Reins lives in the menu bar, not the Dock.
 		if err := macwin.Accessory(); err != nil {
