@@ -20,6 +20,7 @@ import (
 	"github.com/reins-app/reins/audit"
 	"github.com/reins-app/reins/core"
 	"github.com/reins-app/reins/core/coretest"
+	"github.com/reins-app/reins/denylist"
 	"github.com/reins-app/reins/executor"
 	"github.com/reins-app/reins/internal/autostart"
 	"github.com/reins-app/reins/persondoor"
@@ -95,7 +96,7 @@ func TestSettingsStartFromTheEngineAndShowTheDenyList(t *testing.T) {
 		t.Fatalf("settings = %+v", s)
 	}
 	var labels []string
-	for _, r := range executor.DefaultDenyList() {
+	for _, r := range denylist.Default() {
 		labels = append(labels, r.Label)
 	}
 	labels = append(labels, executor.OwnLabel) // found by process, not by name

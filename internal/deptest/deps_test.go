@@ -122,7 +122,12 @@ var (
 		"vocab":      {"internal/plain"},
 		"agentdoor":  {"vocab"},
 		"persondoor": {"vocab", "settings", "audit", "policy", "internal/plain"},
-		"settings":   {"executor", "internal/atomicfile", "internal/autostart"},
+		"settings":   {"vocab", "denylist", "keychord", "internal/atomicfile", "internal/autostart"},
+		// The deny list and the key chords are leaves under the executor
+		// and the settings alike, so the person's door reads them without
+		// linking the code that sends input.
+		"denylist": {"vocab"},
+		"keychord": {},
 		// The macOS bindings are a leaf, under both the executor and the app.
 		"internal/macos": {},
 		// The organisation's policy is a leaf every stage may read: it
