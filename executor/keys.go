@@ -9,8 +9,9 @@ import (
 	"github.com/reins-app/reins/keychord"
 )
 
-// The executor's short names for keychord's modifiers and keys, which each
-// backend maps to its own codes.
+// The executor's short names for keychord's modifiers and keys: chords are
+// read there, and every backend maps these to an X keysym or a macOS key
+// code in many places, which read better without the package's name.
 type (
 	mods  = keychord.Mods
 	named = keychord.Key
