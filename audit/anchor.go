@@ -463,36 +463,3 @@ func (l *Log) Anchor() AnchorState {
 	}
 	return st
 }
-
-// Words says in a sentence for the person where the log's copies go, or
-// that none leaves this computer and what that means.
-func (s AnchorState) Words() string {
-	var ok, bad []string
-	for _, c := range s.Copies {
-		if c.Err == nil {
-			ok = append(ok, c.Where)
-		} else {
-			bad = append(bad, c.Where)
-		}
-	}
-	if len(ok) == 0 {
-		why := "no receiver is set and the system log is off"
-		if len(bad) > 0 {
-			why = strings.Join(bad, " and ") + " cannot be reached"
-		}
-		w := "Not anchored: no copy of the audit log leaves this computer (" + why + "), so rows cut from its end while Reins is stopped could not be found. Name a receiver (auditAnchor in settings.json) or start the system's log service."
-		if s.Required {
-			w += " Acts are refused until a copy can be made."
-		}
-		return w
-	}
-	verb := " take each row."
-	if len(ok) == 1 {
-		verb = " takes each row."
-	}
-	w := "Anchored: " + strings.Join(ok, " and ") + verb
-	if len(bad) > 0 {
-		w += " Not reached now: " + strings.Join(bad, ", ") + "; its rows wait in the log."
-	}
-	return w
-}

@@ -189,7 +189,7 @@ func TestAWrongServerCertificateSendsNothing(t *testing.T) {
 			if said.Load() == nil {
 				t.Error("nothing was logged")
 			}
-			t.Logf("%s", st.Words())
+			t.Logf("%+v", st)
 			t.Logf("%v", err)
 		})
 	}

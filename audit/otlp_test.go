@@ -131,7 +131,7 @@ func TestRowsReachTheOpenTelemetryCollector(t *testing.T) {
 	if strings.Contains(string(b), "hunter2") || strings.Contains(c.Output(), "hunter2") {
 		t.Fatal("the secret typed text reached the collector")
 	}
-	t.Logf("%d rows through the collector, %d twice; %s", rep.Rows, rep.Duplicates, last.Words())
+	t.Logf("%d rows through the collector, %d twice; %+v", rep.Rows, rep.Duplicates, last)
 }
 
 // A collector whose certificate is not trusted gets nothing, and the
@@ -155,5 +155,5 @@ func TestACollectorWithAnUntrustedCertificateGetsNothing(t *testing.T) {
 	if rep := waitStream(t, c.SinkFile, l2.path, l2.headSeq(), 30*time.Second); !rep.OK() {
 		t.Fatalf("%+v", rep)
 	}
-	t.Log(l.Anchor().Words())
+	t.Logf("%+v", l.Anchor())
 }

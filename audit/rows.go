@@ -254,22 +254,6 @@ type Filter struct {
 	Limit   int       // at most this many; 0 for all
 }
 
-// Match reports whether f selects r, as Rows does (its Limit aside): the
-// filter for rows already read.
-func (f Filter) Match(r Row) bool {
-	switch {
-	case !f.Since.IsZero() && r.Time.Before(f.Since),
-		!f.Until.IsZero() && !r.Time.Before(f.Until),
-		f.Tab != "" && r.Tab != f.Tab,
-		f.Origin != "" && r.Origin != f.Origin && r.FrameOrigin != f.Origin,
-		f.Agent != "" && r.AgentName != f.Agent && r.AgentSession != f.Agent,
-		f.Act != "" && r.ActKind != f.Act,
-		f.Outcome != "" && r.Outcome != f.Outcome:
-		return false
-	}
-	return true
-}
-
 // Rows returns the rows f selects, newest first, from the live part and
 // then the sealed ones, newest first, until f.Limit is reached.
 func (l *Log) Rows(ctx context.Context, f Filter) ([]Row, error) {

@@ -50,7 +50,7 @@ func auditTLS(t settings.AuditTLS) audit.TLSOptions {
 var _ persondoor.Anchorer = person{}
 
 // AuditAnchor says where the audit log's copies outside its database go.
-func (d person) AuditAnchor() persondoor.AnchorState { return d.e.opts.Audit.Anchor() }
+func (d person) AuditAnchor() persondoor.AnchorState { return personAnchor(d.e.opts.Audit.Anchor()) }
 
 // RetentionOptions is how long the audit log keeps its sealed parts, as
 // the settings say. An organisation's policy, when there is one, is to
@@ -94,7 +94,7 @@ func ExportAudit(ctx context.Context, dataDir string, since time.Time, format st
 		if cw != nil {
 			return cw.Write(csvRecord(r))
 		}
-		b, err := persondoor.AuditJSON(r)
+		b, err := persondoor.AuditJSON(personRow(r))
 		if err != nil {
 			return err
 		}

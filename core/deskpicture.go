@@ -13,6 +13,7 @@ import (
 	"slices"
 
 	"github.com/reins-app/reins/audit"
+	"github.com/reins-app/reins/denylist"
 	"github.com/reins-app/reins/executor"
 	"github.com/reins-app/reins/internal/plain"
 	"github.com/reins-app/reins/vocab"
@@ -107,7 +108,7 @@ func (s *Session) desktopPicture(ctx context.Context, window bool) ([]byte, erro
 
 // shown reports whether an agent may see a's windows in a picture of the
 // desktop: an application Reins can name by its program, and not hidden.
-func (e *Engine) shown(a executor.App, deny executor.DenyList) bool {
+func (e *Engine) shown(a executor.App, deny denylist.List) bool {
 	return a.PID > 0 && a.Exe != "" && !e.hidden(a, deny)
 }
 
@@ -115,7 +116,7 @@ func (e *Engine) shown(a executor.App, deny executor.DenyList) bool {
 // the desktop: Reins' own (its popup, the terminal running reins serve), a
 // deny-listed application's, and a web browser's, whose tabs are shared
 // one by one and pictured with browser_screenshot.
-func (e *Engine) hidden(a executor.App, deny executor.DenyList) bool {
+func (e *Engine) hidden(a executor.App, deny denylist.List) bool {
 	if a.PID > 0 && (a.PID == os.Getpid() || slices.Contains(e.ownProcesses(), a.PID)) {
 		return true
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/reins-app/reins/agentdoor"
 	"github.com/reins-app/reins/audit"
+	"github.com/reins-app/reins/denylist"
 	"github.com/reins-app/reins/executor"
 	gdesktop "github.com/reins-app/reins/grounding/desktop"
 	"github.com/reins-app/reins/internal/plain"
@@ -245,7 +246,7 @@ func (e *Engine) seenAt(ctx context.Context, r agentdoor.DesktopActRequest) (app
 		return "an application Reins cannot identify (" + plain.Text(err.Error(), plain.DetailMax) + ")", "", false
 	}
 	app = plain.App(a.Name, a.Exe, a.PID)
-	_, terminal = executor.Terminals.Match(a)
+	_, terminal = denylist.Terminals.Match(a)
 	ws, err := x.Windows(ctx)
 	if err != nil {
 		return app, "", terminal

@@ -10,6 +10,7 @@ import (
 
 	"github.com/reins-app/reins/agentdoor"
 	"github.com/reins-app/reins/approvals"
+	"github.com/reins-app/reins/denylist"
 	"github.com/reins-app/reins/executor"
 	gdesktop "github.com/reins-app/reins/grounding/desktop"
 	"github.com/reins-app/reins/internal/plain"
@@ -22,7 +23,7 @@ const accessibleWait = 3 * time.Second
 
 // isBrowser reports whether a is a web browser.
 func isBrowser(a executor.App) bool {
-	_, ok := executor.Browsers.Match(a)
+	_, ok := denylist.Browsers.Match(a)
 	return ok
 }
 

@@ -14,6 +14,7 @@ import (
 
 	"github.com/reins-app/reins/agentdoor"
 	"github.com/reins-app/reins/bridge/protocol"
+	"github.com/reins-app/reins/core"
 	"github.com/reins-app/reins/core/coretest"
 	"github.com/reins-app/reins/executor"
 	gdesktop "github.com/reins-app/reins/grounding/desktop"
@@ -217,7 +218,7 @@ func TestTypingIntoAFocusedPasswordFieldIsSecret(t *testing.T) {
 	if len(fired) != 1 || !fired[0].Act.Secret {
 		t.Fatalf("fired %+v, want one secret type", fired)
 	}
-	rows, err := e.Log.Rows(context.Background(), persondoor.AuditFilter{Limit: 5})
+	rows, err := core.ReadAudit(context.Background(), e.Log, persondoor.AuditFilter{Limit: 5})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -621,9 +621,9 @@ func (e *Engine) Zoom(tab string) (float64, bool) {
 	return t.zoom, true
 }
 
-// AuditRows reads the log, newest first.
-func (e *Engine) AuditRows(ctx context.Context, f audit.Filter) ([]audit.Row, error) {
-	return e.opts.Audit.Rows(ctx, f)
+// AuditRows reads the log, newest first, as the person's door gives it.
+func (e *Engine) AuditRows(ctx context.Context, f persondoor.AuditFilter) ([]persondoor.AuditRow, error) {
+	return ReadAudit(ctx, e.opts.Audit, f)
 }
 
 // Share returns a tab's current share level.

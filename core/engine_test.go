@@ -74,7 +74,7 @@ func codeOf(err error) string {
 }
 
 func (f *fixture) rows(filter persondoor.AuditFilter) []persondoor.AuditRow {
-	rows, err := f.Log.Rows(context.Background(), filter)
+	rows, err := core.ReadAudit(context.Background(), f.Log, filter)
 	if err != nil {
 		f.t.Fatal(err)
 	}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/reins-app/reins/agentdoor"
+	"github.com/reins-app/reins/core"
 	"github.com/reins-app/reins/core/coretest"
 	"github.com/reins-app/reins/executor"
 	"github.com/reins-app/reins/persondoor"
@@ -83,7 +84,7 @@ func refusedBeforeAsking(t *testing.T, e *coretest.Engine, a *asked, err error, 
 	if f := e.Exec.Fired(); len(f) != 0 {
 		t.Errorf("%d acts fired", len(f))
 	}
-	rows, rerr := e.Log.Rows(context.Background(), persondoor.AuditFilter{Limit: 1})
+	rows, rerr := core.ReadAudit(context.Background(), e.Log, persondoor.AuditFilter{Limit: 1})
 	if rerr != nil {
 		t.Fatal(rerr)
 	}
@@ -128,7 +129,7 @@ func TestTypedTextOverTheLimitIsRefusedAndNotKept(t *testing.T) {
 			if want := fmt.Sprintf(`"overlong":%d`, n); !strings.Contains(act, want) {
 				t.Errorf("the audit act %q does not keep the length (%s)", act, want)
 			}
-			rows, err := f.Log.Rows(context.Background(), persondoor.AuditFilter{Limit: 1})
+			rows, err := core.ReadAudit(context.Background(), f.Log, persondoor.AuditFilter{Limit: 1})
 			if err != nil {
 				t.Fatal(err)
 			}

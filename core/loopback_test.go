@@ -18,6 +18,7 @@ import (
 
 	"github.com/reins-app/reins/agentdoor"
 	"github.com/reins-app/reins/bridge/protocol"
+	"github.com/reins-app/reins/core"
 	"github.com/reins-app/reins/core/coretest"
 	"github.com/reins-app/reins/internal/peercred"
 	"github.com/reins-app/reins/internal/testenv"
@@ -225,7 +226,7 @@ func TestALoopbackShareIsRefusedWhenNoProgramCanBeNamed(t *testing.T) {
 
 func findRows(t *testing.T, e *coretest.Engine, detail string) int {
 	t.Helper()
-	rows, err := e.Log.Rows(context.Background(), persondoor.AuditFilter{})
+	rows, err := core.ReadAudit(context.Background(), e.Log, persondoor.AuditFilter{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/reins-app/reins/agentdoor"
-	"github.com/reins-app/reins/audit"
 	"github.com/reins-app/reins/bridge"
 	"github.com/reins-app/reins/bridge/bridgetest"
 	"github.com/reins-app/reins/bridge/protocol"
@@ -176,7 +175,7 @@ func TestWithoutADisplayReadsWorkAndInputIsRefused(t *testing.T) {
 		t.Fatalf("observing the desktop without a display: %v", err)
 	}
 
-	rows, err := rt.AuditRows(ctx, audit.Filter{Limit: 100})
+	rows, err := rt.AuditRows(ctx, persondoor.AuditFilter{Limit: 100})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -69,7 +69,7 @@ func newPolicyRig(t *testing.T, st policy.State) *policyRig {
 }
 
 func (r *policyRig) rows(f persondoor.AuditFilter) []persondoor.AuditRow {
-	rows, err := r.Log.Rows(context.Background(), f)
+	rows, err := core.ReadAudit(context.Background(), r.Log, f)
 	if err != nil {
 		r.t.Fatal(err)
 	}

@@ -83,7 +83,7 @@ func newReachRig(t *testing.T, at, per float64) *reachRig {
 	page := &scrollingPage{Browser: coretest.NewBrowser(), at: at, per: per, max: 10000}
 	r := &reachRig{page: page, exec: &executor.Fake{}, log: log}
 	r.exec.BeforeFire = func(tk audit.Ticket) error {
-		rows, err := log.Rows(context.Background(), persondoor.AuditFilter{})
+		rows, err := core.ReadAudit(context.Background(), log, persondoor.AuditFilter{})
 		if err != nil {
 			return err
 		}
@@ -173,7 +173,7 @@ func TestAnActOnAnElementBelowTheFoldScrollsToItFirst(t *testing.T) {
 	if first.DY != executor.MaxReachNotches {
 		t.Errorf("the first burst turned %d notches, want the most a burst turns (%d) for a button 2,700 px away", first.DY, executor.MaxReachNotches)
 	}
-	rows, _ := r.log.Rows(context.Background(), persondoor.AuditFilter{})
+	rows, _ := core.ReadAudit(context.Background(), r.log, persondoor.AuditFilter{})
 	var fire, outcome int
 	for _, row := range rows {
 		switch {

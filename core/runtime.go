@@ -20,6 +20,7 @@ import (
 	"github.com/reins-app/reins/extension"
 	"github.com/reins-app/reins/internal/folderlock"
 	"github.com/reins-app/reins/internal/paths"
+	"github.com/reins-app/reins/keychord"
 	"github.com/reins-app/reins/persondoor"
 	"github.com/reins-app/reins/policy"
 	"github.com/reins-app/reins/settings"
@@ -322,7 +323,7 @@ func (r *Runtime) PauseChordTaken() bool {
 }
 
 // DefaultPauseChord is the pause chord until the person chooses another.
-const DefaultPauseChord = executor.PauseChord
+const DefaultPauseChord = keychord.PauseChord
 
 // hotkeyWait is how long taking a chord may take before it counts as
 // failed; longer than the macOS executor's own wait for the main thread, so

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/reins-app/reins/audit"
+	"github.com/reins-app/reins/denylist"
 	"github.com/reins-app/reins/executor"
 	"github.com/reins-app/reins/persondoor"
 	"github.com/reins-app/reins/settings"
@@ -62,14 +63,14 @@ func (e *Engine) initPrefs() {
 
 // denyList is what the executor checks: the built-in list, the person's
 // additions, and Reins' own windows, found by process.
-func (e *Engine) denyList(added []string) executor.DenyList {
+func (e *Engine) denyList(added []string) denylist.List {
 	// The organisation's additions before the person's: each is a rule
 	// like theirs, which the person's settings cannot take away.
 	d := settings.DenyList(append(e.rules().DenyApplications(), added...))
 	if own := e.ownProcesses(); len(own) > 0 {
 		// First, so that a window of Reins' own is refused as that, whatever
 		// rule its name also matches.
-		d = append(executor.DenyList{executor.OwnRule(own)}, d...)
+		d = append(denylist.List{executor.OwnRule(own)}, d...)
 	}
 	return d
 }
@@ -186,8 +187,13 @@ func (e *Engine) OpenApps(ctx context.Context) ([]string, error) {
 		return nil, err
 	}
 	own := e.ownProcesses()
-	ws = slices.DeleteFunc(ws, func(w executor.Window) bool { return slices.Contains(own, w.App.PID) })
-	return settings.OpenApps(ws, e.Settings().DenyAdded), nil
+	var apps []vocab.App
+	for _, w := range ws {
+		if !slices.Contains(own, w.App.PID) {
+			apps = append(apps, w.App)
+		}
+	}
+	return settings.OpenApps(apps, e.Settings().DenyAdded), nil
 }
 
 // changeSetting writes the audit row, then applies and saves the change.

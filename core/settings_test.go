@@ -20,6 +20,7 @@ import (
 	"github.com/reins-app/reins/audit"
 	"github.com/reins-app/reins/core"
 	"github.com/reins-app/reins/core/coretest"
+	"github.com/reins-app/reins/denylist"
 	"github.com/reins-app/reins/executor"
 	"github.com/reins-app/reins/internal/autostart"
 	"github.com/reins-app/reins/persondoor"
@@ -95,7 +96,7 @@ func TestSettingsStartFromTheEngineAndShowTheDenyList(t *testing.T) {
 		t.Fatalf("settings = %+v", s)
 	}
 	var labels []string
-	for _, r := range executor.DefaultDenyList() {
+	for _, r := range denylist.Default() {
 		labels = append(labels, r.Label)
 	}
 	labels = append(labels, executor.OwnLabel) // found by process, not by name
@@ -145,7 +146,7 @@ func TestEachSettingsChangeIsAuditedAndPublished(t *testing.T) {
 		"start at login off → on",
 		"bridge port any free port → 48211 (from the next start)",
 	}
-	rows, err := e.Log.Rows(context.Background(), persondoor.AuditFilter{Act: "settings"})
+	rows, err := core.ReadAudit(context.Background(), e.Log, persondoor.AuditFilter{Act: "settings"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -197,7 +198,7 @@ func TestSettersRefuseValuesOutOfBounds(t *testing.T) {
 			t.Errorf("got %v, want an invalid-setting error saying %q", c.err, c.says)
 		}
 	}
-	if rows, _ := e.Log.Rows(context.Background(), persondoor.AuditFilter{Act: "settings"}); len(rows) != 0 {
+	if rows, _ := core.ReadAudit(context.Background(), e.Log, persondoor.AuditFilter{Act: "settings"}); len(rows) != 0 {
 		t.Fatalf("a refused value was audited as a change: %d rows", len(rows))
 	}
 	if s := e.Settings(); s.ApprovalTimeout != 30*time.Second || s.RememberFor != 10*time.Minute || s.BridgePort != 0 {
@@ -484,7 +485,7 @@ func TestDenyListAdditionsAreAuditedInOrderAndPublished(t *testing.T) {
 		}
 	}
 	want := []string{`deny list + "Signal"`, `deny list + "org.example.Bank"`, `deny list − "Signal"`}
-	rows := settingsRows(t, e.Log.Rows)
+	rows := settingsRows(t, e.AuditRows)
 	if len(rows) != len(want) {
 		t.Fatalf("want %d settings rows, got %d", len(want), len(rows))
 	}
@@ -542,7 +543,7 @@ func TestDenyListRefusesWhatItCannotTake(t *testing.T) {
 	if e.AddDenied(strings.Repeat("é", settings.MaxDeniedName)) != nil {
 		t.Error("a name of exactly the longest length was refused")
 	}
-	rows := settingsRows(t, e.Log.Rows)
+	rows := settingsRows(t, e.AuditRows)
 	if len(rows) != 2 {
 		t.Fatalf("refusals were audited as changes: %d rows", len(rows))
 	}
@@ -614,7 +615,7 @@ func TestOpenAppsOffersWhatTheDenyListDoesNotCover(t *testing.T) {
 	if strings.Join(got, ",") != "Chromium,firefox,Signal" {
 		t.Fatalf("OpenApps = %q", got)
 	}
-	if rows := settingsRows(t, e.Log.Rows); len(rows) != 1 {
+	if rows := settingsRows(t, e.AuditRows); len(rows) != 1 {
 		t.Fatalf("listing the open applications wrote %d rows", len(rows)-1)
 	}
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/reins-app/reins/agentdoor"
 	"github.com/reins-app/reins/bridge/protocol"
+	"github.com/reins-app/reins/core"
 	"github.com/reins-app/reins/core/coretest"
 	"github.com/reins-app/reins/persondoor"
 	"github.com/reins-app/reins/vocab"
@@ -134,7 +135,7 @@ func TestTabSharedWithOneAgentIsNotSharedWithAnother(t *testing.T) {
 
 func rowsOf(t *testing.T, e *coretest.Engine, f persondoor.AuditFilter) []persondoor.AuditRow {
 	t.Helper()
-	rows, err := e.Log.Rows(context.Background(), f)
+	rows, err := core.ReadAudit(context.Background(), e.Log, f)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -349,7 +349,7 @@ func TestStripButtonsTakePowerAwayThroughThePersonsPath(t *testing.T) {
 	if got := f.Share(f.tab); got != vocab.None {
 		t.Fatalf("after stop_sharing the tab is at %v", got)
 	}
-	rows, err := f.AuditRows(context.Background(), audit.Filter{Tab: f.tab})
+	rows, err := f.AuditRows(context.Background(), persondoor.AuditFilter{Tab: f.tab})
 	if err != nil {
 		t.Fatal(err)
 	}

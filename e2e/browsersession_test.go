@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/reins-app/reins/agentdoor"
-	"github.com/reins-app/reins/audit"
 	"github.com/reins-app/reins/core"
 	"github.com/reins-app/reins/core/coretest"
 	"github.com/reins-app/reins/extension"
@@ -147,7 +146,7 @@ func TestBrowserSession(t *testing.T) {
 	if _, err := agent.Snapshot(ctx, newTab); code(err) != vocab.CodeGrantRequired {
 		t.Errorf("a snapshot of the restarted browser's page: %v, want %s", err, vocab.CodeGrantRequired)
 	}
-	rows, err := rt.AuditRows(ctx, audit.Filter{Act: string(vocab.Share), Tab: tab})
+	rows, err := rt.AuditRows(ctx, persondoor.AuditFilter{Act: string(vocab.Share), Tab: tab})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"github.com/reins-app/reins/audit"
+	"github.com/reins-app/reins/core"
 	"github.com/reins-app/reins/internal/browsertest"
 	"github.com/reins-app/reins/internal/testenv"
 	"github.com/reins-app/reins/internal/xvfb"
@@ -258,7 +259,7 @@ func TestOrganisationPolicyEndToEnd(t *testing.T) {
 	if n, err := log.Verify(ctx); err != nil {
 		t.Fatalf("the chain breaks after %d rows: %v", n, err)
 	}
-	rows, err := log.Rows(ctx, persondoor.AuditFilter{Act: string(vocab.Policy)})
+	rows, err := core.ReadAudit(ctx, log, persondoor.AuditFilter{Act: string(vocab.Policy)})
 	if err != nil {
 		t.Fatal(err)
 	}

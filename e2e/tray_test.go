@@ -20,6 +20,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/reins-app/reins/audit"
+	"github.com/reins-app/reins/core"
 	"github.com/reins-app/reins/internal/browsertest"
 	"github.com/reins-app/reins/internal/testenv"
 	"github.com/reins-app/reins/internal/xvfb"
@@ -143,7 +144,7 @@ func TestTrayApprovalClickedOnThePopup(t *testing.T) {
 	if n, err := log.Verify(context.Background()); err != nil {
 		t.Fatalf("the log's chain is broken after %d rows: %v", n, err)
 	}
-	rows, err := log.Rows(context.Background(), persondoor.AuditFilter{Limit: 200})
+	rows, err := core.ReadAudit(context.Background(), log, persondoor.AuditFilter{Limit: 200})
 	if err != nil {
 		t.Fatal(err)
 	}

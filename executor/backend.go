@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/reins-app/reins/audit"
+	"github.com/reins-app/reins/denylist"
 	"github.com/reins-app/reins/vocab"
 )
 
@@ -48,7 +49,7 @@ type backend interface {
 	lastInput() (inputAt, error)
 	// denyList is the list in force now: the sequence reads it before the
 	// first event and again before every typed key.
-	denyList() DenyList
+	denyList() denylist.List
 	// watchHand starts a watch on the person's own input for one act
 	// (handact.go), or says why this desktop cannot: an error wrapping
 	// ErrNoHandWatch, and the act does not fire.

@@ -14,6 +14,7 @@ import (
 
 	"github.com/reins-app/reins/approvals"
 	"github.com/reins-app/reins/audit"
+	"github.com/reins-app/reins/denylist"
 	gdesktop "github.com/reins-app/reins/grounding/desktop"
 	"github.com/reins-app/reins/vocab"
 )
@@ -356,7 +357,7 @@ func runContract(t *testing.T, newRig func(t *testing.T) rig) {
 		r.Front(t, "Signal")
 		r.Fired(t)
 		x, y := witnessArea.center()
-		r.Executor().SetDenyList(append(DefaultDenyList(), Rule{Label: "Signal", Names: []string{"signal"}}))
+		r.Executor().SetDenyList(append(denylist.Default(), denylist.Rule{Label: "Signal", Names: []string{"signal"}}))
 		if err := r.Executor().Fire(ctx, ticket(r, vocab.Act{Kind: vocab.Click}, x, y)); !errors.Is(err, ErrDenyListed) || !strings.Contains(err.Error(), "Signal") {
 			t.Errorf("Fire(click on Signal, deny-listed) = %v, want ErrDenyListed naming Signal", err)
 		}
@@ -564,7 +565,7 @@ func runContract(t *testing.T, newRig func(t *testing.T) rig) {
 		if got, err := r.Executor().AppAt(ctx, 5, 700); err != nil || got != desktop {
 			t.Errorf("AppAt(bare desktop) = %+v, %v; want %+v", got, err, desktop)
 		}
-		if _, denied := DefaultDenyList().Match(desktop); denied {
+		if _, denied := denylist.Default().Match(desktop); denied {
 			t.Error("the bare desktop is deny-listed")
 		}
 		if got, err := r.Executor().Frontmost(ctx); err != nil || got != keepass {

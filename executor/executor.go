@@ -30,9 +30,11 @@
 //     and the CGImage's pixels into RGBA.
 //   - fake.go, fake_backend.go: [Fake], the real sequence over a desktop that
 //     records, for tests here and in other packages.
-//   - keys.go, keys_mac.go: parsing chords and text; denylist.go: what is
-//     never touched; hotkey*.go: the person's pause chord; nodisplay.go: a
-//     Reins without a display.
+//   - keys.go, keys_mac.go: chords (as package keychord reads them) and
+//     text, key by key; denylist.go: the deny list in force, which the
+//     person may change while Reins runs (its rules are package denylist's);
+//     hotkey*.go: taking the person's pause chord; nodisplay.go: a Reins
+//     without a display.
 //   - deadman*.go: the release guard, a helper process told of everything
 //     the sequence holds, that lets go of it when Reins dies ([Guard],
 //     [ServeGuard]); and what Reins lets go of as it starts
@@ -46,17 +48,16 @@ import (
 	"time"
 
 	"github.com/reins-app/reins/audit"
+	"github.com/reins-app/reins/denylist"
 	gdesktop "github.com/reins-app/reins/grounding/desktop"
+	"github.com/reins-app/reins/keychord"
+	"github.com/reins-app/reins/vocab"
 )
 
-// App identifies an application on screen.
-type App struct {
-	Name  string `json:"name"`            // human name: WM_CLASS class, or localized app name
-	Exe   string `json:"exe,omitempty"`   // executable path
-	PID   int    `json:"pid,omitempty"`   //
-	Class string `json:"class,omitempty"` // Linux: WM_CLASS instance and class, "instance.Class"
-	ID    string `json:"id,omitempty"`    // macOS: bundle identifier
-}
+// App identifies an application on screen. It is vocab's, so that the
+// deny list and the person's settings, which name applications, need not
+// link the executor.
+type App = vocab.App
 
 // Window is one top-level window, for desktop observation.
 type Window struct {
@@ -123,8 +124,8 @@ type Executor interface {
 	// before it cannot be known then).
 	LastInput(ctx context.Context) (time.Time, error)
 	// SetDenyList replaces the deny list from the next check on, an act in
-	// flight included; an empty list means DefaultDenyList().
-	SetDenyList(d DenyList)
+	// flight included; an empty list means denylist.Default().
+	SetDenyList(d denylist.List)
 	// Accessible reads the accessibility elements of the window of the
 	// application with process id pid (Linux: AT-SPI; macOS: AXUIElement,
 	// with the Linux reader's role names). It never reads a
@@ -173,7 +174,7 @@ var (
 	ErrInvalid     = errors.New("the ticket is not valid: nothing fires without a committed audit row")
 	ErrNoDisplay   = errors.New("no display to send input to")
 	ErrUnsupported = errors.New("this act is not supported here")
-	ErrUnknownKey  = errors.New("no such key")
+	ErrUnknownKey  = keychord.ErrUnknownKey
 	// ErrHiddenKey: typed text holds a character that would press a key
 	// the person cannot see in it (a tab, a stray carriage return), or that
 	// no key types; nothing is typed.
@@ -198,7 +199,7 @@ var (
 
 // Options configures [New].
 type Options struct {
-	DenyList DenyList       // optional: when empty, DefaultDenyList()
+	DenyList denylist.List  // optional: when empty, denylist.Default()
 	Display  string         // optional, X11: the display; default $DISPLAY
 	Scale    func() float64 // optional, X11: device pixels per DIP for AppAt and Windows, which get no plan; default 1
 	// SessionBus, X11: the D-Bus session bus whose accessibility bus

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/reins-app/reins/audit"
+	"github.com/reins-app/reins/denylist"
 	gdesktop "github.com/reins-app/reins/grounding/desktop"
 	"github.com/reins-app/reins/vocab"
 )
@@ -27,8 +28,8 @@ import (
 // WhileFiring and WhileReading before the first call.
 type Fake struct {
 	// DenyList is checked as the real executors check theirs; when empty,
-	// DefaultDenyList().
-	DenyList DenyList
+	// denylist.Default().
+	DenyList denylist.List
 	// BeforeFire, if set, is called where a real executor would send its
 	// first event, after every check has passed. Tests use it to see that
 	// the audit row is committed by then. An error stops the act: it is
@@ -189,17 +190,17 @@ func (f *Fake) Fired() []Fired {
 	return append([]Fired(nil), f.acts...)
 }
 
-func (f *Fake) denyList() DenyList {
+func (f *Fake) denyList() denylist.List {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	return f.DenyList.orDefault()
+	return orDefault(f.DenyList)
 }
 
 // SetDenyList replaces DenyList, from the next check on.
-func (f *Fake) SetDenyList(d DenyList) {
+func (f *Fake) SetDenyList(d denylist.List) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	f.DenyList = append(DenyList(nil), d...)
+	f.DenyList = append(denylist.List(nil), d...)
 }
 
 // SetFrontmost makes a the application in front.
@@ -237,7 +238,7 @@ func (f *Fake) SetFocus(id uint64) {
 }
 
 // TabWindow implements Executor over the staged windows: a browser's
-// window (by [Browsers]) at q's bounds, the one with the focus or then the
+// window (by [denylist.Browsers]) at q's bounds, the one with the focus or then the
 // one whose title starts with q's among several; FakeTabWindow when no
 // window is staged.
 func (f *Fake) TabWindow(ctx context.Context, q TabWindowQuery) (TabWindow, error) {

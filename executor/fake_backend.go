@@ -328,7 +328,7 @@ func (d *fakeDesk) keyName(code uint16) string {
 	case code >= fakeSpareCode:
 		return fmt.Sprintf("spare%d", code-fakeSpareCode)
 	case code >= fakeModCode:
-		return modLabels[mods(code-fakeModCode)]
+		return mods(code - fakeModCode).String()
 	}
 	if name, ok := fakeKeyNames[named(code-fakeNamedCode)]; ok {
 		return name

@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/reins-app/reins/audit"
+	"github.com/reins-app/reins/denylist"
+	"github.com/reins-app/reins/keychord"
 	"github.com/reins-app/reins/vocab"
 )
 
@@ -23,7 +25,7 @@ type checked struct {
 	keys   []chord // Type: the text, key by key
 	clear  []chord // Type: select all, then delete
 	submit *chord  // Type: Enter after the text
-	// desktop: a desktop act, which lands in no web browser ([Browsers]).
+	// desktop: a desktop act, which lands in no web browser ([denylist.Browsers]).
 	desktop bool
 }
 
@@ -164,15 +166,14 @@ func witnessOf(ctx context.Context) Witness {
 
 // selectAllMod is the modifier of the select-all shortcut.
 func selectAllMod() mods {
-	m, _ := modifier("ControlOrMeta")
-	return m
+	return keychord.ControlOrMeta()
 }
 
 // orDefault is d, or the default list when d is empty: deny-listing
 // nothing is not a configuration Reins offers.
-func (d DenyList) orDefault() DenyList {
+func orDefault(d denylist.List) denylist.List {
 	if len(d) == 0 {
-		return DefaultDenyList()
+		return denylist.Default()
 	}
 	return d
 }
@@ -197,7 +198,7 @@ func denyCheck(ctx context.Context, b backend, plan, at []point, desktop bool) e
 	if err != nil {
 		return fmt.Errorf("cannot tell which application is in front, so nothing was fired: %w", err)
 	}
-	if rule, ok := deny.rule(app); ok {
+	if rule, ok := deny.RuleFor(app); ok {
 		return denied(rule, fmt.Sprintf("%s is in front", app.Name))
 	}
 	if desktop && len(plan) == 0 {
@@ -211,7 +212,7 @@ func denyCheck(ctx context.Context, b backend, plan, at []point, desktop bool) e
 			return fmt.Errorf("cannot tell which application is at (%g, %g), so nothing was fired: %w", p.X, p.Y, err)
 		}
 		where := fmt.Sprintf("%s is under the pointer at (%g, %g)", app.Name, p.X, p.Y)
-		if rule, ok := deny.rule(app); ok {
+		if rule, ok := deny.RuleFor(app); ok {
 			return denied(rule, where)
 		}
 		if desktop {
@@ -226,14 +227,14 @@ func denyCheck(ctx context.Context, b backend, plan, at []point, desktop bool) e
 // notBrowser refuses a desktop act whose input would go to app, a web
 // browser: where says how.
 func notBrowser(app App, where string) error {
-	if _, ok := Browsers.rule(app); ok {
+	if _, ok := denylist.Browsers.RuleFor(app); ok {
 		return fmt.Errorf("%w: %s; act on a tab the person shared with the browser tools instead; nothing was fired", ErrBrowser, where)
 	}
 	return nil
 }
 
 // denied is the refusal of an act that would land where rule forbids.
-func denied(rule Rule, where string) error {
+func denied(rule denylist.Rule, where string) error {
 	if len(rule.PIDs) > 0 {
 		return fmt.Errorf("%w: %s; no agent may click or type into Reins' windows or the terminal that started it; nothing was fired", ErrOwnWindow, where)
 	}

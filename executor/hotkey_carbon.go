@@ -1,6 +1,10 @@
 package executor
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/reins-app/reins/keychord"
+)
 
 // The pure half of the macOS pause chord: what Carbon's RegisterEventHotKey
 // is given for a chord. It lives in a file every platform compiles so that
@@ -45,9 +49,9 @@ const (
 // with Shift there ("+") adds Shift to the chord. A chord held with only
 // Option and Shift is refused: macOS 15 and later never deliver it.
 func carbonHotKey(c chord) (code, mods uint32, err error) {
-	if optionShiftOnly(c.mods) {
+	if c.mods.OptionShiftOnly() {
 		// Registered, it would take nothing and say nothing.
-		return 0, 0, errOptionShiftChord
+		return 0, 0, keychord.ErrOptionShiftOnly
 	}
 	if c.mods&modShift != 0 {
 		mods |= carbonShiftKey

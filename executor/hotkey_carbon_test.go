@@ -4,6 +4,8 @@ import (
 	"encoding/binary"
 	"errors"
 	"testing"
+
+	"github.com/reins-app/reins/keychord"
 )
 
 func TestCarbonHotKey(t *testing.T) {
@@ -13,7 +15,7 @@ func TestCarbonHotKey(t *testing.T) {
 	}{
 		// ⌃⌥⌘P: kVK_ANSI_P is 0x23; controlKey|optionKey|cmdKey is
 		// 1<<12 | 1<<11 | 1<<8 in HIToolbox/Events.h.
-		{PauseChord, 0x23, 0x1900},
+		{keychord.PauseChord, 0x23, 0x1900},
 		{"Control+Shift+F5", 0x60, carbonControlKey | carbonShiftKey},                  // kVK_F5
 		{"Command+Escape", 0x35, carbonCmdKey},                                         // kVK_Escape
 		{"Control+plus", 0x18, carbonControlKey | carbonShiftKey},                      // "+" is Shift with kVK_ANSI_Equal
@@ -54,7 +56,7 @@ func TestCarbonHotKeyRefusesOptionShiftOnlyChords(t *testing.T) {
 		if err != nil {
 			t.Fatalf("parseChord(%q): %v", s, err)
 		}
-		if _, _, err := carbonHotKey(c); !errors.Is(err, errOptionShiftChord) || !errors.Is(err, ErrUnknownKey) {
+		if _, _, err := carbonHotKey(c); !errors.Is(err, keychord.ErrOptionShiftOnly) || !errors.Is(err, ErrUnknownKey) {
 			t.Errorf("carbonHotKey(%q) = %v; want the Option and Shift refusal", s, err)
 		}
 	}

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/reins-app/reins/audit"
+	"github.com/reins-app/reins/keychord"
 	"github.com/reins-app/reins/vocab"
 )
 
@@ -21,7 +22,7 @@ func TestPauseChordIsHeardAcrossTheDesktop(t *testing.T) {
 	ready := make(chan struct{})
 	done := make(chan error, 1)
 	go func() {
-		done <- WatchHotkey(ctx, HotkeyOptions{Chord: PauseChord, Display: d.srv.Display,
+		done <- WatchHotkey(ctx, HotkeyOptions{Chord: keychord.PauseChord, Display: d.srv.Display,
 			Pressed: func() { pressed <- struct{}{} }, Ready: func() { close(ready) }})
 	}()
 	select {
@@ -40,7 +41,7 @@ func TestPauseChordIsHeardAcrossTheDesktop(t *testing.T) {
 	// Other chords on the same key are not it.
 	press("Control+p")
 	press("Control+Alt+p")
-	press(PauseChord)
+	press(keychord.PauseChord)
 	select {
 	case <-pressed:
 	case <-time.After(3 * time.Second):

@@ -2,203 +2,72 @@ package executor
 
 import (
 	"fmt"
-	"runtime"
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/reins-app/reins/keychord"
 )
 
-// mods is a set of modifier keys held during a chord.
-type mods uint8
+// The executor's short names for keychord's modifiers and keys: chords are
+// read there, and every backend maps these to an X keysym or a macOS key
+// code in many places, which read better without the package's name.
+type (
+	mods  = keychord.Mods
+	named = keychord.Key
+)
 
 const (
-	modShift mods = 1 << iota
-	modControl
-	modAlt
-	modMeta // the Windows/Super key on Linux, Command on macOS
+	modShift   = keychord.Shift
+	modControl = keychord.Control
+	modAlt     = keychord.Alt
+	modMeta    = keychord.Meta
+)
+
+const (
+	keyNone        = keychord.NoKey
+	keyEnter       = keychord.Enter
+	keyTab         = keychord.Tab
+	keyEscape      = keychord.Escape
+	keyBackspace   = keychord.Backspace
+	keyDelete      = keychord.Delete
+	keyInsert      = keychord.Insert
+	keyHome        = keychord.Home
+	keyEnd         = keychord.End
+	keyPageUp      = keychord.PageUp
+	keyPageDown    = keychord.PageDown
+	keyArrowLeft   = keychord.ArrowLeft
+	keyArrowUp     = keychord.ArrowUp
+	keyArrowRight  = keychord.ArrowRight
+	keyArrowDown   = keychord.ArrowDown
+	keyCapsLock    = keychord.CapsLock
+	keyContextMenu = keychord.ContextMenu
+	keyShift       = keychord.ShiftKey
+	keyControl     = keychord.ControlKey
+	keyAlt         = keychord.AltKey
+	keyMeta        = keychord.MetaKey
+	keyF1          = keychord.F1
+	keyF24         = keychord.F24
 )
 
 // modOrder is the order modifiers go down in (and come up in reverse).
 var modOrder = []mods{modControl, modAlt, modMeta, modShift}
 
-// named is a key that types no character.
-type named uint8
-
-const (
-	keyNone named = iota
-	keyEnter
-	keyTab
-	keyEscape
-	keyBackspace
-	keyDelete
-	keyInsert
-	keyHome
-	keyEnd
-	keyPageUp
-	keyPageDown
-	keyArrowLeft
-	keyArrowUp
-	keyArrowRight
-	keyArrowDown
-	keyCapsLock
-	keyContextMenu
-	keyShift
-	keyControl
-	keyAlt
-	keyMeta
-	keyF1 // F1 … F24 follow in order
-)
-
-const keyF24 = keyF1 + 23
-
-// chord is a parsed key combination: modifiers held while one key is pressed.
-// Exactly one of name and char is set.
+// chord is a key combination as the executor presses it: modifiers held
+// while one key is pressed. Exactly one of name and char is set.
 type chord struct {
 	mods mods
 	name named
 	char rune // a printable character; letters are lower case
 }
 
-// Key names an agent may use, after Playwright's keyboard.press, plus the
-// X keysym spellings people also write. Matched case-insensitively.
-var namedKeys = map[string]named{
-	"enter":       keyEnter,
-	"return":      keyEnter,
-	"tab":         keyTab,
-	"escape":      keyEscape,
-	"esc":         keyEscape,
-	"backspace":   keyBackspace,
-	"delete":      keyDelete,
-	"del":         keyDelete,
-	"insert":      keyInsert,
-	"home":        keyHome,
-	"end":         keyEnd,
-	"pageup":      keyPageUp,
-	"prior":       keyPageUp,
-	"pagedown":    keyPageDown,
-	"next":        keyPageDown,
-	"arrowleft":   keyArrowLeft,
-	"left":        keyArrowLeft,
-	"arrowup":     keyArrowUp,
-	"up":          keyArrowUp,
-	"arrowright":  keyArrowRight,
-	"right":       keyArrowRight,
-	"arrowdown":   keyArrowDown,
-	"down":        keyArrowDown,
-	"capslock":    keyCapsLock,
-	"contextmenu": keyContextMenu,
-	"menu":        keyContextMenu,
-}
-
-// Names of keys that type a character, for characters that are awkward to
-// write in a chord ("Control+minus" rather than "Control+-").
-var charKeys = map[string]rune{
-	"space": ' ', "minus": '-', "equal": '=', "plus": '+',
-	"backquote": '`', "backslash": '\\', "bracketleft": '[', "bracketright": ']',
-	"semicolon": ';', "quote": '\'', "comma": ',', "period": '.', "slash": '/',
-}
-
-var modNames = map[string]mods{
-	"shift":   modShift,
-	"control": modControl,
-	"ctrl":    modControl,
-	"alt":     modAlt,
-	"option":  modAlt,
-	"meta":    modMeta,
-	"command": modMeta,
-	"cmd":     modMeta,
-	"super":   modMeta,
-}
-
-// modLabels are the modifiers' names in errors.
-var modLabels = map[mods]string{modShift: "Shift", modControl: "Control", modAlt: "Alt", modMeta: "Meta"}
-
-// modKeys maps a modifier to the key that holds it.
-var modKeys = map[mods]named{modShift: keyShift, modControl: keyControl, modAlt: keyAlt, modMeta: keyMeta}
-
-// parseChord reads a chord such as "Control+Shift+K", "Meta+A", "Enter",
-// "Control+=", "Control+minus" or "F5". Modifier and key names are
-// case-insensitive; "ControlOrMeta" is Command on macOS and Control
-// elsewhere. A letter names its key, so "Control+K" and "Control+k" are the
-// same chord and Shift is held only when the chord says so.
+// parseChord reads a chord as [keychord.Parse] does.
 func parseChord(s string) (chord, error) {
-	var parts []string
-	switch {
-	case s == "":
-		return chord{}, fmt.Errorf("%w: the key chord is empty; name a key such as \"Enter\" or \"Control+A\"", ErrUnknownKey)
-	case s == "+":
-		parts = []string{"+"}
-	case s == "++":
-		return chord{}, fmt.Errorf("%w: %q has a modifier missing before the last +", ErrUnknownKey, s)
-	case strings.HasSuffix(s, "++"):
-		parts = append(strings.Split(s[:len(s)-2], "+"), "+")
-	default:
-		parts = strings.Split(s, "+")
+	c, err := keychord.Parse(s)
+	if err != nil {
+		return chord{}, err
 	}
-	var c chord
-	for _, p := range parts[:len(parts)-1] {
-		m, ok := modifier(p)
-		if !ok {
-			return chord{}, fmt.Errorf("%w: %q in %q is not a modifier (use Shift, Control, Alt, Meta or ControlOrMeta)", ErrUnknownKey, p, s)
-		}
-		c.mods |= m
-	}
-	last := parts[len(parts)-1]
-	if err := c.setKey(last); err != nil {
-		return chord{}, fmt.Errorf("%w: %q in %q %v", ErrUnknownKey, last, s, err)
-	}
-	return c, nil
-}
-
-func modifier(name string) (mods, bool) {
-	n := strings.ToLower(name)
-	if n == "controlormeta" {
-		if runtime.GOOS == "darwin" {
-			return modMeta, true
-		}
-		return modControl, true
-	}
-	m, ok := modNames[n]
-	return m, ok
-}
-
-func (c *chord) setKey(k string) error {
-	if r, size := utf8.DecodeRuneInString(k); size == len(k) && r != utf8.RuneError {
-		if !unicode.IsPrint(r) {
-			return fmt.Errorf("is not a printable character")
-		}
-		c.char = unicode.ToLower(r)
-		return nil
-	}
-	low := strings.ToLower(k)
-	if n, ok := namedKeys[low]; ok {
-		c.name = n
-		return nil
-	}
-	if r, ok := charKeys[low]; ok {
-		c.char = r
-		return nil
-	}
-	if m, ok := modifier(k); ok {
-		c.name = modKeys[m]
-		return nil
-	}
-	if rest, ok := strings.CutPrefix(low, "key"); ok && len(rest) == 1 && rest[0] >= 'a' && rest[0] <= 'z' {
-		c.char = rune(rest[0])
-		return nil
-	}
-	if rest, ok := strings.CutPrefix(low, "digit"); ok && len(rest) == 1 && rest[0] >= '0' && rest[0] <= '9' {
-		c.char = rune(rest[0])
-		return nil
-	}
-	if rest, ok := strings.CutPrefix(low, "f"); ok {
-		var n int
-		if _, err := fmt.Sscanf(rest, "%d", &n); err == nil && fmt.Sprint(n) == rest && n >= 1 && n <= 24 {
-			c.name = keyF1 + named(n-1)
-			return nil
-		}
-	}
-	return fmt.Errorf("is not a key name (try Enter, Tab, Escape, Backspace, ArrowDown, F5, a single character, or minus/plus/space)")
+	return chord{mods: c.Mods, name: c.Key, char: c.Char}, nil
 }
 
 // CheckKeys returns an error wrapping ErrUnknownKey that says what is

@@ -7,12 +7,13 @@ import (
 	"unicode/utf16"
 
 	"github.com/reins-app/reins/audit"
+	"github.com/reins-app/reins/denylist"
 	"github.com/reins-app/reins/internal/macos"
 )
 
 // MacOptions configures [NewMac].
 type MacOptions struct {
-	DenyList DenyList // optional: when empty, DefaultDenyList()
+	DenyList denylist.List // optional: when empty, denylist.Default()
 }
 
 // Mac fires input as CGEvents posted at the HID level, reads the focused
@@ -65,7 +66,7 @@ func (m *Mac) watchHand(ctx context.Context) (*HandWatch, error) {
 // capture_darwin.go, JSDialog in jsdialog_darwin.go.
 
 // SetDenyList replaces the deny list; empty means the default.
-func (m *Mac) SetDenyList(d DenyList) { m.deny.set(d) }
+func (m *Mac) SetDenyList(d denylist.List) { m.deny.set(d) }
 
 func (m *Mac) isClosed() bool { return m.seq.isClosed() }
 
@@ -157,7 +158,7 @@ func (m *Mac) appAt(ctx context.Context, p point) (App, error) { return m.AppAt(
 
 func (m *Mac) lastInput() (inputAt, error) { return lastInput(), nil }
 
-func (m *Mac) denyList() DenyList { return m.deny.get() }
+func (m *Mac) denyList() denylist.List { return m.deny.get() }
 
 // focusIn: the keys go to the key window of the application with the
 // keyboard focus (Accessibility), taken to be its front window.
@@ -334,7 +335,7 @@ func macChord(ch chord, typed bool) (stroke, error) {
 	}
 	for _, mod := range modOrder {
 		if m&mod != 0 {
-			code, _ := macNamedCode(modKeys[mod])
+			code, _ := macNamedCode(mod.Key())
 			st.mods = append(st.mods, key{code: code, mod: mod})
 		}
 	}

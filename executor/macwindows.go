@@ -37,7 +37,7 @@ func (b macBounds) contains(x, y float64) bool {
 // system prompts that float above the normal layer and take the clicks that
 // land on them: alerts and banners, the permission and "downloaded from the
 // internet" prompts, the lock screen and login prompts, password dialogs.
-// [macDenyList] refuses each of them.
+// The built-in deny list on macOS (denylist.DefaultFor) refuses each of them.
 var macSystemUI = []string{"UserNotificationCenter", "NotificationCenter", "Notification Center", "CoreServicesUIAgent", "loginwindow", "SecurityAgent"}
 
 func isMacSystemUI(owner string) bool {

@@ -6,6 +6,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/reins-app/reins/denylist"
 )
 
 // readGolden decodes testdata/macwindows/name into v. The files hold
@@ -25,7 +27,7 @@ func readGolden(t *testing.T, name string, v any) {
 // deniedByDefault is the darwin code's test of a window, with the owner's
 // name standing in for the App NSRunningApplication gives.
 func deniedByDefault(w macWindowInfo) bool {
-	_, ok := macDenyList().Match(App{Name: w.OwnerName, PID: w.OwnerPID})
+	_, ok := denylist.DefaultFor("darwin").Match(App{Name: w.OwnerName, PID: w.OwnerPID})
 	return ok
 }
 

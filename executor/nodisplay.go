@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/reins-app/reins/audit"
+	"github.com/reins-app/reins/denylist"
 	gdesktop "github.com/reins-app/reins/grounding/desktop"
 )
 
@@ -93,7 +94,7 @@ func (n *NoDisplay) Screens(context.Context) ([]Screen, error) { return nil, n.e
 func (n *NoDisplay) LastInput(context.Context) (time.Time, error) { return time.Time{}, nil }
 
 // SetDenyList does nothing: nothing is ever fired to check it against.
-func (n *NoDisplay) SetDenyList(DenyList) {}
+func (n *NoDisplay) SetDenyList(denylist.List) {}
 
 // Close does nothing.
 func (n *NoDisplay) Close() error { return nil }

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/reins-app/reins/denylist"
 	"github.com/reins-app/reins/internal/peercred"
 )
 
@@ -41,8 +42,8 @@ func Ancestry() []int {
 
 // OwnRule is the deny rule of Reins' own windows: those of the processes in
 // pids ([Ancestry], [ReinsProcesses]), found by process, never by name.
-func OwnRule(pids []int) Rule {
-	return Rule{Label: OwnLabel, PIDs: slices.Clone(pids)}
+func OwnRule(pids []int) denylist.Rule {
+	return denylist.Rule{Label: OwnLabel, PIDs: slices.Clone(pids)}
 }
 
 // reinsMain is the main package of the Reins binary, as its Go build

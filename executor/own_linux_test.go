@@ -10,6 +10,7 @@ import (
 	"github.com/jezek/xgb"
 	"github.com/jezek/xgb/xproto"
 
+	"github.com/reins-app/reins/denylist"
 	"github.com/reins-app/reins/vocab"
 )
 
@@ -30,7 +31,7 @@ func ownRig(t *testing.T, r *x11Rig) int {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { other.Process.Kill(); other.Wait() })
-	r.ex.SetDenyList(append(DefaultDenyList(), OwnRule(Ancestry())))
+	r.ex.SetDenyList(append(denylist.Default(), OwnRule(Ancestry())))
 	return other.Process.Pid
 }
 

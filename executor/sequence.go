@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/reins-app/reins/audit"
+	"github.com/reins-app/reins/denylist"
 	"github.com/reins-app/reins/vocab"
 )
 
@@ -427,13 +428,13 @@ func (a *act) frontStillAllowed(done, total int) error {
 	if err != nil {
 		return fmt.Errorf("typing stopped after %d of %d keys: cannot tell which application is in front: %w", done, total, err)
 	}
-	if rule, ok := a.b.denyList().rule(app); ok {
+	if rule, ok := a.b.denyList().RuleFor(app); ok {
 		if len(rule.PIDs) > 0 {
 			return fmt.Errorf("%w: %s came to the front; typing stopped after %d of %d keys", ErrOwnWindow, app.Name, done, total)
 		}
 		return fmt.Errorf("%w: %s came to the front (deny list: %s); typing stopped after %d of %d keys", ErrDenyListed, app.Name, rule.Label, done, total)
 	}
-	if _, ok := Browsers.rule(app); ok && a.desktop {
+	if _, ok := denylist.Browsers.RuleFor(app); ok && a.desktop {
 		return fmt.Errorf("%w: %s came to the front; typing stopped after %d of %d keys", ErrBrowser, app.Name, done, total)
 	}
 	return nil

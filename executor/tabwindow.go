@@ -6,6 +6,7 @@ import (
 	"math"
 	"strings"
 
+	"github.com/reins-app/reins/denylist"
 	"github.com/reins-app/reins/internal/plain"
 )
 
@@ -106,7 +107,7 @@ func pickTabWindow(cands []tabCandidate, q TabWindowQuery) (tabCandidate, error)
 	var browsers []tabCandidate
 	var other *tabCandidate
 	for i, c := range cands {
-		if _, ok := Browsers.rule(c.app); ok {
+		if _, ok := denylist.Browsers.RuleFor(c.app); ok {
 			browsers = append(browsers, c)
 		} else if other == nil {
 			other = &cands[i]

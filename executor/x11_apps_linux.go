@@ -12,6 +12,8 @@ import (
 
 	"github.com/jezek/xgb"
 	"github.com/jezek/xgb/xproto"
+
+	"github.com/reins-app/reins/denylist"
 )
 
 type x11Atoms struct {
@@ -121,7 +123,7 @@ func (x *X11) identity(w xproto.Window) (app App, ok bool, err error) {
 		}
 	}
 	if app.Name == "" {
-		app.Name = exeBase(app.Exe)
+		app.Name = denylist.ExeName(app.Exe)
 	}
 	return app, ok, nil
 }

@@ -257,7 +257,7 @@ func (p *x11Planner) stroke(ch chord, capsLock bool) (stroke, error) {
 		}
 		code, _, ok := p.km.find(x11ModSyms[mod])
 		if !ok {
-			return st, fmt.Errorf("%w: this keyboard has no %s key", ErrUnknownKey, modLabels[mod])
+			return st, fmt.Errorf("%w: this keyboard has no %s key", ErrUnknownKey, mod)
 		}
 		st.mods = append(st.mods, key{code: uint16(code), mod: mod})
 	}

@@ -17,6 +17,7 @@ import (
 	"github.com/jezek/xgb/xtest"
 
 	"github.com/reins-app/reins/audit"
+	"github.com/reins-app/reins/denylist"
 )
 
 func init() {
@@ -29,7 +30,7 @@ func init() {
 // X11Options configures [NewX11].
 type X11Options struct {
 	Display  string         // optional: the X display, e.g. ":0"; default $DISPLAY
-	DenyList DenyList       // optional: when empty, DefaultDenyList()
+	DenyList denylist.List  // optional: when empty, denylist.Default()
 	Scale    func() float64 // optional: device pixels per DIP for AppAt and Windows, which get no plan; default 1
 	// SessionBus is the D-Bus session bus whose accessibility bus Accessible
 	// reads; default $DBUS_SESSION_BUS_ADDRESS.
@@ -196,7 +197,7 @@ func (x *X11) LastInput(ctx context.Context) (time.Time, error) {
 }
 
 // SetDenyList replaces the deny list; empty means the default.
-func (x *X11) SetDenyList(d DenyList) { x.deny.set(d) }
+func (x *X11) SetDenyList(d denylist.List) { x.deny.set(d) }
 
 func (x *X11) isClosed() bool { return x.seq.isClosed() }
 
@@ -278,7 +279,7 @@ func (x *X11) frontmost(ctx context.Context) (App, error) { return x.Frontmost(c
 
 func (x *X11) appAt(ctx context.Context, p point) (App, error) { return x.appAtPixel(asPixel(p)) }
 
-func (x *X11) denyList() DenyList { return x.deny.get() }
+func (x *X11) denyList() denylist.List { return x.deny.get() }
 
 // focusIn reads the input focus: keys go to the focus window or a window
 // inside it, and with the focus on PointerRoot (as without a window

@@ -16,10 +16,10 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/reins-app/reins/audit"
 	"github.com/reins-app/reins/internal/browsertest"
 	"github.com/reins-app/reins/internal/testenv"
 	"github.com/reins-app/reins/mcp/mcptest"
-	"github.com/reins-app/reins/persondoor"
 	"github.com/reins-app/reins/vocab"
 )
 
@@ -171,7 +171,7 @@ func TestAnotherUsersProcessIsRefused(t *testing.T) {
 	for _, a := range r.e.Agents() {
 		t.Fatalf("another user's process became an agent: %+v", a)
 	}
-	rows, _ := r.log.Rows(context.Background(), persondoor.AuditFilter{Outcome: vocab.OutcomeRefused})
+	rows, _ := r.log.Rows(context.Background(), audit.Filter{Outcome: vocab.OutcomeRefused})
 	if len(rows) != 1 || rows[0].ActKind != string(vocab.Connect) || !strings.Contains(rows[0].AgentName, "65534") {
 		t.Fatalf("the refusal is not in the log: %+v", rows)
 	}

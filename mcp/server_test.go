@@ -12,6 +12,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/reins-app/reins/agentdoor"
+	"github.com/reins-app/reins/audit"
 	"github.com/reins-app/reins/executor"
 	gdesktop "github.com/reins-app/reins/grounding/desktop"
 	"github.com/reins-app/reins/mcp/mcptest"
@@ -110,7 +111,7 @@ func TestFirstConnectionIsAskedOnceAndLabelledWithTheProcess(t *testing.T) {
 	}
 	r.setAnswer(vocab.Deny)
 	mcptest.Refused(t, cs2, "browser_tabs", nil, vocab.CodeAgentNotAllowed)
-	rows, err := r.log.Rows(context.Background(), persondoor.AuditFilter{Act: string(vocab.Connect)})
+	rows, err := r.log.Rows(context.Background(), audit.Filter{Act: string(vocab.Connect)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -165,7 +166,7 @@ func TestSnapshotClickTypeAndKeyThroughMCP(t *testing.T) {
 		t.Fatalf("key fired as %+v", a)
 	}
 	// Every row carries the client's name and process.
-	rows, err := r.log.Rows(context.Background(), persondoor.AuditFilter{Limit: 100})
+	rows, err := r.log.Rows(context.Background(), audit.Filter{Limit: 100})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -174,7 +175,7 @@ func TestSnapshotClickTypeAndKeyThroughMCP(t *testing.T) {
 			continue
 		}
 		if row.AgentName != "Claude Code" || row.AgentPID != 4242 || row.AgentExe != claude.Exe {
-			t.Fatalf("a row does not carry the agent: %s", persondoor.FormatAuditRow(row))
+			t.Fatalf("a row does not carry the agent: %s", persondoor.FormatAuditRow(persondoor.AuditRow(row)))
 		}
 	}
 }
@@ -261,7 +262,7 @@ func TestDesktopToolsNeedTheDesktopAndRespectTheDenyList(t *testing.T) {
 	if len(r.exec.Fired()) != 3 {
 		t.Fatal("a click landed on a deny-listed application")
 	}
-	rows, _ := r.log.Rows(context.Background(), persondoor.AuditFilter{Limit: 20})
+	rows, _ := r.log.Rows(context.Background(), audit.Filter{Limit: 20})
 	desktop := 0
 	for _, row := range rows {
 		if row.Desktop {
@@ -389,7 +390,7 @@ func TestBrowserTabsSelectsAndClosesATab(t *testing.T) {
 		t.Errorf("close: %s (closed %v)", out, r.b.closed.Load())
 	}
 	mcptest.Refused(t, cs, "browser_tabs", map[string]any{"action": "new"}, vocab.CodeBadRequest)
-	rows, err := r.log.Rows(context.Background(), persondoor.AuditFilter{Act: string(vocab.CloseTab)})
+	rows, err := r.log.Rows(context.Background(), audit.Filter{Act: string(vocab.CloseTab)})
 	if err != nil {
 		t.Fatal(err)
 	}

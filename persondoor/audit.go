@@ -4,23 +4,77 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"time"
 
-	"github.com/reins-app/reins/audit"
 	"github.com/reins-app/reins/internal/plain"
 	"github.com/reins-app/reins/vocab"
 )
 
-// The audit log's rows, as the person's door reads them.
-type (
-	AuditFilter = audit.Filter
-	AuditRow    = audit.Row
-)
+// AuditRow is one row of the audit log, every column, as the person's
+// windows and terminal read it. Its fields and their JSON are the log's
+// own, so [AuditJSON] writes what the log holds.
+type AuditRow struct {
+	Seq          int64           `json:"seq"`
+	Time         time.Time       `json:"time"`
+	AgentName    string          `json:"agent_name"`
+	AgentVersion string          `json:"agent_version,omitempty"`
+	AgentPID     int             `json:"agent_pid,omitempty"`
+	AgentExe     string          `json:"agent_exe,omitempty"`
+	AgentSession string          `json:"agent_session"`
+	Tab          string          `json:"tab,omitempty"`
+	TabTitle     string          `json:"tab_title,omitempty"`
+	Origin       string          `json:"origin,omitempty"`
+	FrameOrigin  string          `json:"frame_origin,omitempty"`
+	Desktop      bool            `json:"desktop,omitempty"`
+	ActKind      string          `json:"act_kind"`
+	Act          json.RawMessage `json:"act"` // secret text appears only as "text_length"
+	TargetRef    string          `json:"target_ref,omitempty"`
+	TargetRole   string          `json:"target_role,omitempty"`
+	TargetName   string          `json:"target_name,omitempty"`
+	Phase        string          `json:"phase"`             // "record", "fire" or "outcome"
+	RefSeq       int64           `json:"ref_seq,omitempty"` // for an outcome: the fire row
+	Outcome      string          `json:"outcome"`
+	Code         string          `json:"code,omitempty"`
+	Detail       string          `json:"detail,omitempty"`
+	Plan         json.RawMessage `json:"plan,omitempty"` // for a fire row: where the act lands
+	Decision     string          `json:"decision,omitempty"`
+	PrevHash     string          `json:"prev_hash"`
+	Hash         string          `json:"hash"`
+}
+
+// AuditFilter selects audit rows; an empty field selects every row.
+type AuditFilter struct {
+	Since   time.Time // rows written at or after
+	Until   time.Time // rows written before
+	Tab     string    // Reins' tab id
+	Origin  string    // the tab's origin, or the target frame's
+	Agent   string    // an agent's declared name or its session id
+	Act     string    // an vocab.ActKind
+	Outcome string    // one of the Outcome words
+	Limit   int       // at most this many; 0 for all
+}
+
+// Match reports whether f selects r, as the audit log selects the rows it
+// reads (its Limit aside): the filter for rows already read.
+func (f AuditFilter) Match(r AuditRow) bool {
+	switch {
+	case !f.Since.IsZero() && r.Time.Before(f.Since),
+		!f.Until.IsZero() && !r.Time.Before(f.Until),
+		f.Tab != "" && r.Tab != f.Tab,
+		f.Origin != "" && r.Origin != f.Origin && r.FrameOrigin != f.Origin,
+		f.Agent != "" && r.AgentName != f.Agent && r.AgentSession != f.Agent,
+		f.Act != "" && r.ActKind != f.Act,
+		f.Outcome != "" && r.Outcome != f.Outcome:
+		return false
+	}
+	return true
+}
 
 // FormatAuditRow renders one audit row on a line, as `reins audit` prints it
 // on a terminal. Every field a page or an agent wrote goes through the
 // renderer people read (internal/plain): one line whatever the row holds,
 // no byte a terminal obeys, the agent's real process first and whole.
-func FormatAuditRow(r audit.Row) string {
+func FormatAuditRow(r AuditRow) string {
 	who := vocab.Agent{Name: r.AgentName, PID: r.AgentPID, Exe: r.AgentExe, Session: r.AgentSession}.Label()
 	var act vocab.Act
 	json.Unmarshal(r.Act, &act)
@@ -80,7 +134,7 @@ func FormatAuditRow(r audit.Row) string {
 // character a terminal would obey (C1 controls, bidi and format characters,
 // line separators) written as a \u escape, so that printing the export is
 // as safe as printing [FormatAuditRow].
-func AuditJSON(r audit.Row) ([]byte, error) {
+func AuditJSON(r AuditRow) ([]byte, error) {
 	b, err := json.Marshal(r)
 	if err != nil {
 		return nil, fmt.Errorf("audit row %d cannot be written as JSON: %w", r.Seq, err)

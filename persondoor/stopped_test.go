@@ -15,7 +15,7 @@ func TestAnActReinsStoppedDuringReadsAsOutcomeUnknown(t *testing.T) {
 	if words != "outcome unknown (Reins stopped)" || refused {
 		t.Errorf("OutcomeWords = %q, %v", words, refused)
 	}
-	row := audit.Row{
+	row := AuditRow{
 		Seq: 12, Time: time.Date(2026, 12, 1, 16, 0, 0, 0, time.UTC), AgentName: "agent", AgentSession: "s1",
 		Tab: "3", ActKind: string(vocab.Type), Act: json.RawMessage(`{"kind":"type","text":"the quick"}`),
 		Phase: audit.PhaseOutcome, RefSeq: 11, Outcome: vocab.OutcomeUnknown, Code: vocab.CodeStopped, Detail: audit.StoppedDetail,

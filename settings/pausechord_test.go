@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/reins-app/reins/executor"
+	"github.com/reins-app/reins/keychord"
 	"github.com/reins-app/reins/settings"
 )
 
@@ -21,7 +21,7 @@ func TestPauseChordHeldWithOnlyOptionAndShiftIsRefused(t *testing.T) {
 			t.Errorf("PauseChord(%q): %v; want it refused, naming macOS 15 and what to choose", chord, err)
 		}
 	}
-	if s.PauseChord != executor.PauseChord {
+	if s.PauseChord != keychord.PauseChord {
 		t.Errorf("the pause chord became %q", s.PauseChord)
 	}
 

@@ -13,7 +13,9 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/reins-app/reins/executor"
+	"github.com/reins-app/reins/denylist"
+	"github.com/reins-app/reins/keychord"
+	"github.com/reins-app/reins/vocab"
 )
 
 // The bounds the changes accept.
@@ -46,10 +48,10 @@ type Settings struct {
 	// floor of protection: the person can add to it, never take from it.
 	DenyList []string
 	// PauseChord is the chord that pauses every agent from anywhere on the
-	// desktop, in executor.CanonicalHotkey's spelling.
+	// desktop, in keychord.CanonicalHotkey's spelling.
 	PauseChord string
 	// DenyAdded are the applications the person added to the deny list, as
-	// they typed them, each matched as [executor.NamedRule] says.
+	// they typed them, each matched as [denylist.Named] says.
 	DenyAdded []string
 	// AuditRemote is host:port of a syslog receiver (RFC 5424 over TCP)
 	// that gets each audit row's seq and hash, from the next start; "" for
@@ -213,9 +215,9 @@ func StartAtLogin(on bool) Change {
 }
 
 // CanonicalPauseChord checks that chord can be the pause chord and returns
-// it in executor.CanonicalHotkey's spelling.
+// it in keychord.CanonicalHotkey's spelling.
 func CanonicalPauseChord(chord string) (string, error) {
-	c, err := executor.CanonicalHotkey(chord)
+	c, err := keychord.CanonicalHotkey(chord)
 	if err != nil {
 		return "", fmt.Errorf("%w: %v", ErrInvalid, err)
 	}
@@ -240,14 +242,14 @@ func PauseChord(chord string) Change {
 
 // AddDenied puts an application on the deny list, named as the person
 // would type it: "Signal", "signal-desktop" or "org.signal.Signal" (see
-// [executor.NamedRule]).
+// [denylist.Named]).
 func AddDenied(name string) Change {
 	return func(s *Settings) (string, error) {
 		name, err := CheckDeniedName(name)
 		if err != nil {
 			return "", err
 		}
-		if label, ok := executor.DefaultDenyList().Match(executor.App{Name: name, Exe: name, ID: name}); ok {
+		if label, ok := denylist.Default().Match(vocab.App{Name: name, Exe: name, ID: name}); ok {
 			return "", fmt.Errorf("%w: “%s” is already never touched: it is built in, as %s", ErrInvalid, name, label)
 		}
 		if i := slices.IndexFunc(s.DenyAdded, sameApp(name)); i >= 0 {
@@ -303,10 +305,10 @@ func sameApp(name string) func(string) bool {
 
 // DenyList is the built-in deny list and after it the person's additions,
 // as the executor checks it.
-func DenyList(added []string) executor.DenyList {
-	d := executor.DefaultDenyList()
+func DenyList(added []string) denylist.List {
+	d := denylist.Default()
 	for _, name := range added {
-		d = append(d, executor.NamedRule(name))
+		d = append(d, denylist.Named(name))
 	}
 	return d
 }
@@ -314,7 +316,7 @@ func DenyList(added []string) executor.DenyList {
 // BuiltInDenied names the built-in deny list's entries.
 func BuiltInDenied() []string {
 	var out []string
-	for _, r := range executor.DefaultDenyList() {
+	for _, r := range denylist.Default() {
 		out = append(out, r.Label)
 	}
 	return out
@@ -323,28 +325,28 @@ func BuiltInDenied() []string {
 // Defaults are the settings before anything is saved or changed, beside the
 // approval durations, which the broker knows.
 func Defaults() Settings {
-	return Settings{DenyList: BuiltInDenied(), PauseChord: executor.PauseChord}
+	return Settings{DenyList: BuiltInDenied(), PauseChord: keychord.PauseChord}
 }
 
 // Covered reports whether the deny list with added covers an application
 // known only by name, as the person types it.
 func Covered(name string, added []string) bool {
-	_, ok := DenyList(added).Match(executor.App{Name: name, Exe: name, ID: name})
+	_, ok := DenyList(added).Match(vocab.App{Name: name, Exe: name, ID: name})
 	return ok
 }
 
-// OpenApps names, of the applications with a window in ws, those the deny
+// OpenApps names, of apps (each owning a window open now), those the deny
 // list with added does not already cover, sorted, for the person to choose
 // from when adding to it.
-func OpenApps(ws []executor.Window, added []string) []string {
+func OpenApps(apps []vocab.App, added []string) []string {
 	deny := DenyList(added)
 	var out []string
-	for _, w := range ws {
-		name, err := CheckDeniedName(w.App.Name)
+	for _, a := range apps {
+		name, err := CheckDeniedName(a.Name)
 		if err != nil || slices.ContainsFunc(out, sameApp(name)) {
 			continue
 		}
-		if _, denied := deny.Match(w.App); !denied {
+		if _, denied := deny.Match(a); !denied {
 			out = append(out, name)
 		}
 	}

@@ -11,8 +11,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/reins-app/reins/executor"
 	"github.com/reins-app/reins/internal/atomicfile"
+	"github.com/reins-app/reins/keychord"
 )
 
 // FileName is where the person's settings are saved, in the data folder.
@@ -90,10 +90,10 @@ func (f File) Load() (Settings, []string) {
 	}
 	s.StartAtLogin = d.StartAtLogin
 	if d.PauseChord != "" {
-		if c, err := executor.CanonicalHotkey(d.PauseChord); err == nil {
+		if c, err := keychord.CanonicalHotkey(d.PauseChord); err == nil {
 			s.PauseChord = c
 		} else {
-			problems = append(problems, fmt.Sprintf("%s: pause chord %q cannot be used (%v); using %s", path, d.PauseChord, err, executor.PauseChord))
+			problems = append(problems, fmt.Sprintf("%s: pause chord %q cannot be used (%v); using %s", path, d.PauseChord, err, keychord.PauseChord))
 		}
 	}
 	if a := d.AuditAnchor; a != nil {
@@ -230,7 +230,7 @@ func tlsToDisk(t AuditTLS) *tlsOnDisk {
 
 // pauseChordOnDisk is what settings.json keeps: nothing for the default.
 func pauseChordOnDisk(c string) string {
-	if c == executor.PauseChord {
+	if c == keychord.PauseChord {
 		return ""
 	}
 	return c

@@ -7,12 +7,14 @@
 // front ends (app/ui, app/serve) hold the person's door. Only the mains
 // under app/cmd import core, to start it and hand each front end its door.
 // The organisation's policy (package policy) lies beside vocab, under all
-// of them. The release binary holds no test helper package and no test
-// seam.
+// of them. The person's front ends, their door and the settings link
+// neither X input, D-Bus nor the SQLite driver. The release binary holds
+// no test helper package and no test seam.
 package deptest
 
 import (
 	"encoding/json"
+	"fmt"
 	"os/exec"
 	"slices"
 	"strings"
@@ -77,6 +79,7 @@ func TestImportRule(t *testing.T) {
 			checkStage(t, p)
 			checkFrontEnd(t, p)
 			checkDoors(t, p)
+			checkLinks(t, p)
 			checkOS(t, p)
 		}
 	}
@@ -119,10 +122,17 @@ func checkFrontEnd(t *testing.T, p pkgInfo) {
 // for it.
 var (
 	onlyImports = map[string][]string{
-		"vocab":      {"internal/plain"},
-		"agentdoor":  {"vocab"},
-		"persondoor": {"vocab", "settings", "audit", "policy", "internal/plain"},
-		"settings":   {"executor", "internal/atomicfile", "internal/autostart"},
+		"vocab":     {"internal/plain"},
+		"agentdoor": {"vocab"},
+		// The person's door has audit rows of its own, which core converts
+		// from the log's, so it never links the log's database.
+		"persondoor": {"vocab", "settings", "policy", "internal/plain"},
+		"settings":   {"vocab", "denylist", "keychord", "internal/atomicfile", "internal/autostart"},
+		// The deny list and the key chords are leaves under the executor
+		// and the settings alike, so the person's door reads them without
+		// linking the code that sends input.
+		"denylist": {"vocab"},
+		"keychord": {},
 		// The macOS bindings are a leaf, under both the executor and the app.
 		"internal/macos": {},
 		// The organisation's policy is a leaf every stage may read: it
@@ -138,8 +148,52 @@ var (
 		// The person's front ends hold the person's door, not core.
 		"app/ui":    {"core", "agentdoor", "mcp"},
 		"app/serve": {"core", "agentdoor", "mcp"},
+		// The settings check a chord and name applications with the
+		// leaves that hold them, never with the code that sends input.
+		"settings": {"executor"},
 	}
+	// linksOnly names the packages that link only what the person sees,
+	// and the outside modules that must never be among their dependencies:
+	// X input, D-Bus and the SQLite driver belong to the executor and the
+	// audit log, which the person's windows reach through core.
+	linksOnly = map[string][]string{
+		"app/ui":     machinery,
+		"app/serve":  machinery,
+		"persondoor": machinery,
+		"settings":   machinery,
+	}
+	machinery = []string{"github.com/jezek/xgb", "github.com/godbus/dbus", "modernc.org/sqlite"}
 )
+
+// linkProblems names the modules barred by linksOnly that p depends on,
+// through any path.
+func linkProblems(p pkgInfo) []string {
+	rest, ok := strings.CutPrefix(p.ImportPath, mod)
+	if !ok {
+		return nil
+	}
+	var out []string
+	for pkg, bad := range linksOnly {
+		if rest != pkg && !strings.HasPrefix(rest, pkg+"/") {
+			continue
+		}
+		for _, m := range bad {
+			for _, dep := range p.Deps {
+				if dep == m || strings.HasPrefix(dep, m+"/") {
+					out = append(out, fmt.Sprintf("%s depends on %s; it links only what the person sees", rest, dep))
+					break // once for each module
+				}
+			}
+		}
+	}
+	return out
+}
+
+func checkLinks(t *testing.T, p pkgInfo) {
+	for _, problem := range linkProblems(p) {
+		t.Error(problem)
+	}
+}
 
 func checkDoors(t *testing.T, p pkgInfo) {
 	rest, ok := strings.CutPrefix(p.ImportPath, mod)
@@ -237,6 +291,30 @@ func TestDoorRulesNameRealPackages(t *testing.T) {
 	for pkg := range barred {
 		if !have[pkg] {
 			t.Errorf("the rule for %s names no package", pkg)
+		}
+	}
+	for pkg := range linksOnly {
+		if !have[pkg] {
+			t.Errorf("the rule for %s names no package", pkg)
+		}
+	}
+}
+
+// The link rule catches a module coming back by any path, and leaves the
+// packages it does not name alone.
+func TestLinkRuleCatchesTheMachinery(t *testing.T) {
+	for _, tc := range []struct {
+		p    pkgInfo
+		want int
+	}{
+		{pkgInfo{ImportPath: mod + "app/ui", Deps: []string{"fmt", mod + "persondoor", "modernc.org/sqlite/lib"}}, 1},
+		{pkgInfo{ImportPath: mod + "app/serve", Deps: []string{"github.com/jezek/xgb", "github.com/godbus/dbus/v5"}}, 2},
+		{pkgInfo{ImportPath: mod + "settings", Deps: []string{"github.com/jezek/xgbutil"}}, 0},
+		{pkgInfo{ImportPath: mod + "app/ui", Deps: []string{"fyne.io/fyne/v2", mod + "vocab"}}, 0},
+		{pkgInfo{ImportPath: mod + "executor", Deps: []string{"github.com/jezek/xgb"}}, 0},
+	} {
+		if got := linkProblems(tc.p); len(got) != tc.want {
+			t.Errorf("linkProblems(%s, %v) = %q; want %d", short(tc.p.ImportPath), tc.p.Deps, got, tc.want)
 		}
 	}
 }

@@ -225,7 +225,7 @@ func runAudit(args []string, out io.Writer) error {
 		return err
 	}
 	defer log.Close()
-	rows, err := log.Rows(ctx, persondoor.AuditFilter{Limit: *n})
+	rows, err := core.ReadAudit(ctx, log, persondoor.AuditFilter{Limit: *n})
 	if err != nil {
 		return err
 	}
