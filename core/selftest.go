@@ -13,6 +13,7 @@ import (
 
 	"github.com/reins-app/reins/approvals"
 	"github.com/reins-app/reins/audit"
+	"github.com/reins-app/reins/denylist"
 	"github.com/reins-app/reins/executor"
 	"github.com/reins-app/reins/internal/atomicfile"
 	"github.com/reins-app/reins/internal/plain"
@@ -148,8 +149,8 @@ type selfTest struct {
 	planID   string
 	steps    []vocab.PlanStep
 	planned  *approvals.Planned
-	allowed  executor.DenyList // the deny list while the acts run
-	hoverErr error             // why the pointer could not rest where the drags end
+	allowed  denylist.List // the deny list while the acts run
+	hoverErr error         // why the pointer could not rest where the drags end
 }
 
 // add puts a check on the report and tells Progress.
@@ -470,16 +471,16 @@ func (s *selfTest) narrowDenyList(ctx context.Context) (restore func()) {
 
 // selfTestDenyList is full without the rules that name window's program,
 // and with front, by process, unless front is the window or Reins.
-func selfTestDenyList(full executor.DenyList, window, front executor.App) executor.DenyList {
-	var kept executor.DenyList
+func selfTestDenyList(full denylist.List, window, front executor.App) denylist.List {
+	var kept denylist.List
 	for _, rule := range full {
-		if _, match := (executor.DenyList{rule}).Match(window); match && len(rule.PIDs) == 0 {
+		if _, match := (denylist.List{rule}).Match(window); match && len(rule.PIDs) == 0 {
 			continue
 		}
 		kept = append(kept, rule)
 	}
 	if front.PID > 1 && front.PID != window.PID && front.PID != os.Getpid() {
-		kept = append(kept, executor.Rule{Label: "the application in front as the self-test began", PIDs: []int{front.PID}})
+		kept = append(kept, denylist.Rule{Label: "the application in front as the self-test began", PIDs: []int{front.PID}})
 	}
 	return kept
 }
@@ -717,7 +718,7 @@ func (s *selfTest) stepDrag(ctx context.Context, i int) {
 func (s *selfTest) stepDenied(ctx context.Context, i int) {
 	t0 := time.Now()
 	x, y := s.place.centre(s.win.ready.Areas[AreaClick])
-	rule := executor.Rule{Label: "Reins' test window, on the deny list for this step"}
+	rule := denylist.Rule{Label: "Reins' test window, on the deny list for this step"}
 	if s.place.app.Name != "" {
 		rule.Names = []string{s.place.app.Name}
 	}
@@ -727,7 +728,7 @@ func (s *selfTest) stepDenied(ctx context.Context, i int) {
 	if len(rule.Names)+len(rule.IDs) == 0 {
 		rule.Exes = []string{filepath.Base(s.place.app.Exe)}
 	}
-	s.x.SetDenyList(append(executor.DenyList{rule}, s.allowed...))
+	s.x.SetDenyList(append(denylist.List{rule}, s.allowed...))
 	defer s.x.SetDenyList(s.allowed)
 	mark := s.win.mark()
 	err := s.fire(ctx, i, audit.Plan{X: x, Y: y})

@@ -3,6 +3,7 @@ package core
 import (
 	"testing"
 
+	"github.com/reins-app/reins/denylist"
 	"github.com/reins-app/reins/executor"
 )
 
@@ -52,7 +53,7 @@ func TestTheTestWindowsContentIsPlacedWhereTheExecutorListsIt(t *testing.T) {
 // the application that was in front.
 func TestTheSelfTestsDenyListKeepsReinsOwnWindowsByProcess(t *testing.T) {
 	window := executor.App{Name: "Reins self-test", Exe: "/usr/bin/reins", PID: 900}
-	full := executor.DenyList{
+	full := denylist.List{
 		executor.OwnRule([]int{100, 1}),
 		{Label: "Reins", Names: []string{"reins"}, Exes: []string{"reins"}},
 		{Label: "KeePassXC", Exes: []string{"keepassxc"}},

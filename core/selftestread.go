@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/reins-app/reins/bridge"
+	"github.com/reins-app/reins/denylist"
 	"github.com/reins-app/reins/executor"
 	"github.com/reins-app/reins/extension"
 	gdesktop "github.com/reins-app/reins/grounding/desktop"
@@ -285,7 +286,7 @@ func (s *selfTest) pairingCheck(ctx context.Context) {
 // chromium reports whether a is a Chrome-family browser, which runs the
 // extension.
 func chromium(a executor.App) bool {
-	if _, ok := executor.Browsers.Match(a); !ok {
+	if _, ok := denylist.Browsers.Match(a); !ok {
 		return false
 	}
 	id := strings.ToLower(a.Name + " " + filepath.Base(a.Exe) + " " + a.ID + " " + a.Class)

@@ -20,6 +20,7 @@ import (
 	"github.com/jezek/xgb/xproto"
 
 	"github.com/reins-app/reins/audit"
+	"github.com/reins-app/reins/core"
 	"github.com/reins-app/reins/executor/xdesk"
 	"github.com/reins-app/reins/internal/a11ytest"
 	"github.com/reins-app/reins/internal/testenv"
@@ -188,7 +189,7 @@ func checkSelfTestRows(t *testing.T, tray *trayProc, data string) {
 	if n, err := log.Verify(ctx); err != nil {
 		t.Fatalf("the log's chain is broken after %d rows: %v", n, err)
 	}
-	rows, err := log.Rows(ctx, persondoor.AuditFilter{Limit: 200})
+	rows, err := core.ReadAudit(ctx, log, persondoor.AuditFilter{Limit: 200})
 	if err != nil {
 		t.Fatal(err)
 	}
