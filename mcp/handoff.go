@@ -12,7 +12,7 @@ import (
 
 type handoffIn struct {
 	tabIn
-	Reason string `json:"reason" jsonschema:"what the person should do and why, in a sentence or two (at most 500 characters); they read it as your words"`
+	Reason string `json:"reason" jsonschema:"what the person should do and why, at most 500 characters, shown as your words"`
 }
 
 // browserHandoff hands a tab to the person. Waiting on a hand-off is

@@ -13,21 +13,21 @@ import (
 
 type planStepIn struct {
 	Action  string `json:"action" jsonschema:"click, double_click, right_click, hover, type, select_option, press_key or scroll"`
-	Ref     string `json:"ref,omitempty" jsonschema:"the element's ref from the snapshot; every action but press_key needs one"`
-	Text    string `json:"text,omitempty" jsonschema:"type: the text to type (a line break presses Enter and is shown as one; a tab or other control character is refused); select_option: the visible text of the option"`
-	Submit  bool   `json:"submit,omitempty" jsonschema:"type: press Enter after typing"`
-	Clear   bool   `json:"clear,omitempty" jsonschema:"type: select everything in the field and delete it first"`
-	Key     string `json:"key,omitempty" jsonschema:"press_key: a key or chord such as Tab or Enter"`
-	DX      int    `json:"dx,omitempty" jsonschema:"scroll: wheel notches to the right"`
-	DY      int    `json:"dy,omitempty" jsonschema:"scroll: wheel notches down"`
-	Element string `json:"element,omitempty" jsonschema:"the element in a few words of your own"`
-	Reason  string `json:"reason,omitempty" jsonschema:"why this step, in a few words, shown to the person"`
+	Ref     string `json:"ref,omitempty" jsonschema:"the ref; all but press_key"`
+	Text    string `json:"text,omitempty" jsonschema:"type: the text; select_option: the option's text"`
+	Submit  bool   `json:"submit,omitempty" jsonschema:"type: Enter after"`
+	Clear   bool   `json:"clear,omitempty" jsonschema:"type: empty the field first"`
+	Key     string `json:"key,omitempty" jsonschema:"press_key: a key or chord"`
+	DX      int    `json:"dx,omitempty" jsonschema:"scroll: notches right"`
+	DY      int    `json:"dy,omitempty" jsonschema:"scroll: notches down"`
+	Element string `json:"element,omitempty" jsonschema:"the element in your own words"`
+	Reason  string `json:"reason,omitempty" jsonschema:"why, in a few words, shown to the person"`
 }
 
 type planIn struct {
 	tabIn
-	Snapshot string       `json:"snapshot,omitempty" jsonschema:"the snapshot id every step's ref comes from; by default your latest snapshot of the tab"`
-	Summary  string       `json:"summary,omitempty" jsonschema:"what the plan does, in one line, shown to the person as your words"`
+	Snapshot string       `json:"snapshot,omitempty" jsonschema:"snapshot id of the refs; default: your latest"`
+	Summary  string       `json:"summary,omitempty" jsonschema:"the plan in a line, shown as your words"`
 	Steps    []planStepIn `json:"steps" jsonschema:"the steps in order"`
 }
 

@@ -15,42 +15,42 @@ import (
 // Inputs of the tools. A field without omitempty is required.
 
 type tabsIn struct {
-	Action string `json:"action,omitempty" jsonschema:"list (default), new (open url in a new tab beside tab), select (bring tab to the front of its window) or close (close tab)"`
-	Tab    string `json:"tab,omitempty" jsonschema:"with new, select and close: the tab's id from the list (new: by default the tab in front among yours)"`
-	URL    string `json:"url,omitempty" jsonschema:"with new: the http or https address to open"`
+	Action string `json:"action,omitempty" jsonschema:"list (default), new, select or close"`
+	Tab    string `json:"tab,omitempty" jsonschema:"with new, select, close: the tab's id (new: by default your front tab)"`
+	URL    string `json:"url,omitempty" jsonschema:"with new: an http(s) address"`
 }
 
 type observeIn struct {
-	Boxes bool   `json:"boxes,omitempty" jsonschema:"show each element's box on screen, [box=x,y,wxh] in points"`
-	Find  string `json:"find,omitempty" jsonschema:"only the elements of the window in front whose role or name holds these words"`
+	Boxes bool   `json:"boxes,omitempty" jsonschema:"show boxes, [box=x,y,wxh] in points"`
+	Find  string `json:"find,omitempty" jsonschema:"only elements whose role or name holds these words"`
 	// MaxChars is as browser_snapshot's.
-	MaxChars int `json:"max_chars,omitempty" jsonschema:"the most characters the result may have, 40000 by default; the elements are cut to fit, and a cut result says what was left out. Give more to read more, -1 for no limit"`
+	MaxChars int `json:"max_chars,omitempty" jsonschema:"most characters to return (default 40000, -1: no limit); a cut result says what it left out"`
 }
 
 type tabIn struct {
-	Tab string `json:"tab,omitempty" jsonschema:"the tab's id from browser_tabs; by default the tab in front among those you can read"`
+	Tab string `json:"tab,omitempty" jsonschema:"tab id from browser_tabs; default: your front tab"`
 }
 
 type dragIn struct {
 	targetIn
-	To string `json:"to,omitempty" jsonschema:"the ref of the element to drop on, from the same snapshot; or give dx and dy instead"`
-	DX int    `json:"dx,omitempty" jsonschema:"instead of to: how far to drag, in screen points (as [box=] shows), right is positive"`
-	DY int    `json:"dy,omitempty" jsonschema:"instead of to: how far to drag, in screen points, down is positive"`
+	To string `json:"to,omitempty" jsonschema:"ref to drop on, same snapshot; or dx, dy"`
+	DX int    `json:"dx,omitempty" jsonschema:"instead of to: points right, as [box=] shows"`
+	DY int    `json:"dy,omitempty" jsonschema:"instead of to: points down"`
 }
 
 type dialogIn struct {
 	tabIn
-	Accept bool   `json:"accept" jsonschema:"true to accept (OK; Leave for a leave question), false to dismiss (Cancel)"`
-	Text   string `json:"text,omitempty" jsonschema:"for a prompt that is accepted: the reply to type in place of the field's text"`
+	Accept bool   `json:"accept" jsonschema:"true: OK (Leave); false: Cancel"`
+	Text   string `json:"text,omitempty" jsonschema:"a prompt's reply, one line"`
 }
 
 type uploadIn struct {
 	targetIn
-	Paths []string `json:"paths" jsonschema:"the absolute path of the file to give the page (one file a call)"`
+	Paths []string `json:"paths" jsonschema:"one absolute file path"`
 }
 
 type maxCharsIn struct {
-	MaxChars int `json:"max_chars" jsonschema:"the most characters a snapshot or find returns; -1 for no limit, 0 for the default"`
+	MaxChars int `json:"max_chars" jsonschema:"-1: no limit; 0: the default"`
 }
 
 // minSessionChars is the smallest budget a session may set: room for the
@@ -59,24 +59,24 @@ const minSessionChars = 2 * agentdoor.AnswerRoom
 
 type snapshotIn struct {
 	tabIn
-	Mode     string `json:"mode,omitempty" jsonschema:"auto (default: the full tree while it is small, else only what can be acted on), full, interactive or viewport"`
-	MaxChars int    `json:"max_chars,omitempty" jsonschema:"the most characters the result may have, 40000 by default; the page's lines are cut to fit, and a cut result says what was left out and how to read it. Give more to read more, -1 for no limit"`
-	Ref      string `json:"ref,omitempty" jsonschema:"only the subtree of this ref"`
-	Diff     bool   `json:"diff,omitempty" jsonschema:"only the lines that changed since your previous snapshot of this tab"`
+	Mode     string `json:"mode,omitempty" jsonschema:"auto (default: full while small, else what can be acted on), full, interactive or viewport"`
+	MaxChars int    `json:"max_chars,omitempty" jsonschema:"most characters to return (default 40000, -1: no limit); a cut result says what it left out"`
+	Ref      string `json:"ref,omitempty" jsonschema:"only this ref's subtree"`
+	Diff     bool   `json:"diff,omitempty" jsonschema:"only lines changed since your last snapshot of the tab"`
 }
 
 type findIn struct {
 	tabIn
-	Text     string `json:"text" jsonschema:"text to look for in names, values and text, any case"`
-	Role     string `json:"role,omitempty" jsonschema:"only elements with this role, e.g. button, link, textbox"`
-	MaxChars int    `json:"max_chars,omitempty" jsonschema:"the most characters the result may have, 40000 by default; the best matches come first and the rest are counted. Give more to list more, -1 for no limit"`
+	Text     string `json:"text" jsonschema:"words to find in names, values and text, any case"`
+	Role     string `json:"role,omitempty" jsonschema:"only this role: button, link, textbox…"`
+	MaxChars int    `json:"max_chars,omitempty" jsonschema:"most characters to return (default 40000, -1: no limit); lines left out are counted"`
 }
 
 type targetIn struct {
 	tabIn
-	Ref      string `json:"ref" jsonschema:"the element's ref from a snapshot, e.g. e12 or f1e3"`
-	Snapshot string `json:"snapshot,omitempty" jsonschema:"the snapshot id the ref comes from; by default your latest snapshot of the tab"`
-	Element  string `json:"element,omitempty" jsonschema:"the element in a few words of your own, kept in the log beside the act"`
+	Ref      string `json:"ref" jsonschema:"ref from a snapshot (e12, f1e3)"`
+	Snapshot string `json:"snapshot,omitempty" jsonschema:"snapshot id of the ref; default: your latest"`
+	Element  string `json:"element,omitempty" jsonschema:"the element in your own few words, for the log"`
 }
 
 type clickIn struct {
@@ -87,59 +87,59 @@ type clickIn struct {
 
 type typeIn struct {
 	targetIn
-	Text   string `json:"text" jsonschema:"the text to type, as keystrokes; each line break (\\n) presses Enter and is shown to the person as one; a tab or other control character is refused: press Tab with browser_press_key"`
-	Submit bool   `json:"submit,omitempty" jsonschema:"press Enter after typing"`
-	Clear  bool   `json:"clear,omitempty" jsonschema:"select everything in the field and delete it first"`
+	Text   string `json:"text" jsonschema:"the text to type"`
+	Submit bool   `json:"submit,omitempty" jsonschema:"press Enter after"`
+	Clear  bool   `json:"clear,omitempty" jsonschema:"empty the field first"`
 }
 
 type keyIn struct {
 	tabIn
-	Key string `json:"key" jsonschema:"a key or chord: Enter, Tab, ArrowDown, Control+Shift+K, Meta+A, ControlOrMeta+L"`
+	Key string `json:"key" jsonschema:"a key or chord: Enter, Tab, ArrowDown, Control+Shift+K, ControlOrMeta+L"`
 }
 
 type selectIn struct {
 	targetIn
-	Option string `json:"option" jsonschema:"the visible text of the option to pick"`
+	Option string `json:"option" jsonschema:"the option's visible text"`
 }
 
 type scrollIn struct {
 	targetIn
-	DX int `json:"dx,omitempty" jsonschema:"wheel notches to the right (negative: left)"`
-	DY int `json:"dy,omitempty" jsonschema:"wheel notches down (negative: up)"`
+	DX int `json:"dx,omitempty" jsonschema:"notches right (negative: left)"`
+	DY int `json:"dy,omitempty" jsonschema:"notches down (negative: up)"`
 }
 
 type waitIn struct {
 	tabIn
-	Text     string  `json:"text,omitempty" jsonschema:"wait until this text is on the page"`
-	TextGone string  `json:"text_gone,omitempty" jsonschema:"wait until this text is no longer on the page"`
-	Ref      string  `json:"ref,omitempty" jsonschema:"wait until this element (a ref from your latest snapshot of the tab) is in state"`
-	State    string  `json:"state,omitempty" jsonschema:"with ref: visible, hidden, enabled, disabled, checked, unchecked, expanded or collapsed"`
-	Role     string  `json:"role,omitempty" jsonschema:"wait until an element of this role (as snapshots show it: button, link, textbox…) is on the page, with a ref"`
-	Name     string  `json:"name,omitempty" jsonschema:"with role: the element's name holds these words (any case)"`
-	Loaded   bool    `json:"loaded,omitempty" jsonschema:"wait until the tab has finished loading its page"`
-	Time     float64 `json:"time,omitempty" jsonschema:"seconds to wait (at most 30); with text, how long to keep looking"`
-	Handoff  string  `json:"handoff,omitempty" jsonschema:"a hand-off id from browser_handoff: wait until the person presses Done or Stop (at most 30 s a call)"`
+	Text     string  `json:"text,omitempty" jsonschema:"text to appear"`
+	TextGone string  `json:"text_gone,omitempty" jsonschema:"text to go"`
+	Ref      string  `json:"ref,omitempty" jsonschema:"a ref from your latest snapshot, to be in state"`
+	State    string  `json:"state,omitempty" jsonschema:"visible, hidden, enabled, disabled, checked, unchecked, expanded or collapsed"`
+	Role     string  `json:"role,omitempty" jsonschema:"a role (button, link, textbox…) to appear with a ref"`
+	Name     string  `json:"name,omitempty" jsonschema:"with role: words of its name"`
+	Loaded   bool    `json:"loaded,omitempty" jsonschema:"until the page has loaded"`
+	Time     float64 `json:"time,omitempty" jsonschema:"seconds (at most 30); with text, how long to look"`
+	Handoff  string  `json:"handoff,omitempty" jsonschema:"a hand-off id: until the person presses Done or Stop"`
 }
 
 type navigateIn struct {
 	tabIn
-	URL       string `json:"url,omitempty" jsonschema:"an http or https address to open in the tab"`
-	Direction string `json:"direction,omitempty" jsonschema:"back or forward in the tab's history, instead of url"`
+	URL       string `json:"url,omitempty" jsonschema:"an http(s) address"`
+	Direction string `json:"direction,omitempty" jsonschema:"back or forward, instead of url"`
 }
 
 type screenshotIn struct {
 	tabIn
-	Ref      string `json:"ref,omitempty" jsonschema:"crop the picture to this element"`
-	Snapshot string `json:"snapshot,omitempty" jsonschema:"the snapshot id the ref comes from"`
+	Ref      string `json:"ref,omitempty" jsonschema:"crop to this element"`
+	Snapshot string `json:"snapshot,omitempty" jsonschema:"snapshot id of the ref"`
 }
 
 type desktopClickIn struct {
-	Ref     string  `json:"ref,omitempty" jsonschema:"a desktop ref from desktop_observe (d7): the element to click; instead of x and y"`
-	X       float64 `json:"x,omitempty" jsonschema:"screen x in points, as desktop_observe reports windows, when no ref is given"`
+	Ref     string  `json:"ref,omitempty" jsonschema:"desktop ref (d7), instead of x, y"`
+	X       float64 `json:"x,omitempty" jsonschema:"screen x in points"`
 	Y       float64 `json:"y,omitempty" jsonschema:"screen y in points"`
 	Button  string  `json:"button,omitempty" jsonschema:"left (default) or right"`
 	Double  bool    `json:"double,omitempty" jsonschema:"double-click"`
-	Element string  `json:"element,omitempty" jsonschema:"what is at that point, in a few words, shown to the person"`
+	Element string  `json:"element,omitempty" jsonschema:"what is there, in a few words, shown to the person"`
 }
 
 type desktopPictureIn struct {
@@ -147,13 +147,13 @@ type desktopPictureIn struct {
 }
 
 type desktopTypeIn struct {
-	Ref    string `json:"ref,omitempty" jsonschema:"a desktop ref from desktop_observe: the field to click into first; without it the text goes wherever the keyboard focus is"`
-	Text   string `json:"text" jsonschema:"the text to type; each line break (\\n) presses Enter and is shown to the person as one; a tab or other control character is refused: press Tab with desktop_press_key"`
-	Submit bool   `json:"submit,omitempty" jsonschema:"press Enter after typing"`
+	Ref    string `json:"ref,omitempty" jsonschema:"desktop ref of a field to click first; else keys go to the focus"`
+	Text   string `json:"text" jsonschema:"the text to type"`
+	Submit bool   `json:"submit,omitempty" jsonschema:"press Enter after"`
 }
 
 type desktopKeyIn struct {
-	Key string `json:"key" jsonschema:"a key or chord, e.g. Enter or Control+Shift+K"`
+	Key string `json:"key" jsonschema:"a key or chord: Enter, Control+Shift+K"`
 }
 
 // toolEntry is one tool as the agent sees it, and the method that serves
@@ -186,63 +186,79 @@ func acts[In any](name, title string, m toolMethod[In], desc string) toolEntry {
 }
 
 // toolTable is every tool Reins offers; tools/list lists exactly these.
+// Every agent reads all of it before its first call: say each thing once,
+// in as few words as an agent needs to act and to recover.
 var toolTable = []toolEntry{
 	acts[tabsIn]("browser_tabs", "Tabs", (*handler).browserTabs,
-		fmt.Sprintf("List the browser's tabs with the access the person gave you to each (none, read, control); titles and addresses are shown only for tabs you can read. With action new, open an address in a new tab beside a tab you control (at most %d of the tabs you opened open at once): on that tab's site the person is asked to give you the new tab at control too, on another site it is not yours. With action select, bring a tab to the front of its window; with action close, close it: both need control of that tab. The person is asked first every time.", agentdoor.MaxOpenedTabs)),
+		fmt.Sprintf("List the browser's tabs with your access to each (none, read, control); titles and addresses only of tabs you can read. "+
+			"new opens url in a new tab beside one you control (at most %d of yours open at once): on its site the person is asked to give it to you at control too, elsewhere it is not yours. "+
+			"select brings a tab to the front, close closes it. new, select and close need control; the person is asked each time.", agentdoor.MaxOpenedTabs)),
 	reads[snapshotIn]("browser_snapshot", "Read a tab", (*handler).browserSnapshot,
-		"Read a tab as an accessibility snapshot: one line per element, with refs like [ref=e12] to act on, and a snapshot id. Needs read access to the tab. A result is at most max_chars characters (40000 by default); a longer page is cut at a line, and the result says what was left out and how to read it: the subtree of a ref it names (ref), browser_find, mode viewport, or a larger max_chars."),
+		"Read a tab as an accessibility snapshot: a line per element, refs like [ref=e12] to act on, and a snapshot id. Needs read access. "+
+			"A page longer than max_chars is cut at a line, and the result says what it left out and how to read it (ref, browser_find, mode viewport, more max_chars)."),
 	reads[findIn]("browser_find", "Find on a tab", (*handler).browserFind,
-		"Take a fresh snapshot of a tab and return only the lines whose text contains the given words (and role, if given), with their refs: first those named exactly so, then those where the words stand whole, then the rest, controls before text. A result is at most max_chars characters (40000 by default); it says how many lines matched in all and how to narrow the search."),
+		"A fresh snapshot of a tab, only the lines holding the words (and role, if given), with refs: exact names first, then whole words, controls before text. Says how many matched and how to narrow."),
 	reads[maxCharsIn]("browser_set_max_chars", "Set this session's result size", (*handler).browserSetMaxChars,
-		fmt.Sprintf("Set the most characters browser_snapshot, browser_find and desktop_observe return in this session when a call gives no max_chars of its own (%d by default; -1 for no limit, 0 for the default again). What an act changed is always cut at %d.", agentdoor.DefaultBudget, agentdoor.ChangesBudget)),
+		fmt.Sprintf("Set max_chars for this session's browser_snapshot, browser_find and desktop_observe calls that give none (default %d). An act's changes are always cut at %d.", agentdoor.DefaultBudget, agentdoor.ChangesBudget)),
 	acts[clickIn]("browser_click", "Click", (*handler).browserClick,
-		"Click an element by its ref, with real mouse input. The person is asked first; the result lists what changed on the page."),
+		"Click an element by ref with the real mouse. The person is asked first; the result lists what changed on the page."),
 	acts[typeIn]("browser_type", "Type", (*handler).browserType,
-		fmt.Sprintf("Click a field by its ref and type text into it with real keystrokes; optionally clear it first and press Enter after. At most %d characters per call (longer text is refused with text_too_long: split it). The person is asked first.", agentdoor.MaxTypedText)),
+		fmt.Sprintf("Click a field by ref and type into it with real keys. At most %d characters (more: text_too_long, split it). %s The person is asked first.", agentdoor.MaxTypedText, typedText("browser_press_key"))),
 	acts[keyIn]("browser_press_key", "Press a key", (*handler).browserPressKey,
-		"Press a key or chord in the tab in front, e.g. Enter, Escape, Control+Shift+K, Meta+A. The person is asked first."),
+		"Press a key or chord in the tab in front. The person is asked first."),
 	acts[targetIn]("browser_hover", "Hover", (*handler).browserHover,
-		"Move the mouse over an element by its ref. The person is asked first."),
+		"Move the mouse over an element by ref. The person is asked first."),
 	acts[selectIn]("browser_select_option", "Pick an option", (*handler).browserSelectOption,
-		"Pick an option of a drop-down (a select element) by its visible text: Reins clicks the drop-down, types the option's text and presses Enter, as a person would with the keyboard. It relies on the browser's type-to-find, so the text should be the start of the option's label."),
+		"Pick a drop-down's (select's) option: Reins clicks the drop-down, types the option's text and presses Enter, so give the start of the option's label. The person is asked first."),
 	acts[scrollIn]("browser_scroll", "Scroll", (*handler).browserScroll,
-		"Scroll with the mouse wheel over an element by its ref (a list, a panel, the page's main region; a box that scrolls shows as [scroll=240/1160]: 240 of the 1160 pixels it can go down). The person is asked first. The result says where the box and the page stand afterwards. To act on an element out of view there is no need to scroll first: the act scrolls to it."),
+		"Turn the mouse wheel over an element by ref (a list, a panel, the main region; [scroll=240/1160]: 240 of 1160 px down). The result says where it and the page stand. "+
+			"No need to scroll before an act: it scrolls to its element. The person is asked first."),
 	acts[dragIn]("browser_drag", "Drag an element onto another", (*handler).browserDrag,
-		"Drag an element with the real mouse: press on ref, move in steps, let go over to (both refs from the same snapshot, both in view), or dx, dy screen points away (a slider, a splitter; the end must be on the page as it shows). Works for pointer-event drags and HTML drag and drop. Needs control of the tab; the person is asked first."),
+		"Drag with the real mouse from ref onto to (both in view), or dx, dy points away (a slider, a splitter). Pointer drags and HTML drag and drop. The person is asked first."),
 	acts[dialogIn]("browser_handle_dialog", "Reply to a page's dialog", (*handler).browserHandleDialog,
-		"Reply to the JavaScript dialog (alert, confirm, prompt, or the browser's \"Leave site?\" question) that stops a tab's page: a read or act of such a tab is refused with dialog_open, which names the dialog and, where Reins can read it, the page's message. accept true presses OK (Leave), false Cancel; text is typed as a prompt's reply. The keys go to the dialog with the real keyboard once the person says yes; accepting is asked every time. Needs control of the tab, the tab in front, and the dialog holding the keyboard focus."),
+		"Reply to the JavaScript dialog (alert, confirm, prompt, \"Leave site?\") that stops a tab: reads and acts there are refused with dialog_open, naming it. "+
+			"The keys go to the dialog with the real keyboard; the person is asked each time. Needs control of the tab, in front, the dialog focused."),
 	acts[uploadIn]("browser_file_upload", "Upload a file", (*handler).browserFileUpload,
-		"Give a page a file from the computer: ref is the file input (or the button that opens its file chooser), paths the file's absolute path (one file a call). The person is asked every time, with the file's name, size and folder; then Reins clicks with the real mouse and types the path into the browser's own file dialog with real keys (on Linux the GTK dialog; a desktop portal's is refused with no_file_dialog). Files that are missing, folders, over 100 MB, or in stores of keys, credentials, passwords or browser profiles (~/.ssh, ~/.gnupg, ~/.aws, keychains, browser profiles…) or in Reins' own data are refused with path_refused before anyone is asked. The result says whether the page's next snapshot names the file. Needs control of the tab."),
+		"Give a page a file: ref is the file input (or its chooser's button). The person is asked each time, with the file's name, size and folder; "+
+			"then Reins clicks and types the path into the browser's own file dialog (a desktop portal's: no_file_dialog). "+
+			"Missing files, folders, files over 100 MB, stores of keys, passwords or browser profiles (~/.ssh, ~/.aws, keychains…) and Reins' data are refused with path_refused before anyone is asked. "+
+			"The result says whether the page names the file."),
 	reads[waitIn]("browser_wait_for", "Wait", (*handler).browserWaitFor,
-		"Wait until text appears on a tab or disappears from it, until an element (by ref) is visible, hidden, enabled, disabled, checked, unchecked, expanded or collapsed, until an element of a role and name appears, or until the tab has finished loading — reading the tab a few times a second, for up to 30 s — or just wait a number of seconds."),
+		"Wait up to 30 s until text appears or goes, a ref is in a state, a role and name appears, or the page has loaded; or wait time seconds."),
 	acts[navigateIn]("browser_navigate", "Open an address", (*handler).browserNavigate,
-		"Open an http(s) address in a tab, or go back or forward in its history. The person is asked first; your access to the tab lasts only while it stays on the site it was given on."),
+		"Open an http(s) address in a tab, or go back or forward. The person is asked first; your access lasts while the tab stays on the site it was given on."),
 	reads[screenshotIn]("browser_screenshot", "Picture of a tab", (*handler).browserScreenshot,
-		"A PNG picture of the visible part of a tab (which must be the tab in front of its window), or of one element by ref. Needs read access to the tab."),
+		"A PNG of a tab's visible part (the tab in front of its window), or of an element by ref. Needs read access."),
 	acts[handoffIn]("browser_handoff", "Hand a step to the person", (*handler).browserHandoff,
-		fmt.Sprintf("Hand a tab to the person for a step only they should take: logging in, a captcha, a second factor. "+
-			"Give the reason in a sentence; the person reads it as your words. "+
-			"It returns at once with a hand-off id; then call browser_wait_for with handoff set to that id, as often as needed (each call waits at most %d s). "+
-			"Only the person can finish a hand-off, with Done or Stop in Reins; no tool can. "+
-			"Until they do, every act on the tab is refused with handed_off; reading the tab goes on while it shows the site you were given, and nothing is read on any other site it visits meanwhile. "+
-			"Needs control of the tab.", int(agentdoor.MaxWait/time.Second))),
+		fmt.Sprintf("Hand a tab to the person for a step only they should take (log in, captcha, second factor). "+
+			"Returns a hand-off id at once; call browser_wait_for with it as handoff until it ends (at most %d s a call). Only the person can finish a hand-off, with Done or Stop. "+
+			"Meanwhile acts on the tab are refused with handed_off; reading goes on while it shows your site. Needs control of the tab.", int(agentdoor.MaxWait/time.Second))),
 	acts[planIn]("browser_run_plan", "Run a plan", (*handler).browserRunPlan,
-		fmt.Sprintf("Propose several steps on one tab (at most %d, all refs from one snapshot, no navigation), e.g. the fields of a form and its button, "+
-			"and run them. The person reads the whole plan in one popup and says yes to all of it, yes up to one of its steps, or no; nothing here says yes for them. "+
-			"Each step the person took fires only if it still matches the plan at its turn (same action, element, role, name, site and text); anything else, "+
-			"and every step that types into a password or payment field, presses a key (it goes wherever the focus is) or presses a button that buys, pays, sends or deletes, is put to the person on its own. "+
-			"The plan ends at the first step not done, when the tab navigates, when the person stops all agents, or when its time runs out. "+
-			"The result lists each step's outcome and what changed on the page.", agentdoor.MaxPlanSteps)),
+		fmt.Sprintf("Propose up to %d steps on one tab, refs from one snapshot, no navigation (a form's fields and its button), and run them. "+
+			"The person reads the plan in one popup: yes to all, yes up to a step, or no. A step fires only if it still matches the plan (action, element, role, name, site, text); "+
+			"if not, and for typing into a password or payment field, a key, or a button that buys, pays, sends or deletes, the person is asked on its own. "+
+			"The plan ends at the first step not done or a navigation. The result lists each step and what changed. %s", agentdoor.MaxPlanSteps, typedText("a press_key step"))),
 	reads[desktopPictureIn]("desktop_screenshot", "Picture of the desktop", (*handler).desktopScreenshot,
-		"A PNG picture of the whole screen, or of the window in front (window: true). Windows of web browsers (picture their tabs with browser_screenshot), of applications on the deny list and of Reins itself are blacked out. Needs read access to the desktop."),
+		"A PNG of the screen, or the window in front. Web browsers (use browser_screenshot), deny-listed applications and Reins are blacked out. Needs read access to the desktop."),
 	reads[observeIn]("desktop_observe", "Look at the desktop", (*handler).desktopObserve,
-		"The application in front, the top-level windows (title, application, position in points), and the elements of the window in front with desktop refs like [ref=d7] to click or type into with desktop_click and desktop_type (for a web browser, the tab it shows when that tab is open to you, with its tab refs; nothing of applications on the deny list), then the tabs open to you that browser windows behind it show on screen, from their pages. A part read more than 2 s before the rest came back (behind a slow application) is marked as maybe out of date. Needs read access to the desktop, which is off unless the person turns it on."),
+		"The application in front, the windows (title, application, place in points), and the front window's elements with refs like [ref=d7] for desktop_click and desktop_type "+
+			"(a browser's: its tab's lines, if the tab is open to you; nothing of deny-listed applications), then tabs open to you that browsers behind show. "+
+			"A part read over 2 s before the rest is marked as maybe old. Needs read access to the desktop, off unless the person turns it on."),
 	acts[desktopClickIn]("desktop_click", "Click on the desktop", (*handler).desktopClick,
-		"Click an element of the desktop by its ref from desktop_observe, or a point on screen, with real mouse input. A ref is found again right before the click (gone: stale_ref; renamed: changed; covered: obscured). Needs control of the desktop; the person is asked about each click, and some applications (password managers, system settings) are never clicked. Nor is a web browser's window (browser_window): act on a tab open to you with the browser tools instead. A point on no screen is refused with off_screen before anyone is asked."),
+		"Click a desktop element by ref, or a point, with the real mouse. The ref is found again first (gone: stale_ref; renamed: changed; covered: obscured); "+
+			"a point on no screen: off_screen; a web browser: browser_window, use the browser tools; a deny-listed application (password managers, settings): deny_listed_app. "+
+			"Needs control of the desktop; the person is asked each time."),
 	acts[desktopTypeIn]("desktop_type", "Type on the desktop", (*handler).desktopType,
-		fmt.Sprintf("Type text with real keystrokes into a field of the desktop, by its ref from desktop_observe (clicked first), or into whatever has keyboard focus; at most %d characters per call (longer text is refused with text_too_long: split it). Needs control of the desktop; the person is asked first. Never into a web browser (browser_window): use browser_type on a tab open to you.", agentdoor.MaxTypedText)),
+		fmt.Sprintf("Type with real keys into a desktop field by ref (clicked first), or wherever the focus is; at most %d characters (more: text_too_long). %s "+
+			"Not into a web browser (browser_window): use browser_type. Needs control of the desktop; the person is asked first.", agentdoor.MaxTypedText, typedText("desktop_press_key"))),
 	acts[desktopKeyIn]("desktop_press_key", "Press a key on the desktop", (*handler).desktopPressKey,
-		"Press a key or chord in whatever has keyboard focus. Needs control of the desktop; the person is asked first. Not while a web browser is in front (browser_window): use browser_press_key, or browser_handle_dialog for a page's dialog, on a tab open to you."),
+		"Press a key or chord wherever the focus is. Not while a web browser is in front (browser_window): use browser_press_key or browser_handle_dialog. Needs control of the desktop; the person is asked first."),
+}
+
+// typedText is what typed text may hold: keys the person sees in the text
+// they are asked about, and no other.
+func typedText(keyTool string) string {
+	return "Typed text: a line break is typed as Enter and shown to the person as ⏎; Tab and other control characters are refused with hidden_key (press Tab with " + keyTool + ")."
 }
 
 // addTools registers every tool of toolTable, and nothing else: a tool is
