@@ -12,34 +12,25 @@ import (
 
 type handoffIn struct {
 	tabIn
-	Reason string `json:"reason" jsonschema:"what the person should do and why, in a sentence or two (at most 500 characters); they read it as your words"`
+	Reason string `json:"reason" jsonschema:"what the person should do and why, at most 500 characters, shown as your words"`
 }
 
-// addHandoffTools registers browser_handoff. Waiting on a hand-off is
+// browserHandoff hands a tab to the person. Waiting on a hand-off is
 // browser_wait_for's, with its handoff field.
-func (h *handler) addHandoffTools(s *sdk.Server) {
-	sdk.AddTool(s, &sdk.Tool{Name: "browser_handoff", Annotations: acting("Hand a step to the person"),
-		Description: fmt.Sprintf("Hand a tab to the person for a step only they should take: logging in, a captcha, a second factor. "+
-			"Give the reason in a sentence; the person reads it as your words. "+
-			"It returns at once with a hand-off id; then call browser_wait_for with handoff set to that id, as often as needed (each call waits at most %d s). "+
-			"Only the person can finish a hand-off, with Done or Stop in Reins; no tool can. "+
-			"Until they do, every act on the tab is refused with handed_off; reading the tab goes on while it shows the site you were given, and nothing is read on any other site it visits meanwhile. "+
-			"Needs control of the tab.", int(agentdoor.MaxWait/time.Second))},
-		func(ctx context.Context, req *sdk.CallToolRequest, in handoffIn) (*sdk.CallToolResult, any, error) {
-			s := h.session(req.Session, req.Extra)
-			tab, err := h.tab(ctx, s, in.tabIn)
-			if err != nil {
-				return refusal(err), nil, nil
-			}
-			r, err := s.Handoff(ctx, agentdoor.HandoffRequest{Tab: tab, Reason: in.Reason})
-			if err != nil {
-				return refusal(err), nil, nil
-			}
-			return textResult(fmt.Sprintf("Handed tab %s to the person as hand-off %s (audit row %d). "+
-				"Only the person can finish it, with Done or Stop in Reins; until then acts on the tab are refused with handed_off.\n"+
-				"Wait for them with browser_wait_for and handoff=%q; each call waits at most %d s, so call it again while it says the tab is still with the person.\n",
-				r.Tab, r.ID, r.Audit, r.ID, int(agentdoor.MaxWait/time.Second))), nil, nil
-		})
+func (h *handler) browserHandoff(ctx context.Context, req *sdk.CallToolRequest, in handoffIn) *sdk.CallToolResult {
+	s := h.session(req.Session, req.Extra)
+	tab, err := h.tab(ctx, s, in.tabIn)
+	if err != nil {
+		return refusal(err)
+	}
+	r, err := s.Handoff(ctx, agentdoor.HandoffRequest{Tab: tab, Reason: in.Reason})
+	if err != nil {
+		return refusal(err)
+	}
+	return textResult(fmt.Sprintf("Handed tab %s to the person as hand-off %s (audit row %d). "+
+		"Only the person can finish it, with Done or Stop in Reins; until then acts on the tab are refused with handed_off.\n"+
+		"Wait for them with browser_wait_for and handoff=%q; each call waits at most %d s, so call it again while it says the tab is still with the person.\n",
+		r.Tab, r.ID, r.Audit, r.ID, int(agentdoor.MaxWait/time.Second)))
 }
 
 // progressEvery is how often a wait on a hand-off tells a client that

@@ -13,21 +13,21 @@ import (
 
 type planStepIn struct {
 	Action  string `json:"action" jsonschema:"click, double_click, right_click, hover, type, select_option, press_key or scroll"`
-	Ref     string `json:"ref,omitempty" jsonschema:"the element's ref from the snapshot; every action but press_key needs one"`
-	Text    string `json:"text,omitempty" jsonschema:"type: the text to type (a line break presses Enter and is shown as one; a tab or other control character is refused); select_option: the visible text of the option"`
-	Submit  bool   `json:"submit,omitempty" jsonschema:"type: press Enter after typing"`
-	Clear   bool   `json:"clear,omitempty" jsonschema:"type: select everything in the field and delete it first"`
-	Key     string `json:"key,omitempty" jsonschema:"press_key: a key or chord such as Tab or Enter"`
-	DX      int    `json:"dx,omitempty" jsonschema:"scroll: wheel notches to the right"`
-	DY      int    `json:"dy,omitempty" jsonschema:"scroll: wheel notches down"`
-	Element string `json:"element,omitempty" jsonschema:"the element in a few words of your own"`
-	Reason  string `json:"reason,omitempty" jsonschema:"why this step, in a few words, shown to the person"`
+	Ref     string `json:"ref,omitempty" jsonschema:"the ref; all but press_key"`
+	Text    string `json:"text,omitempty" jsonschema:"type: the text; select_option: the option's text"`
+	Submit  bool   `json:"submit,omitempty" jsonschema:"type: Enter after"`
+	Clear   bool   `json:"clear,omitempty" jsonschema:"type: empty the field first"`
+	Key     string `json:"key,omitempty" jsonschema:"press_key: a key or chord"`
+	DX      int    `json:"dx,omitempty" jsonschema:"scroll: notches right"`
+	DY      int    `json:"dy,omitempty" jsonschema:"scroll: notches down"`
+	Element string `json:"element,omitempty" jsonschema:"the element in your own words"`
+	Reason  string `json:"reason,omitempty" jsonschema:"why, in a few words, shown to the person"`
 }
 
 type planIn struct {
 	tabIn
-	Snapshot string       `json:"snapshot,omitempty" jsonschema:"the snapshot id every step's ref comes from; by default your latest snapshot of the tab"`
-	Summary  string       `json:"summary,omitempty" jsonschema:"what the plan does, in one line, shown to the person as your words"`
+	Snapshot string       `json:"snapshot,omitempty" jsonschema:"snapshot id of the refs; default: your latest"`
+	Summary  string       `json:"summary,omitempty" jsonschema:"the plan in a line, shown as your words"`
 	Steps    []planStepIn `json:"steps" jsonschema:"the steps in order"`
 }
 
@@ -35,68 +35,60 @@ type planIn struct {
 // the answer of a plan of MaxPlanSteps keeps to the budget.
 const stepMessageMax = 400
 
-// addPlanTools registers browser_run_plan.
-func (h *handler) addPlanTools(s *sdk.Server) {
-	sdk.AddTool(s, &sdk.Tool{Name: "browser_run_plan", Annotations: acting("Run a plan"),
-		Description: fmt.Sprintf("Propose several steps on one tab (at most %d, all refs from one snapshot, no navigation), e.g. the fields of a form and its button, "+
-			"and run them. The person reads the whole plan in one popup and says yes to all of it, yes up to one of its steps, or no; nothing here says yes for them. "+
-			"Each step the person took fires only if it still matches the plan at its turn (same action, element, role, name, site and text); anything else, "+
-			"and every step that types into a password or payment field, presses a key (it goes wherever the focus is) or presses a button that buys, pays, sends or deletes, is put to the person on its own. "+
-			"The plan ends at the first step not done, when the tab navigates, when the person stops all agents, or when its time runs out. "+
-			"The result lists each step's outcome and what changed on the page.", agentdoor.MaxPlanSteps)},
-		func(ctx context.Context, req *sdk.CallToolRequest, in planIn) (*sdk.CallToolResult, any, error) {
-			s := h.session(req.Session, req.Extra)
-			tab, err := h.tab(ctx, s, in.tabIn)
-			if err != nil {
-				return refusal(err), nil, nil
-			}
-			p := agentdoor.PlanRequest{Tab: tab, Snapshot: in.Snapshot, Summary: in.Summary}
-			for i, st := range in.Steps {
-				act, err := planAct(st)
-				if err != nil {
-					return refusal(badRequest("step %d: %v", i+1, err)), nil, nil
-				}
-				p.Steps = append(p.Steps, agentdoor.PlanStepRequest{Ref: st.Ref, Act: act, Element: st.Element, Reason: st.Reason})
-			}
-			r, err := s.RunPlan(ctx, p)
-			if err != nil {
-				return refusal(err), nil, nil
-			}
-			var b strings.Builder
-			fmt.Fprintf(&b, "Plan %s: the person allowed steps 1 to %d of %d.\n", r.Plan, r.Allowed, len(p.Steps))
-			for _, st := range r.Steps {
-				effect := ""
-				if st.Effect != "" {
-					effect = "; " + st.Effect
-				}
-				switch {
-				case st.Code == vocab.CodeMissed:
-					fmt.Fprintf(&b, "%d. fired but missed: %s (audit row %d); %s\n", st.Step, st.Done, st.Audit, st.Effect)
-				case st.Code == "" && st.Asked:
-					fmt.Fprintf(&b, "%d. done, asked on its own: %s (audit row %d)%s\n", st.Step, st.Done, st.Audit, effect)
-				case st.Code == "":
-					fmt.Fprintf(&b, "%d. done: %s (audit row %d)%s\n", st.Step, st.Done, st.Audit, effect)
-				default:
-					fmt.Fprintf(&b, "%d. not done (%s): %s\n", st.Step, st.Code, shorten(st.Error, stepMessageMax))
-				}
-			}
-			if r.Ended != "" {
-				fmt.Fprintf(&b, "The plan ended: %s.\n", shorten(r.Ended, stepMessageMax))
-			}
-			// The page settles after the last step that fired.
-			last := vocab.Act{}
-			for _, st := range r.Steps {
-				if st.Audit != 0 && st.Step <= len(p.Steps) {
-					last = p.Steps[st.Step-1].Act
-				}
-			}
-			ch, note, err := s.ChangesAfter(ctx, tab, last, h.opts.Settle)
-			writeChanges(&b, ch, err)
-			if note != "" {
-				fmt.Fprintf(&b, "[%s]\n", note)
-			}
-			return textResult(b.String()), nil, nil
-		})
+// browserRunPlan puts several steps on one tab to the person at once and
+// runs those they allow.
+func (h *handler) browserRunPlan(ctx context.Context, req *sdk.CallToolRequest, in planIn) *sdk.CallToolResult {
+	s := h.session(req.Session, req.Extra)
+	tab, err := h.tab(ctx, s, in.tabIn)
+	if err != nil {
+		return refusal(err)
+	}
+	p := agentdoor.PlanRequest{Tab: tab, Snapshot: in.Snapshot, Summary: in.Summary}
+	for i, st := range in.Steps {
+		act, err := planAct(st)
+		if err != nil {
+			return refusal(badRequest("step %d: %v", i+1, err))
+		}
+		p.Steps = append(p.Steps, agentdoor.PlanStepRequest{Ref: st.Ref, Act: act, Element: st.Element, Reason: st.Reason})
+	}
+	r, err := s.RunPlan(ctx, p)
+	if err != nil {
+		return refusal(err)
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "Plan %s: the person allowed steps 1 to %d of %d.\n", r.Plan, r.Allowed, len(p.Steps))
+	for _, st := range r.Steps {
+		effect := ""
+		if st.Effect != "" {
+			effect = "; " + st.Effect
+		}
+		switch {
+		case st.Code == vocab.CodeMissed:
+			fmt.Fprintf(&b, "%d. fired but missed: %s (audit row %d); %s\n", st.Step, st.Done, st.Audit, st.Effect)
+		case st.Code == "" && st.Asked:
+			fmt.Fprintf(&b, "%d. done, asked on its own: %s (audit row %d)%s\n", st.Step, st.Done, st.Audit, effect)
+		case st.Code == "":
+			fmt.Fprintf(&b, "%d. done: %s (audit row %d)%s\n", st.Step, st.Done, st.Audit, effect)
+		default:
+			fmt.Fprintf(&b, "%d. not done (%s): %s\n", st.Step, st.Code, shorten(st.Error, stepMessageMax))
+		}
+	}
+	if r.Ended != "" {
+		fmt.Fprintf(&b, "The plan ended: %s.\n", shorten(r.Ended, stepMessageMax))
+	}
+	// The page settles after the last step that fired.
+	last := vocab.Act{}
+	for _, st := range r.Steps {
+		if st.Audit != 0 && st.Step <= len(p.Steps) {
+			last = p.Steps[st.Step-1].Act
+		}
+	}
+	ch, note, err := s.ChangesAfter(ctx, tab, last, h.opts.Settle)
+	writeChanges(&b, ch, err)
+	if note != "" {
+		fmt.Fprintf(&b, "[%s]\n", note)
+	}
+	return textResult(b.String())
 }
 
 // planAct is the act a step of a plan names.
