@@ -82,6 +82,7 @@ screenshots: deps
 bench: deps
 	$(GO) test -run '^$$' -bench . -benchmem ./bridge/... ./audit/... ./grounding/... ./core/... ./internal/plain/
 	cd bench && npm ci --no-audit --no-fund
+	$(GO) test -run '^$$' -bench ToolsList -benchtime 1x ./mcp/
 	$(GO) test -run '^$$' -bench . -benchtime 50x -p 1 $(E2E_PKGS)
 	$(GO) run ./bench -pages $(PAGES)
 
