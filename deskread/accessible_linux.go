@@ -1,4 +1,4 @@
-package executor
+package deskread
 
 import (
 	"context"
@@ -43,7 +43,7 @@ func (a *x11Accessible) setFactor(w appWindow, f float64) {
 	a.factors[w] = f
 }
 
-// Accessible implements Executor, through AT-SPI on the session bus of
+// Accessible implements Reader, through AT-SPI on the session bus of
 // X11Options.SessionBus (default $DBUS_SESSION_BUS_ADDRESS). Boxes are in
 // DIP, as X11Options.Scale converts them from the device pixels X works
 // in, after the application's own coordinates are turned into device
@@ -71,7 +71,7 @@ func (x *X11) Accessible(ctx context.Context, pid int) (*gdesktop.Tree, error) {
 	return t, nil
 }
 
-// AccessibleAt implements Executor, through AT-SPI: the point, in DIP, is
+// AccessibleAt implements Reader, through AT-SPI: the point, in DIP, is
 // asked of the application in its own coordinates, by the appFactor found
 // when the window was last read (1 when it was not).
 func (x *X11) AccessibleAt(ctx context.Context, pid int, window string, px, py float64) (string, error) {
