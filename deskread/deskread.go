@@ -11,6 +11,17 @@
 //   - jsdialog_linux.go: a browser's JavaScript dialog, from AT-SPI.
 //   - capture_linux.go: pictures of the X screen, on a connection of the
 //     reader's own.
+//   - mac_darwin.go: [Mac], macOS's reader, and the framework calls it binds.
+//   - axmap.go, axread_darwin.go: macOS's accessibility reader, the tree
+//     built from AXUIElements (pure, tested everywhere on recorded
+//     elements) and the AXUIElement calls; jsdialog_mac.go,
+//     jsdialog_darwin.go: a browser's dialog from them.
+//   - sheetfocus_mac.go: whether an application's keyboard focus is in a
+//     sheet, which the executor asks of macOS's file dialog
+//     ([executor.SheetFocus]).
+//   - capture_darwin.go, capture_sck_darwin.go, capture_mac.go,
+//     imageconv.go: pictures of macOS's displays, the Screen Recording
+//     check and the CGImage's pixels into RGBA.
 //   - fake.go: [Fake], a reader of a staged desktop for tests of core.
 package deskread
 

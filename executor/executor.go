@@ -1,6 +1,9 @@
 // Package executor performs real OS input and answers the few questions about
 // the screen that must be asked right before firing: which application is in
-// front, and which owns the window under a point.
+// front, which owns the window under a point, which windows and screens
+// there are, which window shows a tab, when the person last used the mouse
+// or keyboard. Reading the desktop (accessibility elements, dialogs,
+// pictures) is package deskread's, beside it at the same stage.
 //
 // Every executor fires an act the same way, written once in sequence.go:
 // check the ticket, find its points on a screen, resolve its keys, check the
@@ -23,11 +26,10 @@
 //   - mac_*.go: macOS, CGEvent, CGWindowList, NSWorkspace and AX through
 //     purego, so it is checked by `GOOS=darwin CGO_ENABLED=0 go vet` on any
 //     machine.
-//   - axmap.go, axread_darwin.go: macOS's accessibility reader, the tree
-//     built from AXUIElements (pure, tested everywhere on recorded
-//     elements) and the AXUIElement calls; capture_darwin.go and
-//     imageconv.go: pictures of the desktop, the Screen Recording check
-//     and the CGImage's pixels into RGBA.
+//   - upload.go, filechooser_*.go: a file upload, the click and then the
+//     file dialog it opened, told apart from every other window; on macOS
+//     the reader of the desktop says where the keyboard focus is
+//     ([SheetFocus]).
 //   - fake.go, fake_backend.go: [Fake], the real sequence over a desktop that
 //     records, for tests here and in other packages.
 //   - keys.go, keys_mac.go: chords (as package keychord reads them) and
