@@ -333,7 +333,7 @@ func (m *Mac) axBegin(ctx context.Context, pid int) (*axApp, axTarget, axReadOpt
 	return src, target, opts, nil
 }
 
-// Accessible implements Executor: the AXUIElements of the focused (else
+// Accessible implements Reader: the AXUIElements of the focused (else
 // main, else first) window of the application with process id pid, in
 // global points (DIP). A password field (subrole AXSecureTextField) is
 // marked Secret and its value never asked for. Each call to the
@@ -348,7 +348,7 @@ func (m *Mac) Accessible(ctx context.Context, pid int) (*gdesktop.Tree, error) {
 	return readAXTree(ctx, src, target, opts)
 }
 
-// AccessibleAt implements Executor: the element the application with
+// AccessibleAt implements Reader: the element the application with
 // process id pid says is at (x, y) in global points
 // (AXUIElementCopyElementAtPosition), named as Accessible names it; ""
 // when none of its windows' elements is there.

@@ -117,7 +117,7 @@ func ScreenRecordingStatus() (allowed bool, err error) {
 	return cgPreflightScreenCaptureAccess(), nil
 }
 
-// Capture implements Executor: a picture of the displays at and right of
+// Capture implements Reader: a picture of the displays at and right of
 // and below the main one's top-left corner (global points from (0, 0)),
 // every window on screen in it, at the displays' best resolution. Without
 // the Screen Recording permission it takes none and returns an error

@@ -1,7 +1,6 @@
 package deskread
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -82,9 +81,6 @@ func (x *X11) isClosed() bool {
 	defer x.mu.Unlock()
 	return x.closed
 }
-
-// Windows lists the desktop's windows, as the executor names them.
-func (x *X11) Windows(ctx context.Context) ([]executor.Window, error) { return x.opts.Windows(ctx) }
 
 // scale is device pixels per DIP.
 func (x *X11) scale() float64 {
