@@ -14,6 +14,7 @@ import (
 
 	"github.com/reins-app/reins/audit"
 	"github.com/reins-app/reins/denylist"
+	"github.com/reins-app/reins/deskread"
 	"github.com/reins-app/reins/executor"
 	"github.com/reins-app/reins/internal/plain"
 	"github.com/reins-app/reins/vocab"
@@ -49,9 +50,9 @@ func (s *Session) desktopPicture(ctx context.Context, window bool) ([]byte, erro
 	if err != nil {
 		return nil, errorf(vocab.CodeFailed, "the windows cannot be listed, so Reins cannot tell which to hide; no picture was taken: %v", err)
 	}
-	pic, err := e.opts.Executor.Capture(ctx)
-	if errors.Is(err, executor.ErrNoScreenRecording) {
-		return nil, &vocab.Error{Code: vocab.CodePermissionRequired, Message: executor.ErrNoScreenRecording.Error(), Err: err}
+	pic, err := e.opts.Reader.Capture(ctx)
+	if errors.Is(err, deskread.ErrNoScreenRecording) {
+		return nil, &vocab.Error{Code: vocab.CodePermissionRequired, Message: deskread.ErrNoScreenRecording.Error(), Err: err}
 	}
 	if err != nil {
 		return nil, errorf(vocab.CodeFailed, "no picture of the desktop: %s", plain.Text(err.Error(), plain.DetailMax))

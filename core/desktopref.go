@@ -11,6 +11,7 @@ import (
 	"github.com/reins-app/reins/agentdoor"
 	"github.com/reins-app/reins/approvals"
 	"github.com/reins-app/reins/denylist"
+	"github.com/reins-app/reins/deskread"
 	"github.com/reins-app/reins/executor"
 	gdesktop "github.com/reins-app/reins/grounding/desktop"
 	"github.com/reins-app/reins/internal/plain"
@@ -56,7 +57,7 @@ func (s *Session) desktopElements(ctx context.Context, front executor.App, budge
 	}
 	cctx, cancel := context.WithTimeout(ctx, accessibleWait)
 	defer cancel()
-	tree, err := e.opts.Executor.Accessible(cctx, front.PID)
+	tree, err := e.opts.Reader.Accessible(cctx, front.PID)
 	if err != nil {
 		s.desk.Store(nil)
 		return nil, "", "The elements of the application in front could not be read: " + plain.Text(err.Error(), plain.DetailMax)
@@ -89,9 +90,9 @@ func (s *Session) deskTarget(ctx context.Context, t gdesktop.Target) (gdesktop.T
 	ref := t.Ref
 	cctx, cancel := context.WithTimeout(ctx, accessibleWait)
 	defer cancel()
-	tree, err := e.opts.Executor.Accessible(cctx, t.PID)
+	tree, err := e.opts.Reader.Accessible(cctx, t.PID)
 	if err != nil {
-		if errors.Is(err, executor.ErrNoAccessibleApp) || errors.Is(err, executor.ErrNoAccessibleWindow) {
+		if errors.Is(err, deskread.ErrNoAccessibleApp) || errors.Is(err, deskread.ErrNoAccessibleWindow) {
 			return t, 0, 0, errorf(vocab.CodeStaleRef, "the application of %s is gone or shows no window now: look again with desktop_observe", ref)
 		}
 		return t, 0, 0, errorf(vocab.CodeFailed, "the element cannot be found again: %s", plain.Text(err.Error(), plain.DetailMax))
@@ -118,7 +119,7 @@ func (s *Session) deskTarget(ctx context.Context, t gdesktop.Target) (gdesktop.T
 	// The application's own answer to what the pointer would reach there:
 	// a menu or dialog of its own over the element, or extents that are not
 	// where it draws, are refused rather than guessed at.
-	hit, err := e.opts.Executor.AccessibleAt(cctx, t.PID, tree.Root.ID, x, y)
+	hit, err := e.opts.Reader.AccessibleAt(cctx, t.PID, tree.Root.ID, x, y)
 	if err != nil {
 		return t, 0, 0, errorf(vocab.CodeUnmapped, "the application cannot say what is at %s's point (%s); nothing was done", ref, plain.Text(err.Error(), plain.DetailMax))
 	}
@@ -160,7 +161,7 @@ func (s *Session) focusedSecret(ctx context.Context) bool {
 	}
 	cctx, cancel := context.WithTimeout(ctx, accessibleWait)
 	defer cancel()
-	tree, err := e.opts.Executor.Accessible(cctx, front.PID)
+	tree, err := e.opts.Reader.Accessible(cctx, front.PID)
 	if err != nil {
 		return false
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/reins-app/reins/bridge/protocol"
 	"github.com/reins-app/reins/core"
 	"github.com/reins-app/reins/core/coretest"
+	"github.com/reins-app/reins/deskread"
 	"github.com/reins-app/reins/executor"
 	gdesktop "github.com/reins-app/reins/grounding/desktop"
 	"github.com/reins-app/reins/internal/testenv"
@@ -46,7 +47,7 @@ func desktopRig(t *testing.T) (*coretest.Engine, agentdoor.Session) {
 	t.Cleanup(e.AnswerAll(vocab.AllowOnce))
 	e.Exec.SetFrontmost(fixtureApp)
 	e.Exec.SetAppAt(fixtureApp)
-	e.Exec.SetAccessible(fixtureApp.PID, fixtureTree("Press me"))
+	e.Read.SetAccessible(fixtureApp.PID, fixtureTree("Press me"))
 	return e, coretest.Admitted(t, e.AgentDoor(), e.PersonDoor(), vocab.Agent{Name: "Test agent", PID: 4121, Exe: "/usr/bin/claude"})
 }
 
@@ -74,7 +75,7 @@ func TestADesktopRefIsClickedWhereTheElementIsNow(t *testing.T) {
 	}
 	moved := fixtureTree("Press me")
 	moved.Root.Children[0].Box = gdesktop.Rect{X: 200, Y: 100, W: 50, H: 20}
-	e.Exec.SetAccessible(fixtureApp.PID, moved)
+	e.Read.SetAccessible(fixtureApp.PID, moved)
 	res, err := agent.DesktopAct(ctx, agentdoor.DesktopActRequest{Act: vocab.Act{Kind: vocab.Click}, Ref: ref})
 	if err != nil {
 		t.Fatal(err)
@@ -103,17 +104,17 @@ func TestADesktopRefThatNoLongerHoldsIsRefused(t *testing.T) {
 		_, err := agent.DesktopAct(ctx, agentdoor.DesktopActRequest{Act: vocab.Act{Kind: vocab.Click}, Ref: ref})
 		return err
 	}
-	e.Exec.SetAccessible(fixtureApp.PID, fixtureTree("Delete everything"))
+	e.Read.SetAccessible(fixtureApp.PID, fixtureTree("Delete everything"))
 	if err := click(); codeOf(err) != vocab.CodeChanged {
 		t.Errorf("a relabelled button: %v, want %s", err, vocab.CodeChanged)
 	}
 	gone := fixtureTree("Press me")
 	gone.Root.Children = gone.Root.Children[1:]
-	e.Exec.SetAccessible(fixtureApp.PID, gone)
+	e.Read.SetAccessible(fixtureApp.PID, gone)
 	if err := click(); codeOf(err) != vocab.CodeStaleRef {
 		t.Errorf("a button gone: %v, want %s", err, vocab.CodeStaleRef)
 	}
-	e.Exec.SetAccessible(fixtureApp.PID, fixtureTree("Press me"))
+	e.Read.SetAccessible(fixtureApp.PID, fixtureTree("Press me"))
 	e.Exec.SetAppAt(executor.App{Name: "Overlay", PID: 999})
 	if err := click(); codeOf(err) != vocab.CodeObscured {
 		t.Errorf("a button covered by another window: %v, want %s", err, vocab.CodeObscured)
@@ -133,7 +134,7 @@ func TestADesktopRefThatNoLongerHoldsIsRefused(t *testing.T) {
 		{executor.App{Name: "KeePassXC", Exe: "/usr/bin/keepassxc", Class: "keepassxc", PID: 6001}, "deny list"},
 	} {
 		e.Exec.SetFrontmost(c.app)
-		e.Exec.SetAccessible(c.app.PID, fixtureTree("Press me"))
+		e.Read.SetAccessible(c.app.PID, fixtureTree("Press me"))
 		v, err := agent.Desktop(ctx)
 		if err != nil {
 			t.Fatal(err)
@@ -187,11 +188,11 @@ func TestADesktopPictureHidesWhatAgentsMayNotSee(t *testing.T) {
 	}
 	// Without the permission to see other applications' windows (macOS
 	// Screen Recording) no picture is made, and the agent is told the fix.
-	e.Exec.CaptureErr = executor.ErrNoScreenRecording
+	e.Read.CaptureErr = deskread.ErrNoScreenRecording
 	if _, err := agent.DesktopScreenshot(context.Background(), false); codeOf(err) != vocab.CodePermissionRequired || !strings.Contains(err.Error(), "System Settings") {
 		t.Errorf("a picture without Screen Recording: %v, want %s with the fix-it step", err, vocab.CodePermissionRequired)
 	}
-	e.Exec.CaptureErr = nil
+	e.Read.CaptureErr = nil
 	if err := e.SetShare(vocab.DesktopKey, vocab.None); err != nil {
 		t.Fatal(err)
 	}
@@ -206,7 +207,7 @@ func TestTypingIntoAFocusedPasswordFieldIsSecret(t *testing.T) {
 	e, agent := desktopRig(t)
 	tree := fixtureTree("Press me")
 	tree.Root.Children[1].State.Focused = true
-	e.Exec.SetAccessible(fixtureApp.PID, tree)
+	e.Read.SetAccessible(fixtureApp.PID, tree)
 	res, err := agent.DesktopAct(context.Background(), agentdoor.DesktopActRequest{Act: vocab.Act{Kind: vocab.Type, Text: "hunter2"}})
 	if err != nil {
 		t.Fatal(err)
@@ -272,7 +273,7 @@ func TestADesktopRefRenamedWhileThePersonLooksIsRefused(t *testing.T) {
 	}
 	e.Exec.SetFrontmost(fixtureApp)
 	e.Exec.SetAppAt(fixtureApp)
-	e.Exec.SetAccessible(fixtureApp.PID, fixtureTree("Cancel"))
+	e.Read.SetAccessible(fixtureApp.PID, fixtureTree("Cancel"))
 	agent := coretest.Admitted(t, e.AgentDoor(), e.PersonDoor(), vocab.Agent{Name: "Test agent", PID: 4121, Exe: "/usr/bin/claude"})
 	ctx := context.Background()
 	v, err := agent.Desktop(ctx)
@@ -295,7 +296,7 @@ func TestADesktopRefRenamedWhileThePersonLooksIsRefused(t *testing.T) {
 		if !strings.Contains(ev.Request.Sentence(), "“Cancel”") {
 			t.Errorf("the person is asked %q", ev.Request.Sentence())
 		}
-		e.Exec.SetAccessible(fixtureApp.PID, fixtureTree("Delete all"))
+		e.Read.SetAccessible(fixtureApp.PID, fixtureTree("Delete all"))
 		if _, err := agent.Desktop(ctx); err != nil { // the same ref now names "Delete all"
 			t.Fatal(err)
 		}
@@ -372,7 +373,7 @@ func TestADesktopViewMarksWhatWasReadLongBeforeTheAnswer(t *testing.T) {
 		t.Fatal(err)
 	}
 	e.Exec.SetFrontmost(fixtureApp)
-	e.Exec.SetAccessible(fixtureApp.PID, fixtureTree("Press me"))
+	e.Read.SetAccessible(fixtureApp.PID, fixtureTree("Press me"))
 	agent := coretest.Admitted(t, e.AgentDoor(), e.PersonDoor(), vocab.Agent{Name: "Test agent", PID: 4121, Exe: "/usr/bin/claude"})
 	ctx := context.Background()
 	v, err := agent.Desktop(ctx)
@@ -382,7 +383,7 @@ func TestADesktopViewMarksWhatWasReadLongBeforeTheAnswer(t *testing.T) {
 	if len(v.Ages) != 2 || v.Ages[0].Part != "the window list" || v.Ages[0].Stale || v.Ages[1].Stale {
 		t.Fatalf("ages of a quick read: %+v, want the window list and the window in front, neither stale", v.Ages)
 	}
-	e.Exec.WhileReading = func(int) { clock.Add(int64(3 * time.Second)) }
+	e.Read.WhileReading = func(int) { clock.Add(int64(3 * time.Second)) }
 	if v, err = agent.Desktop(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -399,7 +400,7 @@ func TestADesktopViewKeepsToItsBudget(t *testing.T) {
 	for i := range 300 {
 		big.Root.Children = append(big.Root.Children, gdesktop.Element{ID: fmt.Sprintf("/w/m%d", i), Role: "push button", Name: fmt.Sprintf("Message number %d", i), State: gdesktop.States{Enabled: true, Showing: true}, Box: gdesktop.Rect{X: 10, Y: 100, W: 100, H: 20}})
 	}
-	e.Exec.SetAccessible(fixtureApp.PID, big)
+	e.Read.SetAccessible(fixtureApp.PID, big)
 	ctx := context.Background()
 	cut, err := agent.DesktopWith(ctx, agentdoor.DesktopOptions{MaxChars: 2000})
 	if err != nil {

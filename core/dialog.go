@@ -15,6 +15,7 @@ import (
 	"github.com/reins-app/reins/audit"
 	"github.com/reins-app/reins/bridge"
 	"github.com/reins-app/reins/bridge/protocol"
+	"github.com/reins-app/reins/deskread"
 	"github.com/reins-app/reins/executor"
 	"github.com/reins-app/reins/internal/plain"
 	"github.com/reins-app/reins/vocab"
@@ -25,7 +26,7 @@ import (
 // the dialog is answered, so every read and act of the tab would time out.
 // The dialog is the browser's own (a window on Linux, a tab-modal view of
 // its focused window on macOS), which Reins reads without the debugger
-// from the browser's accessibility tree (executor.JSDialog), on both under
+// from the browser's accessibility tree (deskread.JSDialog), on both under
 // the same rules below. A
 // tab's request that failed because its page did not answer is refused
 // dialog_open when the tab's window shows a dialog; browser_handle_dialog
@@ -38,7 +39,7 @@ const dialogRead = 3 * time.Second
 // shownDialog is a JavaScript dialog up in front of a tab.
 type shownDialog struct {
 	front executor.App // the browser showing it
-	d     executor.JSDialog
+	d     deskread.JSDialog
 	kind  string // vocab.DialogConfirm…
 }
 
@@ -69,8 +70,8 @@ func (e *Engine) dialogOn(ctx context.Context, info protocol.Tab) (*shownDialog,
 	if front.PID <= 0 || !isBrowser(front) {
 		return nil, fmt.Errorf("%w: the application in front is not a browser", errNoDialog)
 	}
-	d, err := e.opts.Executor.JSDialog(ctx, front.PID)
-	if errors.Is(err, executor.ErrNoDialog) {
+	d, err := e.opts.Reader.JSDialog(ctx, front.PID)
+	if errors.Is(err, deskread.ErrNoDialog) {
 		return nil, fmt.Errorf("%w: %v", errNoDialog, err)
 	}
 	if err != nil {
@@ -116,7 +117,7 @@ var leaveTitles = []string{"Leave site?", "Reload site?"}
 // with its site; an alert has one button, a confirm two, a prompt a text
 // field (and no password field, which is the browser's own sign-in). The
 // kind is "" for a page's dialog whose insides Reins cannot read.
-func dialogKind(d executor.JSDialog, url string) (string, bool) {
+func dialogKind(d deskread.JSDialog, url string) (string, bool) {
 	if slices.Contains(leaveTitles, d.Title) {
 		return vocab.DialogLeave, !d.Field
 	}

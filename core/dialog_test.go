@@ -11,6 +11,7 @@ import (
 	"github.com/reins-app/reins/approvals"
 	"github.com/reins-app/reins/audit"
 	"github.com/reins-app/reins/bridge/protocol"
+	"github.com/reins-app/reins/deskread"
 	"github.com/reins-app/reins/executor"
 	"github.com/reins-app/reins/persondoor"
 	"github.com/reins-app/reins/vocab"
@@ -19,16 +20,16 @@ import (
 // chromiumPID is the fake browser's process in front.
 const chromiumPID = 4242
 
-func confirmDialog() *executor.JSDialog {
-	return &executor.JSDialog{ID: ":1.2/dialog/5", Title: "shop.example.com says", Message: "Delete the draft?", Buttons: []string{"Cancel", "OK"}, Focused: true}
+func confirmDialog() *deskread.JSDialog {
+	return &deskread.JSDialog{ID: ":1.2/dialog/5", Title: "shop.example.com says", Message: "Delete the draft?", Buttons: []string{"Cancel", "OK"}, Focused: true}
 }
 
 // dialogFixture is a shop tab whose page is stopped by d: Chromium in front
 // shows it, and the page answers no snapshot.
-func dialogFixture(t *testing.T, d *executor.JSDialog) *fixture {
+func dialogFixture(t *testing.T, d *deskread.JSDialog) *fixture {
 	f := newFixture(t, 5*time.Second)
 	f.Exec.SetFrontmost(executor.App{Name: "Chromium", Exe: "/usr/lib/chromium/chromium", PID: chromiumPID, Class: "chromium.Chromium"})
-	f.Exec.SetJSDialog(chromiumPID, d)
+	f.Read.SetJSDialog(chromiumPID, d)
 	return f
 }
 
@@ -46,16 +47,16 @@ func (f *fixture) stoppedSnapshot() error {
 func TestAPageStoppedByADialogIsRefusedDialogOpenWithItsMessage(t *testing.T) {
 	cases := []struct {
 		name string
-		d    executor.JSDialog
+		d    deskread.JSDialog
 		want string
 	}{
 		{"confirm", *confirmDialog(), "a JavaScript confirm dialog; the page's message says “Delete the draft?”"},
-		{"alert", executor.JSDialog{ID: "a", Title: "shop.example.com says", Message: "Saved.", Buttons: []string{"OK"}, Focused: true}, "a JavaScript alert dialog; the page's message says “Saved.”"},
-		{"prompt", executor.JSDialog{ID: "p", Title: "shop.example.com says", Message: "Your name?", Buttons: []string{"Cancel", "OK"}, Field: true, Focused: true}, "a JavaScript prompt dialog; the page's message says “Your name?”"},
-		{"leave", executor.JSDialog{ID: "l", Title: "Leave site?", Message: "Changes you made may not be saved.", Buttons: []string{"Leave", "Cancel"}, Focused: true}, "the browser's “Leave site?” question"},
-		{"unread message", executor.JSDialog{ID: "u", Title: "shop.example.com says", Buttons: []string{"Cancel", "OK"}, Focused: true}, "a JavaScript confirm dialog; Reins could not read its message"},
-		{"only its window's title read", executor.JSDialog{ID: "t", Title: "shop.example.com says", TitleOnly: true}, "a JavaScript dialog; Reins could not read its message"},
-		{"page text with a line break", executor.JSDialog{ID: "x", Title: "shop.example.com says", Message: "Pay\n[ref=e1] now", Buttons: []string{"OK"}, Focused: true}, "“Pay [ref=e1] now”"},
+		{"alert", deskread.JSDialog{ID: "a", Title: "shop.example.com says", Message: "Saved.", Buttons: []string{"OK"}, Focused: true}, "a JavaScript alert dialog; the page's message says “Saved.”"},
+		{"prompt", deskread.JSDialog{ID: "p", Title: "shop.example.com says", Message: "Your name?", Buttons: []string{"Cancel", "OK"}, Field: true, Focused: true}, "a JavaScript prompt dialog; the page's message says “Your name?”"},
+		{"leave", deskread.JSDialog{ID: "l", Title: "Leave site?", Message: "Changes you made may not be saved.", Buttons: []string{"Leave", "Cancel"}, Focused: true}, "the browser's “Leave site?” question"},
+		{"unread message", deskread.JSDialog{ID: "u", Title: "shop.example.com says", Buttons: []string{"Cancel", "OK"}, Focused: true}, "a JavaScript confirm dialog; Reins could not read its message"},
+		{"only its window's title read", deskread.JSDialog{ID: "t", Title: "shop.example.com says", TitleOnly: true}, "a JavaScript dialog; Reins could not read its message"},
+		{"page text with a line break", deskread.JSDialog{ID: "x", Title: "shop.example.com says", Message: "Pay\n[ref=e1] now", Buttons: []string{"OK"}, Focused: true}, "“Pay [ref=e1] now”"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -84,20 +85,20 @@ func TestAStoppedPageWithoutADialogIsNotSaidToHaveOne(t *testing.T) {
 		active, focused bool
 		setup           func(f *fixture)
 	}{
-		{"no dialog up", true, true, func(f *fixture) { f.Exec.SetJSDialog(chromiumPID, nil) }},
+		{"no dialog up", true, true, func(f *fixture) { f.Read.SetJSDialog(chromiumPID, nil) }},
 		{"another application in front", true, true, func(f *fixture) {
 			f.Exec.SetFrontmost(executor.App{Name: "xterm", Exe: "/usr/bin/xterm", PID: 77})
-			f.Exec.SetJSDialog(77, confirmDialog())
+			f.Read.SetJSDialog(77, confirmDialog())
 		}},
 		{"the tab hidden behind another", false, true, func(f *fixture) { f.Browser.SetActive(7, false) }},
 		{"a window titled for another site", true, true, func(f *fixture) {
-			f.Exec.SetJSDialog(chromiumPID, &executor.JSDialog{ID: "t", Title: "elsewhere.example says", TitleOnly: true})
+			f.Read.SetJSDialog(chromiumPID, &deskread.JSDialog{ID: "t", Title: "elsewhere.example says", TitleOnly: true})
 		}},
 		{"another window's dialog", true, false, func(f *fixture) {
 			f.Browser.SetFocused(7, false)
 			d := confirmDialog()
 			d.Title = "elsewhere.example says"
-			f.Exec.SetJSDialog(chromiumPID, d)
+			f.Read.SetJSDialog(chromiumPID, d)
 		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -120,7 +121,7 @@ func TestAStoppedPageWithoutADialogIsNotSaidToHaveOne(t *testing.T) {
 		t.Errorf("a dialog naming the tab's site, its window not focused: got %v, want the page's silence", err)
 	}
 	// Nor a window of the browser's own that is not a page's dialog.
-	for name, d := range map[string]executor.JSDialog{
+	for name, d := range map[string]deskread.JSDialog{
 		"sign-in":           {ID: "s", Title: "shop.example.com says", Buttons: []string{"Cancel", "Sign in"}, Field: true, Secret: true, Focused: true},
 		"external protocol": {ID: "x", Title: "Open xdg-open?", Message: "A website wants to open this application.", Buttons: []string{"Open xdg-open", "Cancel"}, Focused: true},
 	} {
@@ -215,7 +216,7 @@ func TestDialogAnswersThatCannotFireAreRefusedBeforeAsking(t *testing.T) {
 	for _, tc := range []struct {
 		name   string
 		level  vocab.Level
-		d      *executor.JSDialog
+		d      *deskread.JSDialog
 		accept bool
 		text   string
 		code   string
@@ -225,8 +226,8 @@ func TestDialogAnswersThatCannotFireAreRefusedBeforeAsking(t *testing.T) {
 		{"no dialog", vocab.Control, nil, true, "", vocab.CodeBadRequest},
 		{"text for a confirm", vocab.Control, confirmDialog(), true, "yes", vocab.CodeBadRequest},
 		{"text with a dismissal", vocab.Control, confirmDialog(), false, "yes", vocab.CodeBadRequest},
-		{"only its window's title read", vocab.Control, &executor.JSDialog{ID: "t", Title: "shop.example.com says", TitleOnly: true}, true, "", vocab.CodeNotVisible},
-		{"focus elsewhere", vocab.Control, &executor.JSDialog{ID: "d", Title: "shop.example.com says", Message: "Sure?", Buttons: []string{"Cancel", "OK"}}, true, "", vocab.CodeNotVisible},
+		{"only its window's title read", vocab.Control, &deskread.JSDialog{ID: "t", Title: "shop.example.com says", TitleOnly: true}, true, "", vocab.CodeNotVisible},
+		{"focus elsewhere", vocab.Control, &deskread.JSDialog{ID: "d", Title: "shop.example.com says", Message: "Sure?", Buttons: []string{"Cancel", "OK"}}, true, "", vocab.CodeNotVisible},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			f := dialogFixture(t, tc.d)
@@ -249,7 +250,7 @@ func TestADialogReplacedWhileThePersonLooksIsNotAnswered(t *testing.T) {
 				// The page answered itself and raised another.
 				d := confirmDialog()
 				d.ID, d.Message = ":1.2/dialog/9", "Delete everything?"
-				f.Exec.SetJSDialog(chromiumPID, d)
+				f.Read.SetJSDialog(chromiumPID, d)
 				f.Answer(ev.Request.ID, vocab.AllowOnce)
 			}
 		}
@@ -272,7 +273,7 @@ func TestADialogReplacedWhileThePersonLooksIsNotAnswered(t *testing.T) {
 // a button, the text would go nowhere and Enter would send the page's own
 // default.
 func TestAPromptsAnswerNeedsTheFocusInItsField(t *testing.T) {
-	f := dialogFixture(t, &executor.JSDialog{ID: "p", Title: "shop.example.com says", Message: "Your name?", Buttons: []string{"Cancel", "OK"}, Field: true, Focused: true})
+	f := dialogFixture(t, &deskread.JSDialog{ID: "p", Title: "shop.example.com says", Message: "Your name?", Buttons: []string{"Cancel", "OK"}, Field: true, Focused: true})
 	f.SetShare(f.tab, vocab.Control)
 	defer f.AnswerAll(vocab.AllowOnce)()
 	if _, err := f.dialogAnswer(true, "Ada"); codeOf(err) != vocab.CodeNotVisible {
@@ -284,7 +285,7 @@ func TestAPromptsAnswerNeedsTheFocusInItsField(t *testing.T) {
 }
 
 func TestAPromptsAnswerIsTypedAndSaid(t *testing.T) {
-	f := dialogFixture(t, &executor.JSDialog{ID: "p", Title: "shop.example.com says", Message: "Your name?", Buttons: []string{"Cancel", "OK"}, Field: true, Focused: true, FieldFocused: true})
+	f := dialogFixture(t, &deskread.JSDialog{ID: "p", Title: "shop.example.com says", Message: "Your name?", Buttons: []string{"Cancel", "OK"}, Field: true, Focused: true, FieldFocused: true})
 	f.SetShare(f.tab, vocab.Control)
 	stop := f.AnswerAll(vocab.AllowOnce)
 	defer stop()

@@ -28,6 +28,7 @@ import (
 	"github.com/reins-app/reins/audit"
 	"github.com/reins-app/reins/bridge"
 	"github.com/reins-app/reins/bridge/protocol"
+	"github.com/reins-app/reins/deskread"
 	"github.com/reins-app/reins/executor"
 	"github.com/reins-app/reins/grounding"
 	gdesktop "github.com/reins-app/reins/grounding/desktop"
@@ -48,12 +49,15 @@ var _ Browser = (*bridge.Server)(nil)
 
 // Options configures [New].
 type Options struct {
-	Browser         Browser           // required
-	Audit           *audit.Log        // required
-	Executor        executor.Executor // required
-	ApprovalTimeout time.Duration     // optional: default 30 s
-	RememberFor     time.Duration     // optional: "allow on this tab" lasts; default 10 min
-	Now             func() time.Time  // optional
+	Browser  Browser           // required
+	Audit    *audit.Log        // required
+	Executor executor.Executor // required
+	// Reader reads the desktop: native applications' elements, a
+	// browser's JavaScript dialog, pictures; nil refuses every read.
+	Reader          deskread.Reader  // optional
+	ApprovalTimeout time.Duration    // optional: default 30 s
+	RememberFor     time.Duration    // optional: "allow on this tab" lasts; default 10 min
+	Now             func() time.Time // optional
 	Logf            func(format string, args ...any)
 	// PersonWait is how long approved input waits for the person to leave
 	// the mouse and keyboard alone before it is held and asked about again;
@@ -207,6 +211,9 @@ func (c *closedTabs) take(key chromeTab) (closedTab, bool) {
 
 // New makes an engine. Call Run to start consuming the browser's events.
 func New(opts Options) *Engine {
+	if opts.Reader == nil {
+		opts.Reader = deskread.NewUnavailable(errNoReader)
+	}
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
@@ -804,3 +811,6 @@ func (e *Engine) saySpawned(sp spawn) {
 	e.record(context.Background(), en) // said in the opener's strip
 	e.publish(persondoor.Event{Kind: persondoor.EventActivity, Tab: sp.tab, Activity: activityOf(en, e.opts.Now())})
 }
+
+// errNoReader: this engine was given no reader of the desktop.
+var errNoReader = fmt.Errorf("%w: this Reins reads no desktop", executor.ErrUnsupported)

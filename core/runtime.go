@@ -16,6 +16,7 @@ import (
 
 	"github.com/reins-app/reins/audit"
 	"github.com/reins-app/reins/bridge"
+	"github.com/reins-app/reins/deskread"
 	"github.com/reins-app/reins/executor"
 	"github.com/reins-app/reins/extension"
 	"github.com/reins-app/reins/internal/folderlock"
@@ -28,11 +29,14 @@ import (
 
 // StartOptions configures [Start].
 type StartOptions struct {
-	DataDir         string            // optional: default paths.DataDir()
-	Port            int               // optional: the bridge's port; 0 takes the saved setting, or picks a free one
-	Executor        executor.Executor // optional: default the platform's real one
-	Display         string            // optional, X11: the display for the default executor; default $DISPLAY
-	ApprovalTimeout time.Duration     // optional: default the saved setting, else 30 s
+	DataDir  string            // optional: default paths.DataDir()
+	Port     int               // optional: the bridge's port; 0 takes the saved setting, or picks a free one
+	Executor executor.Executor // optional: default the platform's real one
+	// Reader reads the desktop; default the platform's real one when
+	// Executor is nil too, else none (every read refused).
+	Reader          deskread.Reader // optional
+	Display         string          // optional, X11: the display for the default executor; default $DISPLAY
+	ApprovalTimeout time.Duration   // optional: default the saved setting, else 30 s
 	Logf            func(format string, args ...any)
 	// WithoutDisplay starts Reins even when the default executor finds no
 	// display to send input to (`reins serve` on a machine without a
@@ -91,6 +95,7 @@ type Runtime struct {
 	bridge  *bridge.Server
 	log     *audit.Log
 	exec    executor.Executor
+	read    deskread.Reader // nil when the caller gave the executor and no reader
 	cancel  context.CancelFunc
 	done    chan struct{}
 	lock    *folderlock.Lock // the data folder, held until Close has closed everything else
@@ -179,7 +184,7 @@ func start(ctx context.Context, opts StartOptions, dir string) (*Runtime, error)
 	}
 	ex := opts.Executor
 	if ex == nil {
-		if ex, err = executor.New(executor.Options{Display: opts.Display}); err != nil {
+		if ex, err = executor.New(executor.Options{Display: opts.Display, SheetFocus: deskread.SheetFocus}); err != nil {
 			if !opts.WithoutDisplay || !errors.Is(err, executor.ErrNoDisplay) {
 				log.Close()
 				return nil, err
@@ -189,6 +194,22 @@ func start(ctx context.Context, opts StartOptions, dir string) (*Runtime, error)
 		guardInput(ex, opts)
 		if opts.TestOnlyExecutor != nil {
 			ex = opts.TestOnlyExecutor(ex)
+		}
+	}
+	rd := opts.Reader
+	if rd == nil && opts.Executor == nil {
+		if why := executor.InputUnavailable(ex); why != nil {
+			rd = deskread.NewUnavailable(why)
+		} else if rd, err = deskread.New(deskread.Options{Display: opts.Display, Windows: ex.Windows}); err != nil {
+			log.Close()
+			ex.Close()
+			return nil, err
+		}
+	}
+	closeAll := func() {
+		ex.Close()
+		if rd != nil {
+			rd.Close()
 		}
 	}
 	port := opts.Port
@@ -207,17 +228,17 @@ func start(ctx context.Context, opts StartOptions, dir string) (*Runtime, error)
 	}
 	if err != nil {
 		log.Close()
-		ex.Close()
+		closeAll()
 		return nil, err
 	}
 	if err := bridge.WriteAddress(dir, bridge.Address{Port: br.Port(), PID: os.Getpid()}); err != nil {
 		br.Close()
 		log.Close()
-		ex.Close()
+		closeAll()
 		return nil, err
 	}
 	e := New(Options{
-		Browser: br, Audit: log, Executor: ex, ApprovalTimeout: timeout, RememberFor: saved.RememberFor, Logf: opts.Logf,
+		Browser: br, Audit: log, Executor: ex, Reader: rd, ApprovalTimeout: timeout, RememberFor: saved.RememberFor, Logf: opts.Logf,
 		Settings: store, Login: settings.Desktop{Executable: opts.Program}, PersonTerminal: opts.PersonTerminal, saved: saved,
 		TestOnlyMisplace: opts.TestOnlyMisplace, Policy: pol, Binary: BinaryHash(),
 	})
@@ -228,7 +249,7 @@ func start(ctx context.Context, opts StartOptions, dir string) (*Runtime, error)
 	}
 	engine.Store(e)
 	rctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
-	r := &Runtime{Engine: e, DataDir: dir, display: opts.Display, bridge: br, log: log, exec: ex, cancel: cancel, done: make(chan struct{}),
+	r := &Runtime{Engine: e, DataDir: dir, display: opts.Display, bridge: br, log: log, exec: ex, read: rd, cancel: cancel, done: make(chan struct{}),
 		hand: newPersonsHand(opts.Display, ex), windowsHand: opts.WindowsHand,
 		selfTestProgram: opts.SelfTestProgram}
 	e.ServeStrip(rctx, br) // the badge and side panel in Chrome
@@ -423,7 +444,7 @@ func (r *Runtime) Close() error {
 		err := r.bridge.Close()
 		r.cancel()
 		<-r.done
-		r.closeErr = errors.Join(err, r.log.Close(), r.exec.Close(), r.lock.Release())
+		r.closeErr = errors.Join(err, r.log.Close(), r.exec.Close(), r.closeReader(), r.lock.Release())
 	})
 	return r.closeErr
 }
@@ -496,4 +517,12 @@ func OpenAudit(ctx context.Context, dataDir string) (*audit.Log, error) {
 		}
 	}
 	return audit.Open(ctx, audit.Options{Path: filepath.Join(dataDir, "audit.db")})
+}
+
+// closeReader closes the desktop reader Start made.
+func (r *Runtime) closeReader() error {
+	if r.read == nil {
+		return nil
+	}
+	return r.read.Close()
 }

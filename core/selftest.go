@@ -14,6 +14,7 @@ import (
 	"github.com/reins-app/reins/approvals"
 	"github.com/reins-app/reins/audit"
 	"github.com/reins-app/reins/denylist"
+	"github.com/reins-app/reins/deskread"
 	"github.com/reins-app/reins/executor"
 	"github.com/reins-app/reins/internal/atomicfile"
 	"github.com/reins-app/reins/internal/plain"
@@ -108,7 +109,7 @@ func (r *Runtime) SelfTest(ctx context.Context, o persondoor.SelfTestOptions) (p
 	if r.Paused() {
 		return persondoor.SelfTestReport{}, errors.New("agents are paused, and the self-test acts as one does: resume agents from the Reins menu and run it again")
 	}
-	s := &selfTest{r: r, e: r.Engine, x: r.exec, o: o, agent: selfTestAgent(o.Asker)}
+	s := &selfTest{r: r, e: r.Engine, x: r.exec, rd: r.Engine.opts.Reader, o: o, agent: selfTestAgent(o.Asker)}
 	s.report = persondoor.SelfTestReport{Started: time.Now(), OS: runtime.GOOS, Arch: runtime.GOARCH, Version: osVersion()}
 	s.run(ctx)
 	s.report.Took = time.Since(s.report.Started)
@@ -140,6 +141,7 @@ type selfTest struct {
 	r      *Runtime
 	e      *Engine
 	x      executor.Executor
+	rd     deskread.Reader
 	o      persondoor.SelfTestOptions
 	agent  vocab.Agent
 	report persondoor.SelfTestReport

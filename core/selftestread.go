@@ -21,6 +21,7 @@ import (
 
 	"github.com/reins-app/reins/bridge"
 	"github.com/reins-app/reins/denylist"
+	"github.com/reins-app/reins/deskread"
 	"github.com/reins-app/reins/executor"
 	"github.com/reins-app/reins/extension"
 	gdesktop "github.com/reins-app/reins/grounding/desktop"
@@ -52,7 +53,7 @@ func (s *selfTest) permissionChecks() {
 		check Check
 	}{
 		{CheckAXPermission, accessibilityCheck(executor.AccessibilityStatus())},
-		{CheckScreenRec, screenRecordingCheck(executor.ScreenRecordingStatus())},
+		{CheckScreenRec, screenRecordingCheck(deskread.ScreenRecordingStatus())},
 		{CheckInputMonitor, inputMonitoringCheck(executor.InputMonitoringStatus())},
 	} {
 		saw := c.check.What
@@ -113,7 +114,7 @@ func (s *selfTest) accessibilityCheck(ctx context.Context) {
 	var tried []string
 	var app readable
 	for _, app = range apps {
-		if t, err = s.x.Accessible(rctx, app.pid); err == nil {
+		if t, err = s.rd.Accessible(rctx, app.pid); err == nil {
 			break
 		}
 		tried = append(tried, fmt.Sprintf("%s, pid %d: %v", app.what, app.pid, err))
@@ -303,7 +304,7 @@ func chromium(a executor.App) bool {
 // part in the data folder for the person to send.
 func (s *selfTest) pictureCheck(ctx context.Context) {
 	t0 := time.Now()
-	pic, err := s.x.Capture(ctx)
+	pic, err := s.rd.Capture(ctx)
 	switch {
 	case errors.Is(err, executor.ErrUnsupported):
 		s.skip(CheckPicture, t0, "this desktop takes no pictures: %v", err)

@@ -10,6 +10,7 @@ import (
 
 	"github.com/reins-app/reins/audit"
 	"github.com/reins-app/reins/bridge"
+	"github.com/reins-app/reins/deskread"
 	"github.com/reins-app/reins/executor"
 	"github.com/reins-app/reins/extension"
 	"github.com/reins-app/reins/internal/folderlock"
@@ -108,7 +109,7 @@ func Doctor() []Check {
 	out = append(out, Check{What: "input to the display", OK: err == nil, Fix: fix})
 	if runtime.GOOS == "darwin" {
 		out = append(out, accessibilityCheck(executor.AccessibilityStatus()))
-		out = append(out, screenRecordingCheck(executor.ScreenRecordingStatus()))
+		out = append(out, screenRecordingCheck(deskread.ScreenRecordingStatus()))
 		out = append(out, inputMonitoringCheck(executor.InputMonitoringStatus()))
 	}
 	out = append(out, trayCheck(trayhost.Present()))
@@ -177,7 +178,7 @@ func accessibilityCheck(trusted, bare bool, err error) Check {
 }
 
 // screenRecordingCheck is doctor's line about macOS's Screen Recording
-// permission, from what executor.ScreenRecordingStatus said. Reins works
+// permission, from what deskread.ScreenRecordingStatus said. Reins works
 // without it, but then refuses agents' pictures of the desktop rather than
 // hand over one that shows no other application's windows.
 func screenRecordingCheck(allowed bool, err error) Check {

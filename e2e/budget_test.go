@@ -16,6 +16,7 @@ import (
 	"github.com/reins-app/reins/agentdoor"
 	"github.com/reins-app/reins/core"
 	"github.com/reins-app/reins/core/coretest"
+	"github.com/reins-app/reins/deskread"
 	"github.com/reins-app/reins/executor"
 	"github.com/reins-app/reins/internal/browsertest"
 	"github.com/reins-app/reins/internal/testenv"
@@ -69,7 +70,7 @@ func TestBudgetOnAFiveThousandRowTable(t *testing.T) {
 		t.Fatal(err)
 	}
 	ctx := context.Background()
-	rt, err := core.Start(ctx, core.StartOptions{DataDir: data, Executor: ex, ApprovalTimeout: 5 * time.Second, Logf: t.Logf})
+	rt, err := core.Start(ctx, core.StartOptions{DataDir: data, Executor: ex, Reader: readerOf(t, x.Display, "", ex, deskread.AccessibleAuto), ApprovalTimeout: 5 * time.Second, Logf: t.Logf})
 	if err != nil {
 		t.Fatal(err)
 	}

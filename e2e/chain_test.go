@@ -28,6 +28,7 @@ import (
 	"github.com/reins-app/reins/audit"
 	"github.com/reins-app/reins/core"
 	"github.com/reins-app/reins/core/coretest"
+	"github.com/reins-app/reins/deskread"
 	"github.com/reins-app/reins/executor"
 	"github.com/reins-app/reins/executor/xdesk"
 	"github.com/reins-app/reins/internal/browsertest"
@@ -180,7 +181,7 @@ func reinsWith(t testing.TB, screen string, approvalTimeout time.Duration, more 
 		t.Fatal(err)
 	}
 	exec := &checkedExecutor{Executor: raw, dbPath: filepath.Join(data, "audit.db")}
-	so := core.StartOptions{DataDir: data, Executor: exec, ApprovalTimeout: approvalTimeout, Logf: t.Logf}
+	so := core.StartOptions{DataDir: data, Executor: exec, Reader: readerOf(t, x.Display, "", raw, deskread.AccessibleAuto), ApprovalTimeout: approvalTimeout, Logf: t.Logf}
 	if more != nil {
 		more(&so)
 	}

@@ -21,6 +21,7 @@ import (
 	"github.com/reins-app/reins/agentdoor"
 	"github.com/reins-app/reins/core"
 	"github.com/reins-app/reins/core/coretest"
+	"github.com/reins-app/reins/deskread"
 	"github.com/reins-app/reins/executor"
 	"github.com/reins-app/reins/executor/xdesk"
 	"github.com/reins-app/reins/internal/a11ytest"
@@ -180,6 +181,7 @@ type desktopRig struct {
 	d    *a11ytest.Desktop
 	data string
 	raw  executor.Executor
+	read deskread.Reader
 	exec *checkedExecutor
 	rt   *core.Runtime
 	cs   *sdk.ClientSession
@@ -190,12 +192,13 @@ func startA11yDesktop(t *testing.T) desktopRig {
 	reinsBinaryFor(t)
 	d := a11ytest.Start(t, a11ytest.Options{Screen: "1280x800x24"})
 	data := filepath.Join(t.TempDir(), "data")
-	raw, err := executor.New(executor.Options{Display: d.X.Display, SessionBus: d.Session})
+	raw, err := executor.New(executor.Options{Display: d.X.Display})
 	if err != nil {
 		t.Fatal(err)
 	}
 	exec := &checkedExecutor{Executor: raw, dbPath: filepath.Join(data, "audit.db")}
-	rt, err := core.Start(context.Background(), core.StartOptions{DataDir: data, Executor: exec, Logf: t.Logf})
+	rd := readerOf(t, d.X.Display, d.Session, raw, deskread.AccessibleAuto)
+	rt, err := core.Start(context.Background(), core.StartOptions{DataDir: data, Executor: exec, Reader: rd, Logf: t.Logf})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -213,7 +216,7 @@ func startA11yDesktop(t *testing.T) desktopRig {
 		t.Fatal(err)
 	}
 
-	return desktopRig{d: d, data: data, raw: raw, exec: exec, rt: rt, cs: cs}
+	return desktopRig{d: d, data: data, raw: raw, read: rd, exec: exec, rt: rt, cs: cs}
 }
 
 // TestDesktopBrowserFromThePage puts Chromium in front with its own
@@ -223,7 +226,7 @@ func startA11yDesktop(t *testing.T) desktopRig {
 // Chromium's tree; its window is black in every picture.
 func TestDesktopBrowserFromThePage(t *testing.T) {
 	dr := startA11yDesktop(t)
-	d, data, raw, rt, cs := dr.d, dr.data, dr.raw, dr.rt, dr.cs
+	d, data, read, rt, cs := dr.d, dr.data, dr.read, dr.rt, dr.cs
 	call := func(tool string, args map[string]any) string {
 		t.Helper()
 		return mcptest.MustCall(t, cs, tool, args)
@@ -239,7 +242,7 @@ func TestDesktopBrowserFromThePage(t *testing.T) {
 		t.Fatal(err)
 	}
 	testenv.WaitWithin(t, 60*time.Second, "Chromium's accessibility tree to hold the page's button", func() bool {
-		tree, err := raw.Accessible(context.Background(), chromium.PID())
+		tree, err := read.Accessible(context.Background(), chromium.PID())
 		return err == nil && tree.Find("push button", "Shared button") != nil
 	})
 	var tab string
@@ -378,11 +381,12 @@ func blackShare(t *testing.T, img image.Image, r image.Rectangle) float64 {
 func BenchmarkDesktopClick(b *testing.B) {
 	d := a11ytest.Start(b, a11ytest.Options{Screen: "1280x800x24"})
 	data := filepath.Join(b.TempDir(), "data")
-	raw, err := executor.New(executor.Options{Display: d.X.Display, SessionBus: d.Session})
+	raw, err := executor.New(executor.Options{Display: d.X.Display})
 	if err != nil {
 		b.Fatal(err)
 	}
-	rt, err := core.Start(context.Background(), core.StartOptions{DataDir: data, Executor: raw, Logf: b.Logf})
+	rd := readerOf(b, d.X.Display, d.Session, raw, deskread.AccessibleAuto)
+	rt, err := core.Start(context.Background(), core.StartOptions{DataDir: data, Executor: raw, Reader: rd, Logf: b.Logf})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -451,14 +455,15 @@ func BenchmarkDesktopObserve(b *testing.B) {
 	ctx := context.Background()
 	for _, c := range []struct {
 		name   string
-		source executor.AccessibleSource
-	}{{"cache", executor.AccessibleCache}, {"walk", executor.AccessibleWalk}} {
+		source deskread.AccessibleSource
+	}{{"cache", deskread.AccessibleCache}, {"walk", deskread.AccessibleWalk}} {
 		b.Run(c.name, func(b *testing.B) {
-			raw, err := executor.New(executor.Options{Display: d.X.Display, SessionBus: d.Session, AccessibleSource: c.source})
+			raw, err := executor.New(executor.Options{Display: d.X.Display})
 			if err != nil {
 				b.Fatal(err)
 			}
-			rt, err := core.Start(ctx, core.StartOptions{DataDir: filepath.Join(b.TempDir(), "data"), Executor: raw, Logf: b.Logf})
+			rd := readerOf(b, d.X.Display, d.Session, raw, c.source)
+			rt, err := core.Start(ctx, core.StartOptions{DataDir: filepath.Join(b.TempDir(), "data"), Executor: raw, Reader: rd, Logf: b.Logf})
 			if err != nil {
 				b.Fatal(err)
 			}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/reins-app/reins/core"
 	"github.com/reins-app/reins/core/coretest"
+	"github.com/reins-app/reins/deskread"
 	"github.com/reins-app/reins/executor"
 	"github.com/reins-app/reins/internal/a11ytest"
 	"github.com/reins-app/reins/internal/browsertest"
@@ -57,12 +58,13 @@ func dialogRig(t *testing.T, full bool) *rig {
 	x, session := desk.X, desk.Session
 
 	data := filepath.Join(t.TempDir(), "data")
-	raw, err := executor.New(executor.Options{Display: x.Display, SessionBus: session})
+	raw, err := executor.New(executor.Options{Display: x.Display})
 	if err != nil {
 		t.Fatal(err)
 	}
 	ex := &checkedExecutor{Executor: raw, dbPath: filepath.Join(data, "audit.db")}
-	rt, err := core.Start(context.Background(), core.StartOptions{DataDir: data, Executor: ex, ApprovalTimeout: 20 * time.Second, Logf: t.Logf})
+	rd := readerOf(t, x.Display, session, raw, deskread.AccessibleAuto)
+	rt, err := core.Start(context.Background(), core.StartOptions{DataDir: data, Executor: ex, Reader: rd, ApprovalTimeout: 20 * time.Second, Logf: t.Logf})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -20,6 +20,7 @@ import (
 	"github.com/reins-app/reins/app/serve"
 	"github.com/reins-app/reins/app/ui"
 	"github.com/reins-app/reins/core"
+	"github.com/reins-app/reins/deskread"
 	"github.com/reins-app/reins/executor"
 	"github.com/reins-app/reins/internal/browsertest"
 	"github.com/reins-app/reins/internal/plain"
@@ -70,7 +71,7 @@ func TestHostileTextNeverReachesThePerson(t *testing.T) {
 	}
 	exec_ := &checkedExecutor{Executor: raw, dbPath: filepath.Join(data, "audit.db")}
 	ctx := context.Background()
-	rt, err := core.Start(ctx, core.StartOptions{DataDir: data, Executor: exec_, ApprovalTimeout: 60 * time.Second, Logf: t.Logf})
+	rt, err := core.Start(ctx, core.StartOptions{DataDir: data, Executor: exec_, Reader: readerOf(t, x.Display, "", raw, deskread.AccessibleAuto), ApprovalTimeout: 60 * time.Second, Logf: t.Logf})
 	if err != nil {
 		t.Fatal(err)
 	}

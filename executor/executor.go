@@ -1,6 +1,9 @@
 // Package executor performs real OS input and answers the few questions about
 // the screen that must be asked right before firing: which application is in
-// front, and which owns the window under a point.
+// front, which owns the window under a point, which windows and screens
+// there are, which window shows a tab, when the person last used the mouse
+// or keyboard. Reading the desktop (accessibility elements, dialogs,
+// pictures) is package deskread's, beside it at the same stage.
 //
 // Every executor fires an act the same way, written once in sequence.go:
 // check the ticket, find its points on a screen, resolve its keys, check the
@@ -23,11 +26,10 @@
 //   - mac_*.go: macOS, CGEvent, CGWindowList, NSWorkspace and AX through
 //     purego, so it is checked by `GOOS=darwin CGO_ENABLED=0 go vet` on any
 //     machine.
-//   - axmap.go, axread_darwin.go: macOS's accessibility reader, the tree
-//     built from AXUIElements (pure, tested everywhere on recorded
-//     elements) and the AXUIElement calls; capture_darwin.go and
-//     imageconv.go: pictures of the desktop, the Screen Recording check
-//     and the CGImage's pixels into RGBA.
+//   - upload.go, filechooser_*.go: a file upload, the click and then the
+//     file dialog it opened, told apart from every other window; on macOS
+//     the reader of the desktop says where the keyboard focus is
+//     ([SheetFocus]).
 //   - fake.go, fake_backend.go: [Fake], the real sequence over a desktop that
 //     records, for tests here and in other packages.
 //   - keys.go, keys_mac.go: chords (as package keychord reads them) and
@@ -44,12 +46,10 @@ package executor
 import (
 	"context"
 	"errors"
-	"image"
 	"time"
 
 	"github.com/reins-app/reins/audit"
 	"github.com/reins-app/reins/denylist"
-	gdesktop "github.com/reins-app/reins/grounding/desktop"
 	"github.com/reins-app/reins/keychord"
 	"github.com/reins-app/reins/vocab"
 )
@@ -126,43 +126,14 @@ type Executor interface {
 	// SetDenyList replaces the deny list from the next check on, an act in
 	// flight included; an empty list means denylist.Default().
 	SetDenyList(d denylist.List)
-	// Accessible reads the accessibility elements of the window of the
-	// application with process id pid (Linux: AT-SPI; macOS: AXUIElement,
-	// with the Linux reader's role names). It never reads a
-	// password field's value. Where it is not built it returns an error
-	// wrapping ErrUnsupported.
-	Accessible(ctx context.Context, pid int) (*gdesktop.Tree, error)
 	// TabWindow finds the window that shows a browser's tab, from where
 	// the browser says the tab's window is (see [TabWindowQuery]): a web
 	// browser's window, the one the display server says it is, never one
 	// picked by its title alone. When none, or more than one, can be told
 	// to be it, it returns an error wrapping ErrNoTabWindow.
 	TabWindow(ctx context.Context, q TabWindowQuery) (TabWindow, error)
-	// AccessibleAt asks the application with process id pid which of its
-	// elements inside window (an element ID from Accessible) is at (x, y)
-	// in DIP, the deepest one, and returns its ID.
-	AccessibleAt(ctx context.Context, pid int, window string, x, y float64) (string, error)
-	// JSDialog reads the JavaScript dialog that the browser with process id
-	// pid shows as its active window (alert, confirm, prompt, a page's
-	// leave question), from the browser's own accessibility tree (Linux:
-	// AT-SPI). A window that is no such dialog is not read past its top,
-	// and gives an error wrapping ErrNoDialog. Where it is not built it
-	// returns an error wrapping ErrUnsupported.
-	JSDialog(ctx context.Context, pid int) (JSDialog, error)
-	// Capture takes a picture of the whole screen as it shows now: every
-	// window, Reins' own and deny-listed ones included, so that callers
-	// must hide what an agent may not see. Where it is not built it returns
-	// an error wrapping ErrUnsupported.
-	Capture(ctx context.Context) (Picture, error)
 	// Close releases the connection to the display.
 	Close() error
-}
-
-// Picture is a capture of the screen: Image in device pixels, its origin
-// at DIP (0, 0), Scale device pixels per DIP.
-type Picture struct {
-	Image *image.RGBA
-	Scale float64
 }
 
 // Errors callers may test for with errors.Is.
@@ -190,11 +161,6 @@ var (
 	// ErrPointerNotBack: after an act stopped by its Witness, the pointer
 	// could not be put back where the person had it.
 	ErrPointerNotBack = errors.New("the pointer could not be put back")
-	// ErrNoScreenRecording: macOS has not given Reins the Screen Recording
-	// permission, without which a picture shows no other application's
-	// windows; so none is taken rather than one passed off as the desktop.
-	// Its text, the fix-it step included, fits a refusal's detail.
-	ErrNoScreenRecording = errors.New("no picture was taken: macOS has not given Reins the Screen Recording permission; in System Settings › Privacy & Security › Screen & System Audio Recording turn Reins on, then quit and reopen Reins")
 )
 
 // Options configures [New].
@@ -202,11 +168,7 @@ type Options struct {
 	DenyList denylist.List  // optional: when empty, denylist.Default()
 	Display  string         // optional, X11: the display; default $DISPLAY
 	Scale    func() float64 // optional, X11: device pixels per DIP for AppAt and Windows, which get no plan; default 1
-	// SessionBus, X11: the D-Bus session bus whose accessibility bus
-	// Accessible reads; default $DBUS_SESSION_BUS_ADDRESS.
-	SessionBus string // optional
-	// AccessibleSource, X11: how Accessible reads an application; default
-	// AccessibleAuto (its cache where it holds the whole tree). Benchmarks
-	// set it to compare the two ways.
-	AccessibleSource AccessibleSource // optional
+	// SheetFocus, macOS: where an application's keyboard focus is, which
+	// tells the file dialog of an upload; without it an upload is refused.
+	SheetFocus SheetFocus // optional
 }

@@ -3,15 +3,11 @@ package executor
 import (
 	"context"
 	"errors"
-	"image"
-	"image/color"
-	"image/draw"
 	"sync"
 	"time"
 
 	"github.com/reins-app/reins/audit"
 	"github.com/reins-app/reins/denylist"
-	gdesktop "github.com/reins-app/reins/grounding/desktop"
 	"github.com/reins-app/reins/vocab"
 )
 
@@ -24,8 +20,9 @@ import (
 // person's own input, a tab's keys and buttons outside the tab's window
 // (SetWindows, SetFocus). Its screens are what SetScreens set, or one so large
 // that every point a test uses is on it. It waits for no pause between
-// events. Its zero value is ready to use; set DenyList, BeforeFire,
-// WhileFiring and WhileReading before the first call.
+// events. Its zero value is ready to use; set DenyList, BeforeFire and
+// WhileFiring before the first call. What a reader of its desktop sees
+// is package deskread's Fake.
 type Fake struct {
 	// DenyList is checked as the real executors check theirs; when empty,
 	// denylist.Default().
@@ -39,112 +36,13 @@ type Fake struct {
 	// as the act's events are about to go out: tests use it to see an act
 	// stopped part-way. An error stops the act, as above.
 	WhileFiring func(ctx context.Context) error
-	// CaptureErr, if set, is what Capture fails with (ErrNoScreenRecording,
-	// say).
-	CaptureErr error
-	// WhileReading, if set, is called as Accessible reads an application,
-	// with its process id: tests use it to play a slow application.
-	WhileReading func(pid int)
-
-	seq sequence
+	seq         sequence
 	fakeDesk
 	hands fakeHands
 
-	mu    sync.Mutex             // guards DenyList, as SetDenyList changes it
-	acts  []Fired                // guarded by mu
-	trees map[int]*gdesktop.Tree // guarded by mu: SetAccessible's
-	dlgs  map[int]JSDialog       // guarded by mu: SetJSDialog's
-	files fakeFiles              // guarded by mu: SetFileDialog's, and the dialog up now
-}
-
-// SetJSDialog makes JSDialog answer d for the browser with process id pid;
-// a nil d says it shows none.
-func (f *Fake) SetJSDialog(pid int, d *JSDialog) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	if f.dlgs == nil {
-		f.dlgs = map[int]JSDialog{}
-	}
-	if d == nil {
-		delete(f.dlgs, pid)
-		return
-	}
-	f.dlgs[pid] = *d
-}
-
-// JSDialog implements Executor: what SetJSDialog set for pid.
-func (f *Fake) JSDialog(ctx context.Context, pid int) (JSDialog, error) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	d, ok := f.dlgs[pid]
-	if !ok {
-		return JSDialog{}, ErrNoDialog
-	}
-	return d, nil
-}
-
-// SetAccessible makes Accessible answer t for the application with process
-// id pid; a nil t takes it off the fake accessibility bus.
-func (f *Fake) SetAccessible(pid int, t *gdesktop.Tree) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	if f.trees == nil {
-		f.trees = map[int]*gdesktop.Tree{}
-	}
-	if t == nil {
-		delete(f.trees, pid)
-		return
-	}
-	f.trees[pid] = t
-}
-
-// AccessibleAt implements Executor: the deepest element of pid's tree whose
-// box holds the point, as an application would hand the pointer to it.
-func (f *Fake) AccessibleAt(ctx context.Context, pid int, window string, x, y float64) (string, error) {
-	t, err := f.Accessible(ctx, pid)
-	if err != nil {
-		return "", err
-	}
-	at := ""
-	t.Walk(func(e *gdesktop.Element, _ int) bool {
-		b := e.Box
-		if !b.Empty() && x >= float64(b.X) && x < float64(b.X+b.W) && y >= float64(b.Y) && y < float64(b.Y+b.H) {
-			at = e.ID
-		}
-		return true
-	})
-	return at, nil
-}
-
-// Capture implements Executor: a white picture of the fake's first screen
-// (1280×800 before SetScreens), at scale 1.
-func (f *Fake) Capture(ctx context.Context) (Picture, error) {
-	if f.CaptureErr != nil {
-		return Picture{}, f.CaptureErr
-	}
-	w, h := 1280, 800
-	if ss, _ := f.Screens(ctx); len(ss) > 0 && ss[0].W < 1<<20 {
-		w, h = int(ss[0].W), int(ss[0].H)
-	}
-	img := image.NewRGBA(image.Rect(0, 0, w, h))
-	draw.Draw(img, img.Bounds(), image.NewUniform(color.White), image.Point{}, draw.Src)
-	return Picture{Image: img, Scale: 1}, nil
-}
-
-// Accessible implements Executor: the tree SetAccessible gave for pid, a
-// copy each time.
-func (f *Fake) Accessible(ctx context.Context, pid int) (*gdesktop.Tree, error) {
-	if f.WhileReading != nil {
-		f.WhileReading(pid)
-	}
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	t, ok := f.trees[pid]
-	if !ok {
-		return nil, ErrNoAccessibleApp
-	}
-	c := *t
-	return &c, nil
+	mu    sync.Mutex // guards DenyList, as SetDenyList changes it
+	acts  []Fired    // guarded by mu
+	files fakeFiles  // guarded by mu: SetFileDialog's, and the dialog up now
 }
 
 var _ Executor = (*Fake)(nil)

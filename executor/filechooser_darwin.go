@@ -15,7 +15,7 @@ import (
 // service's). Its keys: Command+Shift+G opens "Go to the folder" over it,
 // the path typed there and Return select the file in the panel, and a
 // second Return is its Open button. Which window is a sheet, and on which
-// window, is read from Accessibility (filechooser_mac.go): the sheet the
+// window, is read from Accessibility by the reader of the desktop (SheetFocus): the sheet the
 // application's keyboard focus is in, matched to the windows on screen by
 // frame. A window the page opens is not a sheet, so it is never taken for
 // the panel, nor typed into.
@@ -39,25 +39,21 @@ func (m *Mac) chooserKeys() chooserKeys {
 
 func (m *Mac) chooserWait() time.Duration { return chooserDeadline }
 
-func (m *Mac) chooserRole() string { return axRoleSheet }
+func (m *Mac) chooserRole() string { return macSheetRole }
 
 // focusSheet is the sheet the keyboard focus of pid's application is in,
-// and the window it is on, by frame; ok is false when the focus is in no
-// sheet.
-func focusSheet(pid int) (sheet, window macBounds, ok bool, err error) {
-	if err := loadAXRead(); err != nil {
-		return macBounds{}, macBounds{}, false, fmt.Errorf("%w: %v", ErrUnsupported, err)
+// and the window it is on, by frame, as MacOptions.SheetFocus reads it;
+// ok is false when the focus is in no sheet. Without a reader to ask, no
+// window is taken for the panel.
+func (m *Mac) focusSheet(pid int) (sheet, window macBounds, ok bool, err error) {
+	if m.sheets == nil {
+		return macBounds{}, macBounds{}, false, fmt.Errorf("%w: nothing reads where the keyboard focus is", ErrUnsupported)
 	}
-	if !axIsProcessTrusted() {
-		return macBounds{}, macBounds{}, false, errAXPermission
-	}
-	src, err := newAXApp(pid, time.Second)
-	if err != nil {
-		return macBounds{}, macBounds{}, false, err
-	}
-	defer src.close()
-	return axFocusSheet(src)
+	s, w, ok, err := m.sheets(pid)
+	return macBoundsOf(s), macBoundsOf(w), ok, err
 }
+
+func macBoundsOf(b Bounds) macBounds { return macBounds{X: b.X, Y: b.Y, Width: b.W, Height: b.H} }
 
 func (m *Mac) shownWindows() (windowSet, error) {
 	ws, err := onScreenWindows()
@@ -109,9 +105,9 @@ func (m *Mac) newDialogs(before windowSet) ([]newDialog, error) {
 		d := newDialog{chooser: chooser{id: uint64(w.Number), app: appOfWindow(w), title: w.Name}}
 		f, read := focuses[w.OwnerPID]
 		if !read {
-			sheet, window, ok, err := focusSheet(w.OwnerPID)
+			sheet, window, ok, err := m.focusSheet(w.OwnerPID)
 			switch {
-			case errors.Is(err, ErrPermission), errors.Is(err, ErrUnsupported), axCodeOf(err) == axCodeAPIDisabled:
+			case errors.Is(err, ErrPermission), errors.Is(err, ErrUnsupported):
 				return nil, err
 			}
 			// Otherwise an application that does not answer says nothing
@@ -120,7 +116,7 @@ func (m *Mac) newDialogs(before windowSet) ([]newDialog, error) {
 			focuses[w.OwnerPID] = f
 		}
 		if f.ok && sameBounds(f.sheet, w.Bounds) {
-			d.role = axRoleSheet
+			d.role = macSheetRole
 			for _, host := range ws {
 				if host.OwnerPID == w.OwnerPID && host.Number != w.Number && sameBounds(f.window, host.Bounds) {
 					d.forWindow = uint64(host.Number)
@@ -143,7 +139,7 @@ func (m *Mac) chooserFocused(c chooser) (bool, error) {
 	if pid != c.app.PID {
 		return false, nil
 	}
-	sheet, window, ok, err := focusSheet(pid)
+	sheet, window, ok, err := m.focusSheet(pid)
 	if err != nil || !ok {
 		return false, err
 	}

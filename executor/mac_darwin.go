@@ -13,16 +13,18 @@ import (
 
 // MacOptions configures [NewMac].
 type MacOptions struct {
-	DenyList denylist.List // optional: when empty, denylist.Default()
+	DenyList   denylist.List // optional: when empty, denylist.Default()
+	SheetFocus SheetFocus    // optional: without it an upload is refused
 }
 
 // Mac fires input as CGEvents posted at the HID level, reads the focused
 // application from Accessibility and window ownership from CGWindowList. CGEvent works in points,
 // which are DIP, so a plan's scale is not needed here.
 type Mac struct {
-	deny  denyHolder
-	seq   sequence
-	hands handHolder // the watch on the person's hand (hand_darwin.go's event tap)
+	deny   denyHolder
+	seq    sequence
+	hands  handHolder // the watch on the person's hand (hand_darwin.go's event tap)
+	sheets SheetFocus // where an application's keyboard focus is, for the file dialog
 }
 
 var (
@@ -36,7 +38,7 @@ func NewMac(opts MacOptions) (*Mac, error) {
 	if err := loadQuartz(); err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrUnsupported, err)
 	}
-	m := &Mac{}
+	m := &Mac{sheets: opts.SheetFocus}
 	m.deny.set(opts.DenyList)
 	return m, nil
 }

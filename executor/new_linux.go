@@ -19,5 +19,5 @@ func New(opts Options) (Executor, error) {
 			return nil, fmt.Errorf("%w: DISPLAY is not set; start Reins inside an X11 desktop session (without one, `reins serve` reads and shares tabs but cannot click or type)", ErrNoDisplay)
 		}
 	}
-	return NewX11(X11Options{Display: opts.Display, DenyList: opts.DenyList, Scale: opts.Scale, SessionBus: opts.SessionBus, AccessibleSource: opts.AccessibleSource})
+	return NewX11(X11Options{Display: opts.Display, DenyList: opts.DenyList, Scale: opts.Scale})
 }

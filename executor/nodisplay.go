@@ -7,7 +7,6 @@ import (
 
 	"github.com/reins-app/reins/audit"
 	"github.com/reins-app/reins/denylist"
-	gdesktop "github.com/reins-app/reins/grounding/desktop"
 )
 
 // NoDisplay is the [Executor] of a Reins that has no display to send input
@@ -106,18 +105,4 @@ func InputUnavailable(ex Executor) error {
 		return n.err
 	}
 	return nil
-}
-
-// Accessible implements Executor: with no display there is no window to read.
-func (n *NoDisplay) Accessible(context.Context, int) (*gdesktop.Tree, error) { return nil, n.err }
-
-// Capture implements Executor: with no display there is nothing to see.
-func (n *NoDisplay) Capture(context.Context) (Picture, error) { return Picture{}, n.err }
-
-// JSDialog implements Executor: with no display there is no window.
-func (n *NoDisplay) JSDialog(context.Context, int) (JSDialog, error) { return JSDialog{}, n.err }
-
-// AccessibleAt implements Executor: with no display there is no window.
-func (n *NoDisplay) AccessibleAt(context.Context, int, string, float64, float64) (string, error) {
-	return "", n.err
 }

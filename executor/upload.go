@@ -54,6 +54,13 @@ type uploader interface {
 	FireUpload(ctx context.Context, t audit.Ticket) error
 }
 
+// SheetFocus says whether the keyboard focus of the application with
+// process id pid is inside a sheet (macOS's file dialog is one), and the
+// frames, in global points, of the outermost sheet on the way and of the
+// window it is on. Reading it is the desktop reader's (package deskread);
+// the executor only asks, right before it types into the dialog.
+type SheetFocus func(pid int) (sheet, window Bounds, ok bool, err error)
+
 // Upload fires t's upload on ex: the click on the plan's point, then the
 // file's path typed into the file dialog the click opened, under the
 // checks above and every check Fire makes (the deny list, the person's own

@@ -2,7 +2,6 @@ package executor
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"log"
@@ -32,11 +31,6 @@ type X11Options struct {
 	Display  string         // optional: the X display, e.g. ":0"; default $DISPLAY
 	DenyList denylist.List  // optional: when empty, denylist.Default()
 	Scale    func() float64 // optional: device pixels per DIP for AppAt and Windows, which get no plan; default 1
-	// SessionBus is the D-Bus session bus whose accessibility bus Accessible
-	// reads; default $DBUS_SESSION_BUS_ADDRESS.
-	SessionBus string // optional
-	// AccessibleSource is how Accessible reads; default AccessibleAuto.
-	AccessibleSource AccessibleSource // optional
 }
 
 // X11 fires input through the XTEST extension and reads window ownership
@@ -54,7 +48,6 @@ type X11 struct {
 
 	seq    sequence
 	hands  handHolder // the watch on the person's hand, on a connection of its own
-	a11y   x11Accessible
 	keyPer int        // guarded by seq.mu: keysyms per keycode, as the last act read the keyboard
 	lent   lentRecord // guarded by seq.mu: the key codes lent now, as the display records them
 
@@ -147,7 +140,7 @@ func (x *X11) Close() error {
 	return x.seq.close(x, func() error {
 		x.conn.Close()
 		<-x.drained
-		return errors.Join(x.a11y.close(), x.hands.close())
+		return x.hands.close()
 	})
 }
 

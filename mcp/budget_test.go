@@ -16,6 +16,7 @@ import (
 	"github.com/reins-app/reins/bridge"
 	"github.com/reins-app/reins/bridge/protocol"
 	"github.com/reins-app/reins/core"
+	"github.com/reins-app/reins/deskread"
 	"github.com/reins-app/reins/executor"
 	"github.com/reins-app/reins/internal/testenv"
 	"github.com/reins-app/reins/mcp/mcptest"
@@ -79,11 +80,12 @@ func newTableRig(t *testing.T, rows int) *rig {
 	tb := &tableBrowser{fakeBrowser: newFakeBrowser()}
 	tb.rows.Store(int64(rows))
 	r := &rig{t: t, b: tb.fakeBrowser, exec: &executor.Fake{}, log: log, answer: vocab.AllowOnce}
+	r.read = deskread.NewFake(r.exec)
 	r.exec.BeforeFire = func(audit.Ticket) error {
 		r.b.placed.Store(true)
 		return nil
 	}
-	r.e = core.New(core.Options{Browser: tb, Audit: log, Executor: r.exec, ApprovalTimeout: 3 * time.Second, Logf: t.Logf})
+	r.e = core.New(core.Options{Browser: tb, Audit: log, Executor: r.exec, Reader: r.read, ApprovalTimeout: 3 * time.Second, Logf: t.Logf})
 	ctx, cancel := context.WithCancel(context.Background())
 	go r.e.Run(ctx)
 	events, stop := r.e.Subscribe(256)

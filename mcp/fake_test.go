@@ -22,6 +22,7 @@ import (
 	"github.com/reins-app/reins/bridge"
 	"github.com/reins-app/reins/bridge/protocol"
 	"github.com/reins-app/reins/core"
+	"github.com/reins-app/reins/deskread"
 	"github.com/reins-app/reins/executor"
 	"github.com/reins-app/reins/internal/testenv"
 	"github.com/reins-app/reins/persondoor"
@@ -165,6 +166,7 @@ type rig struct {
 	e      *core.Engine
 	b      *fakeBrowser
 	exec   *executor.Fake
+	read   *deskread.Fake // reads exec's desktop
 	log    *audit.Log
 	tab    string
 	mu     sync.Mutex
@@ -179,13 +181,14 @@ func newRig(t *testing.T) *rig {
 		t.Fatal(err)
 	}
 	r := &rig{t: t, b: newFakeBrowser(), exec: &executor.Fake{}, log: log, answer: vocab.AllowOnce}
+	r.read = deskread.NewFake(r.exec)
 	r.exec.BeforeFire = func(tk audit.Ticket) error {
 		if tk.Act().Kind == vocab.Click {
 			r.b.placed.Store(true)
 		}
 		return nil
 	}
-	r.e = core.New(core.Options{Browser: r.b, Audit: log, Executor: r.exec, ApprovalTimeout: 3 * time.Second, Logf: t.Logf})
+	r.e = core.New(core.Options{Browser: r.b, Audit: log, Executor: r.exec, Reader: r.read, ApprovalTimeout: 3 * time.Second, Logf: t.Logf})
 	ctx, cancel := context.WithCancel(context.Background())
 	go r.e.Run(ctx)
 	events, stop := r.e.Subscribe(256)

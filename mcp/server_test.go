@@ -430,7 +430,7 @@ func TestDesktopObserveKeepsToMaxChars(t *testing.T) {
 	for i := range 400 {
 		tree.Root.Children = append(tree.Root.Children, gdesktop.Element{ID: fmt.Sprintf("/w/%d", i), Role: "push button", Name: fmt.Sprintf("Button number %d", i), State: gdesktop.States{Enabled: true, Showing: true}, Box: gdesktop.Rect{X: 1, Y: 1, W: 10, H: 10}})
 	}
-	r.exec.SetAccessible(4242, tree)
+	r.read.SetAccessible(4242, tree)
 	r.e.SetShare(vocab.DesktopKey, vocab.ReadOnly)
 	if whole := mcptest.MustCall(t, cs, "desktop_observe", map[string]any{"max_chars": -1}); !strings.Contains(whole, `"Button number 399"`) {
 		t.Fatalf("with no limit the view lacks the last button (%d characters)", len(whole))

@@ -27,6 +27,7 @@ import (
 	"github.com/reins-app/reins/bridge"
 	"github.com/reins-app/reins/bridge/protocol"
 	"github.com/reins-app/reins/core"
+	"github.com/reins-app/reins/deskread"
 	"github.com/reins-app/reins/executor"
 	"github.com/reins-app/reins/persondoor"
 	"github.com/reins-app/reins/policy"
@@ -640,12 +641,13 @@ type Engine struct {
 	*core.Engine
 	Browser *Browser
 	Exec    *executor.Fake
+	Read    *deskread.Fake // reads Exec's desktop
 	Log     *audit.Log
 	LogPath string
 }
 
 // New starts an engine on a fake browser (connected, with no tabs), the
-// recording executor and a temporary audit log.
+// recording executor, a reader of its desktop and a temporary audit log.
 func New(t testing.TB, opts Options) *Engine {
 	t.Helper()
 	if opts.ApprovalTimeout == 0 {
@@ -661,11 +663,12 @@ func New(t testing.TB, opts Options) *Engine {
 	}
 	br := NewBrowser()
 	ex := &executor.Fake{}
-	e := core.New(core.Options{Browser: br, Audit: log, Executor: ex, ApprovalTimeout: opts.ApprovalTimeout, PersonWait: opts.PersonWait, Logf: t.Logf,
+	rd := deskread.NewFake(ex)
+	e := core.New(core.Options{Browser: br, Audit: log, Executor: ex, Reader: rd, ApprovalTimeout: opts.ApprovalTimeout, PersonWait: opts.PersonWait, Logf: t.Logf,
 		PersonTerminal: opts.PersonTerminal, OwnProcesses: opts.OwnProcesses, Now: opts.Now, Policy: opts.Policy})
 	Run(t, e, log)
 	br.Connect()
-	return &Engine{Engine: e, Browser: br, Exec: ex, Log: log, LogPath: path}
+	return &Engine{Engine: e, Browser: br, Exec: ex, Read: rd, Log: log, LogPath: path}
 }
 
 // WaitTab waits until the engine knows a tab at url and returns its id.

@@ -1,11 +1,12 @@
 // Package desktop holds the types of desktop grounding: the accessibility
-// elements of a native application's window, as the executor reads them
-// from the operating system. It is pure: no OS calls.
+// elements of a native application's window, as the desktop reader
+// (package deskread) reads them from the operating system. It is pure: no
+// OS calls.
 package desktop
 
 // Rect is a box on screen. The AT-SPI reader gives device pixels, the unit
-// of XTEST and of the X server's root window; Executor.Accessible turns
-// them into DIP, the executor's coordinates.
+// of XTEST and of the X server's root window; deskread's Reader.Accessible
+// turns them into DIP, the executor's coordinates.
 type Rect struct {
 	X, Y, W, H int
 }

@@ -1,6 +1,8 @@
 // Package deptest enforces the import rule (ARCHITECTURE.md): data flows
 // bridge → grounding → approvals → audit → executor; a stage may import an
-// earlier stage, never a later one; only core wires the stages. Below them
+// earlier stage, never a later one; only core wires the stages. Beside the
+// executor, at its stage, deskread reads the desktop: it may ask the
+// executor about windows, and the executor never links it. Below them
 // all is vocab, the words every layer speaks. The front ends reach core
 // only through a door: mcp holds the agents' door (agentdoor) and can never
 // import the person's (persondoor), so no tool can approve; the person's
@@ -26,12 +28,19 @@ const mod = "github.com/reins-app/reins/"
 // stages in data-flow order; protocol belongs to the bridge.
 var stages = []string{"bridge", "grounding", "approvals", "audit", "executor"}
 
+// besides are packages at a stage's place beside it: the reader of the
+// desktop beside the executor.
+var besides = map[string]string{"deskread": "executor"}
+
 func stageOf(pkg string) (int, bool) {
 	rest, ok := strings.CutPrefix(pkg, mod)
 	if !ok {
 		return 0, false
 	}
 	top, _, _ := strings.Cut(rest, "/")
+	if at, ok := besides[top]; ok {
+		top = at
+	}
 	for i, s := range stages {
 		if top == s {
 			return i, true
@@ -81,6 +90,7 @@ func TestImportRule(t *testing.T) {
 			checkDoors(t, p)
 			checkLinks(t, p)
 			checkOS(t, p)
+			checkReader(t, p)
 		}
 	}
 }
@@ -151,6 +161,9 @@ var (
 		// The settings check a chord and name applications with the
 		// leaves that hold them, never with the code that sends input.
 		"settings": {"executor"},
+		// The executor fires; what reads the desktop sits beside it, and
+		// the executor never reaches it.
+		"executor": {"deskread"},
 	}
 	// linksOnly names the packages that link only what the person sees,
 	// and the outside modules that must never be among their dependencies:
@@ -249,8 +262,8 @@ func checkOS(t *testing.T, p pkgInfo) {
 				t.Errorf("%s imports fyne's app package; only the thin main under app/cmd may", short(p.ImportPath))
 			}
 		case strings.HasPrefix(imp, "github.com/jezek/xgb"):
-			if top != "executor" {
-				t.Errorf("%s talks to X directly; only executor may", short(p.ImportPath))
+			if top != "executor" && top != "deskread" {
+				t.Errorf("%s talks to X directly; only executor and deskread may", short(p.ImportPath))
 			}
 		case strings.HasPrefix(imp, "fyne.io/") || strings.HasPrefix(imp, "github.com/progrium/darwinkit") || strings.HasPrefix(imp, "github.com/go-gl/"):
 			if top != "app" {
@@ -260,9 +273,34 @@ func checkOS(t *testing.T, p pkgInfo) {
 	}
 }
 
+// readerImports are what deskread may import of Reins: the executor, for
+// its windows and words, and the leaves under the stages. Never core, the
+// approvals, the audit log, the doors or a front end: a read asks no one
+// and writes nothing.
+var readerImports = []string{"executor", "grounding/desktop", "denylist", "vocab", "internal/"}
+
+func checkReader(t *testing.T, p pkgInfo) {
+	rest, ok := strings.CutPrefix(p.ImportPath, mod)
+	if !ok || (rest != "deskread" && !strings.HasPrefix(rest, "deskread/")) {
+		return
+	}
+	for _, imp := range p.Imports {
+		other, ok := strings.CutPrefix(imp, mod)
+		if !ok || strings.HasPrefix(other, "deskread") {
+			continue
+		}
+		allowed := slices.ContainsFunc(readerImports, func(a string) bool {
+			return other == a || (strings.HasSuffix(a, "/") && strings.HasPrefix(other, a))
+		})
+		if !allowed {
+			t.Errorf("deskread imports %s; it may import only %s of Reins", other, strings.Join(readerImports, ", "))
+		}
+	}
+}
+
 func TestStageOrder(t *testing.T) {
 	// The rule is only as good as the mapping it uses.
-	for pkg, want := range map[string]int{mod + "bridge/protocol": 0, mod + "grounding": 1, mod + "approvals": 2, mod + "audit": 3, mod + "executor": 4} {
+	for pkg, want := range map[string]int{mod + "bridge/protocol": 0, mod + "grounding": 1, mod + "approvals": 2, mod + "audit": 3, mod + "executor": 4, mod + "deskread": 4} {
 		if got, ok := stageOf(pkg); !ok || got != want {
 			t.Errorf("stageOf(%s) = %d, %v; want %d", pkg, got, ok, want)
 		}

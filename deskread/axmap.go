@@ -1,4 +1,4 @@
-package executor
+package deskread
 
 import (
 	"context"
@@ -11,6 +11,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/reins-app/reins/executor"
 	gdesktop "github.com/reins-app/reins/grounding/desktop"
 )
 
@@ -198,14 +199,14 @@ func (a axTarget) String() string {
 // refusal's detail (plain.DetailMax).
 var errAXPermission error = axPermissionError{}
 
-// axPermissionError is [ErrPermission] for reading rather than input.
+// axPermissionError is [executor.ErrPermission] for reading rather than input.
 type axPermissionError struct{}
 
 func (axPermissionError) Error() string {
 	return "macOS has not given Reins the Accessibility permission, so no application's elements can be read: in System Settings › Privacy & Security › Accessibility turn Reins on, then try again"
 }
 
-func (axPermissionError) Is(target error) bool { return target == ErrPermission }
+func (axPermissionError) Is(target error) bool { return target == executor.ErrPermission }
 
 // fail turns a call's error into one that says which application did not
 // answer which call, or what else went wrong.

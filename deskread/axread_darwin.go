@@ -1,4 +1,4 @@
-package executor
+package deskread
 
 import (
 	"context"
@@ -10,6 +10,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/reins-app/reins/executor"
 	gdesktop "github.com/reins-app/reins/grounding/desktop"
 	"github.com/reins-app/reins/internal/macos"
 )
@@ -61,10 +62,10 @@ var (
 	axLive atomic.Int64
 )
 
-// loadAXRead binds the reader's functions, once, after loadQuartz.
+// loadAXRead binds the reader's functions, once, after loadMac.
 func loadAXRead() error {
 	axReadOnce.Do(func() {
-		if err := loadQuartz(); err != nil {
+		if err := loadMac(); err != nil {
 			axReadErr = err
 			return
 		}
@@ -219,7 +220,13 @@ func (a *axApp) at(x, y float64) (axRef, error) {
 	return axRef(el), nil
 }
 
-func (a *axApp) pid(el axRef) (int, error) { return axElement(el).pid() }
+func (a *axApp) pid(el axRef) (int, error) {
+	var p int32
+	if err := axErr(axUIElementGetPid(uintptr(el), &p)); err != nil {
+		return 0, fmt.Errorf("cannot read the element's process: %w", err)
+	}
+	return int(p), nil
+}
 
 // convert reads a borrowed CFTypeRef into an axVal; elements in it are
 // retained for the caller.
@@ -296,7 +303,7 @@ func axTargetOf(pid int) (axTarget, error) {
 	if err := syscall.Kill(pid, 0); errors.Is(err, syscall.ESRCH) {
 		return axTarget{}, fmt.Errorf("%w (pid %d): no such process is running", ErrNoAccessibleApp, pid)
 	}
-	return axTarget{Name: appOfPID(pid, "").Name, PID: pid}, nil
+	return axTarget{Name: appName(pid), PID: pid}, nil
 }
 
 // axBegin checks what every read needs, and opens the application.
@@ -306,7 +313,7 @@ func (m *Mac) axBegin(ctx context.Context, pid int) (*axApp, axTarget, axReadOpt
 		return nil, axTarget{}, none, errClosed
 	}
 	if err := loadAXRead(); err != nil {
-		return nil, axTarget{}, none, fmt.Errorf("%w: %v", ErrUnsupported, err)
+		return nil, axTarget{}, none, fmt.Errorf("%w: %v", executor.ErrUnsupported, err)
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, axTarget{}, none, err
@@ -326,7 +333,7 @@ func (m *Mac) axBegin(ctx context.Context, pid int) (*axApp, axTarget, axReadOpt
 	return src, target, opts, nil
 }
 
-// Accessible implements Executor: the AXUIElements of the focused (else
+// Accessible implements Reader: the AXUIElements of the focused (else
 // main, else first) window of the application with process id pid, in
 // global points (DIP). A password field (subrole AXSecureTextField) is
 // marked Secret and its value never asked for. Each call to the
@@ -341,7 +348,7 @@ func (m *Mac) Accessible(ctx context.Context, pid int) (*gdesktop.Tree, error) {
 	return readAXTree(ctx, src, target, opts)
 }
 
-// AccessibleAt implements Executor: the element the application with
+// AccessibleAt implements Reader: the element the application with
 // process id pid says is at (x, y) in global points
 // (AXUIElementCopyElementAtPosition), named as Accessible names it; ""
 // when none of its windows' elements is there.

@@ -1,4 +1,4 @@
-package executor
+package deskread
 
 import (
 	"context"
@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/reins-app/reins/executor"
 	gdesktop "github.com/reins-app/reins/grounding/desktop"
 	"github.com/reins-app/reins/internal/plain"
 )
@@ -407,8 +408,8 @@ func TestAXHungApplicationIsNamed(t *testing.T) {
 func TestAXPermissionAndMissingWindow(t *testing.T) {
 	s := loadRecorded(t, "signin.json")
 	s.noPerm = true
-	if _, err := readAXTree(context.Background(), s, axTarget{PID: 4242}, axReadOptions{}); !errors.Is(err, ErrPermission) || !strings.Contains(err.Error(), "Privacy & Security › Accessibility") {
-		t.Errorf("without permission: %v; want ErrPermission with the way to grant it", err)
+	if _, err := readAXTree(context.Background(), s, axTarget{PID: 4242}, axReadOptions{}); !errors.Is(err, executor.ErrPermission) || !strings.Contains(err.Error(), "Privacy & Security › Accessibility") {
+		t.Errorf("without permission: %v; want executor.ErrPermission with the way to grant it", err)
 	}
 	s = loadRecorded(t, "signin.json")
 	delete(s.rec.App, axAttrFocusedWin)

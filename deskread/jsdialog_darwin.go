@@ -1,4 +1,4 @@
-package executor
+package deskread
 
 import (
 	"context"
@@ -7,7 +7,7 @@ import (
 	"github.com/reins-app/reins/internal/macos"
 )
 
-// JSDialog implements Executor, through Accessibility: the dialog the
+// JSDialog implements Reader, through Accessibility: the dialog the
 // browser with process id pid shows in its focused window, read as
 // jsdialog_mac.go says, its text field's value never asked for.
 func (m *Mac) JSDialog(ctx context.Context, pid int) (JSDialog, error) {

@@ -1,7 +1,8 @@
-package executor
+package deskread
 
 import (
 	"errors"
+	"github.com/reins-app/reins/executor"
 	"image"
 	"image/color"
 	"testing"
@@ -48,8 +49,8 @@ func TestCaptureUsesScreenCaptureKitFromMacOS14(t *testing.T) {
 	} {
 		got, err := chooseCapture(tc.v, tc.manager, tc.windowList)
 		if tc.unsupported {
-			if !errors.Is(err, ErrUnsupported) {
-				t.Errorf("macOS %v (manager %v, window list %v): %v, %v; want ErrUnsupported", tc.v, tc.manager, tc.windowList, got, err)
+			if !errors.Is(err, executor.ErrUnsupported) {
+				t.Errorf("macOS %v (manager %v, window list %v): %v, %v; want executor.ErrUnsupported", tc.v, tc.manager, tc.windowList, got, err)
 			}
 			continue
 		}
@@ -61,10 +62,10 @@ func TestCaptureUsesScreenCaptureKitFromMacOS14(t *testing.T) {
 
 func TestCapturePlanTakesEveryDisplayAtTheHighestScale(t *testing.T) {
 	displays := []macDisplay{
-		{ID: 1, Bounds: Screen{0, 0, 1512, 982}, PixelWidth: 3024},        // the built-in Retina display
-		{ID: 2, Bounds: Screen{1512, 0, 1920, 1080}, PixelWidth: 1920},    // an external one at 1×, to the right
-		{ID: 3, Bounds: Screen{-1920, 0, 1920, 1080}, PixelWidth: 1920},   // left of the main one: left out
-		{ID: 4, Bounds: Screen{200, -1080, 1920, 1080}, PixelWidth: 1920}, // above it: left out
+		{ID: 1, Bounds: executor.Screen{X: 0, Y: 0, W: 1512, H: 982}, PixelWidth: 3024},        // the built-in Retina display
+		{ID: 2, Bounds: executor.Screen{X: 1512, Y: 0, W: 1920, H: 1080}, PixelWidth: 1920},    // an external one at 1×, to the right
+		{ID: 3, Bounds: executor.Screen{X: -1920, Y: 0, W: 1920, H: 1080}, PixelWidth: 1920},   // left of the main one: left out
+		{ID: 4, Bounds: executor.Screen{X: 200, Y: -1080, W: 1920, H: 1080}, PixelWidth: 1920}, // above it: left out
 	}
 	p, ok := planCapture(displays)
 	if !ok {
@@ -89,8 +90,8 @@ func TestCapturePlanTakesEveryDisplayAtTheHighestScale(t *testing.T) {
 
 func TestCapturePlanComposesThePictures(t *testing.T) {
 	p, _ := planCapture([]macDisplay{
-		{ID: 1, Bounds: Screen{0, 0, 4, 2}, PixelWidth: 4},
-		{ID: 2, Bounds: Screen{4, 0, 2, 3}, PixelWidth: 2},
+		{ID: 1, Bounds: executor.Screen{X: 0, Y: 0, W: 4, H: 2}, PixelWidth: 4},
+		{ID: 2, Bounds: executor.Screen{X: 4, Y: 0, W: 2, H: 3}, PixelWidth: 2},
 	})
 	fill := func(w, h int, c color.RGBA) *image.RGBA {
 		img := image.NewRGBA(image.Rect(0, 0, w, h))

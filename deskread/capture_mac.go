@@ -1,8 +1,9 @@
-package executor
+package deskread
 
 import (
 	"errors"
 	"fmt"
+	"github.com/reins-app/reins/executor"
 	"image"
 	"image/color"
 	"image/draw"
@@ -68,20 +69,20 @@ func chooseCapture(v macVersion, haveManager, haveWindowList bool) (captureWay, 
 	case haveManager && (v.atLeast(14, 0) || v == macVersion{10, 16, 0}):
 		return captureWithScreenshotManager, nil
 	case v.atLeast(15, 0):
-		return 0, fmt.Errorf("%w: macOS %v has no SCScreenshotManager, and its CGWindowListCreateImage would ask the person again and again", ErrUnsupported, v)
+		return 0, fmt.Errorf("%w: macOS %v has no SCScreenshotManager, and its CGWindowListCreateImage would ask the person again and again", executor.ErrUnsupported, v)
 	case haveWindowList:
 		return captureWithWindowList, nil
 	case haveManager:
 		return captureWithScreenshotManager, nil
 	}
-	return 0, fmt.Errorf("%w: macOS %v has neither SCScreenshotManager nor CGWindowListCreateImage", ErrUnsupported, v)
+	return 0, fmt.Errorf("%w: macOS %v has neither SCScreenshotManager nor CGWindowListCreateImage", executor.ErrUnsupported, v)
 }
 
 // macDisplay is one active display: its CGDirectDisplayID, its bounds in
 // global points, and its width in pixels (CGDisplayModeGetPixelWidth).
 type macDisplay struct {
 	ID         uint32
-	Bounds     Screen
+	Bounds     executor.Screen
 	PixelWidth int
 }
 

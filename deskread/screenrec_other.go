@@ -1,6 +1,6 @@
 //go:build !darwin
 
-package executor
+package deskread
 
 // ScreenRecordingStatus: only macOS asks the person before a program may
 // take pictures of other applications' windows, so elsewhere Reins may:

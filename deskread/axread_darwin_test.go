@@ -1,4 +1,4 @@
-package executor
+package deskread
 
 import (
 	"errors"
@@ -7,13 +7,14 @@ import (
 	"testing"
 	"time"
 
+	"github.com/reins-app/reins/executor"
 	"github.com/reins-app/reins/internal/testenv"
 )
 
 // macDialogSecret is what the dialog's hidden-answer field holds.
 const macDialogSecret = "Rx7-hunter2-secret"
 
-// macAccessibleRig is the Mac executor and a dialog osascript shows of its
+// macAccessibleRig is the Mac reader and a dialog osascript shows of its
 // own: a push button "Press me" and a secure text field (AppKit's
 // NSSecureTextField, subrole AXSecureTextField) holding macDialogSecret.
 type macAccessibleRig struct {
@@ -21,7 +22,7 @@ type macAccessibleRig struct {
 	pid int
 }
 
-func (r *macAccessibleRig) Executor() Executor { return r.m }
+func (r *macAccessibleRig) Reader() Reader { return r.m }
 
 func (r *macAccessibleRig) Show(t *testing.T) accessibleApp {
 	t.Helper()
@@ -37,19 +38,19 @@ func (r *macAccessibleRig) Show(t *testing.T) accessibleApp {
 }
 
 // TestMacAccessibleContractNeedsAccessibility runs the Accessible contract
-// against the Mac executor. macOS answers no Accessibility call of a
+// against the Mac reader. macOS answers no Accessibility call of a
 // process without the permission, which CI runners lack: the workflow runs
 // it in a step of its own that may fail, and it skips, saying so, where
 // the permission is missing.
 func TestMacAccessibleContractNeedsAccessibility(t *testing.T) {
-	trusted, _, err := AccessibilityStatus()
+	trusted, _, err := executor.AccessibilityStatus()
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !trusted {
 		t.Skip("skipped: this process has no Accessibility permission (System Settings › Privacy & Security › Accessibility), without which macOS answers no AXUIElement call; grant it to the terminal running go test to run the contract")
 	}
-	m, err := NewMac(MacOptions{})
+	m, err := NewMac()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -72,7 +73,7 @@ func TestMacAccessibleContractNeedsAccessibility(t *testing.T) {
 // taken, and the refusal says how to give the permission; with it, the
 // picture covers the screens at their scale.
 func TestMacCaptureIsRealOrRefused(t *testing.T) {
-	m, err := NewMac(MacOptions{})
+	m, err := NewMac()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -91,11 +92,11 @@ func TestMacCaptureIsRealOrRefused(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	screens, err := m.Screens(t.Context())
+	displays, err := macDisplays()
 	if err != nil {
 		t.Fatal(err)
 	}
-	area, _ := captureArea(screens)
+	area, _ := captureArea(displays)
 	b := pic.Image.Bounds()
 	if pic.Scale < 1 || b.Dx() != int(area.Size.W*pic.Scale+0.5) || b.Dy() != int(area.Size.H*pic.Scale+0.5) {
 		t.Errorf("picture %v at scale %g for %g×%g points", b, pic.Scale, area.Size.W, area.Size.H)

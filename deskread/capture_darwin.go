@@ -1,4 +1,4 @@
-package executor
+package deskread
 
 import (
 	"context"
@@ -9,6 +9,7 @@ import (
 	"syscall"
 	"unsafe"
 
+	"github.com/reins-app/reins/executor"
 	"github.com/reins-app/reins/internal/macos"
 )
 
@@ -64,7 +65,7 @@ var (
 
 func loadCapture() error {
 	captureOnce.Do(func() {
-		if err := loadQuartz(); err != nil {
+		if err := loadMac(); err != nil {
 			captureErr = err
 			return
 		}
@@ -108,7 +109,7 @@ func screenRecordingAllowed() bool {
 // (CGPreflightScreenCaptureAccess). err says why it cannot be told.
 func ScreenRecordingStatus() (allowed bool, err error) {
 	if err := loadCapture(); err != nil {
-		return false, fmt.Errorf("%w: %v", ErrUnsupported, err)
+		return false, fmt.Errorf("%w: %v", executor.ErrUnsupported, err)
 	}
 	if cgPreflightScreenCaptureAccess == nil {
 		return false, errors.New("this macOS has no CGPreflightScreenCaptureAccess (macOS 11 or later has)")
@@ -116,7 +117,7 @@ func ScreenRecordingStatus() (allowed bool, err error) {
 	return cgPreflightScreenCaptureAccess(), nil
 }
 
-// Capture implements Executor: a picture of the displays at and right of
+// Capture implements Reader: a picture of the displays at and right of
 // and below the main one's top-left corner (global points from (0, 0)),
 // every window on screen in it, at the displays' best resolution. Without
 // the Screen Recording permission it takes none and returns an error
@@ -128,7 +129,7 @@ func (m *Mac) Capture(ctx context.Context) (Picture, error) {
 		return Picture{}, errClosed
 	}
 	if err := loadCapture(); err != nil {
-		return Picture{}, fmt.Errorf("%w: %v", ErrUnsupported, err)
+		return Picture{}, fmt.Errorf("%w: %v", executor.ErrUnsupported, err)
 	}
 	if !screenRecordingAllowed() {
 		screenRecAsked.Do(func() {
@@ -160,11 +161,11 @@ func (m *Mac) Capture(ctx context.Context) (Picture, error) {
 		macos.WithPool(func() { pic, err = captureWithSCK(ctx, plan) })
 		return pic, err
 	}
-	screens, err := m.Screens(ctx)
+	displays, err := macDisplays()
 	if err != nil {
 		return Picture{}, err
 	}
-	area, ok := captureArea(screens)
+	area, ok := captureArea(displays)
 	if !ok {
 		return Picture{}, errNoMainQuadrant
 	}
@@ -204,7 +205,7 @@ func macDisplays() ([]macDisplay, error) {
 	out := make([]macDisplay, 0, n)
 	for _, id := range ids[:min(n, maxDisplays)] {
 		b := cgDisplayBounds(id)
-		d := macDisplay{ID: id, Bounds: Screen{X: b.Origin.X, Y: b.Origin.Y, W: b.Size.W, H: b.Size.H}}
+		d := macDisplay{ID: id, Bounds: executor.Screen{X: b.Origin.X, Y: b.Origin.Y, W: b.Size.W, H: b.Size.H}}
 		if mode := cgDisplayCopyDisplayMode(id); mode != 0 {
 			d.PixelWidth = int(cgDisplayModeGetPixelWidth(mode))
 			macos.CFRelease(mode)
@@ -218,9 +219,10 @@ func macDisplays() ([]macDisplay, error) {
 // from global (0, 0) to the farthest right and bottom edges. A display left
 // of or above the main one has negative coordinates, which a picture whose
 // origin is DIP (0, 0) cannot hold; it is left out.
-func captureArea(screens []Screen) (cgRect, bool) {
+func captureArea(displays []macDisplay) (cgRect, bool) {
 	var w, h float64
-	for _, s := range screens {
+	for _, d := range displays {
+		s := d.Bounds
 		if s.X+s.W > 0 && s.Y+s.H > 0 {
 			w, h = max(w, s.X+s.W), max(h, s.Y+s.H)
 		}

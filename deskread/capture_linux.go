@@ -1,4 +1,4 @@
-package executor
+package deskread
 
 import (
 	"context"
@@ -12,7 +12,7 @@ import (
 // most 16 MB.
 const captureBand = 200
 
-// Capture implements Executor: the root window's pixels, read with
+// Capture implements Reader: the root window's pixels, read with
 // GetImage, in bands.
 func (x *X11) Capture(ctx context.Context) (Picture, error) {
 	if x.isClosed() {

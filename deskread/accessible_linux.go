@@ -1,4 +1,4 @@
-package executor
+package deskread
 
 import (
 	"context"
@@ -8,7 +8,7 @@ import (
 	gdesktop "github.com/reins-app/reins/grounding/desktop"
 )
 
-// x11Accessible is an X11 executor's reader of the accessibility bus,
+// x11Accessible is the X11 reader's connection to the accessibility bus,
 // opened at the first read and again after one that failed to open.
 type x11Accessible struct {
 	mu     sync.Mutex
@@ -43,9 +43,9 @@ func (a *x11Accessible) setFactor(w appWindow, f float64) {
 	a.factors[w] = f
 }
 
-// Accessible implements Executor, through AT-SPI on the session bus of
-// X11Options.SessionBus (default $DBUS_SESSION_BUS_ADDRESS). Boxes are in
-// DIP, as X11Options.Scale converts them from the device pixels X works
+// Accessible implements Reader, through AT-SPI on the session bus of
+// Options.SessionBus (default $DBUS_SESSION_BUS_ADDRESS). Boxes are in
+// DIP, as Options.Scale converts them from the device pixels X works
 // in, after the application's own coordinates are turned into device
 // pixels (appFactor).
 func (x *X11) Accessible(ctx context.Context, pid int) (*gdesktop.Tree, error) {
@@ -71,7 +71,7 @@ func (x *X11) Accessible(ctx context.Context, pid int) (*gdesktop.Tree, error) {
 	return t, nil
 }
 
-// AccessibleAt implements Executor, through AT-SPI: the point, in DIP, is
+// AccessibleAt implements Reader, through AT-SPI: the point, in DIP, is
 // asked of the application in its own coordinates, by the appFactor found
 // when the window was last read (1 when it was not).
 func (x *X11) AccessibleAt(ctx context.Context, pid int, window string, px, py float64) (string, error) {
@@ -99,7 +99,7 @@ func (x *X11) appFactor(ctx context.Context, pid int, root gdesktop.Element) flo
 	if root.Box.W <= 0 || root.Box.H <= 0 {
 		return 1
 	}
-	ws, err := x.Windows(ctx)
+	ws, err := x.opts.Windows(ctx)
 	if err != nil {
 		return 1
 	}

@@ -1,4 +1,4 @@
-package executor
+package deskread
 
 import (
 	"context"
@@ -18,7 +18,7 @@ const (
 	roleText    = "text"
 )
 
-// JSDialog implements Executor, through AT-SPI: the browser's active window
+// JSDialog implements Reader, through AT-SPI: the browser's active window
 // is read only when its one element below the window is a dialog; a
 // browser window that is not one (its tab strip, its page) is not read
 // past its own top. The text field's content is never read.
