@@ -189,6 +189,11 @@ export async function handshake(connect, paired) {
   assert.equal(sock.url, `ws://127.0.0.1:${vectors.port}/bridge`);
   sock.open();
   await done;
+  return prove(sock, paired);
+}
+
+// prove plays the app's part of the golden handshake on an open socket.
+export async function prove(sock, paired) {
   const hello = sock.nextSent();
   sock.receive(goldenText("challenge.json"));
   assert.deepEqual(JSON.parse(await hello), golden("hello.json"));
