@@ -505,9 +505,7 @@ func (s *Server) serve(ctx context.Context, p *peer, m *protocol.Message) {
 			reply.Result = raw
 		}
 	}
-	wctx, cancel := context.WithTimeout(context.Background(), s.opts.RequestTimeout)
-	defer cancel()
-	p.write(wctx, reply)
+	s.post(p, reply)
 }
 
 // Notify pushes an event to profile's extension (the most recently
@@ -518,26 +516,46 @@ func (s *Server) Notify(ctx context.Context, profile, method string, params any)
 	if err != nil {
 		return err
 	}
+	return s.send(ctx, s.peerOf(profile, true), func(p *peer) error {
+		return s.post(p, &protocol.Message{Method: method, Params: raw})
+	})
+}
+
+// peerOf is profile's connection, or nil when it has none; with latest,
+// "" names the most recently connected one.
+func (s *Server) peerOf(profile string, latest bool) *peer {
 	s.mu.Lock()
-	if profile == "" && len(s.order) > 0 {
+	defer s.mu.Unlock()
+	if latest && profile == "" && len(s.order) > 0 {
 		profile = s.order[len(s.order)-1]
 	}
-	p := s.peers[profile]
-	s.mu.Unlock()
+	return s.peers[profile]
+}
+
+// send is the one way an event the app starts reaches an extension:
+// ErrNotConnected without a connection, the caller's context deciding only
+// whether to start (as in call), and a failed write as ErrDisconnected.
+func (s *Server) send(ctx context.Context, p *peer, write func(*peer) error) error {
 	if p == nil {
 		return ErrNotConnected
 	}
-	// As in call: a write cut short by its context closes the connection,
-	// so the caller's context only decides whether to start.
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	wctx, cancel := context.WithTimeout(context.Background(), s.opts.RequestTimeout)
-	defer cancel()
-	if err := p.write(wctx, &protocol.Message{Method: method, Params: raw}); err != nil {
+	if err := write(p); err != nil {
 		return fmt.Errorf("%w: %v", ErrDisconnected, err)
 	}
 	return nil
+}
+
+// post writes m to p within the request timeout, whatever the caller's
+// context: the library closes the connection when a write's context ends
+// mid-write, and one caller giving up must not cost every other caller the
+// extension.
+func (s *Server) post(p *peer, m *protocol.Message) error {
+	ctx, cancel := context.WithTimeout(context.Background(), s.opts.RequestTimeout)
+	defer cancel()
+	return p.write(ctx, m)
 }
 
 func (s *Server) keepalive(ctx context.Context, p *peer) {
@@ -605,19 +623,7 @@ func (s *Server) SessionOf(profile string) (string, bool) {
 // from the last one that connection got. It fails with ErrNotConnected
 // when the profile has no connection.
 func (s *Server) PushShares(ctx context.Context, profile string) error {
-	s.mu.Lock()
-	p := s.peers[profile]
-	s.mu.Unlock()
-	if p == nil {
-		return ErrNotConnected
-	}
-	if err := ctx.Err(); err != nil {
-		return err
-	}
-	if err := s.pushShares(ctx, p); err != nil {
-		return fmt.Errorf("%w: %v", ErrDisconnected, err)
-	}
-	return nil
+	return s.send(ctx, s.peerOf(profile, false), func(p *peer) error { return s.pushShares(ctx, p) })
 }
 
 func (s *Server) pushShares(ctx context.Context, p *peer) error {
@@ -644,10 +650,7 @@ func (s *Server) pushShares(ctx context.Context, p *peer) error {
 	if err != nil {
 		return err
 	}
-	// As in call: the caller's context only decides whether to start.
-	wctx, cancel := context.WithTimeout(context.Background(), s.opts.RequestTimeout)
-	defer cancel()
-	if err := p.write(wctx, &protocol.Message{Method: protocol.EventShares, Params: raw}); err != nil {
+	if err := s.post(p, &protocol.Message{Method: protocol.EventShares, Params: raw}); err != nil {
 		return err
 	}
 	p.sharesSeq, p.sharesSent = t.Seq, string(key)
@@ -670,12 +673,7 @@ type RemoteError = protocol.Error
 // It fails with ErrNotConnected, ErrTimeout, ErrDisconnected or a
 // *RemoteError.
 func (s *Server) Call(ctx context.Context, profile, method string, params, out any) error {
-	s.mu.Lock()
-	if profile == "" && len(s.order) > 0 {
-		profile = s.order[len(s.order)-1]
-	}
-	p := s.peers[profile]
-	s.mu.Unlock()
+	p := s.peerOf(profile, true)
 	if p == nil {
 		return ErrNotConnected
 	}
@@ -715,12 +713,7 @@ func (s *Server) call(ctx context.Context, p *peer, method string, params, out a
 	}
 	ctx, cancel := context.WithTimeout(ctx, s.opts.RequestTimeout)
 	defer cancel()
-	// The library closes the connection when a write's context ends mid-write;
-	// one caller giving up must not cost every other caller the extension.
-	wctx, wcancel := context.WithTimeout(context.Background(), s.opts.RequestTimeout)
-	err = p.write(wctx, &protocol.Message{ID: id, Method: method, Params: raw})
-	wcancel()
-	if err != nil {
+	if err := s.post(p, &protocol.Message{ID: id, Method: method, Params: raw}); err != nil {
 		forget()
 		return fmt.Errorf("%w: %v", ErrDisconnected, err)
 	}

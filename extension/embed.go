@@ -20,7 +20,7 @@ const Origin = "chrome-extension://" + ID
 // pairing secret.
 const NativeHost = "app.reins.bridge"
 
-//go:embed manifest.json content.js sw.js strip.js session.js panel.html panel.js
+//go:embed manifest.json content.js sw.js worker/*.js strip.js session.js panel.html panel.js
 var files embed.FS
 
 // Files is the folder Chrome loads.
@@ -32,8 +32,11 @@ func WriteTo(dir string) (string, error) {
 		return "", err
 	}
 	err := fs.WalkDir(files, ".", func(p string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
+		if err != nil {
 			return err
+		}
+		if d.IsDir() {
+			return os.MkdirAll(filepath.Join(dir, p), 0o755)
 		}
 		b, err := files.ReadFile(p)
 		if err != nil {

@@ -20,6 +20,7 @@ type manifest struct {
 	HostPermissions []string `json:"host_permissions"`
 	Background      struct {
 		ServiceWorker string `json:"service_worker"`
+		Type          string `json:"type"`
 	} `json:"background"`
 	Action *struct {
 		DefaultTitle string `json:"default_title"`

@@ -95,3 +95,6 @@ const ReinsSession = (() => {
 
   return { APP_TO_EXTENSION, EXTENSION_TO_APP, hex, extensionProof, appProof, sessionKey, Sealed };
 })();
+
+// The service worker's modules import this file for its one global.
+globalThis.ReinsSession = ReinsSession;

@@ -165,3 +165,6 @@ const ReinsStrip = (() => {
 
   return { Model };
 })();
+
+// The service worker's modules import this file for its one global.
+globalThis.ReinsStrip = ReinsStrip;

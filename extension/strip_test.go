@@ -48,9 +48,11 @@ func TestManifestDeclaresTheBadgeAndSidePanel(t *testing.T) {
 	if regexp.MustCompile(`\son[a-z]+\s*=`).Match(html) {
 		t.Error("panel.html carries inline script")
 	}
-	sw, _ := fs.ReadFile(Files(), "sw.js")
-	if !regexp.MustCompile(`importScripts\("strip\.js", "session\.js"\)`).Match(sw) {
-		t.Error("sw.js does not load strip.js and session.js")
+	for file, script := range map[string]string{"worker/badge.js": "strip.js", "worker/pairing.js": "session.js"} {
+		b, _ := fs.ReadFile(Files(), file)
+		if !strings.Contains(string(b), `import "../`+script+`";`) {
+			t.Errorf("%s does not load %s", file, script)
+		}
 	}
 }
 

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/reins-app/reins/grounding/quote"
 )
 
 // A budget cuts a rendered view at a line boundary, and the hint says what
@@ -193,7 +195,7 @@ func (s *Snapshot) short(i int) string {
 	l := &s.lines[i]
 	out := l.role
 	if name := s.Elements[l.ref].Name; name != "" {
-		out += " " + quote(clip(name, hintName))
+		out += " " + quote.Text(name, hintName)
 	}
 	return out + " [ref=" + l.ref + "]"
 }

@@ -19,6 +19,7 @@ import (
 	"unicode"
 
 	"github.com/reins-app/reins/bridge/protocol"
+	"github.com/reins-app/reins/grounding/quote"
 )
 
 // Errors an agent may see. Each says what to do next.
@@ -228,7 +229,7 @@ func (o *offset) place(b protocol.Rect) protocol.Rect {
 }
 
 func (w *walker) unplaced(f *protocol.FrameReport) {
-	i := w.s.add(line{depth: 0, parent: -1, kind: kindUnplaced, role: "iframe", text: "iframe " + quote(f.URL) + " (not placed on the page)"})
+	i := w.s.add(line{depth: 0, parent: -1, kind: kindUnplaced, role: "iframe", text: "iframe " + quote.Text(f.URL, 0) + " (not placed on the page)"})
 	w.frame(f, nil, false, "", 1, nil, i)
 }
 
@@ -241,14 +242,14 @@ func (w *walker) frame(f *protocol.FrameReport, path []protocol.Hop, placeable b
 
 func (w *walker) node(f *protocol.FrameReport, n *protocol.Node, path []protocol.Hop, placeable bool, turned string, depth int, off *offset, parent int) {
 	if n.Role == "text" && n.Box == nil { // a text node; an element can claim role "text" but always has a box
-		w.s.add(line{depth: depth, parent: parent, kind: kindText, text: "text: " + quote(n.Text)})
+		w.s.add(line{depth: depth, parent: parent, kind: kindText, text: "text: " + quote.Text(n.Text, 0)})
 		return
 	}
 	role := renderedRole(n.Role)
 	l := line{depth: depth, parent: parent, kind: kindNode, role: role, pointer: n.Pointer, scroll: n.Scroll}
 	text := role
 	if n.Name != "" {
-		text += " " + quote(n.Name)
+		text += " " + quote.Text(n.Name, 0)
 	}
 	text += stateMarks(n) + scrollMarks(n.Scroll)
 	if n.Box != nil && off != nil {
@@ -279,13 +280,13 @@ func (w *walker) node(f *protocol.FrameReport, n *protocol.Node, path []protocol
 		child = w.children[[2]int{f.Frame, n.Frame.Index}]
 	}
 	if n.URL != "" {
-		w.s.add(line{depth: depth + 1, parent: me, kind: kindProp, text: "/url: " + quote(n.URL)})
+		w.s.add(line{depth: depth + 1, parent: me, kind: kindProp, text: "/url: " + quote.Text(n.URL, 0)})
 	}
 	if n.Placeholder != "" {
-		w.s.add(line{depth: depth + 1, parent: me, kind: kindProp, text: "/placeholder: " + quote(n.Placeholder)})
+		w.s.add(line{depth: depth + 1, parent: me, kind: kindProp, text: "/placeholder: " + quote.Text(n.Placeholder, 0)})
 	}
 	if n.Value != "" && !n.Secret {
-		w.s.add(line{depth: depth + 1, parent: me, kind: kindProp, text: "/value: " + quote(n.Value)})
+		w.s.add(line{depth: depth + 1, parent: me, kind: kindProp, text: "/value: " + quote.Text(n.Value, 0)})
 	}
 	for _, c := range n.Children {
 		w.node(f, c, path, placeable, turned, depth+1, off, me)
@@ -344,49 +345,6 @@ func stateMarks(n *protocol.Node) string {
 		b.WriteString(" [cursor=pointer]")
 	}
 	return b.String()
-}
-
-// quote renders page text as one double-quoted string that can neither end
-// the line nor pass for a ref or state: quotes, backslashes and every control
-// character are escaped, and a bracket that opens what looks like a marker is
-// escaped too.
-func quote(s string) string {
-	var b strings.Builder
-	b.Grow(len(s) + 2)
-	b.WriteByte('"')
-	for i, r := range s {
-		switch {
-		case r == '"':
-			b.WriteString(`\"`)
-		case r == '\\':
-			b.WriteString(`\\`)
-		case r == '\n':
-			b.WriteString(`\n`)
-		case r == '\r':
-			b.WriteString(`\r`)
-		case r == '\t':
-			b.WriteString(`\t`)
-		case r == '[' && looksLikeMarker(s[i+1:]):
-			b.WriteString(`\[`)
-		case r < 0x20 || r == 0x7f || r == 0x2028 || r == 0x2029 || r == 0x85:
-			fmt.Fprintf(&b, `\u%04x`, r)
-		default:
-			b.WriteRune(r)
-		}
-	}
-	b.WriteByte('"')
-	return b.String()
-}
-
-var markers = []string{"ref=", "checked", "disabled", "expanded", "level=", "pressed", "selected", "active", "cursor=", "box=", "scroll"}
-
-func looksLikeMarker(rest string) bool {
-	for _, m := range markers {
-		if strings.HasPrefix(rest, m) {
-			return true
-		}
-	}
-	return false
 }
 
 // Check validates a ref against the snapshot it came from and the tab's

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/reins-app/reins/grounding/quote"
 	"github.com/reins-app/reins/internal/plain"
 )
 
@@ -78,7 +79,7 @@ func Build(t *Tree, refs *Refs, opts BuildOptions) *Snapshot {
 		app = t.App
 	}
 	s := &Snapshot{ID: opts.ID, At: opts.At, Targets: map[string]Target{}, Truncated: t.Truncated}
-	head := []line{{text: "Application in front: " + quote(app, plain.NameMax) + " (pid " + strconv.Itoa(t.PID) + ")"}}
+	head := []line{{text: "Application in front: " + quote.Text(plain.Text(app, plain.NameMax), 0) + " (pid " + strconv.Itoa(t.PID) + ")"}}
 	if t.Truncated {
 		head = append(head, line{text: truncatedNote})
 	}
@@ -87,7 +88,7 @@ func Build(t *Tree, refs *Refs, opts BuildOptions) *Snapshot {
 	lines := b.lines
 	if opts.Find != "" {
 		lines = found(lines, opts.Find)
-		head = append(head, line{text: fmt.Sprintf("(%d elements whose role or name holds %s)", len(lines), quote(opts.Find, plain.NameMax))})
+		head = append(head, line{text: fmt.Sprintf("(%d elements whose role or name holds %s)", len(lines), quote.Text(plain.Text(opts.Find, plain.NameMax), 0))})
 	}
 	s.Text = s.cut(head, lines, opts.MaxChars)
 	return s
@@ -136,7 +137,7 @@ func (b *builder) element(e *Element, depth int) {
 	var t strings.Builder
 	t.WriteString(strings.Repeat("  ", depth) + "- " + role)
 	if name != "" {
-		t.WriteString(" " + quote(name, 0))
+		t.WriteString(" " + quote.Text(name, 0))
 	}
 	t.WriteString(marks(e.State, sec))
 	l := line{element: true}
@@ -155,7 +156,7 @@ func (b *builder) element(e *Element, depth int) {
 	b.lines = append(b.lines, l)
 	// A secret element's value is never shown, even if the reader filled it.
 	if v := plain.Text(e.Value, valueMax); v != "" && !sec {
-		b.lines = append(b.lines, line{text: strings.Repeat("  ", depth+1) + "- /value: " + quote(v, 0)})
+		b.lines = append(b.lines, line{text: strings.Repeat("  ", depth+1) + "- /value: " + quote.Text(v, 0)})
 	}
 	for i := range e.Children {
 		b.element(&e.Children[i], depth+1)
@@ -243,42 +244,6 @@ func join(lines []line) string {
 		b.WriteString(l.text)
 	}
 	return b.String()
-}
-
-// quote renders application text as one double-quoted string, cleaned by
-// [plain.Text] and capped at max characters (0: no cap), that can neither
-// end the line nor pass for a ref or state: quotes and backslashes are
-// escaped, and so is a bracket that opens what looks like a mark.
-func quote(s string, max int) string {
-	s = plain.Text(s, max)
-	var b strings.Builder
-	b.Grow(len(s) + 2)
-	b.WriteByte('"')
-	for i, r := range s {
-		switch {
-		case r == '"':
-			b.WriteString(`\"`)
-		case r == '\\':
-			b.WriteString(`\\`)
-		case r == '[' && looksLikeMark(s[i+1:]):
-			b.WriteString(`\[`)
-		default:
-			b.WriteRune(r)
-		}
-	}
-	b.WriteByte('"')
-	return b.String()
-}
-
-var markWords = []string{"ref=", "checked", "expanded", "selected", "disabled", "active", "secret"}
-
-func looksLikeMark(rest string) bool {
-	for _, m := range markWords {
-		if strings.HasPrefix(rest, m) {
-			return true
-		}
-	}
-	return false
 }
 
 // Check returns the target of ref in s, or an error wrapping [ErrStaleRef]

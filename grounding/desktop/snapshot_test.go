@@ -187,6 +187,18 @@ func TestHostileNamesRenderCleaned(t *testing.T) {
 	}
 }
 
+// A mark the tab's view writes cannot be posed in the desktop's either:
+// both quote with one escaper.
+func TestTabMarksEscaped(t *testing.T) {
+	tr := flat()
+	tr.Root.Children[0].Children[0].Name = "Go [level=1] [cursor=pointer] [scroll=0/9] [box=1,2,3x4]"
+	s := Build(tr, NewRefs(), BuildOptions{ID: "ds1", At: at})
+	want := `  - button "Go \[level=1] \[cursor=pointer] \[scroll=0/9] \[box=1,2,3x4]" [ref=d2]`
+	if got := strings.Split(s.Text, "\n")[2]; got != want {
+		t.Fatalf("line = %s, want %s", got, want)
+	}
+}
+
 func TestNamesCapped(t *testing.T) {
 	tr := flat()
 	tr.Root.Name = strings.Repeat("w", 500)

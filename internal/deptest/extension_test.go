@@ -215,3 +215,80 @@ func TestImportRuleJudgesRightly(t *testing.T) {
 		}
 	}
 }
+
+// extensionDir is the extension's folder, from this package.
+var extensionDir = filepath.Join("..", "..", "extension")
+
+// workerProblems lists what breaks the service worker's rule in the module
+// at rel (slash-separated, under extension/): a module under worker/ opens
+// with a comment saying what it imports, imports statically (a service
+// worker may not import() at all), and only modules of worker/ and the two
+// scripts it shares with the panel and its tests, strip.js and session.js;
+// nothing imports the entry, sw.js.
+func workerProblems(rel, src string, exists func(string) bool) []string {
+	var problems []string
+	if !strings.HasPrefix(strings.TrimSpace(src), "//") || !strings.Contains(src[:max(0, strings.Index(src, "\n\n"))+1], "Import") {
+		problems = append(problems, rel+": it does not open with a comment saying what it is for and what it imports")
+	}
+	if dynamicImport.MatchString(stripJS(src)) {
+		problems = append(problems, rel+": a dynamic import or require: a service worker imports statically")
+	}
+	for _, m := range staticImport.FindAllStringSubmatch(src, -1) {
+		spec := m[1] + m[2]
+		target := path.Join(path.Dir(rel), spec)
+		switch {
+		case !strings.HasPrefix(spec, "."), !strings.HasSuffix(spec, ".js"), !exists(target):
+			problems = append(problems, rel+": imports "+spec+", which is no file of the extension")
+		case target == "sw.js":
+			problems = append(problems, rel+": imports the entry point")
+		case target != "strip.js" && target != "session.js" && !(strings.HasPrefix(target, "worker/") && !strings.Contains(target[len("worker/"):], "/")):
+			problems = append(problems, rel+": imports "+spec+"; the worker's modules import each other, strip.js and session.js only")
+		}
+	}
+	return problems
+}
+
+// TestWorkerModulesImportOnlyTheWorker holds the service worker's modules
+// (extension/worker/*.js) to their rule, and the rule itself to cases it
+// must pass and refuse.
+func TestWorkerModulesImportOnlyTheWorker(t *testing.T) {
+	exists := func(rel string) bool {
+		fi, err := os.Stat(filepath.Join(extensionDir, filepath.FromSlash(rel)))
+		return err == nil && !fi.IsDir()
+	}
+	mods, err := filepath.Glob(filepath.Join(extensionDir, "worker", "*.js"))
+	if err != nil || len(mods) == 0 {
+		t.Fatalf("no modules in extension/worker: %v", err)
+	}
+	for _, m := range mods {
+		b, err := os.ReadFile(m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, p := range workerProblems("worker/"+filepath.Base(m), string(b), exists) {
+			t.Error(p)
+		}
+	}
+
+	fake := func(rel string) bool {
+		return slices.Contains([]string{"sw.js", "strip.js", "session.js", "content.js", "worker/a.js", "worker/b.js"}, rel)
+	}
+	head := "// What it is for.\n// Imports what it may.\n\n"
+	for _, c := range []struct {
+		src string
+		bad bool
+	}{
+		{head + `import { b } from "./b.js";` + "\n" + `import "../strip.js";` + "\n" + `import "../session.js";` + "\n", false},
+		{head + `import { x } from "../sw.js";`, true},
+		{head + `import "../content.js";`, true},
+		{head + `import { x } from "./missing.js";`, true},
+		{head + `import { x } from "./b";`, true},
+		{head + `import { x } from "dom-accessibility-api";`, true},
+		{head + `const m = await import("./b.js");`, true},
+		{"import { b } from \"./b.js\";\n", true},
+	} {
+		if got := len(workerProblems("worker/a.js", c.src, fake)) > 0; got != c.bad {
+			t.Errorf("the rule judges wrongly (refused: %v, want %v):\n%s", got, c.bad, c.src)
+		}
+	}
+}

@@ -2,12 +2,11 @@
 // turned frame named and refused, points mapped in the child's own pixels,
 // and the worker's resolve carrying the scales of every hop up to the top
 // box. The pure helpers in pure/geometry.js, the whole content script on a
-// fake frame, and sw.js in a VM with a stand-in chrome. Imports
-// pure/geometry.js, the entry content.js and the fake DOM.
+// fake frame, and the worker's handler table with a stand-in chrome.
+// Imports pure/geometry.js, the entry content.js, the fake DOM and
+// ../worker/requests.js.
 import assert from "node:assert/strict";
-import { readFileSync } from "node:fs";
 import { before, test } from "node:test";
-import vm from "node:vm";
 import { frameScale, scaledContent, turnOf } from "../pure/geometry.js";
 import { h, install, page } from "./fakedom.js";
 
@@ -131,9 +130,11 @@ test("a frame inside a rotated box is named in its node and refused as unmapped"
   assert.ok(sw.ask({ type: "frameHit", doc: r.doc, epoch: r.epoch, index: 0, x: 100, y: 50 }).result, "an identity transform turns nothing");
 });
 
-// sw.js in a VM: chrome answers every call with an empty promise, but for
-// the frames' answers a test gives through tabs.sendMessage.
-function loadWorker(frameAnswer) {
+// The worker's handler table (worker/requests.js) with a stand-in chrome:
+// it answers every call with an empty promise, but for the frames' answers
+// a test gives through tabs.sendMessage. The handlers read chrome when
+// called, so each load gives the module a chrome of its own.
+async function loadWorker(frameAnswer) {
   const callable = () => {
     const f = new Proxy(function () {}, {
       get: (_, k) => (k === "then" ? undefined : callable()),
@@ -150,26 +151,22 @@ function loadWorker(frameAnswer) {
           : callable(),
     }
   );
-  const timers = {
-    setTimeout: (f, ms) => {
-      const t = setTimeout(f, ms);
-      t.unref();
-      return t;
-    },
-    clearTimeout,
+  const { HANDLERS } = await import("../../worker/requests.js");
+  const call = async (p) => {
+    const was = globalThis.chrome;
+    globalThis.chrome = chrome;
+    try {
+      return await HANDLERS.resolve(p);
+    } finally {
+      globalThis.chrome = was;
+    }
   };
-  const ctx = vm.createContext({ chrome, console, performance, crypto, TextEncoder, navigator: { userAgent: "test" }, WebSocket: class {}, ...timers });
-  ctx.importScripts = (...files) => {
-    for (const f of files) vm.runInContext(readFileSync(new URL("../../" + f, import.meta.url), "utf8"), ctx);
-  };
-  vm.runInContext(readFileSync(new URL("../../sw.js", import.meta.url), "utf8"), ctx);
-  // Answers as the wire carries them, out of the VM's realm.
-  const handlers = vm.runInContext("HANDLERS", ctx);
-  return { resolve: async (p) => JSON.parse(JSON.stringify(await handlers.resolve(p))) };
+  // Answers as the wire carries them.
+  return { resolve: async (p) => JSON.parse(JSON.stringify(await call(p))) };
 }
 
 test("the worker's resolve scales the element's box by every frame on the way up", async () => {
-  const HANDLERS = loadWorker((frame, msg) => {
+  const HANDLERS = await loadWorker((frame, msg) => {
     if (frame === 2) return { result: { box: { x: 10, y: 10, w: 20, h: 10 }, point: { x: 20, y: 15 }, index: 0, secret: false, editable: false, origin: "https://c.example" } };
     if (frame === 1) return { result: { point: { x: 110, y: 57.5 }, scale: { x: 0.5, y: 0.5 }, index: 0 } };
     return { result: { point: { x: 300, y: 200 }, scale: { x: 1.5, y: 1.5 }, index: -1, viewport: {}, window: {} } };
@@ -183,7 +180,7 @@ test("the worker's resolve scales the element's box by every frame on the way up
   assert.deepEqual(got.box, { x: 10, y: 10, w: 20, h: 10 });
   assert.equal(got.zoom, 1.25);
 
-  const flat = loadWorker((frame) =>
+  const flat = await loadWorker((frame) =>
     frame === 1 ? { result: { box: { x: 10, y: 10, w: 20, h: 10 }, point: { x: 20, y: 15 }, index: 0 } } : { result: { point: { x: 120, y: 65 }, index: -1 } }
   );
   const plain = await flat.resolve({ tab: 7, frame: 1, doc: "d", epoch: 1, id: 3, path: [hop(0)] });

@@ -1,0 +1,121 @@
+// The content scripts of a tab's frames: the port each opens when its
+// document starts, a request to one frame and its answer, a frame's last
+// full read while it stays quiet, and the tab's frame list and zoom kept
+// for a repeat snapshot. Imports failure.js.
+import { Failure } from "./failure.js";
+
+export const FRAME_TIMEOUT_MS = 3000;
+
+export function withTimeout(p, ms, what) {
+  let t;
+  return Promise.race([
+    p,
+    new Promise((_, reject) => (t = setTimeout(() => reject(new Failure("internal", `${what} did not answer`)), ms))),
+  ]).finally(() => clearTimeout(t));
+}
+
+// Each content script opens a port when its document starts. Requests go over
+// it when there is one (one-off messages otherwise: a worker that restarted
+// has lost the ports until the frames reopen them), and so does the frame's
+// notice that something changed since its last full read.
+const QUIET_MS = 1000; // as long as a frame itself trusts quiet
+export const framePorts = new Map(); // "tab:frame" → {port, pending, last, stirred}
+let nextRid = 1;
+
+// framePort takes the port a frame's content script opened (port.name
+// "reins-frame", from this extension, in a tab).
+export function framePort(port) {
+  const s = port.sender;
+  const key = `${s.tab.id}:${s.frameId || 0}`;
+  const entry = { port, pending: new Map(), last: null, stirred: true };
+  const old = framePorts.get(key);
+  framePorts.set(key, entry);
+  if (old) old.port.disconnect();
+  port.onMessage.addListener((m) => {
+    if (!m) return;
+    if (m.stirred) {
+      entry.stirred = true;
+      return;
+    }
+    const done = entry.pending.get(m.rid);
+    if (done) {
+      entry.pending.delete(m.rid);
+      done(m);
+    }
+  });
+  port.onDisconnect.addListener(() => {
+    if (framePorts.get(key) === entry) framePorts.delete(key);
+    for (const done of entry.pending.values()) done(null);
+    entry.pending.clear();
+  });
+}
+
+export function viaPort(entry, msg) {
+  const rid = nextRid++;
+  return new Promise((resolve) => {
+    entry.pending.set(rid, resolve);
+    try {
+      entry.port.postMessage({ ...msg, rid });
+    } catch {
+      entry.pending.delete(rid);
+      resolve(null);
+    }
+  });
+}
+
+// quietReport answers a snapshot for a frame that has not stirred since its
+// last full read, when the app holds that read's tree: nothing to ask.
+export function quietReport(tab, frameId, known) {
+  const entry = framePorts.get(`${tab}:${frameId}`);
+  const last = entry && entry.last;
+  if (!last || entry.stirred || !known || known !== `${last.doc}:${last.version}`) return null;
+  if (performance.now() - last.at > QUIET_MS) return null;
+  return { ...last.report, same: true, took: 0 };
+}
+
+// ask sends a frame a request and returns its result; waits is how long
+// the frame may take on purpose before it answers, in ms.
+export async function ask(tab, frameId, msg, waits = 0) {
+  const entry = framePorts.get(`${tab}:${frameId}`);
+  const limit = FRAME_TIMEOUT_MS + waits;
+  let r = entry ? await withTimeout(viaPort(entry, msg), limit, `frame ${frameId}`) : null;
+  if (r && msg.type === "snapshot" && r.result) {
+    // Replies and notices share the port, in order: this read is newer than any stir before it.
+    const { tree, ...report } = r.result;
+    const prev = entry.last;
+    // A frame's own "same" does not restart its quiet second; a full read does.
+    const at = report.same && prev && prev.doc === report.doc && prev.version === report.version ? prev.at : performance.now();
+    entry.last = { doc: report.doc, version: report.version, at, report };
+    entry.stirred = false;
+  }
+  if (!r) r = await withTimeout(chrome.tabs.sendMessage(tab, msg, { frameId }), limit, `frame ${frameId}`);
+  if (!r) throw new Failure("no_frame", `frame ${frameId} has no Reins content script`);
+  if (r.error) throw new Failure(r.error.code, r.error.message, r.error.now);
+  return r.result;
+}
+
+export async function zoomOf(tab) {
+  try {
+    return await chrome.tabs.getZoom(tab);
+  } catch {
+    return 1;
+  }
+}
+
+// A repeat snapshot needs the tab's frame list and zoom again. Both are kept
+// for a second and dropped at once by a navigation or zoom change in the tab,
+// or by a frame that did not answer. Acts never use them: resolve asks afresh.
+const FACTS_MS = 1000;
+const tabFacts = new Map(); // tab → {frames, zoom, at}
+export const forgetFacts = (tab) => tabFacts.delete(tab);
+
+export async function snapshotFacts(tab) {
+  const held = tabFacts.get(tab);
+  if (held && performance.now() - held.at < FACTS_MS) return held;
+  // One round of browser calls: getAllFrames fails by itself for a tab that is gone.
+  const [frames, zoom] = await Promise.all([chrome.webNavigation.getAllFrames({ tabId: tab }), zoomOf(tab)]);
+  if (!frames) throw new Failure("no_tab", `No tab with id: ${tab}`);
+  const facts = { frames, zoom, at: performance.now() };
+  tabFacts.set(tab, facts);
+  return facts;
+}

@@ -1,0 +1,128 @@
+// The handler table and the share mirror (worker/requests.js): one handler
+// for every request the app sends (bridge/protocol's methods), the level
+// each needs as NeedsShare says, refusals before any handler runs for a tab
+// the latest share table does not share, and errors as the wire carries
+// them. Imports ../requests.js, ../badge.js (for the strip model) and the
+// harness.
+import assert from "node:assert/strict";
+import { readFileSync, readdirSync } from "node:fs";
+import { test } from "node:test";
+import { FakeSocket, Log, fakeChrome, golden, install } from "./harness.js";
+
+const TABS = {
+  1843: { id: 1843, windowId: 1842, index: 0, url: "https://shop.example.com/cart", active: true },
+  1844: { id: 1844, windowId: 1842, index: 1, url: "https://mail.example.com/inbox", active: false },
+  1845: { id: 1845, windowId: 1842, index: 2, url: "https://bank.example/", active: false },
+};
+const chrome = fakeChrome({
+  "tabs.get": (id) => {
+    if (!TABS[id]) throw new Error(`No tab with id: ${id}.`);
+    return TABS[id];
+  },
+  "tabs.query": () => Object.values(TABS),
+  "tabs.create": (o) => ({ id: 1900, ...o }),
+  "tabs.getZoom": () => 1.5,
+  "windows.getLastFocused": () => ({ id: 1842, focused: true }),
+  "webNavigation.getAllFrames": () => [],
+});
+install(chrome);
+const { HANDLERS, NEEDS, handleRequest } = await import("../requests.js");
+const { strip } = await import("../badge.js");
+
+// The app's side of a link: what the worker sends on it, unsealed.
+const sent = new Log();
+const link = { sealed: { seal: async (text) => text }, sock: { readyState: FakeSocket.OPEN, send: (f) => sent.add(JSON.parse(f)) } };
+let nextID = 1;
+async function call(method, params) {
+  const id = "a" + nextID++;
+  const n = sent.length + 1;
+  handleRequest(link, { id, method, params });
+  await sent.wait(n);
+  const m = sent[n - 1];
+  assert.equal(m.id, id);
+  return m;
+}
+
+// The protocol's methods, read from the Go source the bridge is built from.
+function protocolMethods() {
+  const dir = new URL("../../../bridge/protocol/", import.meta.url);
+  const names = {};
+  let needs = "";
+  for (const f of readdirSync(dir).filter((f) => f.endsWith(".go") && !f.endsWith("_test.go"))) {
+    const src = readFileSync(new URL(f, dir), "utf8");
+    for (const m of src.matchAll(/\b(Method\w+)\s*=\s*"([^"]+)"/g)) names[m[1]] = m[2];
+    const i = src.indexOf("func NeedsShare(");
+    if (i >= 0) needs = src.slice(i, src.indexOf("\n}\n", i));
+  }
+  const levels = {};
+  for (const m of needs.matchAll(/case ([^:]+):\s*return Level(\w+)/g)) {
+    for (const c of m[1].split(",")) levels[names[c.trim()]] = m[2].toLowerCase();
+  }
+  return { names, levels };
+}
+
+test("there is one handler for every request the app sends, and no other", () => {
+  const { names } = protocolMethods();
+  const theirs = new Set(["challenge", "hello", "stop_sharing", "pause_all"]); // the handshake's, and the extension's own asks
+  const app = Object.values(names).filter((m) => !theirs.has(m)).sort();
+  assert.ok(app.length >= 14, `only ${app.length} methods read from bridge/protocol`);
+  assert.deepEqual(Object.keys(HANDLERS).sort(), app);
+});
+
+test("the level each request needs is NeedsShare's", () => {
+  const { levels } = protocolMethods();
+  assert.deepEqual({ ...NEEDS }, levels);
+});
+
+test("before the first share table every tab request is refused, and nothing is read", async () => {
+  strip.reset(true);
+  chrome.calls.length = 0;
+  const m = await call("snapshot", { tab: 1843 });
+  assert.equal(m.error.code, "not_shared");
+  assert.match(m.error.message, /^the Reins extension refused to snapshot: /);
+  assert.deepEqual(chrome.calls.map((c) => c[0]), ["tabs.get"], "more than the tab's address was read");
+});
+
+test("the share table decides: read needs read, acts need control, on the site shared", async () => {
+  strip.reset(true);
+  strip.apply("shares", golden("shares_event.json").params);
+  const read = await call("snapshot", { tab: 1844 });
+  assert.deepEqual(read.result, { tab: 1844, zoom: 1.5, frames: [] });
+  const act = await call("navigate", { tab: 1844, direction: "back" });
+  assert.equal(act.error.code, "not_shared");
+  assert.match(act.error.message, /read only/);
+  assert.equal((await call("navigate", { tab: 1843, direction: "back" })).error, undefined);
+  assert.deepEqual(chrome.calls.at(-1), ["tabs.goBack", 1843]);
+  assert.equal((await call("capture", { tab: 1845 })).error.code, "not_shared");
+  TABS[1843].url = "https://evil.example/";
+  const moved = await call("snapshot", { tab: 1843 });
+  TABS[1843].url = "https://shop.example.com/cart";
+  assert.equal(moved.error.code, "not_shared");
+  assert.match(moved.error.message, /no longer shows/);
+});
+
+test("requests without a tab need no share; a tab request without a tab id is refused", async () => {
+  assert.deepEqual((await call("keepalive", {})).result, {});
+  const tabs = await call("tabs", null);
+  assert.equal(tabs.result.tabs.length, 3);
+  assert.ok(Number.isInteger(tabs.result.seq));
+  assert.equal((await call("snapshot", { tab: "1843" })).error.code, "bad_request");
+  assert.equal((await call("snapshot", {})).error.code, "bad_request");
+  const unknown = await call("evaluate", { tab: 1843, code: "1" });
+  assert.deepEqual(unknown.error, { code: "unknown_method", message: "unknown method evaluate" });
+  assert.equal((await call("toString", {})).error.code, "unknown_method", "an Object method passed for a handler");
+});
+
+test("errors go out with the wire's codes", async () => {
+  strip.reset(true);
+  strip.apply("shares", { seq: 9, paused: false, tabs: [{ tab: 5, level: "control", origin: "https://gone.example" }, { tab: 1843, level: "control", origin: "https://shop.example.com" }] });
+  assert.equal((await call("activate", { tab: 5 })).error.code, "no_tab");
+  const bad = await call("new_tab", { tab: 1843, url: "javascript:alert(1)" });
+  assert.deepEqual(bad.error, { code: "bad_request", message: "only http and https addresses can be opened" });
+  assert.deepEqual((await call("new_tab", { tab: 1843, url: "https://shop.example.com/help" })).result, { tab: 1900 });
+  assert.deepEqual(chrome.calls.find((c) => c[0] === "tabs.create")[1], { url: "https://shop.example.com/help", windowId: 1842, index: 1, active: true });
+  TABS[1843].active = false;
+  const hidden = await call("capture", { tab: 1843 });
+  TABS[1843].active = true;
+  assert.deepEqual(hidden.error, { code: "unsupported", message: "the tab is not the visible one in its window" });
+});
