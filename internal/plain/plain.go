@@ -43,7 +43,11 @@ const maxMarks = 3
 // Text(s, n).
 func Text(s string, max int) string {
 	var b strings.Builder
-	b.Grow(min(len(s), 4*max+4))
+	if max > 0 {
+		b.Grow(min(len(s), 4*max+4))
+	} else {
+		b.Grow(len(s))
+	}
 	space := false // a space is owed before the next visible character
 	marks := 0
 	n := 0

@@ -326,3 +326,10 @@ func TestTypedLinesKeepsTheWholeText(t *testing.T) {
 		}
 	}
 }
+
+// A negative cap is no cap, as the documentation says.
+func TestANegativeCapIsNoCap(t *testing.T) {
+	if got := Text("a  b", -1); got != "a b" {
+		t.Fatalf("Text(-1) = %q", got)
+	}
+}
