@@ -1765,10 +1765,10 @@
       if (motion) now.motion = motion;
       return fail("not_visible", out + "; scroll it into view first", now);
     }
-    let seen2 = b;
-    for (const lv of levels) seen2 = seen2 && clipTo(seen2, lv.inner);
-    if (!seen2) return fail("not_visible", "the element is scrolled out of view; nothing was done");
-    const point = { x: seen2.x + seen2.w / 2, y: seen2.y + seen2.h / 2 };
+    let seen = b;
+    for (const lv of levels) seen = seen && clipTo(seen, lv.inner);
+    if (!seen) return fail("not_visible", "the element is scrolled out of view; nothing was done");
+    const point = { x: seen.x + seen.w / 2, y: seen.y + seen.h / 2 };
     const hit = deepFromPoint(point.x, point.y);
     if (hit && hit !== el && /^(IFRAME|FRAME|EMBED|OBJECT)$/.test(hit.tagName) && composedContains(el, hit)) {
       return fail("obscured", "a frame inside the element is at its point, so a click there would land in the frame's page; nothing was done");
@@ -1939,7 +1939,8 @@
   var mutatedAt = -Infinity;
   var churnAt = -Infinity;
   var spots = /* @__PURE__ */ new WeakMap();
-  var seen = null;
+  var RECENT = 8;
+  var recent = /* @__PURE__ */ new Map();
   var told = [];
   var changed = () => changedAt = performance.now();
   function stirred(e) {
@@ -1987,9 +1988,12 @@
     if (s.n > 0) s.every = s.every ? 0.7 * s.every + 0.3 * gap : gap;
     s.last = now;
     if (churn || now - inputAt > INPUT_MS) s.n++;
+    s.churning = churn;
     if (churn) {
       churnAt = now;
-      if (seen) seen.set(spot.el, s);
+      recent.delete(spot.el);
+      recent.set(spot.el, s);
+      if (recent.size > RECENT) recent.delete(recent.keys().next().value);
     }
     return churn;
   }
@@ -2051,17 +2055,17 @@
     return new Promise((resolve2) => {
       const start = performance.now();
       const observer2 = new MutationObserver(noted);
-      const mine = seen = /* @__PURE__ */ new Map();
       let timer = 0;
       const done = (settled) => {
         clearTimeout(timer);
         observer2.disconnect();
         if (settled === "cap") leavingAt = 0;
-        if (seen === mine) seen = null;
         told = [];
-        for (const [el, s] of mine) {
+        const now = performance.now();
+        for (const [el, s] of [...recent].reverse()) {
           if (told.length >= TELL) break;
-          if (el.isConnected !== false) told.push({ text: textOf(el), every: Math.round(s.every) });
+          const lately = now - s.last <= Math.min(MAX_GAP_MS, SLOW * s.every + 50);
+          if (s.churning && lately && el.isConnected !== false) told.push({ text: textOf(el), every: Math.round(s.every) });
         }
         resolve2({ result: { settled } });
       };

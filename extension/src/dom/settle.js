@@ -12,9 +12,9 @@
 // in the same shape each time — a clock, a ticker, a progress figure. A
 // settle does not wait for churn to stop, since it never does; anything
 // else (new or removed elements, a spot that changes shape, input, a
-// navigation) still restarts the quiet time. The spots that churned during
-// a settle are told with the next snapshot, so the answer can say what was
-// not waited for.
+// navigation) still restarts the quiet time. The spots still churning as
+// a settle ends are told with the next snapshot, so the answer can say what
+// was not waited for.
 //
 // DOM side. Imports dom/composed.js.
 
@@ -73,9 +73,11 @@ let mutatedAt = -Infinity;
 let churnAt = -Infinity;
 // spots: element → Map of "text" or "@name" → {n, last, every, shapes}.
 let spots = new WeakMap();
-// seen: the churning spots of the settle under way, or null; told: those of
-// the last settle, until a snapshot takes them.
-let seen = null;
+// recent: the spots that churned lately, element → its stats, oldest
+// first, at most RECENT of them; told: those a settle found still churning
+// as it ended, until a snapshot takes them.
+const RECENT = 8;
+let recent = new Map();
 let told = [];
 
 const changed = () => (changedAt = performance.now());
@@ -137,9 +139,14 @@ function churned(spot, now) {
   s.last = now;
   // A change soon after input may be the act's: it teaches nothing.
   if (churn || now - inputAt > INPUT_MS) s.n++;
+  // A spot whose latest change was news (a new shape, a pause) is not told
+  // as churn until it churns again.
+  s.churning = churn;
   if (churn) {
     churnAt = now;
-    if (seen) seen.set(spot.el, s);
+    recent.delete(spot.el);
+    recent.set(spot.el, s);
+    if (recent.size > RECENT) recent.delete(recent.keys().next().value);
   }
   return churn;
 }
@@ -221,17 +228,17 @@ export function settle(msg) {
     const start = performance.now();
     // Shadow trees are watched only while this settle lasts.
     const observer = new MutationObserver(noted);
-    const mine = (seen = new Map());
     let timer = 0;
     const done = (settled) => {
       clearTimeout(timer);
       observer.disconnect();
       if (settled === "cap") leavingAt = 0; // a navigation that did not come in time is not waited for again
-      if (seen === mine) seen = null;
       told = [];
-      for (const [el, s] of mine) {
+      const now = performance.now();
+      for (const [el, s] of [...recent].reverse()) {
         if (told.length >= TELL) break;
-        if (el.isConnected !== false) told.push({ text: textOf(el), every: Math.round(s.every) });
+        const lately = now - s.last <= Math.min(MAX_GAP_MS, SLOW * s.every + 50);
+        if (s.churning && lately && el.isConnected !== false) told.push({ text: textOf(el), every: Math.round(s.every) });
       }
       resolve({ result: { settled } });
     };
@@ -260,6 +267,7 @@ export function settle(msg) {
 // testOnlyForget drops what the frame learned of its page.
 export function testOnlyForget() {
   spots = new WeakMap();
+  recent = new Map();
   inputAt = burstAt = mutatedAt = churnAt = -Infinity;
   told = [];
 }

@@ -214,6 +214,7 @@ test("a learned spot that changes into another shape is news, and so are element
   assert.equal(answer(), null, "a change of the clock's words did not restart the quiet time");
   await advance(10);
   assert.equal(answer(), "quiet");
+  assert.deepEqual(takeChurn(), [], "a clock that changed its words was told as churning");
 
   answer = start(1000);
   for (let t = 0; t < 1000; t += 50) {
