@@ -9,7 +9,6 @@ import (
 
 	"github.com/reins-app/reins/agentdoor"
 	"github.com/reins-app/reins/bridge/protocol"
-	"github.com/reins-app/reins/internal/plain"
 	"github.com/reins-app/reins/vocab"
 )
 
@@ -38,27 +37,31 @@ func (s *Session) ChangesAfter(ctx context.Context, tab string, act vocab.Act, f
 	if err != nil {
 		return nil, "", err
 	}
+	before := s.latestText(tab)
 	res, err = s.Read(ctx, agentdoor.ReadOptions{Tab: tab, Diff: true, MaxChars: agentdoor.ChangesBudget})
 	if err != nil {
 		return nil, "", err
 	}
-	var churn []protocol.Churn
+	c := actChanges{before: before, after: s.latestText(tab)}
 	if t, _, err := s.e.lookup(tab); err == nil {
 		s.e.mu.Lock()
-		churn = t.churn
+		c.churn = t.churn
 		s.e.mu.Unlock()
 	}
 	var notes []string
-	left := 0
+	churned, far := 0, 0
 	if res.Diff && !res.First && !res.NewPage {
-		target := ""
 		if a := s.acted.Load(); a != nil && a.tab == tab && !navigation {
-			target = a.ref
+			c.target = a.ref
 		}
-		res.Text, left = effectOnly(res.Text, target, churn)
+		c.diff = res.Text
+		res.Text, churned, far = effectOnly(c)
 	}
-	if len(churn) > 0 {
-		notes = append(notes, churnWords(churn, left))
+	if len(c.churn) > 0 {
+		notes = append(notes, churnWords(c.churn, churned))
+	}
+	if far > 0 {
+		notes = append(notes, fmt.Sprintf("And %d %s elsewhere on the page, not listed; browser_snapshot shows the page as it stands.", far, plural(far, "change", "changes")))
 	}
 	switch settled {
 	case protocol.SettledStayed:
@@ -69,146 +72,18 @@ func (s *Session) ChangesAfter(ctx context.Context, tab string, act vocab.Act, f
 	return res, strings.Join(notes, " "), nil
 }
 
-// churnWords says in one line what kept changing on its own and was not
-// waited for, and how many of its changes the answer left out. The words
-// are the page's: quoted as every agent-read line quotes them.
-func churnWords(churn []protocol.Churn, left int) string {
-	var spots []string
-	for _, c := range churn {
-		w := plain.Quote(c.Text, plain.NameMax)
-		if c.Every > 0 {
-			w += fmt.Sprintf(" (about every %d ms)", c.Every)
-		}
-		spots = append(spots, w)
-	}
-	line := "Not waited for, since it keeps changing on its own: " + strings.Join(spots, ", ")
-	if left > 0 {
-		line += fmt.Sprintf("; %d %s of it not listed (browser_snapshot shows the page as it stands)", left, plural(left, "change", "changes"))
-	}
-	return line + "."
-}
-
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
-}
-
-// effectOnly keeps of an act's diff what the act did, and counts the
-// changes of what keeps changing on its own (churn), which it leaves out.
-// Focus moving onto the act's target (target, its ref; "" when unknown)
-// and off the element that had it is bookkeeping and goes unsaid; focus
-// arriving anywhere else stays, as do the target's new state and every
-// other change. A churn change is a line that went and one that appeared
-// alike but for their figures, where one of churn's words stand.
-func effectOnly(diff, target string, churn []protocol.Churn) (kept string, left int) {
-	if diff == "" {
-		return "", 0
-	}
-	type line struct {
-		text, norm string
-		gone, drop bool
-	}
-	var lines []line
-	for _, l := range strings.Split(strings.TrimSuffix(diff, "\n"), "\n") {
-		gone := strings.HasPrefix(l, "- ")
-		norm := l[min(2, len(l)):]
-		if gone || (target != "" && refOf(norm) == target) {
-			norm = strings.Replace(norm, " [active]", "", 1)
-		}
-		if !gone && target != "" && refOf(norm) == target {
-			l = "+ " + norm // the focus arriving where the act was goes unsaid
-		}
-		lines = append(lines, line{text: l, norm: norm, gone: gone})
-	}
-	// A line that went and one that appeared alike, once focus is set
-	// aside, are no change.
-	for i := range lines {
-		if !lines[i].gone || lines[i].drop {
-			continue
-		}
-		for j := range lines {
-			if !lines[j].gone && !lines[j].drop && lines[j].norm == lines[i].norm {
-				lines[i].drop, lines[j].drop = true, true
-				break
-			}
-		}
-	}
-	var shapes []string
-	for _, c := range churn {
-		if sh := figureless(c.Text); len(sh) >= 4 {
-			shapes = append(shapes, sh)
-		}
-	}
-	isChurn := func(norm string) bool {
-		sh := figureless(norm)
-		for _, c := range shapes {
-			if strings.Contains(sh, c) {
-				return true
-			}
-		}
-		return false
-	}
-	for i := range lines {
-		if !lines[i].gone || lines[i].drop || !isChurn(lines[i].norm) {
-			continue
-		}
-		for j := range lines {
-			if !lines[j].gone && !lines[j].drop && figureless(lines[j].norm) == figureless(lines[i].norm) {
-				lines[i].drop, lines[j].drop = true, true
-				left++
-				break
-			}
-		}
-	}
-	var b strings.Builder
-	for _, l := range lines {
-		if !l.drop {
-			b.WriteString(l.text + "\n")
-		}
-	}
-	return b.String(), left
-}
-
-// refOf is the ref a rendered line gives its element, or "". Page text
-// cannot forge one: a snapshot escapes a bracket that opens a marker.
-func refOf(l string) string {
-	i := strings.LastIndex(l, "[ref=")
-	if i < 0 {
+// latestText is the text of the session's latest snapshot of tab, or "".
+func (s *Session) latestText(tab string) string {
+	t, _, err := s.e.lookup(tab)
+	if err != nil {
 		return ""
 	}
-	j := strings.IndexByte(l[i:], ']')
-	if j < 0 {
-		return ""
+	s.e.mu.Lock()
+	defer s.e.mu.Unlock()
+	if snap := t.session[s.agent.Session]; snap != nil {
+		return snap.Text
 	}
-	return l[i+len("[ref=") : i+j]
-}
-
-// figureless is text with its runs of figures folded and its spaces
-// closed up, as the extension tells churn apart from news.
-func figureless(s string) string {
-	var b strings.Builder
-	digits, space := false, false
-	for _, r := range s {
-		switch {
-		case r >= '0' && r <= '9':
-			if !digits {
-				b.WriteByte('0')
-			}
-			digits, space = true, false
-			continue
-		case r == ' ' || r == '\t' || r == '\n':
-			if !space {
-				b.WriteByte(' ')
-			}
-			digits, space = false, true
-			continue
-		}
-		digits, space = false, false
-		b.WriteRune(r)
-	}
-	return b.String()
+	return ""
 }
 
 // settle waits until tab's page has settled after an act, as the extension
