@@ -201,8 +201,8 @@ func TestSettle(t *testing.T) {
 // button of the same tab: "react" changes a line of text at once, "clock"
 // never settles. The person's approval is excluded: Reins' first click is
 // answered "allow on this tab" and not timed, so no timed click is asked
-// (the benchmark fails if one is). Medians and p90s are reported as
-// metrics, per tool.
+// (the benchmark fails if one is), and every Reins answer must carry the
+// click's effect. Medians and p90s are reported as metrics, per tool.
 func BenchmarkClickAgainstPlaywrightMCP(b *testing.B) {
 	node := testenv.NeedCommand(b, "node")
 	cli, err := filepath.Abs(filepath.Join("..", "bench", "node_modules", "@playwright", "mcp", "cli.js"))
@@ -230,7 +230,7 @@ func BenchmarkClickAgainstPlaywrightMCP(b *testing.B) {
 	if res := pc.InitializeResult(); res != nil && res.ServerInfo != nil {
 		b.Logf("Playwright MCP %s (@playwright/mcp in bench/package.json)", res.ServerInfo.Version)
 	}
-	for _, page := range []struct{ name, button string }{{"react", "Say hello"}, {"clock", "Press"}} {
+	for _, page := range []struct{ name, button, effect string }{{"react", "Say hello", "+ - text: \"Hello from the page"}, {"clock", "Press", "+ - text: \"Pressed"}} {
 		b.Run(page.name, func(b *testing.B) {
 			url := r.origin + "/" + page.name + ".html"
 			mcptest.MustCall(b, pc, "browser_navigate", map[string]any{"url": url})
@@ -249,13 +249,17 @@ func BenchmarkClickAgainstPlaywrightMCP(b *testing.B) {
 			mcptest.MustCall(b, pc, "browser_click", pwArgs)
 			asked := askedSoFar(r.answers)
 			var reins, pw []time.Duration
-			capped := 0
+			capped, missed := 0, 0
 			for b.Loop() {
 				t0 := time.Now()
 				out := mcptest.MustCall(b, r.cs, "browser_click", reinsArgs)
 				reins = append(reins, time.Since(t0))
 				if strings.Contains(out, "still changing") {
 					capped++
+				}
+				if !strings.Contains(out, page.effect) {
+					missed++
+					b.Logf("an answer without the click's effect:\n%s", out)
 				}
 				t0 = time.Now()
 				mcptest.MustCall(b, pc, "browser_click", pwArgs)
@@ -270,6 +274,9 @@ func BenchmarkClickAgainstPlaywrightMCP(b *testing.B) {
 			b.ReportMetric(quantileMS(pw, 0.9), "pw-p90-ms")
 			b.Logf("%s, %d clicks each: Reins median %.0f ms, p90 %.0f ms (%d answered at the cap); Playwright MCP median %.0f ms, p90 %.0f ms",
 				page.name, len(reins), quantileMS(reins, 0.5), quantileMS(reins, 0.9), capped, quantileMS(pw, 0.5), quantileMS(pw, 0.9))
+			if missed > 0 {
+				b.Errorf("%d of Reins' %d answers on %s lack the click's effect", missed, len(reins), page.name)
+			}
 		})
 	}
 }
