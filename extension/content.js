@@ -1972,7 +1972,7 @@
     let keys = spots.get(spot.el);
     if (!keys) spots.set(spot.el, keys = /* @__PURE__ */ new Map());
     let s = keys.get(spot.key);
-    if (!s) keys.set(spot.key, s = { n: 0, last: -Infinity, every: 0, shapes: /* @__PURE__ */ new Set() });
+    if (!s) keys.set(spot.key, s = { key: spot.key, n: 0, last: -Infinity, every: 0, shapes: /* @__PURE__ */ new Set() });
     const gap = now - s.last;
     const known = s.shapes.has(spot.shape);
     const churn = s.n >= LEARN && known && gap <= Math.min(MAX_GAP_MS, SLOW * s.every + 50);
@@ -2035,10 +2035,11 @@
       }
     }
   }
-  function textOf(el) {
+  function textOf(el, key) {
     const own = (el.textContent || "").replace(/\s+/g, " ").trim();
     const parent = el.parentElement;
-    const text = own.length < 12 && parent && parent !== document.body ? (parent.textContent || "").replace(/\s+/g, " ").trim() : own;
+    let text = own.length < 12 && parent && parent !== document.body ? (parent.textContent || "").replace(/\s+/g, " ").trim() : own;
+    if (!text && key && key[0] === "@") text = `the ${String(el.localName || "element")} element's ${key.slice(1)} attribute`;
     return text.length > TEXT_MAX ? text.slice(0, TEXT_MAX - 1) + "…" : text;
   }
   function takeChurn() {
@@ -2065,7 +2066,7 @@
         for (const [el, s] of [...recent].reverse()) {
           if (told.length >= TELL) break;
           const lately = now - s.last <= Math.min(MAX_GAP_MS, SLOW * s.every + 50);
-          if (s.churning && lately && el.isConnected !== false) told.push({ text: textOf(el), every: Math.round(s.every) });
+          if (s.churning && lately && el.isConnected !== false) told.push({ text: textOf(el, s.key), every: Math.round(s.every) });
         }
         resolve2({ result: { settled } });
       };

@@ -121,7 +121,7 @@ function churned(spot, now) {
   let keys = spots.get(spot.el);
   if (!keys) spots.set(spot.el, (keys = new Map()));
   let s = keys.get(spot.key);
-  if (!s) keys.set(spot.key, (s = { n: 0, last: -Infinity, every: 0, shapes: new Set() }));
+  if (!s) keys.set(spot.key, (s = { key: spot.key, n: 0, last: -Infinity, every: 0, shapes: new Set() }));
   const gap = now - s.last;
   const known = s.shapes.has(spot.shape);
   const churn = s.n >= LEARN && known && gap <= Math.min(MAX_GAP_MS, SLOW * s.every + 50);
@@ -193,11 +193,13 @@ function watchShadows(root, observer, budget) {
 }
 
 // textOf is how a churning spot reads: its own text, or its parent's when
-// its own is only a figure ("Ticks: 12" rather than "12").
-function textOf(el) {
+// its own is only a figure ("Ticks: 12" rather than "12"); for a spot with
+// no words (a bar's style, a dot's class), its element and attribute.
+function textOf(el, key) {
   const own = (el.textContent || "").replace(/\s+/g, " ").trim();
   const parent = el.parentElement;
-  const text = own.length < 12 && parent && parent !== document.body ? (parent.textContent || "").replace(/\s+/g, " ").trim() : own;
+  let text = own.length < 12 && parent && parent !== document.body ? (parent.textContent || "").replace(/\s+/g, " ").trim() : own;
+  if (!text && key && key[0] === "@") text = `the ${String(el.localName || "element")} element's ${key.slice(1)} attribute`;
   return text.length > TEXT_MAX ? text.slice(0, TEXT_MAX - 1) + "…" : text;
 }
 
@@ -238,7 +240,7 @@ export function settle(msg) {
       for (const [el, s] of [...recent].reverse()) {
         if (told.length >= TELL) break;
         const lately = now - s.last <= Math.min(MAX_GAP_MS, SLOW * s.every + 50);
-        if (s.churning && lately && el.isConnected !== false) told.push({ text: textOf(el), every: Math.round(s.every) });
+        if (s.churning && lately && el.isConnected !== false) told.push({ text: textOf(el, s.key), every: Math.round(s.every) });
       }
       resolve({ result: { settled } });
     };

@@ -154,7 +154,7 @@ test("a frame leaving its document waits for the cap; a same-document or failed 
 // spot is an element whose text or attributes a page script changes.
 function spot(text, parentText) {
   const parent = parentText ? { textContent: parentText, parentElement: null } : null;
-  return { textContent: text, parentElement: parent, isConnected: true, attrs: {}, getAttribute(n) { return this.attrs[n]; } };
+  return { localName: "div", textContent: text, parentElement: parent, isConnected: true, attrs: {}, getAttribute(n) { return this.attrs[n]; } };
 }
 // tick sets el's text as a page script does, and tells the page's observer.
 function tick(el, text, parentText) {
@@ -241,7 +241,7 @@ test("an attribute that keeps changing is churn; a change soon after input never
     await advance(40);
   }
   assert.equal(answer(), "quiet", "a progress bar held the settle");
-  takeChurn();
+  assert.deepEqual(takeChurn().map((c) => c.text), ["the div element's style attribute"], "a spot with no words is told by its element and attribute");
 
   // The act's own effect, repeated on each act: never churn.
   const out = spot("Pressed 0 times");
