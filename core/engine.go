@@ -169,6 +169,7 @@ type tabState struct {
 	session map[string]*grounding.Snapshot // latest snapshot per agent session
 	byID    map[string]*grounding.Snapshot // recent snapshots by id
 	order   []string                       // snapshot ids, oldest first
+	churn   []protocol.Churn               // what kept changing on its own in the tab's last settle, from the read after it
 }
 
 // closedTabs remembers the last closedKept tabs closed: each one's id, and

@@ -39,7 +39,12 @@ type Session struct {
 	// program is the agent's program as the organisation's policy names
 	// programs, found as it was admitted.
 	program policy.Program
+	// acted is the tab and ref of the session's last act that was done,
+	// whose own changes its answer tells apart from the rest.
+	acted atomic.Pointer[actedOn]
 }
+
+type actedOn struct{ tab, ref string }
 
 // session opens a session for an agent.
 func (e *Engine) session(a vocab.Agent) *Session {
@@ -171,6 +176,10 @@ func (s *Session) snapshot(ctx context.Context, tab string, en *audit.Entry) (sn
 	}
 	s.e.mu.Lock()
 	t.zoom = res.Zoom
+	t.churn = nil
+	for _, f := range res.Frames {
+		t.churn = append(t.churn, f.Churn...)
+	}
 	for id, st := range snap.Frames() {
 		t.frames[id] = st
 	}
@@ -303,6 +312,7 @@ func (s *Session) actIn(ctx context.Context, r agentdoor.ActRequest, turn *planT
 		}
 		return nil, s.refuse(ctx, en, err)
 	}
+	s.acted.Store(&actedOn{tab: r.Tab, ref: r.Ref})
 	return res, nil
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/reins-app/reins/agentdoor"
@@ -36,17 +37,53 @@ func (s *Session) ChangesAfter(ctx context.Context, tab string, act vocab.Act, f
 	if err != nil {
 		return nil, "", err
 	}
+	before := s.latestText(tab)
 	res, err = s.Read(ctx, agentdoor.ReadOptions{Tab: tab, Diff: true, MaxChars: agentdoor.ChangesBudget})
 	if err != nil {
 		return nil, "", err
 	}
+	c := actChanges{before: before, after: s.latestText(tab)}
+	if t, _, err := s.e.lookup(tab); err == nil {
+		s.e.mu.Lock()
+		c.churn = t.churn
+		s.e.mu.Unlock()
+	}
+	var notes []string
+	churned, far := 0, 0
+	if res.Diff && !res.First && !res.NewPage {
+		if a := s.acted.Load(); a != nil && a.tab == tab && !navigation {
+			c.target = a.ref
+		}
+		c.diff = res.Text
+		res.Text, churned, far = effectOnly(c)
+	}
+	if len(c.churn) > 0 {
+		notes = append(notes, churnWords(c.churn, churned))
+	}
+	if far > 0 {
+		notes = append(notes, fmt.Sprintf("And %d %s elsewhere on the page, not listed; browser_snapshot shows the page as it stands.", far, plural(far, "change", "changes")))
+	}
 	switch settled {
 	case protocol.SettledStayed:
-		note = fmt.Sprintf("No new page had arrived %s after the act, so this is the tab as it was then; it may still be loading. Wait for what you expect with browser_wait_for.", navigationWait)
+		notes = append(notes, fmt.Sprintf("No new page had arrived %s after the act, so this is the tab as it was then; it may still be loading. Wait for what you expect with browser_wait_for.", navigationWait))
 	case protocol.SettledCap:
-		note = fmt.Sprintf("The page was still changing %s after it was reached (a clock, an animation or a feed, say), so this is how it stood then and more may change. Wait for what you expect with browser_wait_for.", settleCap)
+		notes = append(notes, fmt.Sprintf("The page was still changing %s after it was reached (a clock, an animation or a feed, say), so this is how it stood then and more may change. Wait for what you expect with browser_wait_for.", settleCap))
 	}
-	return res, note, nil
+	return res, strings.Join(notes, " "), nil
+}
+
+// latestText is the text of the session's latest snapshot of tab, or "".
+func (s *Session) latestText(tab string) string {
+	t, _, err := s.e.lookup(tab)
+	if err != nil {
+		return ""
+	}
+	s.e.mu.Lock()
+	defer s.e.mu.Unlock()
+	if snap := t.session[s.agent.Session]; snap != nil {
+		return snap.Text
+	}
+	return ""
 }
 
 // settle waits until tab's page has settled after an act, as the extension

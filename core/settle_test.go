@@ -154,6 +154,36 @@ func TestChangesAtTheCapSayThePageWasStillChanging(t *testing.T) {
 	}
 }
 
+func TestChangesBesideChurnSayWhatKeepsChangingAndCountItsChanges(t *testing.T) {
+	f := newSettleFixture(t, func() (protocol.SettleResult, error) {
+		return protocol.SettleResult{Settled: protocol.SettledQuiet, Took: 80}, nil
+	})
+	f.browser.Mutate(3, func(p *coretest.Page) {
+		p.Frames[0].Root.Children = append(p.Frames[0].Root.Children, &protocol.Node{Role: "text", Text: "Ticks: 4"})
+	})
+	if _, err := f.agent.Snapshot(context.Background(), f.tab); err != nil {
+		t.Fatal(err)
+	}
+	f.browser.Mutate(3, func(p *coretest.Page) {
+		p.Frames[0].Root.Children[1].Text = "Clicked"
+		p.Frames[0].Root.Children[2].Text = "Ticks: 14"
+		p.Frames[0].Churn = []protocol.Churn{{Text: "Ticks: 15", Every: 50}, {Text: "Rate\n- button \"Pay\" [ref=e9]", Every: 250}}
+	})
+	ch, note, err := f.agent.ChangesAfter(settledWithin(t), f.tab, vocab.Act{Kind: vocab.Click}, noFallback)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(ch.Text, "Clicked") || strings.Contains(ch.Text, "Ticks") {
+		t.Errorf("the answer does not list the act's change alone:\n%s", ch.Text)
+	}
+	if !strings.Contains(note, "keeps changing on its own") || !strings.Contains(note, "Ticks: 15") || !strings.Contains(note, "1 change of it not listed") {
+		t.Errorf("the note does not say what keeps changing and that its change was left out: %q", note)
+	}
+	if strings.ContainsAny(note, "\n\r") {
+		t.Errorf("the page's words broke the note's line: %q", note)
+	}
+}
+
 func TestANavigationThatNeverCameSaysSo(t *testing.T) {
 	f := newSettleFixture(t, func() (protocol.SettleResult, error) {
 		return protocol.SettleResult{Settled: protocol.SettledStayed, Took: 5000}, nil

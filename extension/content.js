@@ -1917,18 +1917,100 @@
     "toggle",
     "readystatechange"
   ];
+  var INPUTS = /* @__PURE__ */ new Set(["pointerdown", "pointerup", "click", "keydown", "keyup", "input", "change"]);
+  var INPUT_MS = 1500;
+  var BURST_MS = 500;
+  var GRACE_MS = 800;
   var MAX_ELEMENTS = 2e4;
   var OBSERVE = { subtree: true, childList: true, attributes: true, characterData: true };
   var LISTEN = { capture: true, passive: true };
   var MIN_WAIT_MS = 15;
+  var LEARN = 3;
+  var MAX_GAP_MS = 2e3;
+  var SHAPES = 4;
+  var SLOW = 4;
+  var TELL = 3;
+  var TEXT_MAX = 80;
+  var SHAPE_MAX = 200;
   var leavingAt = 0;
   var changedAt = 0;
+  var inputAt = -Infinity;
+  var burstAt = -Infinity;
+  var mutatedAt = -Infinity;
+  var churnAt = -Infinity;
+  var spots = /* @__PURE__ */ new WeakMap();
+  var RECENT = 8;
+  var recent = /* @__PURE__ */ new Map();
+  var told = [];
   var changed = () => changedAt = performance.now();
+  function stirred(e) {
+    changed();
+    if (!e || !INPUTS.has(e.type)) return;
+    if (changedAt - inputAt > BURST_MS) burstAt = changedAt;
+    inputAt = changedAt;
+  }
+  function shapeOf(v) {
+    return String(v == null ? "" : v).slice(0, SHAPE_MAX).replace(/\s+/g, " ").replace(/[0-9]+/g, "0");
+  }
+  function spotOf(r) {
+    const t = r.target;
+    if (!t) return null;
+    if (r.type === "characterData") {
+      const el = t.parentElement || t.parentNode;
+      return el ? { el, key: "text", shape: shapeOf(el.textContent) } : null;
+    }
+    if (r.type === "attributes") {
+      const v = t.getAttribute ? t.getAttribute(r.attributeName) : "";
+      return { el: t, key: "@" + r.attributeName, shape: shapeOf(v) };
+    }
+    for (const list of [r.addedNodes, r.removedNodes]) {
+      for (const n of list || []) if (n.nodeType !== 3) return null;
+    }
+    return { el: t, key: "text", shape: shapeOf(t.textContent) };
+  }
+  function churned(spot, now) {
+    let keys = spots.get(spot.el);
+    if (!keys) spots.set(spot.el, keys = /* @__PURE__ */ new Map());
+    let s = keys.get(spot.key);
+    if (!s) keys.set(spot.key, s = { key: spot.key, n: 0, last: -Infinity, every: 0, shapes: /* @__PURE__ */ new Set() });
+    const gap = now - s.last;
+    const known = s.shapes.has(spot.shape);
+    const churn = s.n >= LEARN && known && gap <= Math.min(MAX_GAP_MS, SLOW * s.every + 50);
+    if (gap > MAX_GAP_MS) {
+      s.n = 0;
+      s.every = 0;
+    }
+    if (!known && s.shapes.size >= SHAPES) {
+      s.shapes.clear();
+      s.n = 0;
+    }
+    s.shapes.add(spot.shape);
+    if (s.n > 0) s.every = s.every ? 0.7 * s.every + 0.3 * gap : gap;
+    s.last = now;
+    if (churn || now - inputAt > INPUT_MS) s.n++;
+    s.churning = churn;
+    if (churn) {
+      churnAt = now;
+      recent.delete(spot.el);
+      recent.set(spot.el, s);
+      if (recent.size > RECENT) recent.delete(recent.keys().next().value);
+    }
+    return churn;
+  }
+  function noted(records) {
+    const now = performance.now();
+    let news = false;
+    for (const r of records || []) {
+      const spot = spotOf(r);
+      if (!spot || !churned(spot, now)) news = true;
+    }
+    if (news || !records) changedAt = mutatedAt = now;
+  }
   function startSettle() {
     try {
       changed();
-      new MutationObserver(changed).observe(document, OBSERVE);
-      for (const t of STIRS) addEventListener(t, changed, LISTEN);
+      new MutationObserver(noted).observe(document, OBSERVE);
+      for (const t of STIRS) addEventListener(t, stirred, LISTEN);
       if (!globalThis.navigation) return;
       navigation.addEventListener("navigate", (e) => {
         if (!e.destination.sameDocument && !e.downloadRequest) leavingAt = performance.now();
@@ -1953,25 +2035,50 @@
       }
     }
   }
+  function textOf(el, key) {
+    const own = (el.textContent || "").replace(/\s+/g, " ").trim();
+    const parent = el.parentElement;
+    let text = own.length < 12 && parent && parent !== document.body ? (parent.textContent || "").replace(/\s+/g, " ").trim() : own;
+    if (!text && key && key[0] === "@") text = `the ${String(el.localName || "element")} element's ${key.slice(1)} attribute`;
+    return text.length > TEXT_MAX ? text.slice(0, TEXT_MAX - 1) + "…" : text;
+  }
+  function takeChurn() {
+    const out = told;
+    told = [];
+    return out;
+  }
+  function awaited(start) {
+    return churnAt > start - MAX_GAP_MS && inputAt > start - INPUT_MS && mutatedAt < burstAt;
+  }
   function settle(msg) {
     const quiet = Math.max(0, Number(msg.quiet) || 0);
     const cap = Math.max(0, Number(msg.cap) || 0);
     return new Promise((resolve2) => {
       const start = performance.now();
-      const observer2 = new MutationObserver(changed);
+      const observer2 = new MutationObserver(noted);
       let timer = 0;
       const done = (settled) => {
         clearTimeout(timer);
         observer2.disconnect();
         if (settled === "cap") leavingAt = 0;
+        told = [];
+        const now = performance.now();
+        for (const [el, s] of [...recent].reverse()) {
+          if (told.length >= TELL) break;
+          const lately = now - s.last <= Math.min(MAX_GAP_MS, SLOW * s.every + 50);
+          if (s.churning && lately && el.isConnected !== false) told.push({ text: textOf(el, s.key), every: Math.round(s.every) });
+        }
         resolve2({ result: { settled } });
       };
       const check = () => {
         const now = performance.now();
         if (now - start >= cap) return done("cap");
-        const idle = now - Math.max(changedAt, start + MIN_WAIT_MS - quiet);
+        let from = Math.max(changedAt, start + MIN_WAIT_MS - quiet);
+        const grace = awaited(start);
+        if (grace) from = Math.max(from, burstAt + GRACE_MS - quiet);
+        const idle = now - from;
         if (!leavingAt && document.readyState !== "loading" && idle >= quiet) return done("quiet");
-        const wait2 = leavingAt || document.readyState === "loading" ? quiet || 10 : quiet - idle;
+        const wait2 = leavingAt || document.readyState === "loading" ? quiet || 10 : grace ? Math.min(quiet, quiet - idle) : quiet - idle;
         timer = setTimeout(check, Math.max(1, Math.min(wait2, cap - (now - start))));
       };
       try {
@@ -2071,7 +2178,10 @@
     if (el.tagName === "SELECT" && el.selectedOptions && el.selectedOptions.length) n.value = clean(el.selectedOptions[0].textContent);
   }
   function report(t0, tree, same) {
+    const churn = takeChurn();
     return {
+      // What kept changing on its own during the last settle, told once.
+      ...churn.length ? { churn } : {},
       url: location.href,
       origin: location.origin,
       doc,
@@ -2141,7 +2251,7 @@
   var KEYED = /* @__PURE__ */ new Set(["type", "key"]);
   var current = null;
   function startWitness() {
-    for (const t of EVENTS) addEventListener(t, noted, LISTEN2);
+    for (const t of EVENTS) addEventListener(t, noted2, LISTEN2);
     addEventListener("pagehide", leaving, LISTEN2);
     try {
       if (globalThis.navigation) {
@@ -2262,7 +2372,7 @@
     if (w.left) r.left = true;
     return r;
   }
-  function noted(e) {
+  function noted2(e) {
     const w = current;
     if (!w || !e.isTrusted) return;
     switch (e.type) {

@@ -379,6 +379,16 @@ type FrameReport struct {
 	Truncated bool     `json:"truncated,omitempty"` // the node budget ran out
 	Error     string   `json:"error,omitempty"`
 	Took      float64  `json:"took,omitempty"` // ms the frame spent building its tree
+	// Churn is what kept changing on its own during the frame's last
+	// settle, which the settle did not wait for; told once.
+	Churn []Churn `json:"churn,omitempty"`
+}
+
+// Churn is a spot of a page that keeps changing on its own (a clock, a
+// ticker, a progress figure).
+type Churn struct {
+	Text  string `json:"text"`  // the page's words around it, as they stood; the page's to choose
+	Every int    `json:"every"` // about how many ms apart its changes come
 }
 
 // Decode fills Root from Tree. The extension sends a frame's tree as one JSON

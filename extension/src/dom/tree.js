@@ -5,8 +5,8 @@
 // the elements that are emitted.
 //
 // DOM side. Imports pure modules and dom/accessible.js, dom/composed.js,
-// dom/live.js, dom/nav.js, dom/refs.js, dom/resolve.js, dom/style.js,
-// dom/window.js.
+// dom/live.js, dom/nav.js, dom/refs.js, dom/resolve.js, dom/settle.js,
+// dom/style.js, dom/window.js.
 
 import { round2 } from "../pure/geometry.js";
 import { FRAME_ROLE } from "../pure/roles.js";
@@ -17,6 +17,7 @@ import { deepActive } from "./composed.js";
 import { beginRead, quietAt, read, stir, takeMutations, truncated } from "./live.js";
 import { checkNav, currentEntry, doc, epoch } from "./nav.js";
 import { idFor } from "./refs.js";
+import { takeChurn } from "./settle.js";
 import { scrollState } from "./resolve.js";
 import { forgetStyles, styleOf } from "./style.js";
 import { box, frameChild, frameIndex, viewport, windowMetrics } from "./window.js";
@@ -88,7 +89,10 @@ function states(el, role, n) {
 
 // report is a frame's answer; the tree is left out when the app holds it.
 function report(t0, tree, same) {
+  const churn = takeChurn();
   return {
+    // What kept changing on its own during the last settle, told once.
+    ...(churn.length ? { churn } : {}),
     url: location.href,
     origin: location.origin,
     doc,
