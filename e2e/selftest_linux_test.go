@@ -271,9 +271,10 @@ func startAccessiblePanel(t *testing.T, env []string, conf, session string) {
 	testenv.WaitWithin(t, 20*time.Second, "xfce4-panel to host the tray", func() bool { return hosttest.HasWatcher(bus) })
 }
 
-// clickManaged clicks the popup's button with real XTEST input once the
-// popup shows sentence, armed, on a desktop whose window manager has put
-// the popup in a frame of its own.
+// clickManaged clicks the popup's button as the person does, with the X
+// server's own mouse (a plain XTEST click allows nothing), once the popup
+// shows sentence, armed, on a desktop whose window manager has put the
+// popup in a frame of its own.
 func clickManaged(t *testing.T, tray *trayProc, display, sentence, button string) {
 	t.Helper()
 	fx, fy := tray.waitPopup(t, sentence, button, 60*time.Second)
@@ -285,7 +286,7 @@ func clickManaged(t *testing.T, tray *trayProc, display, sentence, button string
 	})
 	px, py := x+int(fx*float64(w)), y+int(fy*float64(h))
 	t.Logf("popup %dx%d+%d+%d; clicking %q at %d,%d", w, h, x, y, button, px, py)
-	if err := xdesk.Click(display, px, py); err != nil {
+	if err := personClick(display, px, py); err != nil {
 		t.Fatal(err)
 	}
 	tray.waitLine(t, "the popup to move on from "+sentence, 15*time.Second, func(l string) bool {
