@@ -80,7 +80,7 @@ const (
 type AccessibleOptions struct {
 	SessionBus  string           // optional: the session bus address; default $DBUS_SESSION_BUS_ADDRESS
 	Source      AccessibleSource // optional: default AccessibleAuto
-	MaxElements int              // optional: elements read per window; default 5000
+	MaxElements int              // optional: elements read per window; default 5,000 (see limits.go)
 	MaxDepth    int              // optional: depth below the window; default 64
 	MaxValue    int              // optional: characters of an element's text read; default 1000
 	CallTimeout time.Duration    // optional: the deadline of each call to an application; default 2s
@@ -88,16 +88,16 @@ type AccessibleOptions struct {
 
 func (o *AccessibleOptions) defaults() {
 	if o.MaxElements <= 0 {
-		o.MaxElements = 5000
+		o.MaxElements = defaultMaxElements
 	}
 	if o.MaxDepth <= 0 {
-		o.MaxDepth = 64
+		o.MaxDepth = defaultMaxDepth
 	}
 	if o.MaxValue <= 0 {
-		o.MaxValue = 1000
+		o.MaxValue = defaultMaxValue
 	}
 	if o.CallTimeout <= 0 {
-		o.CallTimeout = 2 * time.Second
+		o.CallTimeout = defaultCallTimeout
 	}
 }
 

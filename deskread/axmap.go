@@ -160,24 +160,24 @@ type axSource interface {
 
 // axReadOptions bounds a read.
 type axReadOptions struct {
-	MaxElements int           // default 2000
+	MaxElements int           // default 5,000 (see limits.go)
 	MaxDepth    int           // default 64
 	MaxValue    int           // characters of a value kept; default 1000
-	CallTimeout time.Duration // each call's deadline; default 1s
+	CallTimeout time.Duration // each call's deadline; default 2 s
 }
 
 func (o *axReadOptions) defaults() {
 	if o.MaxElements <= 0 {
-		o.MaxElements = 2000
+		o.MaxElements = defaultMaxElements
 	}
 	if o.MaxDepth <= 0 {
-		o.MaxDepth = 64
+		o.MaxDepth = defaultMaxDepth
 	}
 	if o.MaxValue <= 0 {
-		o.MaxValue = 1000
+		o.MaxValue = defaultMaxValue
 	}
 	if o.CallTimeout <= 0 {
-		o.CallTimeout = time.Second
+		o.CallTimeout = defaultCallTimeout
 	}
 }
 
