@@ -25,15 +25,10 @@ import (
 // window an agent may not see is blacked out in it first (hidden).
 func (s *Session) DesktopScreenshot(ctx context.Context, window bool) ([]byte, error) {
 	en := audit.Entry{Agent: s.agent, Act: vocab.Act{Kind: vocab.Read}, Target: vocab.Target{Desktop: true, Name: "desktop picture"}}
-	pic, err := s.desktopPicture(ctx, window)
-	if err != nil {
-		return nil, s.refuse(ctx, en, err)
-	}
-	en.Outcome = vocab.OutcomeRead
-	if err := s.e.recordRead(ctx, en); err != nil {
-		return nil, err
-	}
-	return pic, nil
+	return audited(ctx, s, en, func(*audit.Entry) ([]byte, func(), error) {
+		pic, err := s.desktopPicture(ctx, window)
+		return pic, nil, err
+	}, nil)
 }
 
 func (s *Session) desktopPicture(ctx context.Context, window bool) ([]byte, error) {

@@ -25,15 +25,10 @@ func (s *Session) Desktop(ctx context.Context) (*agentdoor.DesktopView, error) {
 // DesktopWith is [Session.Desktop], the elements shown as o says.
 func (s *Session) DesktopWith(ctx context.Context, o agentdoor.DesktopOptions) (*agentdoor.DesktopView, error) {
 	en := audit.Entry{Agent: s.agent, Act: vocab.Act{Kind: vocab.Read}, Target: vocab.Target{Desktop: true, Name: "desktop"}}
-	v, err := s.desktop(ctx, o)
-	if err != nil {
-		return nil, s.refuse(ctx, en, err)
-	}
-	en.Outcome = vocab.OutcomeRead
-	if err := s.e.recordRead(ctx, en); err != nil {
-		return nil, err
-	}
-	return v, nil
+	return audited(ctx, s, en, func(*audit.Entry) (*agentdoor.DesktopView, func(), error) {
+		v, err := s.desktop(ctx, o)
+		return v, nil, err
+	}, nil)
 }
 
 func (s *Session) desktop(ctx context.Context, o agentdoor.DesktopOptions) (*agentdoor.DesktopView, error) {

@@ -785,6 +785,30 @@ func (e *Engine) recordRead(ctx context.Context, en audit.Entry) error {
 	return ce
 }
 
+// audited is one read for an agent, from its entry to its row: read runs
+// with the entry, which it may fill in; a failure is refused (and logged as
+// such); a success is logged as a read, with detail's words when detail is
+// set, and only once that row is written is it given back and its install
+// run (a snapshot becoming the session's latest).
+func audited[T any](ctx context.Context, s *Session, en audit.Entry, read func(en *audit.Entry) (T, func(), error), detail func(T) string) (T, error) {
+	var none T
+	v, install, err := read(&en)
+	if err != nil {
+		return none, s.refuse(ctx, en, err)
+	}
+	en.Outcome = vocab.OutcomeRead
+	if detail != nil {
+		en.Detail = detail(v)
+	}
+	if err := s.e.recordRead(ctx, en); err != nil {
+		return none, err
+	}
+	if install != nil {
+		install()
+	}
+	return v, nil
+}
+
 // record writes a complete attempt row and shows it in the activity strip.
 // A refusal that cannot be logged is still refused; it is reported.
 func (e *Engine) record(ctx context.Context, en audit.Entry) {

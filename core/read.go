@@ -76,16 +76,9 @@ func (s *Session) CurrentTab(ctx context.Context) (string, error) {
 // shown.
 func (s *Session) Read(ctx context.Context, o agentdoor.ReadOptions) (*agentdoor.ReadResult, error) {
 	en := audit.Entry{Agent: s.agent, Act: vocab.Act{Kind: vocab.Read}, Target: vocab.Target{Tab: o.Tab, Ref: o.Root}}
-	res, install, err := s.read(ctx, o, &en)
-	if err != nil {
-		return nil, s.refuse(ctx, en, err)
-	}
-	en.Outcome, en.Detail = vocab.OutcomeRead, "snapshot "+res.ID
-	if err := s.e.recordRead(ctx, en); err != nil {
-		return nil, err
-	}
-	install()
-	return res, nil
+	return audited(ctx, s, en, func(en *audit.Entry) (*agentdoor.ReadResult, func(), error) {
+		return s.read(ctx, o, en)
+	}, func(res *agentdoor.ReadResult) string { return "snapshot " + res.ID })
 }
 
 func (s *Session) read(ctx context.Context, o agentdoor.ReadOptions, en *audit.Entry) (*agentdoor.ReadResult, func(), error) {
@@ -152,16 +145,13 @@ func truncateText(text string, max int) grounding.Rendered {
 // fit to its budget.
 func (s *Session) Find(ctx context.Context, tab, query, role string) (*agentdoor.FindResult, error) {
 	en := audit.Entry{Agent: s.agent, Act: vocab.Act{Kind: vocab.Read}, Target: vocab.Target{Tab: tab, Name: "find " + query}}
-	snap, _, install, err := s.snapshot(ctx, tab, &en)
-	if err != nil {
-		return nil, s.refuse(ctx, en, err)
-	}
-	en.Outcome, en.Detail = vocab.OutcomeRead, "snapshot "+snap.ID
-	if err := s.e.recordRead(ctx, en); err != nil {
-		return nil, err
-	}
-	install()
-	return &agentdoor.FindResult{ID: snap.ID, Tab: tab, Lines: snap.Ranked(query, role)}, nil
+	return audited(ctx, s, en, func(en *audit.Entry) (*agentdoor.FindResult, func(), error) {
+		snap, _, install, err := s.snapshot(ctx, tab, en)
+		if err != nil {
+			return nil, nil, err
+		}
+		return &agentdoor.FindResult{ID: snap.ID, Tab: tab, Lines: snap.Ranked(query, role)}, install, nil
+	}, func(res *agentdoor.FindResult) string { return "snapshot " + res.ID })
 }
 
 // Changes is what an agent sees after an act: it waits until the page has
@@ -182,15 +172,10 @@ func (s *Session) ScreenshotOf(ctx context.Context, tab, ref, snapshot string) (
 		return s.Screenshot(ctx, tab)
 	}
 	en := audit.Entry{Agent: s.agent, Act: vocab.Act{Kind: vocab.Read}, Target: vocab.Target{Tab: tab, Ref: ref, Name: "screenshot"}}
-	pic, err := s.cropped(ctx, tab, ref, snapshot, &en)
-	if err != nil {
-		return nil, s.refuse(ctx, en, err)
-	}
-	en.Outcome = vocab.OutcomeRead
-	if err := s.e.recordRead(ctx, en); err != nil {
-		return nil, err
-	}
-	return pic, nil
+	return audited(ctx, s, en, func(en *audit.Entry) ([]byte, func(), error) {
+		pic, err := s.cropped(ctx, tab, ref, snapshot, en)
+		return pic, nil, err
+	}, nil)
 }
 
 func (s *Session) cropped(ctx context.Context, tab, ref, snapshot string, en *audit.Entry) ([]byte, error) {

@@ -136,17 +136,13 @@ type sessioned interface {
 // Snapshot reads a shared tab.
 func (s *Session) Snapshot(ctx context.Context, tab string) (*agentdoor.SnapshotResult, error) {
 	en := audit.Entry{Agent: s.agent, Act: vocab.Act{Kind: vocab.Read}, Target: vocab.Target{Tab: tab}}
-	snap, _, install, err := s.snapshot(ctx, tab, &en)
-	if err != nil {
-		return nil, s.refuse(ctx, en, err)
-	}
-	en.Outcome = vocab.OutcomeRead
-	en.Detail = "snapshot " + snap.ID
-	if err := s.e.recordRead(ctx, en); err != nil {
-		return nil, err
-	}
-	install()
-	return &agentdoor.SnapshotResult{ID: snap.ID, Tab: tab, URL: snap.URL, Title: snap.Title, Text: snap.Text}, nil
+	return audited(ctx, s, en, func(en *audit.Entry) (*agentdoor.SnapshotResult, func(), error) {
+		snap, _, install, err := s.snapshot(ctx, tab, en)
+		if err != nil {
+			return nil, nil, err
+		}
+		return &agentdoor.SnapshotResult{ID: snap.ID, Tab: tab, URL: snap.URL, Title: snap.Title, Text: snap.Text}, install, nil
+	}, func(res *agentdoor.SnapshotResult) string { return "snapshot " + res.ID })
 }
 
 // snapshot reads the tab; prev is the session's latest snapshot of it (nil
@@ -233,15 +229,10 @@ func (e *Engine) readTree(ctx context.Context, t *tabState, tab, title string) (
 // its window, since Reins never brings a tab forward to look at it.
 func (s *Session) Screenshot(ctx context.Context, tab string) ([]byte, error) {
 	en := audit.Entry{Agent: s.agent, Act: vocab.Act{Kind: vocab.Read}, Target: vocab.Target{Tab: tab, Name: "screenshot"}}
-	png, err := s.screenshot(ctx, tab, &en)
-	if err != nil {
-		return nil, s.refuse(ctx, en, err)
-	}
-	en.Outcome = vocab.OutcomeRead
-	if err := s.e.recordRead(ctx, en); err != nil {
-		return nil, err
-	}
-	return png, nil
+	return audited(ctx, s, en, func(en *audit.Entry) ([]byte, func(), error) {
+		png, err := s.screenshot(ctx, tab, en)
+		return png, nil, err
+	}, nil)
 }
 
 func (s *Session) screenshot(ctx context.Context, tab string, en *audit.Entry) ([]byte, error) {
