@@ -219,14 +219,9 @@ const MaxWait = 30 * time.Second
 // to be typed before allowing it, and the log keeps it.
 const MaxTypedText = 10_000
 
-// App is an application on the desktop, as an agent may see it.
-type App struct {
-	Name  string `json:"name"`            // human name: WM_CLASS class, or localized app name
-	Exe   string `json:"exe,omitempty"`   // executable path
-	PID   int    `json:"pid,omitempty"`   //
-	Class string `json:"class,omitempty"` // Linux: WM_CLASS instance and class, "instance.Class"
-	ID    string `json:"id,omitempty"`    // macOS: bundle identifier
-}
+// App is an application on the desktop, as an agent may see it: the one
+// type every stage uses for it.
+type App = vocab.App
 
 // Window is one top-level window, in points.
 type Window struct {

@@ -49,7 +49,7 @@ func (s *Session) desktop(ctx context.Context, o agentdoor.DesktopOptions) (*age
 	}
 	now := s.e.opts.Now
 	windowsAt := now()
-	v := &agentdoor.DesktopView{Frontmost: appView(front)}
+	v := &agentdoor.DesktopView{Frontmost: front}
 	if ws != nil {
 		v.Windows = make([]agentdoor.Window, 0, len(ws))
 	}
@@ -61,7 +61,7 @@ func (s *Session) desktop(ctx context.Context, o agentdoor.DesktopOptions) (*age
 			// deny-listed application's may name a vault.
 			title = ""
 		}
-		v.Windows = append(v.Windows, agentdoor.Window{App: appView(w.App), Title: title, X: w.X, Y: w.Y, W: w.W, H: w.H, Active: w.Active})
+		v.Windows = append(v.Windows, agentdoor.Window{App: w.App, Title: title, X: w.X, Y: w.Y, W: w.W, H: w.H, Active: w.Active})
 	}
 	budget := o.MaxChars
 	if budget == 0 {
@@ -101,10 +101,6 @@ func ages(done time.Time, parts []part) []agentdoor.Age {
 		out[i] = agentdoor.Age{Part: p.name, Age: age, Stale: age > gdesktop.MaxAge}
 	}
 	return out
-}
-
-func appView(a executor.App) agentdoor.App {
-	return agentdoor.App{Name: a.Name, Exe: a.Exe, PID: a.PID, Class: a.Class, ID: a.ID}
 }
 
 // DesktopAct runs a desktop act through the desktop grant (Control), the
