@@ -267,7 +267,12 @@ func (s *sequence) letGo(h hold) {
 // open starts an act on b that types keys; close it, deferred, with the
 // act's error.
 func (s *sequence) open(ctx context.Context, b backend, keys *strokes) *act {
-	return &act{s: s, b: b, ctx: ctx, tr: b.traits(), keys: keys, round: -1, witness: witnessOf(ctx)}
+	tr := b.traits()
+	pace, ok := ctx.Value(paceKey{}).(KeyPace)
+	if !ok {
+		pace = tr.keys
+	}
+	return &act{s: s, b: b, ctx: ctx, tr: tr, keys: keys, pace: pace, round: -1, witness: witnessOf(ctx)}
 }
 
 // close lets go of all the act holds and gives back what it lent, adding
@@ -289,6 +294,7 @@ type act struct {
 	ctx  context.Context
 	tr   traits
 	keys *strokes
+	pace KeyPace // how typed keys are paced
 	// round is the lending round in place, or -1.
 	round int
 	// witness, when set, is asked before the first press at aim, the act's
@@ -402,6 +408,11 @@ func (a *act) perform(c checked, pts []point) error {
 		// so may anything while the text is typed.
 		text := a.keys.text
 		for i, st := range text {
+			if i > 0 {
+				if err := a.keyGap(); err != nil {
+					return err
+				}
+			}
 			if err := a.frontStillAllowed(i, len(text)); err != nil {
 				return err
 			}
@@ -410,6 +421,9 @@ func (a *act) perform(c checked, pts []point) error {
 			}
 		}
 		if a.keys.submit != nil {
+			if err := a.keyGap(); err != nil {
+				return err
+			}
 			if err := a.frontStillAllowed(len(text), len(text)); err != nil {
 				return err
 			}
@@ -418,6 +432,14 @@ func (a *act) perform(c checked, pts []point) error {
 		return nil
 	}
 	return fmt.Errorf("%w: %q", ErrUnsupported, c.act.Kind)
+}
+
+// keyGap is the pause between two typed keys, if the pace has one.
+func (a *act) keyGap() error {
+	if a.pace.Gap <= 0 {
+		return nil
+	}
+	return a.wait(a.pace.Gap)
 }
 
 // frontStillAllowed stops typing when a deny-listed application has come to
@@ -651,8 +673,10 @@ func (a *act) stroke(st stroke) error {
 	if err := a.keyDown(st.key); err != nil {
 		return err
 	}
-	if err := a.wait(keyHold); err != nil {
-		return err
+	if a.pace.Hold > 0 {
+		if err := a.wait(a.pace.Hold); err != nil {
+			return err
+		}
 	}
 	if err := a.keyUp(st.key); err != nil {
 		return err
@@ -764,12 +788,26 @@ func returnsPointer(k vocab.ActKind) bool { return k != vocab.Hover }
 const (
 	settleWait = 20 * time.Millisecond // after moving, before pressing
 	buttonHold = 15 * time.Millisecond
-	keyHold    = 10 * time.Millisecond
 	doubleGap  = 60 * time.Millisecond // well inside every double-click interval
 	stepGap    = 15 * time.Millisecond // between drag steps and wheel notches
 	dragSteps  = 10
 	focusWait  = 30 * time.Millisecond // after the click that focuses a field
 )
+
+// KeyPace is how typing paces its keys: how long each key is held down,
+// and how long it waits from one key's release to the next key's press.
+type KeyPace struct {
+	Hold, Gap time.Duration
+}
+
+type paceKey struct{}
+
+// WithKeyPace has the typing of an act fired with ctx keep pace p instead
+// of the desktop's own: for a test that measures how fast a field takes
+// keys before some go missing.
+func WithKeyPace(ctx context.Context, p KeyPace) context.Context {
+	return context.WithValue(ctx, paceKey{}, p)
+}
 
 // sleep waits d, or less when ctx ends first.
 func sleep(ctx context.Context, d time.Duration) error {
