@@ -297,12 +297,12 @@ func (g *gtkField) typeInto(t testing.TB, text string, pace *executor.KeyPace) t
 	return typedReport{value: m.Value, keys: m.Keys}
 }
 
-// TestTypingKeepsEveryKey types 300 characters, shifted ones and the same
+// TestTypedKeysAllArrive types 300 characters, shifted ones and the same
 // letter several times running among them, at the pace Reins types at,
 // into a real Chromium field through `reins mcp` and into a GTK field: the
 // fields' own handlers see every key and end up with the text, and the
 // answer says how many characters were typed and how long it took.
-func TestTypingKeepsEveryKey(t *testing.T) {
+func TestTypedKeysAllArrive(t *testing.T) {
 	t.Run("chromium", func(t *testing.T) {
 		r := startTypingRig(t, false)
 		ref := r.field(t)
