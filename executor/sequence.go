@@ -416,7 +416,7 @@ func (a *act) perform(c checked, pts []point) error {
 			if err := a.frontStillAllowed(i, len(text)); err != nil {
 				return err
 			}
-			if err := a.stroke(st); err != nil {
+			if err := a.typedKey(st); err != nil {
 				return err
 			}
 		}
@@ -427,7 +427,7 @@ func (a *act) perform(c checked, pts []point) error {
 			if err := a.frontStillAllowed(len(text), len(text)); err != nil {
 				return err
 			}
-			return a.stroke(*a.keys.submit)
+			return a.typedKey(*a.keys.submit)
 		}
 		return nil
 	}
@@ -657,9 +657,17 @@ func (a *act) drag(from, to point) error {
 	return a.buttonUp(leftButton, 1)
 }
 
-// stroke holds the modifiers, presses the key and lets go in reverse
-// order, lending the key's code first when it needs another round.
-func (a *act) stroke(st stroke) error {
+// stroke is a key or chord of its own (a key act's, the chord that clears
+// a field), held keyHold.
+func (a *act) stroke(st stroke) error { return a.strokeHeld(st, keyHold) }
+
+// typedKey is one key of typed text, held as the pace says.
+func (a *act) typedKey(st stroke) error { return a.strokeHeld(st, a.pace.Hold) }
+
+// strokeHeld holds the modifiers, presses the key, waits hold and lets go
+// in reverse order, lending the key's code first when it needs another
+// round.
+func (a *act) strokeHeld(st stroke, hold time.Duration) error {
 	if st.round >= 0 && st.round != a.round {
 		if err := a.lend(st.round); err != nil {
 			return err
@@ -673,8 +681,8 @@ func (a *act) stroke(st stroke) error {
 	if err := a.keyDown(st.key); err != nil {
 		return err
 	}
-	if a.pace.Hold > 0 {
-		if err := a.wait(a.pace.Hold); err != nil {
+	if hold > 0 {
+		if err := a.wait(hold); err != nil {
 			return err
 		}
 	}
@@ -788,6 +796,7 @@ func returnsPointer(k vocab.ActKind) bool { return k != vocab.Hover }
 const (
 	settleWait = 20 * time.Millisecond // after moving, before pressing
 	buttonHold = 15 * time.Millisecond
+	keyHold    = 10 * time.Millisecond // a key or chord of its own; typed text keeps its KeyPace
 	doubleGap  = 60 * time.Millisecond // well inside every double-click interval
 	stepGap    = 15 * time.Millisecond // between drag steps and wheel notches
 	dragSteps  = 10
