@@ -148,6 +148,59 @@ type reaching struct {
 	ways   []string               // the ways turned, in the order first turned
 	per    float64                // CSS pixels one notch scrolled, once a burst showed it
 	at     *grounding.ScreenPoint // where the act itself fired, once it did
+	moved  float64                // CSS pixels the bursts scrolled, all told
+	left   float64                // CSS pixels still to go, as last found
+	way    string                 // which way the element lay at first: "down", "up", "right" or "left"
+}
+
+// aim notes how far, and which way, the element lies from where the view
+// stands; the first time, the way it lies.
+func (r *reaching) aim(to *protocol.Reach) {
+	r.left = math.Abs(to.DX) + math.Abs(to.DY)
+	if r.way != "" {
+		return
+	}
+	switch {
+	case math.Abs(to.DY) >= math.Abs(to.DX) && to.DY < 0:
+		r.way = "up"
+	case math.Abs(to.DY) >= math.Abs(to.DX):
+		r.way = "down"
+	case to.DX < 0:
+		r.way = "left"
+	default:
+		r.way = "right"
+	}
+}
+
+// outOfReach is the refusal of a reach that gave up before the element
+// came into view: why, how far it got, and what the agent can do instead.
+func (r *reaching) outOfReach(why string) error {
+	got := ""
+	if r.moved >= 1 {
+		got = fmt.Sprintf("; it scrolled %s px of %s px %s", thousands(r.moved), thousands(r.moved+r.left), r.way)
+	}
+	keys := "End or PageDown"
+	switch r.way {
+	case "up":
+		keys = "Home or PageUp"
+	case "left", "right":
+		keys = "End, Home or the arrow keys"
+	}
+	return errorf(vocab.CodeNotVisible, "%s, so the element was not acted on%s. To get there: press %s (browser_press_key; in a box, click inside it first) to move further in one act, find a nearer control that leads there (browser_find: a link, a list of contents, a search box), or hand the step to the person (browser_handoff)",
+		why, got, keys)
+}
+
+// thousands writes n, rounded, with commas between its thousands.
+func thousands(n float64) string {
+	s := fmt.Sprintf("%.0f", math.Round(n))
+	var b strings.Builder
+	for i, c := range s {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(c)
+	}
+	return b.String()
 }
 
 // turn notes a burst of step's notches.
@@ -218,9 +271,16 @@ func notches(d, per float64) int {
 // performReach fires a committed reach act: bursts of the wheel over the
 // box that hides el until it shows, then the act at its point. now is el
 // as ready found it. A step the executor refuses stops it there; so does a
-// burst that scrolls nothing, and MaxReachBursts bursts that did not bring
-// it into view.
+// burst that scrolls nothing, MaxReachBursts bursts that did not bring it
+// into view, and, earlier, a burst that shows the bursts left cannot get
+// there: once a burst has shown how far a notch scrolls the box, the
+// distance still to go is weighed against the most the bursts left would
+// scroll, each its MaxReachNotches notches, and when it is further the
+// reach stops at once rather than turn the wheel for nothing.
 func (e *Engine) performReach(ctx context.Context, t *tabState, el grounding.Element, ticket audit.Ticket, now sighting, r *reaching, ef *effect) error {
+	if now.reach != nil {
+		r.aim(now.reach)
+	}
 	for {
 		if now.at != nil {
 			pt, err := grounding.ToScreen(now.at.Point, now.at.Window, now.at.Viewport, now.at.Zoom, e.calOf(t))
@@ -236,7 +296,7 @@ func (e *Engine) performReach(ctx context.Context, t *tabState, el grounding.Ele
 			return nil
 		}
 		if r.bursts >= MaxReachBursts {
-			return r.stopped(errorf(vocab.CodeNotVisible, "the element was still out of view after %d bursts of the wheel, so it was not acted on", MaxReachBursts))
+			return r.stopped(r.outOfReach(fmt.Sprintf("the element was still out of view after %d bursts of the wheel", MaxReachBursts)))
 		}
 		per := r.per
 		if per <= 0 {
@@ -260,9 +320,23 @@ func (e *Engine) performReach(ctx context.Context, t *tabState, el grounding.Ele
 			// The same box: what the burst did says how far a notch goes.
 			moved := math.Abs(next.reach.Scroll.Y-now.reach.Scroll.Y) + math.Abs(next.reach.Scroll.X-now.reach.Scroll.X)
 			if moved < 1 {
-				return r.stopped(errorf(vocab.CodeNotVisible, "turning the wheel over the box that holds the element did not scroll it (the page may keep the wheel to itself), so the element was not acted on; scroll it into view some other way, with keys, say"))
+				return r.stopped(r.outOfReach("turning the wheel over the box that holds the element did not scroll it (the page may keep the wheel to itself)"))
 			}
 			r.per = moved / float64(abs(step.DX)+abs(step.DY))
+			r.moved += moved
+			r.aim(next.reach)
+			burst := float64(executor.MaxReachNotches) * r.per
+			if rest := MaxReachBursts - r.bursts; rest > 0 && r.left > float64(rest)*burst {
+				return r.stopped(r.outOfReach(fmt.Sprintf("the element is %s px further %s, and the %d bursts of the wheel left would scroll at most %s px",
+					thousands(r.left), r.way, rest, thousands(float64(rest)*burst))))
+			}
+		} else if next.reach != nil {
+			if next.reach.Page && now.reach.Page {
+				// The page grew as it scrolled (more of it loaded): it
+				// still scrolled.
+				r.moved += math.Abs(next.reach.Scroll.Y-now.reach.Scroll.Y) + math.Abs(next.reach.Scroll.X-now.reach.Scroll.X)
+			}
+			r.aim(next.reach)
 		}
 		now = next
 	}

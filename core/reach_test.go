@@ -2,6 +2,7 @@ package core_test
 
 import (
 	"context"
+	"fmt"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -27,6 +28,7 @@ type scrollingPage struct {
 	y, max float64 // guarded by mu: the page's scroll, and how far it goes
 	at     float64 // the button's place in the page
 	per    float64 // guarded by mu
+	grow   float64 // guarded by mu: how much further the button lies after each burst
 	steps  []executor.ReachStep
 	rows   []int // guarded by mu: audit rows committed when each step fired
 }
@@ -61,6 +63,10 @@ func (p *scrollingPage) wheel(ctx context.Context) error {
 	defer p.mu.Unlock()
 	p.steps = append(p.steps, st)
 	p.y = min(p.max, max(0, p.y+float64(st.DY)*p.per))
+	if st.DY != 0 {
+		p.at += p.grow
+		p.max += p.grow
+	}
 	return nil
 }
 
@@ -209,7 +215,7 @@ func TestAReachGivesUpAfterMaxReachBursts(t *testing.T) {
 	r := newReachRig(t, 3000, 100)
 	// The page grows as it scrolls: the button is always further on.
 	r.page.mu.Lock()
-	r.page.per = 1
+	r.page.grow = 15 * 100
 	r.page.mu.Unlock()
 	_, err := r.clickBuy(t)
 	if codeOf(err) != vocab.CodeNotVisible || !strings.Contains(err.Error(), "still out of view") {
@@ -217,6 +223,51 @@ func TestAReachGivesUpAfterMaxReachBursts(t *testing.T) {
 	}
 	if wheel, act := r.clicks(); act != 0 || wheel != core.MaxReachBursts {
 		t.Errorf("%d bursts and %d clicks, want %d bursts and no click", wheel, act, core.MaxReachBursts)
+	}
+	for _, want := range []string{"it scrolled 15,000 px of ", "press End or PageDown", "browser_find", "browser_handoff"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("the refusal does not say %q: %v", want, err)
+		}
+	}
+}
+
+// A control further than the bursts left can scroll is refused as soon as
+// a burst shows it: saying how far the reach got of how far it had to go,
+// and what the agent can do instead, and nothing is clicked.
+func TestAReachOutOfRangeStopsEarlyAndSaysWhatToDo(t *testing.T) {
+	for _, c := range []struct {
+		name    string
+		at, per float64
+	}{
+		{"a button 344,000 px down", 344000, 100},
+		{"a page that scrolls a pixel a notch", 3000, 1},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			r := newReachRig(t, c.at, c.per)
+			r.page.mu.Lock()
+			r.page.max = c.at + 1000
+			r.page.mu.Unlock()
+			_, err := r.clickBuy(t)
+			if codeOf(err) != vocab.CodeNotVisible {
+				t.Fatalf("got %v, want %s", err, vocab.CodeNotVisible)
+			}
+			moved := fmt.Sprintf("%.0f", c.per*executor.MaxReachNotches)
+			if len(moved) > 3 {
+				moved = moved[:len(moved)-3] + "," + moved[len(moved)-3:]
+			}
+			if !regexp.MustCompile(`it scrolled ` + moved + ` px of [\d,]+ px down\. To get there: press End or PageDown \(browser_press_key`).MatchString(err.Error()) {
+				t.Errorf("the refusal does not say how far it got of how far, then what to try: %v", err)
+			}
+			for _, want := range []string{"bursts of the wheel left would scroll at most", "browser_find", "browser_handoff"} {
+				if !strings.Contains(err.Error(), want) {
+					t.Errorf("the refusal does not say %q: %v", want, err)
+				}
+			}
+			if wheel, act := r.clicks(); act != 0 || wheel != 1 {
+				t.Errorf("%d bursts and %d clicks, want one burst, which showed the rest out of reach, and no click", wheel, act)
+			}
+			t.Logf("refused: %v", err)
+		})
 	}
 }
 

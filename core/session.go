@@ -519,16 +519,21 @@ func (s *Session) act(ctx context.Context, r agentdoor.ActRequest, en *audit.Ent
 	watched := r.Ref != "" && r.Act.Kind.IsInput()
 	ef := &effect{}
 	f.effect = ef
+	var fired time.Duration // how long the input took, for the answer to typing
 	f.perform = func(ctx context.Context, ticket audit.Ticket) error {
 		if r.Act.Reach {
 			return e.performReach(ctx, t, el, ticket, reachFrom, &reached, ef)
 		}
+		timed := func(ctx context.Context) error {
+			defer func(start time.Time) { fired = time.Since(start) }(time.Now())
+			return e.perform(ctx, t, ticket)
+		}
 		if watched {
 			var err error
-			*ef, err = e.fireWatched(ctx, t, el, ticket, func(ctx context.Context) error { return e.perform(ctx, t, ticket) })
+			*ef, err = e.fireWatched(ctx, t, el, ticket, timed)
 			return err
 		}
-		return e.perform(ctx, t, ticket)
+		return timed(ctx)
 	}
 	if r.Act.Reach {
 		f.said = reached.words
@@ -546,12 +551,26 @@ func (s *Session) act(ctx context.Context, r agentdoor.ActRequest, en *audit.Ent
 		f.done = "the agent described the target as " + quoteIf(r.Element)
 	}
 	res, err := s.decideAndFire(ctx, f)
+	if err == nil && r.Act.Kind == vocab.Type && fired > 0 {
+		res.Done += "; " + typedIn(r.Act.Text, fired)
+	}
 	if err == nil && r.Act.Kind == vocab.Scroll && snap != nil {
 		if where := e.scrolledTo(ctx, t, r.Tab, info.Title, el, snap); where != "" {
 			res.Done += "; " + where
 		}
 	}
 	return res, err
+}
+
+// typedIn says how many characters an act typed and how long its input
+// took, the click that put the focus in the field included.
+func typedIn(text string, took time.Duration) string {
+	n := utf8.RuneCountInString(text)
+	what := fmt.Sprintf("%d characters", n)
+	if n == 1 {
+		what = "one character"
+	}
+	return fmt.Sprintf("typed %s in %d ms", what, took.Round(time.Millisecond).Milliseconds())
 }
 
 // landsOnScreen refuses input at an element whose point, where the tab

@@ -590,11 +590,11 @@ func TestKilledMidTypingLeavesNoKeyDown(t *testing.T) {
 	}
 	began := time.Now()
 
-	// Reins alone, killed 20 times during a 50-character typing act, each
+	// Reins alone, killed 20 times during a 200-character typing act, each
 	// time after a number of keydowns a seeded draw picks: the release
 	// guard lets go; each restart ends the act's row as unknown.
 	const alone = 20
-	short := strings.Repeat("the quick brown fox ", 3)[:49] + "→"
+	short := strings.Repeat("the quick brown fox ", 10)[:199] + "→"
 	draw := rand.New(rand.NewPCG(20261201, 11))
 	for i := range alone {
 		after := 3 + draw.IntN(33)
@@ -621,8 +621,10 @@ func TestKilledMidTypingLeavesNoKeyDown(t *testing.T) {
 			events, _ := pageKeys(witness)
 			c := countAfter(events, at)
 			t.Logf("kill -9 of Reins: after the kill the page saw %s; the key went up on the page %v after the kill", c, lastUp(events).Sub(killed).Round(time.Millisecond))
-			if c.repeats != 0 || c.releases == 0 || c.presses > 1 {
-				t.Errorf("after kill -9 of Reins alone: %s; want no auto-repeat and the held key let go", c)
+			// Keys typed just before the freeze may reach the page after it,
+			// each with its release; none may be pressed after the last one.
+			if c.repeats != 0 || c.releases == 0 || c.presses > c.releases || events[len(events)-1].down {
+				t.Errorf("after kill -9 of Reins alone: %s; want no auto-repeat, every key let go and the last event a release", c)
 			}
 		})
 		reins = startServe(t, bin, env, dir)

@@ -5,6 +5,7 @@ import (
 	"math"
 	"os"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -184,4 +185,85 @@ func (r *rig) outcomeOf(seq int64) persondoor.AuditRow {
 	}
 	r.t.Fatalf("no outcome row for row %d", seq)
 	return persondoor.AuditRow{}
+}
+
+// farPage has a button 344,000 px down a page, and a line that stays in
+// view counting the wheel events the page has had.
+func farPage() string {
+	return `<!doctype html>
+<html><head><title>Far reach test page</title>
+<style>body { margin: 0; font: 16px sans-serif; } button { width: 150px; height: 40px; margin: 6px; }
+#count { position: fixed; top: 0; right: 0; background: #fff; }</style></head>
+<body>
+<h1>Far</h1>
+<p id="count">Wheel events: 0</p>
+<div style="height:344000px">Far spacer</div>
+<button id="far">Far button</button>
+<script>
+` + reportJS + `
+watch(document.getElementById('far'), 'top');
+let wheels = 0;
+addEventListener('wheel', () => { wheels++; document.getElementById('count').textContent = 'Wheel events: ' + wheels; }, {passive: true});
+addEventListener('keydown', (e) => report({type: 'key', key: e.key}));
+addEventListener('load', () => report({type: 'loaded', page: 'far'}));
+</script>
+</body></html>`
+}
+
+// TestReachTooFarSaysWhatToDo clicks, by ref, a button 344,000 px down a
+// real page: the reach stops once a burst shows the rest is out of its
+// range, and the refusal says how far it got, of how far, and what the
+// agent can do instead. The button is never clicked, and the page has no
+// input after the refusal: no key, and no wheel event but the bursts'.
+func TestReachTooFarSaysWhatToDo(t *testing.T) {
+	r := reinsOn(t, "1280x800x24", 10*time.Second)
+	r.origin = browsertest.Serve(t, r.witness, map[string]string{"/far.html": farPage()})
+	r.browser = browsertest.Start(t, browsertest.Options{
+		X: r.x, DataDir: r.data, Reins: reinsBinary.path, URL: r.origin + "/far.html", Width: 1200, Height: 780,
+	})
+	r.agent = coretest.Admitted(t, r.rt.AgentDoor(), r.rt.PersonDoor(), vocab.Agent{Name: "e2e reach agent", Version: "1", PID: os.Getpid(), Exe: os.Args[0]})
+	r.tab = r.pairedTab(r.origin + "/far.html")
+	ctx := context.Background()
+	r.wait(ctx, "loaded", func(m map[string]any) bool { return m["page"] == "far" })
+	if err := r.rt.SetShare(r.tab, vocab.Control); err != nil {
+		t.Fatal(err)
+	}
+	s := r.snapshot()
+	t0 := time.Now()
+	_, err := r.agent.Act(ctx, agentdoor.ActRequest{Tab: r.tab, Ref: ref(t, s, "button", "Far button"), Snapshot: s.ID, Act: vocab.Act{Kind: vocab.Click}})
+	took := time.Since(t0)
+	if code(err) != vocab.CodeNotVisible {
+		t.Fatalf("click the far button: %v, want %s", err, vocab.CodeNotVisible)
+	}
+	msg := err.Error()
+	t.Logf("refused after %v: %s", took.Round(time.Millisecond), msg)
+	if !regexp.MustCompile(`it scrolled [\d,]+ px of 34\d,\d{3} px down\. To get there: press End or PageDown \(browser_press_key`).MatchString(msg) {
+		t.Errorf("the refusal does not say how far it scrolled, of how far, then what to try: %s", msg)
+	}
+	for _, want := range []string{"browser_find", "browser_handoff", "bursts of the wheel left would scroll at most"} {
+		if !strings.Contains(msg, want) {
+			t.Errorf("the refusal does not say %q", want)
+		}
+	}
+	m := regexp.MustCompile(`turned the wheel (\d+) notches down`).FindStringSubmatch(msg)
+	if m == nil {
+		t.Fatalf("the refusal does not say how far the wheel turned: %s", msg)
+	}
+	turned, _ := strconv.Atoi(m[1])
+	wheels := func() int {
+		c := regexp.MustCompile(`Wheel events: (\d+)`).FindStringSubmatch(r.snapshot().Text)
+		if c == nil {
+			t.Fatal("no wheel count in the snapshot")
+		}
+		n, _ := strconv.Atoi(c[1])
+		return n
+	}
+	first := wheels()
+	if then := wheels(); first > turned || then != first {
+		t.Errorf("the page had %d wheel events after the refusal and %d a read later, for %d notches the bursts turned: input after the refusal", first, then, turned)
+	}
+	if n := len(r.clicks("far")) + len(r.witness.Events("key")); n != 0 {
+		t.Errorf("%d clicks or keys reached the page", n)
+	}
+	r.assertFiredChecked()
 }

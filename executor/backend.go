@@ -75,6 +75,9 @@ type traits struct {
 	// before the lent key is pressed, and before it is given back: a client
 	// that looks a key code up after the restore types the wrong character.
 	lendWait time.Duration
+	// keys is how typing paces its keys here (a zero Pace types as fast as
+	// events can be sent).
+	keys KeyPace
 }
 
 // recorder is a backend that is told of each act: right before its first

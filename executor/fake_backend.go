@@ -91,7 +91,7 @@ func (d *fakeDesk) steps() []string {
 }
 
 func (d *fakeDesk) traits() traits {
-	return traits{lendWait: 50 * time.Millisecond}
+	return traits{lendWait: 50 * time.Millisecond, keys: KeyPace{Hold: 10 * time.Millisecond}}
 }
 
 func (d *fakeDesk) ready() error { return nil }

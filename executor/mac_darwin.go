@@ -82,10 +82,14 @@ func (m *Mac) Fire(ctx context.Context, t audit.Ticket) error {
 // stamp the event.
 const macPostLag = 20 * time.Millisecond
 
+// macKeyPace holds each typed key 10 ms, one after the other: measured on
+// X only, so the Mac keeps the pace it has always typed at.
+var macKeyPace = KeyPace{Hold: 10 * time.Millisecond}
+
 func (m *Mac) traits() traits {
 	// CGEventPost is asynchronous: the HID system may stamp the last event
 	// a moment after the act ends.
-	return traits{postLag: macPostLag}
+	return traits{postLag: macPostLag, keys: macKeyPace}
 }
 
 // ready refuses an act macOS would drop or send elsewhere. The first act

@@ -267,7 +267,12 @@ func (s *sequence) letGo(h hold) {
 // open starts an act on b that types keys; close it, deferred, with the
 // act's error.
 func (s *sequence) open(ctx context.Context, b backend, keys *strokes) *act {
-	return &act{s: s, b: b, ctx: ctx, tr: b.traits(), keys: keys, round: -1, witness: witnessOf(ctx)}
+	tr := b.traits()
+	pace, ok := ctx.Value(paceKey{}).(KeyPace)
+	if !ok {
+		pace = tr.keys
+	}
+	return &act{s: s, b: b, ctx: ctx, tr: tr, keys: keys, pace: pace, round: -1, witness: witnessOf(ctx)}
 }
 
 // close lets go of all the act holds and gives back what it lent, adding
@@ -289,6 +294,7 @@ type act struct {
 	ctx  context.Context
 	tr   traits
 	keys *strokes
+	pace KeyPace // how typed keys are paced
 	// round is the lending round in place, or -1.
 	round int
 	// witness, when set, is asked before the first press at aim, the act's
@@ -402,22 +408,38 @@ func (a *act) perform(c checked, pts []point) error {
 		// so may anything while the text is typed.
 		text := a.keys.text
 		for i, st := range text {
+			if i > 0 {
+				if err := a.keyGap(); err != nil {
+					return err
+				}
+			}
 			if err := a.frontStillAllowed(i, len(text)); err != nil {
 				return err
 			}
-			if err := a.stroke(st); err != nil {
+			if err := a.typedKey(st); err != nil {
 				return err
 			}
 		}
 		if a.keys.submit != nil {
+			if err := a.keyGap(); err != nil {
+				return err
+			}
 			if err := a.frontStillAllowed(len(text), len(text)); err != nil {
 				return err
 			}
-			return a.stroke(*a.keys.submit)
+			return a.typedKey(*a.keys.submit)
 		}
 		return nil
 	}
 	return fmt.Errorf("%w: %q", ErrUnsupported, c.act.Kind)
+}
+
+// keyGap is the pause between two typed keys, if the pace has one.
+func (a *act) keyGap() error {
+	if a.pace.Gap <= 0 {
+		return nil
+	}
+	return a.wait(a.pace.Gap)
 }
 
 // frontStillAllowed stops typing when a deny-listed application has come to
@@ -635,9 +657,17 @@ func (a *act) drag(from, to point) error {
 	return a.buttonUp(leftButton, 1)
 }
 
-// stroke holds the modifiers, presses the key and lets go in reverse
-// order, lending the key's code first when it needs another round.
-func (a *act) stroke(st stroke) error {
+// stroke is a key or chord of its own (a key act's, the chord that clears
+// a field), held keyHold.
+func (a *act) stroke(st stroke) error { return a.strokeHeld(st, keyHold) }
+
+// typedKey is one key of typed text, held as the pace says.
+func (a *act) typedKey(st stroke) error { return a.strokeHeld(st, a.pace.Hold) }
+
+// strokeHeld holds the modifiers, presses the key, waits hold and lets go
+// in reverse order, lending the key's code first when it needs another
+// round.
+func (a *act) strokeHeld(st stroke, hold time.Duration) error {
 	if st.round >= 0 && st.round != a.round {
 		if err := a.lend(st.round); err != nil {
 			return err
@@ -651,8 +681,10 @@ func (a *act) stroke(st stroke) error {
 	if err := a.keyDown(st.key); err != nil {
 		return err
 	}
-	if err := a.wait(keyHold); err != nil {
-		return err
+	if hold > 0 {
+		if err := a.wait(hold); err != nil {
+			return err
+		}
 	}
 	if err := a.keyUp(st.key); err != nil {
 		return err
@@ -764,12 +796,27 @@ func returnsPointer(k vocab.ActKind) bool { return k != vocab.Hover }
 const (
 	settleWait = 20 * time.Millisecond // after moving, before pressing
 	buttonHold = 15 * time.Millisecond
-	keyHold    = 10 * time.Millisecond
+	keyHold    = 10 * time.Millisecond // a key or chord of its own; typed text keeps its KeyPace
 	doubleGap  = 60 * time.Millisecond // well inside every double-click interval
 	stepGap    = 15 * time.Millisecond // between drag steps and wheel notches
 	dragSteps  = 10
 	focusWait  = 30 * time.Millisecond // after the click that focuses a field
 )
+
+// KeyPace is how typing paces its keys: how long each key is held down,
+// and how long it waits from one key's release to the next key's press.
+type KeyPace struct {
+	Hold, Gap time.Duration
+}
+
+type paceKey struct{}
+
+// WithKeyPace has the typing of an act fired with ctx keep pace p instead
+// of the desktop's own: for a test that measures how fast a field takes
+// keys before some go missing.
+func WithKeyPace(ctx context.Context, p KeyPace) context.Context {
+	return context.WithValue(ctx, paceKey{}, p)
+}
 
 // sleep waits d, or less when ctx ends first.
 func sleep(ctx context.Context, d time.Duration) error {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/reins-app/reins/audit"
 	"github.com/reins-app/reins/vocab"
@@ -171,6 +172,44 @@ func TestSequenceChecksTheFrontBeforeEveryKey(t *testing.T) {
 		wait 10ms
 		key up b
 		front?`)
+}
+
+// Typing keeps its pace: each key of the text held for the pace's hold,
+// and the pace's gap between one key's release and the next key's press,
+// Enter included; the chord that clears the field is held as a key act's
+// is; the checks before each key stay where they were.
+func TestTypingKeepsItsPace(t *testing.T) {
+	f := &Fake{}
+	ctx := WithKeyPace(context.Background(), KeyPace{Hold: 2 * time.Millisecond, Gap: 3 * time.Millisecond})
+	if err := fire(ctx, f, vocab.Act{Kind: vocab.Type, Text: "aB", Clear: true, Submit: true}, 0, 0); err != nil {
+		t.Fatal(err)
+	}
+	checkSteps(t, f, `
+		front?
+		front?
+		key down Control
+		key down a
+		wait 10ms
+		key up a
+		key up Control
+		front?
+		key down Backspace
+		wait 10ms
+		key up Backspace
+		front?
+		key down a
+		wait 2ms
+		key up a
+		wait 3ms
+		front?
+		key down B
+		wait 2ms
+		key up B
+		wait 3ms
+		front?
+		key down Enter
+		wait 2ms
+		key up Enter`)
 }
 
 func TestSequenceLendsKeyCodesInRoundsAndGivesThemBack(t *testing.T) {

@@ -214,7 +214,7 @@ func (x *X11) Fire(ctx context.Context, t audit.Ticket) error {
 }
 
 func (x *X11) traits() traits {
-	return traits{wheelButtons: true, lendWait: x11RemapWait}
+	return traits{wheelButtons: true, lendWait: x11RemapWait, keys: x11KeyPace}
 }
 
 func (x *X11) ready() error { return nil }
