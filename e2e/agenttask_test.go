@@ -93,6 +93,7 @@ type taskRun struct {
 	ms                 []time.Duration
 	took, steps, asked int
 	note               string
+	slow               []string // the calls that took over 2 s
 }
 
 // taskAgent is one MCP client whose calls are counted into run.
@@ -118,7 +119,11 @@ func (a *taskAgent) call(t testing.TB, tool string, args map[string]any) string 
 	a.run.chars += utf8.RuneCountInString(r.Text)
 	a.run.ms = append(a.run.ms, d)
 	if d > 2*time.Second {
-		t.Logf("%s, %s: %s took %v", a.run.task, a.tool, tool, d.Round(time.Millisecond))
+		what := tool
+		if e, ok := args["element"]; ok {
+			what += fmt.Sprintf(" %q", e)
+		}
+		a.run.slow = append(a.run.slow, fmt.Sprintf("%s %v", what, d.Round(time.Millisecond)))
 	}
 	if r.IsErr {
 		code, _, _ := strings.Cut(r.Text, ":")
@@ -406,6 +411,12 @@ func taskTable(runs []*taskRun, sizes map[string]int) string {
 			took += " (" + r.note + ")"
 		}
 		fmt.Fprintf(&s, "| %s | %s | %d | %d | %.0f | %d | %d | %s | %s |\n", r.task, r.tool, r.calls, r.chars, quantileMS(r.ms, 0.5), slowest.Milliseconds(), total.Milliseconds(), took, asked)
+	}
+	s.WriteString("\nCalls over 2 s:\n")
+	for _, r := range runs {
+		if len(r.slow) > 0 {
+			fmt.Fprintf(&s, "- %s, %s: %s\n", r.task, r.tool, strings.Join(r.slow, "; "))
+		}
 	}
 	fmt.Fprintf(&s, "\n`tools/list` (the tools array as JSON): Reins %d characters, Playwright MCP %d.\n", sizes["Reins"], sizes["Playwright MCP"])
 	return s.String()
