@@ -78,13 +78,20 @@ SCREENSHOTS_DIR ?= screenshots
 screenshots: deps
 	$(GO) run ./app/cmd/screenshots -out $(SCREENSHOTS_DIR)
 
-## bench: benchmarks, outside `make test`.
+## bench: benchmarks, outside `make test`. `make bench AB=<commit>` runs only
+## the snapshot benchmark, of that commit and of this tree, alternating on the
+## same pages, and prints their ratio (AB_FLAGS: e.g. -every 3 for a third).
 bench: deps
-	$(GO) test -run '^$$' -bench . -benchmem ./bridge/... ./audit/... ./grounding/... ./core/... ./internal/plain/
 	cd bench && npm ci --no-audit --no-fund
+ifdef AB
+	$(GO) run ./bench/ab -commit $(AB) -pages $(PAGES) $(AB_FLAGS)
+else
+	$(GO) test -run '^$$' -bench . -benchmem ./bridge/... ./audit/... ./grounding/... ./core/... ./internal/plain/
 	$(GO) test -run '^$$' -bench ToolsList -benchtime 1x ./mcp/
-	$(GO) test -run '^$$' -bench . -benchtime 50x -p 1 $(E2E_PKGS)
+	$(GO) test -run '^$$' -bench . -skip AgentTask -benchtime 50x -p 1 $(E2E_PKGS)
+	REINS_TASK_PAGES=$(abspath $(PAGES)) $(GO) test -run '^$$' -bench AgentTask -benchtime 1x ./e2e/
 	$(GO) run ./bench -pages $(PAGES)
+endif
 
 ## fuzz: a short run of each fuzz target.
 fuzz:
