@@ -4,27 +4,32 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/reins-app/reins/executor/hand"
 	"sync"
 	"time"
 )
 
 // The person's hand stops an act: every act fires under a watch on the
-// person's own input (hand.go), from right before its last checks to its
+// person's own input (package hand), from right before its last checks to its
 // last event. Their key or button press, wheel turn or pointer motion stops
 // it before its next event, and it lets go of what it holds; Reins' own
 // events never trip it.
+
+// HandWatch is the watch on the person's hand an act fires under: see
+// package hand.
+type HandWatch = hand.Watch
 
 // handHolder keeps a backend's hand listener: opened at the first act,
 // opened again after its display failed it, closed with the backend.
 type handHolder struct {
 	mu     sync.Mutex
-	l      *HandListener // guarded by mu: nil until needed, and after it failed
-	closed bool          // guarded by mu
+	l      *hand.Listener // guarded by mu: nil until needed, and after it failed
+	closed bool           // guarded by mu
 }
 
 // watch starts the watch for one act on a listener of opts, opening one
 // when none is open or the last one failed.
-func (h *handHolder) watch(ctx context.Context, opts HandOptions) (*HandWatch, error) {
+func (h *handHolder) watch(ctx context.Context, opts hand.Options) (*hand.Watch, error) {
 	for try := 0; ; try++ {
 		l, err := h.listener(ctx, opts)
 		if err != nil {
@@ -34,21 +39,21 @@ func (h *handHolder) watch(ctx context.Context, opts HandOptions) (*HandWatch, e
 		if err == nil {
 			return w, nil
 		}
-		if !errors.Is(err, ErrNoHandWatch) || try > 0 {
+		if !errors.Is(err, hand.ErrNoWatch) || try > 0 {
 			return nil, err
 		}
 		h.drop(l) // lost its display: once more, on a new connection
 	}
 }
 
-func (h *handHolder) listener(ctx context.Context, opts HandOptions) (*HandListener, error) {
+func (h *handHolder) listener(ctx context.Context, opts hand.Options) (*hand.Listener, error) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if h.closed {
-		return nil, fmt.Errorf("%w: the executor is closed", ErrNoHandWatch)
+		return nil, fmt.Errorf("%w: the executor is closed", hand.ErrNoWatch)
 	}
 	if h.l == nil {
-		l, err := NewHandListener(ctx, opts)
+		l, err := hand.NewListener(ctx, opts)
 		if err != nil {
 			return nil, err
 		}
@@ -57,7 +62,7 @@ func (h *handHolder) listener(ctx context.Context, opts HandOptions) (*HandListe
 	return h.l, nil
 }
 
-func (h *handHolder) drop(l *HandListener) {
+func (h *handHolder) drop(l *hand.Listener) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if h.l == l {
@@ -80,7 +85,7 @@ func (h *handHolder) close() error {
 
 // watched puts the act under w: its waits end when the person reaches in,
 // and every check before an event asks w. stop ends it.
-func (a *act) watched(w *HandWatch) (stop func()) {
+func (a *act) watched(w *hand.Watch) (stop func()) {
 	a.hand = w
 	ctx, cancel := w.Context(a.ctx)
 	a.ctx = ctx
@@ -112,15 +117,15 @@ func (a *act) stoppedByHand(err error) error {
 			err = herr
 		}
 	}
-	if !errors.Is(err, ErrPersonsHand) && !errors.Is(err, ErrNoHandWatch) {
+	if !errors.Is(err, hand.ErrPersonsHand) && !errors.Is(err, hand.ErrNoWatch) {
 		return err
 	}
 	return &HandStopped{Err: err, Sent: a.count}
 }
 
 // HandStopped is an act stopped because the person reached for the mouse
-// or keyboard (Err wraps ErrPersonsHand), or because Reins could no longer
-// tell their input from its own (Err wraps ErrNoHandWatch), after Sent
+// or keyboard (Err wraps hand.ErrPersonsHand), or because Reins could no longer
+// tell their input from its own (Err wraps hand.ErrNoWatch), after Sent
 // events. Whatever the act held was let go.
 type HandStopped struct {
 	Err  error
@@ -140,7 +145,7 @@ type handReady interface {
 }
 
 // HandUnwatched says why ex cannot watch the person's hand while an act
-// fires (an error wrapping ErrNoHandWatch: no XInput 2, macOS without
+// fires (an error wrapping hand.ErrNoWatch: no XInput 2, macOS without
 // Input Monitoring), or nil when it can or cannot say before firing;
 // callers ask before anyone approves an act.
 func HandUnwatched(ex Executor) error {
@@ -151,7 +156,7 @@ func HandUnwatched(ex Executor) error {
 }
 
 // unwatched opens h's listener, if none is open, and says why it cannot.
-func (h *handHolder) unwatched(opts HandOptions) error {
+func (h *handHolder) unwatched(opts hand.Options) error {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 	defer cancel()
 	_, err := h.listener(ctx, opts)

@@ -17,6 +17,7 @@ import (
 
 	"github.com/reins-app/reins/audit"
 	"github.com/reins-app/reins/denylist"
+	"github.com/reins-app/reins/executor/hand"
 )
 
 func init() {
@@ -144,12 +145,12 @@ func (x *X11) Close() error {
 	})
 }
 
-func (x *X11) handUnwatched() error { return x.hands.unwatched(HandOptions{Display: x.opts.Display}) }
+func (x *X11) handUnwatched() error { return x.hands.unwatched(hand.Options{Display: x.opts.Display}) }
 
 // watchHand watches the person's hand for one act through XInput 2's raw
 // events, on a connection of its own.
-func (x *X11) watchHand(ctx context.Context) (*HandWatch, error) {
-	return x.hands.watch(ctx, HandOptions{Display: x.opts.Display})
+func (x *X11) watchHand(ctx context.Context) (*hand.Watch, error) {
+	return x.hands.watch(ctx, hand.Options{Display: x.opts.Display})
 }
 
 // initScreensaver makes the MIT-SCREEN-SAVER extension's requests usable
