@@ -3,6 +3,7 @@ package executor
 import (
 	"errors"
 	"fmt"
+
 	"github.com/reins-app/reins/executor/internal/quartz"
 )
 

@@ -3,9 +3,10 @@ package executor
 import (
 	"context"
 	"fmt"
-	"github.com/reins-app/reins/executor/hand"
 	"sync"
 	"time"
+
+	"github.com/reins-app/reins/executor/hand"
 )
 
 // fakeDesk is the fake backend: a desktop of staged applications, windows

@@ -1,12 +1,10 @@
 package executor
 
 import (
-	"context"
 	"errors"
 	"fmt"
+
 	"github.com/reins-app/reins/executor/hand"
-	"sync"
-	"time"
 )
 
 // The person's hand stops an act: every act fires under a watch on the
@@ -18,70 +16,6 @@ import (
 // HandWatch is the watch on the person's hand an act fires under: see
 // package hand.
 type HandWatch = hand.Watch
-
-// handHolder keeps a backend's hand listener: opened at the first act,
-// opened again after its display failed it, closed with the backend.
-type handHolder struct {
-	mu     sync.Mutex
-	l      *hand.Listener // guarded by mu: nil until needed, and after it failed
-	closed bool           // guarded by mu
-}
-
-// watch starts the watch for one act on a listener of opts, opening one
-// when none is open or the last one failed.
-func (h *handHolder) watch(ctx context.Context, opts hand.Options) (*hand.Watch, error) {
-	for try := 0; ; try++ {
-		l, err := h.listener(ctx, opts)
-		if err != nil {
-			return nil, err
-		}
-		w, err := l.Watch(ctx)
-		if err == nil {
-			return w, nil
-		}
-		if !errors.Is(err, hand.ErrNoWatch) || try > 0 {
-			return nil, err
-		}
-		h.drop(l) // lost its display: once more, on a new connection
-	}
-}
-
-func (h *handHolder) listener(ctx context.Context, opts hand.Options) (*hand.Listener, error) {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	if h.closed {
-		return nil, fmt.Errorf("%w: the executor is closed", hand.ErrNoWatch)
-	}
-	if h.l == nil {
-		l, err := hand.NewListener(ctx, opts)
-		if err != nil {
-			return nil, err
-		}
-		h.l = l
-	}
-	return h.l, nil
-}
-
-func (h *handHolder) drop(l *hand.Listener) {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	if h.l == l {
-		h.l = nil
-		l.Close()
-	}
-}
-
-func (h *handHolder) close() error {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	h.closed = true
-	if h.l == nil {
-		return nil
-	}
-	err := h.l.Close()
-	h.l = nil
-	return err
-}
 
 // watched puts the act under w: its waits end when the person reaches in,
 // and every check before an event asks w. stop ends it.
@@ -153,12 +87,4 @@ func HandUnwatched(ex Executor) error {
 		return h.handUnwatched()
 	}
 	return nil
-}
-
-// unwatched opens h's listener, if none is open, and says why it cannot.
-func (h *handHolder) unwatched(opts hand.Options) error {
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
-	defer cancel()
-	_, err := h.listener(ctx, opts)
-	return err
 }

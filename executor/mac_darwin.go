@@ -25,8 +25,8 @@ type MacOptions struct {
 type Mac struct {
 	deny   denyHolder
 	seq    sequence
-	hands  handHolder // the watch on the person's hand (hand_darwin.go's event tap)
-	sheets SheetFocus // where an application's keyboard focus is, for the file dialog
+	hands  hand.Holder // the watch on the person's hand (package hand's event tap)
+	sheets SheetFocus  // where an application's keyboard focus is, for the file dialog
 }
 
 var (
@@ -56,14 +56,14 @@ func (m *Mac) CheckPermission() error {
 
 // Close makes every later call fail. An act in flight stops at its next
 // event and lets go of what it holds first.
-func (m *Mac) Close() error { return m.seq.close(m, m.hands.close) }
+func (m *Mac) Close() error { return m.seq.close(m, m.hands.Close) }
 
-func (m *Mac) handUnwatched() error { return m.hands.unwatched(hand.Options{}) }
+func (m *Mac) handUnwatched() error { return m.hands.Unwatched(hand.Options{}) }
 
 // watchHand watches the person's hand for one act through a listen-only
 // event tap, which needs the Input Monitoring permission.
 func (m *Mac) watchHand(ctx context.Context) (*hand.Watch, error) {
-	return m.hands.watch(ctx, hand.Options{})
+	return m.hands.Watch(ctx, hand.Options{})
 }
 
 // Accessible and AccessibleAt are in axread_darwin.go, Capture in

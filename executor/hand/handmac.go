@@ -1,9 +1,10 @@
 package hand
 
 import (
-	"github.com/reins-app/reins/executor/internal/quartz"
 	"math"
 	"time"
+
+	"github.com/reins-app/reins/executor/internal/quartz"
 )
 
 // The pure half of the macOS hand watch: what one event a listen-only

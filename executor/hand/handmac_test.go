@@ -1,9 +1,10 @@
 package hand
 
 import (
-	"github.com/reins-app/reins/executor/internal/quartz"
 	"testing"
 	"time"
+
+	"github.com/reins-app/reins/executor/internal/quartz"
 )
 
 // The events below are written from the fields CGEventTypes.h documents,

@@ -4,7 +4,7 @@
 // executor, at its stage, deskread reads the desktop: it may ask the
 // executor about windows, and the executor never links it. Under the
 // executor, executor/hand watches the person's hand for it and for core
-// alone. Below them
+// alone, and executor/hotkey takes the pause chord for core. Below them
 // all is vocab, the words every layer speaks. The front ends reach core
 // only through a door: mcp holds the agents' door (agentdoor) and can never
 // import the person's (persondoor), so no tool can approve; the person's
@@ -152,6 +152,9 @@ var (
 		// reaches up into the executor or any stage.
 		"executor/hand":            {"executor/internal/quartz", "internal/macos"},
 		"executor/internal/quartz": {"internal/macos"},
+		// The pause chord, taken across the desktop: the executor says which
+		// key it names on this keyboard, keychord which chords may pause.
+		"executor/hotkey": {"executor", "keychord", "internal/macos"},
 		// The organisation's policy is a leaf every stage may read: it
 		// narrows shares, agents, plans and the audit's copies, and must
 		// never reach back into what it narrows.
@@ -256,8 +259,12 @@ func checkDoors(t *testing.T, p pkgInfo) {
 // importedOnlyBy names the packages (tests aside) that may import a
 // package: the watch on the person's hand is the executor's, which fires
 // under it, and core's, which asks it whose a press on a window that
-// allows was and whether macOS lets Reins watch at all.
-var importedOnlyBy = map[string][]string{"executor/hand": {"executor", "core"}}
+// allows was and whether macOS lets Reins watch at all; the pause chord is
+// core's, which pauses every agent when the person presses it.
+var importedOnlyBy = map[string][]string{
+	"executor/hand":   {"executor", "core"},
+	"executor/hotkey": {"core"},
+}
 
 // coreImporters are the packages (tests aside) that may import core: the
 // main that starts it, and the test rig of a whole engine.
