@@ -1,9 +1,15 @@
-// Package hand watches the person's hand: it tells the person's own
-// keyboard, mouse, touchpad or touchscreen from the input Reins (or any
-// other program) synthesises, on X through XInput 2's raw events and on
-// macOS through a listen-only event tap. The executor watches every act
-// it fires with it; the windows that allow take a press only when it saw
-// the person's. It keeps no key code.
+// Package hand watches the person's hand, for the executor (every act
+// fires under a watch) and for core (a window that allows takes only the
+// person's press): it tells their own keyboard, mouse, touchpad or
+// touchscreen from synthetic input, and keeps no key code.
+//
+//   - hand.go: the watch and its listener, the same on every OS.
+//   - hand_linux.go, handwire_linux.go: X, through XInput 2's raw events on
+//     a connection of its own.
+//   - hand_darwin.go, handmac.go: macOS, a listen-only event tap and what
+//     each event it sees means; inputmonitor_other.go: the permission only
+//     macOS asks for.
+//   - holder.go: the listener an executor keeps for its acts.
 package hand
 
 import (
