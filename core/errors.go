@@ -8,6 +8,7 @@ import (
 	"github.com/reins-app/reins/bridge"
 	"github.com/reins-app/reins/bridge/protocol"
 	"github.com/reins-app/reins/executor"
+	"github.com/reins-app/reins/executor/hand"
 	"github.com/reins-app/reins/grounding"
 	"github.com/reins-app/reins/internal/plain"
 	"github.com/reins-app/reins/vocab"
@@ -57,9 +58,9 @@ func classify(err error) (*vocab.Error, string) {
 		ce = &vocab.Error{Code: vocab.CodeOwnWindow, Message: err.Error(), Err: err}
 	case errors.Is(err, executor.ErrBrowser):
 		ce = &vocab.Error{Code: vocab.CodeBrowserWindow, Message: err.Error(), Err: err}
-	case errors.Is(err, executor.ErrPersonsHand):
+	case errors.Is(err, hand.ErrPersonsHand):
 		ce = &vocab.Error{Code: vocab.CodeStoppedByPerson, Message: err.Error() + "; the person has the controls: the next act on this tab is asked afresh, whatever was allowed before", Err: err}
-	case errors.Is(err, executor.ErrNoHandWatch):
+	case errors.Is(err, hand.ErrNoWatch):
 		ce = &vocab.Error{Code: vocab.CodeNoInputWatch, Message: err.Error() + "; nothing more was fired", Err: err}
 	case errors.Is(err, executor.ErrFocusMoved):
 		ce = &vocab.Error{Code: vocab.CodeFocusMoved, Message: err.Error() + "; bring the tab's window to the front and try again", Err: err}

@@ -13,6 +13,7 @@ import (
 	"github.com/reins-app/reins/audit"
 	"github.com/reins-app/reins/core"
 	"github.com/reins-app/reins/executor"
+	"github.com/reins-app/reins/executor/hotkey"
 	"github.com/reins-app/reins/internal/xvfb"
 	"github.com/reins-app/reins/persondoor"
 	"github.com/reins-app/reins/settings"
@@ -74,7 +75,7 @@ func TestThePauseChordCanBeChangedAndIsTakenBeforeTheOldOneGoes(t *testing.T) {
 
 	// Another program holds the next chord: it is refused, the old one stays.
 	held := make(chan struct{})
-	go executor.WatchHotkey(ctx, executor.HotkeyOptions{Chord: "Control+Alt+Meta+F12", Display: x.Display,
+	go hotkey.Watch(ctx, hotkey.Options{Chord: "Control+Alt+Meta+F12", Display: x.Display,
 		Pressed: func() {}, Ready: func() { close(held) }})
 	<-held
 	err = rt.SetPauseChord("Control+Alt+Meta+F12")
@@ -107,7 +108,7 @@ func TestAPauseChordHeldElsewhereAtStartCanBeTakenLater(t *testing.T) {
 	defer cancel()
 	other, release := context.WithCancel(ctx)
 	held := make(chan struct{})
-	go executor.WatchHotkey(other, executor.HotkeyOptions{Chord: core.DefaultPauseChord, Display: x.Display,
+	go hotkey.Watch(other, hotkey.Options{Chord: core.DefaultPauseChord, Display: x.Display,
 		Pressed: func() {}, Ready: func() { close(held) }})
 	<-held
 	rt, err := core.Start(ctx, core.StartOptions{DataDir: t.TempDir(), Executor: &executor.Fake{}, Display: x.Display, Logf: t.Logf})

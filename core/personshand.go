@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/reins-app/reins/executor"
+	"github.com/reins-app/reins/executor/hand"
 	"github.com/reins-app/reins/persondoor"
 )
 
@@ -23,8 +24,8 @@ type personsHand struct {
 	pid     int // this Reins: a press must land on its windows
 
 	mu     sync.Mutex
-	l      *executor.HandListener // guarded by mu: nil until needed, and after it failed
-	closed bool                   // guarded by mu
+	l      *hand.Listener // guarded by mu: nil until needed, and after it failed
+	closed bool           // guarded by mu
 }
 
 // handWait bounds what a window's watch may wait on the display: the
@@ -43,7 +44,7 @@ const notOnMac = "this build of Reins cannot tell your own mouse from a program'
 // WatchPresses starts a watch for a window that allows.
 func (h *personsHand) WatchPresses(opts persondoor.PressOptions) (persondoor.PressWatch, error) {
 	if runtime.GOOS == "darwin" {
-		return nil, &persondoor.NotPersonsClick{Why: notOnMac, Err: executor.ErrNoHandWatch}
+		return nil, &persondoor.NotPersonsClick{Why: notOnMac, Err: hand.ErrNoWatch}
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), handWait)
 	defer cancel()
@@ -52,25 +53,25 @@ func (h *personsHand) WatchPresses(opts persondoor.PressOptions) (persondoor.Pre
 		if err != nil {
 			return nil, err
 		}
-		w, err := l.WatchPresses(ctx, executor.PressOptions{Keys: opts.Keys})
+		w, err := l.WatchPresses(ctx, hand.PressOptions{Keys: opts.Keys})
 		if err == nil {
 			return &pressWatch{h: h, w: w, opts: opts}, nil
 		}
-		if !errors.Is(err, executor.ErrNoHandWatch) || try > 0 {
+		if !errors.Is(err, hand.ErrNoWatch) || try > 0 {
 			return nil, err
 		}
 		h.drop(l) // lost its display: once more, on a new connection
 	}
 }
 
-func (h *personsHand) listener(ctx context.Context) (*executor.HandListener, error) {
+func (h *personsHand) listener(ctx context.Context) (*hand.Listener, error) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if h.closed {
-		return nil, fmt.Errorf("%w: Reins is quitting", executor.ErrNoHandWatch)
+		return nil, fmt.Errorf("%w: Reins is quitting", hand.ErrNoWatch)
 	}
 	if h.l == nil {
-		l, err := executor.NewHandListener(ctx, executor.HandOptions{Display: h.display})
+		l, err := hand.NewListener(ctx, hand.Options{Display: h.display})
 		if err != nil {
 			return nil, err
 		}
@@ -81,7 +82,7 @@ func (h *personsHand) listener(ctx context.Context) (*executor.HandListener, err
 
 // drop closes l, if it is still the one in use, so the next watch opens
 // another.
-func (h *personsHand) drop(l *executor.HandListener) {
+func (h *personsHand) drop(l *hand.Listener) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if h.l == l {
@@ -103,7 +104,7 @@ func (h *personsHand) close() {
 // pressWatch is one window's watch.
 type pressWatch struct {
 	h    *personsHand
-	w    *executor.HandWatch
+	w    *hand.Watch
 	opts persondoor.PressOptions
 }
 
@@ -119,7 +120,7 @@ func (p *pressWatch) PersonsClick(ctx context.Context) error {
 		return &persondoor.NotPersonsClick{Why: "Reins cannot tell your mouse from a program's just now; click again", Err: err}
 	case !ok:
 		return &persondoor.NotPersonsClick{Why: "Reins saw no mouse button pressed"}
-	case last.Kind == executor.HandKey:
+	case last.Kind == hand.Key:
 		return &persondoor.NotPersonsClick{Why: "it was pressed from the keyboard"}
 	case !last.Person:
 		return &persondoor.NotPersonsClick{Why: "that press came from a program"}

@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/reins-app/reins/executor"
+	"github.com/reins-app/reins/executor/hand"
 	"github.com/reins-app/reins/persondoor"
 	"github.com/reins-app/reins/vocab"
 )
@@ -24,7 +24,7 @@ func TestThePersonsHandStopsTheActAndEndsWhatWasRemembered(t *testing.T) {
 		t.Fatal(err)
 	}
 	f.Exec.WhileFiring = func(ctx context.Context) error {
-		f.Exec.ReachIn(executor.HandKey)
+		f.Exec.ReachIn(hand.Key)
 		return nil
 	}
 	err := f.click(ref)
@@ -59,7 +59,7 @@ func TestNoActIsAskedWhereThePersonsHandCannotBeWatched(t *testing.T) {
 	f := newFixture(t, 2*time.Second)
 	f.SetShare(f.tab, vocab.Control)
 	a := countAsked(t, f.Engine)
-	f.Exec.SetHandWatch(executor.ErrNoHandWatch)
+	f.Exec.SetHandWatch(hand.ErrNoWatch)
 	ref, _ := f.snapRef("Place order")
 	err := f.click(ref)
 	refusedBeforeAsking(t, f.Engine, a, err, vocab.CodeNoInputWatch)

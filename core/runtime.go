@@ -18,6 +18,7 @@ import (
 	"github.com/reins-app/reins/bridge"
 	"github.com/reins-app/reins/deskread"
 	"github.com/reins-app/reins/executor"
+	"github.com/reins-app/reins/executor/hotkey"
 	"github.com/reins-app/reins/extension"
 	"github.com/reins-app/reins/internal/folderlock"
 	"github.com/reins-app/reins/internal/paths"
@@ -380,7 +381,7 @@ func (r *Runtime) takePauseChord(ctx context.Context, chord string) error {
 	ready := make(chan struct{})
 	errc := make(chan error, 1)
 	go func() {
-		errc <- executor.WatchHotkey(wctx, executor.HotkeyOptions{
+		errc <- hotkey.Watch(wctx, hotkey.Options{
 			Chord: chord, Display: r.display, Pressed: func() { r.Pause(true) }, Ready: func() { close(ready) },
 		})
 	}()

@@ -16,6 +16,7 @@ import (
 	"github.com/reins-app/reins/denylist"
 	"github.com/reins-app/reins/deskread"
 	"github.com/reins-app/reins/executor"
+	"github.com/reins-app/reins/executor/hand"
 	"github.com/reins-app/reins/internal/atomicfile"
 	"github.com/reins-app/reins/internal/plain"
 	"github.com/reins-app/reins/persondoor"
@@ -244,7 +245,7 @@ func (s *selfTest) acts(ctx context.Context) error {
 	defer stop()
 	restore := s.narrowDenyList(ctx)
 	defer restore()
-	watch, watchErr := executor.WatchHand(ctx, executor.HandOptions{Display: s.r.display})
+	watch, watchErr := hand.Start(ctx, hand.Options{Display: s.r.display})
 	if watchErr == nil {
 		defer watch.Close()
 	}
@@ -811,7 +812,7 @@ func (s *selfTest) stepGuard(ctx context.Context, i int) {
 
 // handChecks read the watch on the person's hand that ran through the
 // acts, and, when the person agreed to it, a watch on their own move.
-func (s *selfTest) handChecks(ctx context.Context, w *executor.HandWatch, watchErr error) {
+func (s *selfTest) handChecks(ctx context.Context, w *hand.Watch, watchErr error) {
 	t0 := time.Now()
 	if watchErr != nil {
 		s.fail(CheckHandOwn, t0, "no watch on the person's hand: %v", watchErr)
@@ -834,7 +835,7 @@ func (s *selfTest) handChecks(ctx context.Context, w *executor.HandWatch, watchE
 		return
 	}
 	t0 = time.Now()
-	l, err := executor.WatchHand(ctx, executor.HandOptions{Display: s.r.display})
+	l, err := hand.Start(ctx, hand.Options{Display: s.r.display})
 	if err != nil {
 		s.fail(CheckHandPerson, t0, "no watch on the person's hand: %v", err)
 		return
@@ -850,7 +851,7 @@ func (s *selfTest) handChecks(ctx context.Context, w *executor.HandWatch, watchE
 	}
 	in, seen := l.First()
 	switch {
-	case seen && errors.Is(l.Err(), executor.ErrPersonsHand):
+	case seen && errors.Is(l.Err(), hand.ErrPersonsHand):
 		s.pass(CheckHandPerson, t0, "the watch saw your hand: %s from device %d, %s after asking", in.Kind, in.Device, in.At.Sub(t0).Round(time.Millisecond))
 	case l.Err() != nil:
 		s.fail(CheckHandPerson, t0, "the watch stopped: %v", l.Err())

@@ -23,6 +23,7 @@ import (
 	"github.com/reins-app/reins/denylist"
 	"github.com/reins-app/reins/deskread"
 	"github.com/reins-app/reins/executor"
+	"github.com/reins-app/reins/executor/hand"
 	"github.com/reins-app/reins/extension"
 	gdesktop "github.com/reins-app/reins/grounding/desktop"
 	"github.com/reins-app/reins/internal/atomicfile"
@@ -54,7 +55,7 @@ func (s *selfTest) permissionChecks() {
 	}{
 		{CheckAXPermission, accessibilityCheck(executor.AccessibilityStatus())},
 		{CheckScreenRec, screenRecordingCheck(deskread.ScreenRecordingStatus())},
-		{CheckInputMonitor, inputMonitoringCheck(executor.InputMonitoringStatus())},
+		{CheckInputMonitor, inputMonitoringCheck(hand.InputMonitoringStatus())},
 	} {
 		saw := c.check.What
 		if c.check.Fix != "" && !c.check.OK {

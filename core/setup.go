@@ -12,6 +12,7 @@ import (
 	"github.com/reins-app/reins/bridge"
 	"github.com/reins-app/reins/deskread"
 	"github.com/reins-app/reins/executor"
+	"github.com/reins-app/reins/executor/hand"
 	"github.com/reins-app/reins/extension"
 	"github.com/reins-app/reins/internal/folderlock"
 	"github.com/reins-app/reins/internal/paths"
@@ -110,7 +111,7 @@ func Doctor() []Check {
 	if runtime.GOOS == "darwin" {
 		out = append(out, accessibilityCheck(executor.AccessibilityStatus()))
 		out = append(out, screenRecordingCheck(deskread.ScreenRecordingStatus()))
-		out = append(out, inputMonitoringCheck(executor.InputMonitoringStatus()))
+		out = append(out, inputMonitoringCheck(hand.InputMonitoringStatus()))
 	}
 	out = append(out, trayCheck(trayhost.Present()))
 	return out
@@ -193,7 +194,7 @@ func screenRecordingCheck(allowed bool, err error) Check {
 }
 
 // inputMonitoringCheck is doctor's line about macOS's Input Monitoring
-// permission, from what executor.InputMonitoringStatus said: the watch on
+// permission, from what hand.InputMonitoringStatus said: the watch on
 // the person's own keyboard and mouse, which stops an act when they reach
 // for them, needs it.
 func inputMonitoringCheck(allowed bool, err error) Check {
@@ -210,7 +211,7 @@ func inputMonitoringCheck(allowed bool, err error) Check {
 // InputMonitoringAllowed reports whether macOS lets Reins watch the
 // keyboard and mouse (true on other systems), without asking.
 func InputMonitoringAllowed() bool {
-	allowed, err := executor.InputMonitoringStatus()
+	allowed, err := hand.InputMonitoringStatus()
 	return allowed && err == nil
 }
 
@@ -218,7 +219,7 @@ func InputMonitoringAllowed() bool {
 // Reins watch the keyboard and mouse, and reports whether it may (true on
 // other systems).
 func RequestInputMonitoring() bool {
-	allowed, err := executor.RequestInputMonitoring()
+	allowed, err := hand.RequestInputMonitoring()
 	return allowed && err == nil
 }
 

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"sync"
 
+	"github.com/reins-app/reins/executor/internal/quartz"
 	"github.com/reins-app/reins/internal/macos"
 )
 
@@ -79,8 +80,27 @@ var (
 	kAXTrustedCheckOptionPrompt uintptr // CFStringRef
 )
 
-// bindAX binds the Accessibility layer; called by bindQuartz with the
-// frameworks' handles.
+var (
+	quartzOnce sync.Once
+	quartzErr  error
+)
+
+// loadQuartz binds every function the macOS executor calls, once: the
+// events, windows and displays of package quartz, and the Accessibility
+// layer here. A missing symbol is an error rather than purego's panic.
+func loadQuartz() error {
+	quartzOnce.Do(func() {
+		if quartzErr = quartz.Load(); quartzErr != nil {
+			return
+		}
+		var b macos.Binder
+		bindAX(&b, b.Open(macos.CoreGraphics), b.Open(macos.ApplicationServices))
+		quartzErr = b.Err()
+	})
+	return quartzErr
+}
+
+// bindAX binds the Accessibility layer with the frameworks' handles.
 func bindAX(b *macos.Binder, cg, as uintptr) {
 	b.Func(as, "AXIsProcessTrustedWithOptions", &axIsProcessTrustedWithOptions)
 	b.Func(as, "AXUIElementCreateSystemWide", &axUIElementCreateSystemWide)
@@ -112,11 +132,11 @@ func RequestAccessibility() (trusted bool, err error) {
 	}
 	promptMu.Lock()
 	defer promptMu.Unlock()
-	if axIsProcessTrusted() && postEventAllowed() {
+	if quartz.AXIsProcessTrusted() && postEventAllowed() {
 		return true, nil
 	}
 	promptOnce.Do(promptAccessibility)
-	return axIsProcessTrusted(), nil
+	return quartz.AXIsProcessTrusted(), nil
 }
 
 // postEventAllowed is CGPreflightPostEventAccess where macOS has it (10.15
@@ -158,7 +178,7 @@ func AccessibilityStatus() (trusted, bareBinary bool, err error) {
 	if err := loadQuartz(); err != nil {
 		return false, bare, fmt.Errorf("%w: %v", ErrUnsupported, err)
 	}
-	return axIsProcessTrusted(), bare, nil
+	return quartz.AXIsProcessTrusted(), bare, nil
 }
 
 // axElement is an AXUIElementRef the caller owns.

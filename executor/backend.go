@@ -7,6 +7,7 @@ import (
 
 	"github.com/reins-app/reins/audit"
 	"github.com/reins-app/reins/denylist"
+	"github.com/reins-app/reins/executor/hand"
 	"github.com/reins-app/reins/vocab"
 )
 
@@ -52,8 +53,8 @@ type backend interface {
 	denyList() denylist.List
 	// watchHand starts a watch on the person's own input for one act
 	// (handact.go), or says why this desktop cannot: an error wrapping
-	// ErrNoHandWatch, and the act does not fire.
-	watchHand(ctx context.Context) (*HandWatch, error)
+	// hand.ErrNoWatch, and the act does not fire.
+	watchHand(ctx context.Context) (*hand.Watch, error)
 	// focusIn reports whether the keyboard focus is in window w, w itself
 	// or a window inside it; when it is not, there is the application
 	// holding it (the desktop when no window does).

@@ -3,6 +3,8 @@ package executor
 import (
 	"errors"
 	"fmt"
+
+	"github.com/reins-app/reins/executor/internal/quartz"
 )
 
 // guardBackend is the macOS event system the release guard lets go on.
@@ -17,7 +19,7 @@ import (
 // the same signed Reins.app started it); if TCC instead checks a
 // responsible process that must be alive, CGEventPost drops them silently
 // and a key Reins held stays down until the person presses it. Either way
-// the guard's events carry Reins' mark (cgEventPost), so a hand watch
+// the guard's events carry Reins' mark (quartz.EventPost), so a hand watch
 // never takes them for the person's.
 func guardBackend(string) (backend, func() error, error) {
 	m, err := NewMac(MacOptions{})
@@ -47,7 +49,7 @@ func (m *Mac) letGoOfLeftovers() ([]string, error) {
 	var done []string
 	var errs []error
 	for code := range uint16(macKeyCodes) {
-		if !cgEventSourceKeyState(cgEventSourceStateHIDSystemState, code) {
+		if !quartz.EventSourceKeyState(quartz.EventSourceStateHIDSystemState, code) {
 			continue
 		}
 		if err := m.post(event{kind: keyUp, key: key{code: code}}); err != nil {
@@ -59,7 +61,7 @@ func (m *Mac) letGoOfLeftovers() ([]string, error) {
 	at, _, _ := m.pointer()
 	for _, b := range []button{leftButton, rightButton} {
 		_, num := macButtonEvent(b, false)
-		if !cgEventSourceButtonState(cgEventSourceStateHIDSystemState, num) {
+		if !quartz.EventSourceButtonState(quartz.EventSourceStateHIDSystemState, num) {
 			continue
 		}
 		if err := m.post(event{kind: buttonUp, button: b, at: at, clicks: 1}); err != nil {

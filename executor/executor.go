@@ -24,8 +24,9 @@
 //     resolves keys and lends spare keycodes; x11_apps_linux.go names the
 //     application owning a window).
 //   - mac_*.go: macOS, CGEvent, CGWindowList, NSWorkspace and AX through
-//     purego, so it is checked by `GOOS=darwin CGO_ENABLED=0 go vet` on any
-//     machine.
+//     purego (the CoreGraphics bindings in internal/quartz, shared with the
+//     hand watch), so it is checked by `GOOS=darwin CGO_ENABLED=0 go vet` on
+//     any machine.
 //   - upload.go, filechooser_*.go: a file upload, the click and then the
 //     file dialog it opened, told apart from every other window; on macOS
 //     the reader of the desktop says where the keyboard focus is
@@ -35,8 +36,11 @@
 //   - keys.go, keys_mac.go: chords (as package keychord reads them) and
 //     text, key by key; denylist.go: the deny list in force, which the
 //     person may change while Reins runs (its rules are package denylist's);
-//     hotkey*.go: taking the person's pause chord; nodisplay.go: a Reins
-//     without a display.
+//     chordkey*.go: which key a pause chord names on this keyboard, for
+//     package hotkey, which takes the chord; nodisplay.go: a Reins without
+//     a display.
+//   - handact.go: every act fires under a watch on the person's own input
+//     (package hand), and stops when they reach in ([HandStopped]).
 //   - deadman*.go: the release guard, a helper process told of everything
 //     the sequence holds, that lets go of it when Reins dies ([Guard],
 //     [ServeGuard]); and what Reins lets go of as it starts

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"sync"
 	"time"
+
+	"github.com/reins-app/reins/executor/hand"
 )
 
 // fakeDesk is the fake backend: a desktop of staged applications, windows
@@ -393,45 +395,37 @@ func (d *fakeDesk) lastInput() (inputAt, error) {
 // fakeHands is the Fake's person's hand: the watch of the act firing,
 // which ReachIn trips, and SetHandWatch's failure.
 type fakeHands struct {
-	mu   sync.Mutex
-	on   *HandWatch // guarded by mu: the watch of the act firing
-	fail error      // guarded by mu
+	mu    sync.Mutex
+	reach func(hand.Input) // guarded by mu: plays the person's input on the watch of the act firing
+	fail  error            // guarded by mu
 }
 
-// fakeHandSource has nothing on its way: everything the fake's person did
-// reached the watch when ReachIn returned.
-type fakeHandSource struct{}
-
-func (fakeHandSource) sync(context.Context) error { return nil }
-func (fakeHandSource) close() error               { return nil }
-
-func (f *Fake) watchHand(context.Context) (*HandWatch, error) {
+func (f *Fake) watchHand(context.Context) (*hand.Watch, error) {
 	f.hands.mu.Lock()
 	defer f.hands.mu.Unlock()
 	if f.hands.fail != nil {
 		return nil, f.hands.fail
 	}
-	w := newHandWatch()
-	w.src = fakeHandSource{}
-	f.hands.on = w
+	w, reach := hand.Staged()
+	f.hands.reach = reach
 	return w, nil
 }
 
-// ReachIn plays the person reaching for the keyboard (HandKey) or the
+// ReachIn plays the person reaching for the keyboard (hand.Key) or the
 // mouse while an act fires (from WhileFiring, say): the act stops before
 // its next event and lets go of what it holds. Outside an act it does
 // nothing.
-func (f *Fake) ReachIn(kind HandKind) {
+func (f *Fake) ReachIn(kind hand.Kind) {
 	f.hands.mu.Lock()
-	w := f.hands.on
+	reach := f.hands.reach
 	f.hands.mu.Unlock()
-	if w != nil {
-		w.saw(HandInput{Kind: kind, Device: 2, At: time.Now()})
+	if reach != nil {
+		reach(hand.Input{Kind: kind, Device: 2, At: time.Now()})
 	}
 }
 
 // SetHandWatch makes every later act fail to watch the person's hand with
-// err (which should wrap ErrNoHandWatch), as a desktop without XInput 2
+// err (which should wrap hand.ErrNoWatch), as a desktop without XInput 2
 // would; nil undoes it.
 func (f *Fake) SetHandWatch(err error) {
 	f.hands.mu.Lock()

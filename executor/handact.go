@@ -1,86 +1,25 @@
 package executor
 
 import (
-	"context"
 	"errors"
 	"fmt"
-	"sync"
-	"time"
+
+	"github.com/reins-app/reins/executor/hand"
 )
 
 // The person's hand stops an act: every act fires under a watch on the
-// person's own input (hand.go), from right before its last checks to its
+// person's own input (package hand), from right before its last checks to its
 // last event. Their key or button press, wheel turn or pointer motion stops
 // it before its next event, and it lets go of what it holds; Reins' own
 // events never trip it.
 
-// handHolder keeps a backend's hand listener: opened at the first act,
-// opened again after its display failed it, closed with the backend.
-type handHolder struct {
-	mu     sync.Mutex
-	l      *HandListener // guarded by mu: nil until needed, and after it failed
-	closed bool          // guarded by mu
-}
-
-// watch starts the watch for one act on a listener of opts, opening one
-// when none is open or the last one failed.
-func (h *handHolder) watch(ctx context.Context, opts HandOptions) (*HandWatch, error) {
-	for try := 0; ; try++ {
-		l, err := h.listener(ctx, opts)
-		if err != nil {
-			return nil, err
-		}
-		w, err := l.Watch(ctx)
-		if err == nil {
-			return w, nil
-		}
-		if !errors.Is(err, ErrNoHandWatch) || try > 0 {
-			return nil, err
-		}
-		h.drop(l) // lost its display: once more, on a new connection
-	}
-}
-
-func (h *handHolder) listener(ctx context.Context, opts HandOptions) (*HandListener, error) {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	if h.closed {
-		return nil, fmt.Errorf("%w: the executor is closed", ErrNoHandWatch)
-	}
-	if h.l == nil {
-		l, err := NewHandListener(ctx, opts)
-		if err != nil {
-			return nil, err
-		}
-		h.l = l
-	}
-	return h.l, nil
-}
-
-func (h *handHolder) drop(l *HandListener) {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	if h.l == l {
-		h.l = nil
-		l.Close()
-	}
-}
-
-func (h *handHolder) close() error {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	h.closed = true
-	if h.l == nil {
-		return nil
-	}
-	err := h.l.Close()
-	h.l = nil
-	return err
-}
+// HandWatch is the watch on the person's hand an act fires under: see
+// package hand.
+type HandWatch = hand.Watch
 
 // watched puts the act under w: its waits end when the person reaches in,
 // and every check before an event asks w. stop ends it.
-func (a *act) watched(w *HandWatch) (stop func()) {
+func (a *act) watched(w *hand.Watch) (stop func()) {
 	a.hand = w
 	ctx, cancel := w.Context(a.ctx)
 	a.ctx = ctx
@@ -112,15 +51,15 @@ func (a *act) stoppedByHand(err error) error {
 			err = herr
 		}
 	}
-	if !errors.Is(err, ErrPersonsHand) && !errors.Is(err, ErrNoHandWatch) {
+	if !errors.Is(err, hand.ErrPersonsHand) && !errors.Is(err, hand.ErrNoWatch) {
 		return err
 	}
 	return &HandStopped{Err: err, Sent: a.count}
 }
 
 // HandStopped is an act stopped because the person reached for the mouse
-// or keyboard (Err wraps ErrPersonsHand), or because Reins could no longer
-// tell their input from its own (Err wraps ErrNoHandWatch), after Sent
+// or keyboard (Err wraps hand.ErrPersonsHand), or because Reins could no longer
+// tell their input from its own (Err wraps hand.ErrNoWatch), after Sent
 // events. Whatever the act held was let go.
 type HandStopped struct {
 	Err  error
@@ -140,7 +79,7 @@ type handReady interface {
 }
 
 // HandUnwatched says why ex cannot watch the person's hand while an act
-// fires (an error wrapping ErrNoHandWatch: no XInput 2, macOS without
+// fires (an error wrapping hand.ErrNoWatch: no XInput 2, macOS without
 // Input Monitoring), or nil when it can or cannot say before firing;
 // callers ask before anyone approves an act.
 func HandUnwatched(ex Executor) error {
@@ -148,12 +87,4 @@ func HandUnwatched(ex Executor) error {
 		return h.handUnwatched()
 	}
 	return nil
-}
-
-// unwatched opens h's listener, if none is open, and says why it cannot.
-func (h *handHolder) unwatched(opts HandOptions) error {
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
-	defer cancel()
-	_, err := h.listener(ctx, opts)
-	return err
 }

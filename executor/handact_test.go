@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/reins-app/reins/executor/hand"
 	"github.com/reins-app/reins/vocab"
 )
 
@@ -17,12 +18,12 @@ func TestThePersonsHandStopsAnActAtItsNextEvent(t *testing.T) {
 		name  string
 		act   vocab.Act
 		after string // the step after which the person reaches in
-		kind  HandKind
+		kind  hand.Kind
 		mouse bool
 	}{
-		{"typing, a key of theirs", vocab.Act{Kind: vocab.Type, Text: "hello world"}, "key down e", HandKey, false},
-		{"a drag, their mouse", vocab.Act{Kind: vocab.Drag}, "down left 1", HandMotion, true},
-		{"a scroll, their wheel", vocab.Act{Kind: vocab.Scroll, DY: 5}, "wheel 0,1", HandWheel, true},
+		{"typing, a key of theirs", vocab.Act{Kind: vocab.Type, Text: "hello world"}, "key down e", hand.Key, false},
+		{"a drag, their mouse", vocab.Act{Kind: vocab.Drag}, "down left 1", hand.Motion, true},
+		{"a scroll, their wheel", vocab.Act{Kind: vocab.Scroll, DY: 5}, "wheel 0,1", hand.Wheel, true},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			f := fakeWithPointer(7, 9)
@@ -39,7 +40,7 @@ func TestThePersonsHandStopsAnActAtItsNextEvent(t *testing.T) {
 			}
 			err := fire(context.Background(), f, c.act, 150, 200)
 			var stopped *HandStopped
-			if !errors.Is(err, ErrPersonsHand) || !errors.As(err, &stopped) {
+			if !errors.Is(err, hand.ErrPersonsHand) || !errors.As(err, &stopped) {
 				t.Fatalf("the act ended with %v, want the person's hand", err)
 			}
 			if !tripped {
@@ -87,12 +88,12 @@ func stillHeld(steps []string) []string {
 // nothing, and says so before anyone would be asked.
 func TestNoActFiresUnwatched(t *testing.T) {
 	f := fakeWithPointer(7, 9)
-	f.SetHandWatch(ErrNoHandWatch)
-	if err := HandUnwatched(f); !errors.Is(err, ErrNoHandWatch) {
+	f.SetHandWatch(hand.ErrNoWatch)
+	if err := HandUnwatched(f); !errors.Is(err, hand.ErrNoWatch) {
 		t.Errorf("HandUnwatched = %v", err)
 	}
 	err := fire(context.Background(), f, vocab.Act{Kind: vocab.Click}, 150, 200)
-	if !errors.Is(err, ErrNoHandWatch) {
+	if !errors.Is(err, hand.ErrNoWatch) {
 		t.Fatalf("an unwatched click: %v", err)
 	}
 	for _, l := range f.steps() {

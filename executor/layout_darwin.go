@@ -28,8 +28,8 @@ const (
 	// UCKeyTranslate takes the high byte of EventRecord modifiers
 	// (modifierKeyState = (modifiers >> 8) & 0xFF, Apple's UCKeyTranslate
 	// documentation); shiftKey is 1 << 9, HIToolbox/Events.h.
-	ucShiftState        = (carbonShiftKey >> 8) & 0xFF
-	ucCommandState      = (carbonCmdKey >> 8) & 0xFF // cmdKey is 1 << 8
+	ucShiftState        = (1 << 9 >> 8) & 0xFF
+	ucCommandState      = (1 << 8 >> 8) & 0xFF // cmdKey is 1 << 8
 	ucCommandShiftState = ucCommandState | ucShiftState
 	// ucMaxChars is more UTF-16 units than one key types.
 	ucMaxChars = 8
@@ -107,9 +107,6 @@ var layoutReader = &macLayoutReader{
 // currentMacLayout returns the layout in use (see macLayoutReader).
 func currentMacLayout() (*macLayout, error) {
 	if err := loadTIS(); err != nil {
-		return nil, err
-	}
-	if err := loadCarbon(); err != nil {
 		return nil, err
 	}
 	runtime.LockOSThread()

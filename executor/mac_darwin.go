@@ -8,6 +8,8 @@ import (
 
 	"github.com/reins-app/reins/audit"
 	"github.com/reins-app/reins/denylist"
+	"github.com/reins-app/reins/executor/hand"
+	"github.com/reins-app/reins/executor/internal/quartz"
 	"github.com/reins-app/reins/internal/macos"
 )
 
@@ -23,8 +25,8 @@ type MacOptions struct {
 type Mac struct {
 	deny   denyHolder
 	seq    sequence
-	hands  handHolder // the watch on the person's hand (hand_darwin.go's event tap)
-	sheets SheetFocus // where an application's keyboard focus is, for the file dialog
+	hands  hand.Holder // the watch on the person's hand (package hand's event tap)
+	sheets SheetFocus  // where an application's keyboard focus is, for the file dialog
 }
 
 var (
@@ -46,7 +48,7 @@ func NewMac(opts MacOptions) (*Mac, error) {
 // CheckPermission returns an error wrapping [ErrPermission] when macOS
 // would silently drop the input Reins posts.
 func (m *Mac) CheckPermission() error {
-	if !axIsProcessTrusted() {
+	if !quartz.AXIsProcessTrusted() {
 		return fmt.Errorf("%w: macOS has not given Reins Accessibility permission; in System Settings › Privacy & Security › Accessibility turn Reins on (or add it with +), then try again", ErrPermission)
 	}
 	return nil
@@ -54,14 +56,14 @@ func (m *Mac) CheckPermission() error {
 
 // Close makes every later call fail. An act in flight stops at its next
 // event and lets go of what it holds first.
-func (m *Mac) Close() error { return m.seq.close(m, m.hands.close) }
+func (m *Mac) Close() error { return m.seq.close(m, m.hands.Close) }
 
-func (m *Mac) handUnwatched() error { return m.hands.unwatched(HandOptions{}) }
+func (m *Mac) handUnwatched() error { return m.hands.Unwatched(hand.Options{}) }
 
 // watchHand watches the person's hand for one act through a listen-only
 // event tap, which needs the Input Monitoring permission.
-func (m *Mac) watchHand(ctx context.Context) (*HandWatch, error) {
-	return m.hands.watch(ctx, HandOptions{})
+func (m *Mac) watchHand(ctx context.Context) (*hand.Watch, error) {
+	return m.hands.Watch(ctx, hand.Options{})
 }
 
 // Accessible and AccessibleAt are in axread_darwin.go, Capture in
@@ -136,7 +138,7 @@ func cfDictionaryValue(d uintptr, key string) uintptr {
 func (m *Mac) reach(pts []point, _ float64) ([]point, error) {
 	for _, p := range pts {
 		var n uint32
-		if cgGetDisplaysWithPoint(cgPoint{p.X, p.Y}, 0, nil, &n) != 0 || n == 0 {
+		if quartz.GetDisplaysWithPoint(quartz.Point{X: p.X, Y: p.Y}, 0, nil, &n) != 0 || n == 0 {
 			return nil, fmt.Errorf("%w: (%g, %g) is on no display", ErrOffScreen, p.X, p.Y)
 		}
 	}
@@ -238,39 +240,39 @@ func (m *Mac) post(e event) error {
 	var ev uintptr
 	switch e.kind {
 	case moveTo:
-		ev = cgEventCreateMouseEvent(0, cgEventMouseMoved, cgPoint{e.at.X, e.at.Y}, cgMouseButtonLeft)
+		ev = quartz.EventCreateMouseEvent(0, quartz.EventMouseMoved, quartz.Point{X: e.at.X, Y: e.at.Y}, quartz.MouseButtonLeft)
 	case dragTo:
-		ev = cgEventCreateMouseEvent(0, cgEventLeftMouseDragged, cgPoint{e.at.X, e.at.Y}, cgMouseButtonLeft)
+		ev = quartz.EventCreateMouseEvent(0, quartz.EventLeftMouseDragged, quartz.Point{X: e.at.X, Y: e.at.Y}, quartz.MouseButtonLeft)
 	case buttonDown, buttonUp:
 		typ, b := macButtonEvent(e.button, e.kind == buttonDown)
-		ev = cgEventCreateMouseEvent(0, typ, cgPoint{e.at.X, e.at.Y}, b)
+		ev = quartz.EventCreateMouseEvent(0, typ, quartz.Point{X: e.at.X, Y: e.at.Y}, b)
 		if ev != 0 && e.clicks > 0 {
 			// The click state is what makes the second click a double click.
-			cgEventSetIntegerValueField(ev, cgMouseEventClickState, int64(e.clicks))
+			quartz.EventSetIntegerValueField(ev, quartz.MouseEventClickState, int64(e.clicks))
 		}
 	case keyDown, keyUp:
-		ev = cgEventCreateKeyboardEvent(0, e.key.code, e.kind == keyDown)
+		ev = quartz.EventCreateKeyboardEvent(0, e.key.code, e.kind == keyDown)
 		if ev != 0 {
 			// Explicit flags, so modifiers the person holds do not turn
 			// typed text into shortcuts.
-			cgEventSetFlags(ev, macFlags(e.mods))
+			quartz.EventSetFlags(ev, macFlags(e.mods))
 			if e.key.text != 0 {
 				text := utf16.Encode([]rune{e.key.text})
-				cgEventKeyboardSetUnicodeString(ev, uint64(len(text)), &text[0])
+				quartz.EventKeyboardSetUnicodeString(ev, uint64(len(text)), &text[0])
 			}
 		}
 	case wheel:
 		// CoreGraphics counts up and left as positive.
 		if e.dy != 0 {
-			ev = cgEventCreateScrollWheelEvent2(0, cgScrollEventUnitLine, 2, int32(-e.dy), 0, 0)
+			ev = quartz.EventCreateScrollWheelEvent2(0, quartz.ScrollEventUnitLine, 2, int32(-e.dy), 0, 0)
 		} else {
-			ev = cgEventCreateScrollWheelEvent2(0, cgScrollEventUnitLine, 2, 0, int32(-e.dx), 0)
+			ev = quartz.EventCreateScrollWheelEvent2(0, quartz.ScrollEventUnitLine, 2, 0, int32(-e.dx), 0)
 		}
 	}
 	if ev == 0 {
 		return fmt.Errorf("macOS %w", errNoEvent)
 	}
-	cgEventPost(cgHIDEventTap, ev)
+	quartz.EventPost(quartz.HIDEventTap, ev)
 	macos.CFRelease(ev)
 	return nil
 }
@@ -280,20 +282,20 @@ func (m *Mac) post(e event) error {
 func macButtonEvent(b button, down bool) (uint32, uint32) {
 	switch {
 	case b == rightButton && down:
-		return cgEventRightMouseDown, cgMouseButtonRight
+		return quartz.EventRightMouseDown, quartz.MouseButtonRight
 	case b == rightButton:
-		return cgEventRightMouseUp, cgMouseButtonRight
+		return quartz.EventRightMouseUp, quartz.MouseButtonRight
 	case down:
-		return cgEventLeftMouseDown, cgMouseButtonLeft
+		return quartz.EventLeftMouseDown, quartz.MouseButtonLeft
 	}
-	return cgEventLeftMouseUp, cgMouseButtonLeft
+	return quartz.EventLeftMouseUp, quartz.MouseButtonLeft
 }
 
 var macModFlags = map[mods]uint64{
-	modShift:   cgEventFlagMaskShift,
-	modControl: cgEventFlagMaskControl,
-	modAlt:     cgEventFlagMaskAlternate,
-	modMeta:    cgEventFlagMaskCommand,
+	modShift:   quartz.EventFlagMaskShift,
+	modControl: quartz.EventFlagMaskControl,
+	modAlt:     quartz.EventFlagMaskAlternate,
+	modMeta:    quartz.EventFlagMaskCommand,
 }
 
 // macFlags are the event flags of the modifiers held.
@@ -352,7 +354,7 @@ func macChord(ch chord, typed bool) (stroke, error) {
 // Reins posted included.
 func lastInput() inputAt {
 	before := time.Now()
-	idle := time.Duration(cgEventSourceSecondsSinceLastEventType(cgEventSourceStateHIDSystemState, cgAnyInputEventType) * float64(time.Second))
+	idle := time.Duration(quartz.EventSourceSecondsSinceLastEventType(quartz.EventSourceStateHIDSystemState, quartz.AnyInputEventType) * float64(time.Second))
 	return inputAt{early: before.Add(-idle), late: time.Now().Add(-idle)}
 }
 
@@ -365,13 +367,13 @@ func (m *Mac) LastInput(ctx context.Context) (time.Time, error) {
 	return m.seq.lastInput(m)
 }
 
-func pointerLocation() cgPoint {
-	ev := cgEventCreate(0)
+func pointerLocation() quartz.Point {
+	ev := quartz.EventCreate(0)
 	if ev == 0 {
-		return cgPoint{}
+		return quartz.Point{}
 	}
 	defer macos.CFRelease(ev)
-	return cgEventGetLocation(ev)
+	return quartz.EventGetLocation(ev)
 }
 
 // Frontmost returns the application with the keyboard focus now, read from
@@ -406,7 +408,7 @@ func onScreenWindows() ([]macWindowInfo, error) {
 	var out []macWindowInfo
 	var err error
 	macos.WithPool(func() {
-		list := cgWindowListCopyWindowInfo(cgWindowListOnScreen|cgWindowListNoDesktop, 0)
+		list := quartz.WindowListCopyWindowInfo(quartz.WindowListOnScreen|quartz.WindowListNoDesktop, 0)
 		if list == 0 {
 			err = fmt.Errorf("macOS did not list the windows on screen; is Reins running in the person's login session?")
 			return
@@ -415,25 +417,25 @@ func onScreenWindows() ([]macWindowInfo, error) {
 		n := macos.CFArrayGetCount(list)
 		for i := range n {
 			d := macos.CFArrayGetValueAtIndex(list, i)
-			var r cgRect
-			b := macos.CFDictionaryGetValue(d, kCGWindowBounds)
-			if b == 0 || !cgRectMakeWithDictionaryRepresentation(b, &r) {
+			var r quartz.Rect
+			b := macos.CFDictionaryGetValue(d, quartz.KCGWindowBounds)
+			if b == 0 || !quartz.RectMakeWithDictionaryRepresentation(b, &r) {
 				continue
 			}
 			// A required key; were it missing, opaque, so that no window
 			// is taken for click-through by mistake.
-			alpha, ok := macos.NumberFloat(macos.CFDictionaryGetValue(d, kCGWindowAlpha))
+			alpha, ok := macos.NumberFloat(macos.CFDictionaryGetValue(d, quartz.KCGWindowAlpha))
 			if !ok {
 				alpha = 1
 			}
 			out = append(out, macWindowInfo{
-				OwnerPID:  int(macos.NumberInt(macos.CFDictionaryGetValue(d, kCGWindowOwnerPID))),
-				Layer:     int(macos.NumberInt(macos.CFDictionaryGetValue(d, kCGWindowLayer))),
+				OwnerPID:  int(macos.NumberInt(macos.CFDictionaryGetValue(d, quartz.KCGWindowOwnerPID))),
+				Layer:     int(macos.NumberInt(macos.CFDictionaryGetValue(d, quartz.KCGWindowLayer))),
 				Bounds:    macBounds{X: r.Origin.X, Y: r.Origin.Y, Width: r.Size.W, Height: r.Size.H},
 				Alpha:     alpha,
-				OwnerName: macos.GoString(macos.CFDictionaryGetValue(d, kCGWindowOwnerName)),
-				Number:    int(macos.NumberInt(macos.CFDictionaryGetValue(d, kCGWindowNumber))),
-				Name:      macos.GoString(macos.CFDictionaryGetValue(d, kCGWindowName)),
+				OwnerName: macos.GoString(macos.CFDictionaryGetValue(d, quartz.KCGWindowOwnerName)),
+				Number:    int(macos.NumberInt(macos.CFDictionaryGetValue(d, quartz.KCGWindowNumber))),
+				Name:      macos.GoString(macos.CFDictionaryGetValue(d, quartz.KCGWindowName)),
 			})
 		}
 	})
@@ -494,12 +496,12 @@ func (m *Mac) Screens(ctx context.Context) ([]Screen, error) {
 	}
 	var ids [maxDisplays]uint32
 	var n uint32
-	if rc := cgGetActiveDisplayList(maxDisplays, &ids[0], &n); rc != 0 {
+	if rc := quartz.GetActiveDisplayList(maxDisplays, &ids[0], &n); rc != 0 {
 		return nil, fmt.Errorf("cannot list the displays (CoreGraphics error %d)", rc)
 	}
 	out := make([]Screen, 0, n)
 	for _, id := range ids[:min(n, maxDisplays)] {
-		b := cgDisplayBounds(id)
+		b := quartz.DisplayBounds(id)
 		out = append(out, Screen{X: b.Origin.X, Y: b.Origin.Y, W: b.Size.W, H: b.Size.H})
 	}
 	return out, nil
@@ -537,4 +539,9 @@ func (m *Mac) Windows(ctx context.Context) ([]Window, error) {
 		})
 	}
 	return out, nil
+}
+
+// appOf describes an NSRunningApplication.
+func appOf(app macos.App) App {
+	return App{Name: app.Name(), ID: app.BundleID(), PID: app.PID(), Exe: app.Executable()}
 }

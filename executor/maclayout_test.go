@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/reins-app/reins/keychord"
 )
 
 // loadMacLayout reads a table under testdata/maclayout: key codes as
@@ -94,8 +96,8 @@ func TestMacLayoutAZERTYSelectAllPressesTheKeyLabelledA(t *testing.T) {
 	if !ok || code != 0x0C || shift {
 		t.Errorf("macCharKey('a') on AZERTY = %#x, %v, %v; want 0x0C", code, shift, ok)
 	}
-	c, _ := parseChord("Control+Alt+Meta+A")
-	if hk, _, err := carbonHotKey(c); err != nil || hk != 0x0C {
+	c, _ := keychord.Parse("Control+Alt+Meta+A")
+	if hk, _, err := MacChordKey(c); err != nil || hk != 0x0C {
 		t.Errorf("hot key ⌃⌥⌘A on AZERTY = %#x, %v; want 0x0C", hk, err)
 	}
 }
@@ -152,8 +154,8 @@ func TestMacChordsRefuseWhenTheLayoutIsUnknown(t *testing.T) {
 	if _, _, ok := macCharKey('a'); ok {
 		t.Error("macCharKey('a') with no layout is ok; a chord must not guess the US key")
 	}
-	c, _ := parseChord("Control+Alt+Meta+P")
-	if _, _, err := carbonHotKey(c); !errors.Is(err, ErrUnknownKey) {
+	c, _ := keychord.Parse("Control+Alt+Meta+P")
+	if _, _, err := MacChordKey(c); !errors.Is(err, ErrUnknownKey) {
 		t.Errorf("hot key with no layout: %v; want ErrUnknownKey", err)
 	}
 	// Text carries its characters, so typing still names the US key.

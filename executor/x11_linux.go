@@ -17,6 +17,7 @@ import (
 
 	"github.com/reins-app/reins/audit"
 	"github.com/reins-app/reins/denylist"
+	"github.com/reins-app/reins/executor/hand"
 )
 
 func init() {
@@ -47,9 +48,9 @@ type X11 struct {
 	drained chan struct{} // closed when the connection's event stream ends
 
 	seq    sequence
-	hands  handHolder // the watch on the person's hand, on a connection of its own
-	keyPer int        // guarded by seq.mu: keysyms per keycode, as the last act read the keyboard
-	lent   lentRecord // guarded by seq.mu: the key codes lent now, as the display records them
+	hands  hand.Holder // the watch on the person's hand, on a connection of its own
+	keyPer int         // guarded by seq.mu: keysyms per keycode, as the last act read the keyboard
+	lent   lentRecord  // guarded by seq.mu: the key codes lent now, as the display records them
 
 	topsMu sync.Mutex
 	tops   map[xproto.Window]xproto.Window // guarded by topsMu: a client window's top-level window, as last found
@@ -140,16 +141,16 @@ func (x *X11) Close() error {
 	return x.seq.close(x, func() error {
 		x.conn.Close()
 		<-x.drained
-		return x.hands.close()
+		return x.hands.Close()
 	})
 }
 
-func (x *X11) handUnwatched() error { return x.hands.unwatched(HandOptions{Display: x.opts.Display}) }
+func (x *X11) handUnwatched() error { return x.hands.Unwatched(hand.Options{Display: x.opts.Display}) }
 
 // watchHand watches the person's hand for one act through XInput 2's raw
 // events, on a connection of its own.
-func (x *X11) watchHand(ctx context.Context) (*HandWatch, error) {
-	return x.hands.watch(ctx, HandOptions{Display: x.opts.Display})
+func (x *X11) watchHand(ctx context.Context) (*hand.Watch, error) {
+	return x.hands.Watch(ctx, hand.Options{Display: x.opts.Display})
 }
 
 // initScreensaver makes the MIT-SCREEN-SAVER extension's requests usable

@@ -19,7 +19,7 @@ var monitor struct {
 }
 
 // reinsEventMark is the kCGEventSourceUserData Reins' executor writes on
-// every event it posts (executor/handmac.go): never the person's.
+// every event it posts (executor/internal/quartz, ReinsEventMark): never the person's.
 const reinsEventMark int64 = 0x5265696E73
 
 // WatchPresses starts noting the presses Reins' own windows receive, for

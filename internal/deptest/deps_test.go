@@ -2,7 +2,9 @@
 // bridge → grounding → approvals → audit → executor; a stage may import an
 // earlier stage, never a later one; only core wires the stages. Beside the
 // executor, at its stage, deskread reads the desktop: it may ask the
-// executor about windows, and the executor never links it. Below them
+// executor about windows, and the executor never links it. Under the
+// executor, executor/hand watches the person's hand for it and for core
+// alone, and executor/hotkey takes the pause chord for core. Below them
 // all is vocab, the words every layer speaks. The front ends reach core
 // only through a door: mcp holds the agents' door (agentdoor) and can never
 // import the person's (persondoor), so no tool can approve; the person's
@@ -145,6 +147,14 @@ var (
 		"keychord": {},
 		// The macOS bindings are a leaf, under both the executor and the app.
 		"internal/macos": {},
+		// Under the executor: the watch on the person's hand, and the
+		// CoreGraphics event bindings it shares with the executor. Neither
+		// reaches up into the executor or any stage.
+		"executor/hand":            {"executor/internal/quartz", "internal/macos"},
+		"executor/internal/quartz": {"internal/macos"},
+		// The pause chord, taken across the desktop: the executor says which
+		// key it names on this keyboard, keychord which chords may pause.
+		"executor/hotkey": {"executor", "keychord", "internal/macos"},
 		// The organisation's policy is a leaf every stage may read: it
 		// narrows shares, agents, plans and the audit's copies, and must
 		// never reach back into what it narrows.
@@ -239,6 +249,21 @@ func checkDoors(t *testing.T, p pkgInfo) {
 	if slices.Contains(p.Imports, mod+"core") && !slices.Contains(coreImporters, rest) {
 		t.Errorf("%s imports core; only %s may, to start it and hand out the doors", rest, strings.Join(coreImporters, " and "))
 	}
+	for pkg, importers := range importedOnlyBy {
+		if slices.Contains(p.Imports, mod+pkg) && !slices.Contains(importers, rest) {
+			t.Errorf("%s imports %s; only %s may", rest, pkg, strings.Join(importers, " and "))
+		}
+	}
+}
+
+// importedOnlyBy names the packages (tests aside) that may import a
+// package: the watch on the person's hand is the executor's, which fires
+// under it, and core's, which asks it whose a press on a window that
+// allows was and whether macOS lets Reins watch at all; the pause chord is
+// core's, which pauses every agent when the person presses it.
+var importedOnlyBy = map[string][]string{
+	"executor/hand":   {"executor", "core"},
+	"executor/hotkey": {"core"},
 }
 
 // coreImporters are the packages (tests aside) that may import core: the
@@ -332,6 +357,11 @@ func TestDoorRulesNameRealPackages(t *testing.T) {
 		}
 	}
 	for pkg := range linksOnly {
+		if !have[pkg] {
+			t.Errorf("the rule for %s names no package", pkg)
+		}
+	}
+	for pkg := range importedOnlyBy {
 		if !have[pkg] {
 			t.Errorf("the rule for %s names no package", pkg)
 		}

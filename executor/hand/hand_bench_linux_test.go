@@ -1,4 +1,4 @@
-package executor
+package hand
 
 import (
 	"context"
@@ -35,7 +35,7 @@ func benchDisplay(b *testing.B) (string, *xgb.Conn, xproto.Window) {
 // Starting a watch from a listener and stopping it: once an act.
 func BenchmarkHandWatchStartStop(b *testing.B) {
 	display, _, _ := benchDisplay(b)
-	l, err := NewHandListener(context.Background(), HandOptions{Display: display})
+	l, err := NewListener(context.Background(), Options{Display: display})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -50,11 +50,11 @@ func BenchmarkHandWatchStartStop(b *testing.B) {
 }
 
 // Opening a listener and closing it: once an executor, or once a watch
-// with WatchHand.
+// with Start.
 func BenchmarkHandListenerOpenClose(b *testing.B) {
 	display, _, _ := benchDisplay(b)
 	for b.Loop() {
-		l, err := NewHandListener(context.Background(), HandOptions{Display: display})
+		l, err := NewListener(context.Background(), Options{Display: display})
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -65,7 +65,7 @@ func BenchmarkHandListenerOpenClose(b *testing.B) {
 // One Check: a round trip through the watch.
 func BenchmarkHandCheck(b *testing.B) {
 	display, _, _ := benchDisplay(b)
-	w, err := WatchHand(context.Background(), HandOptions{Display: display})
+	w, err := Start(context.Background(), Options{Display: display})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -85,10 +85,10 @@ func BenchmarkHandKey(b *testing.B) {
 		b.Run(mode, func(b *testing.B) {
 			display, c, root := benchDisplay(b)
 			code := keycodeOf(b, c, 'x')
-			var w *HandWatch
+			var w *Watch
 			if mode != "unwatched" {
 				var err error
-				if w, err = WatchHand(context.Background(), HandOptions{Display: display}); err != nil {
+				if w, err = Start(context.Background(), Options{Display: display}); err != nil {
 					b.Fatal(err)
 				}
 				defer w.Close()
@@ -123,14 +123,14 @@ func BenchmarkHandClickAct(b *testing.B) {
 	for _, mode := range []string{"unwatched", "watched"} {
 		b.Run(mode, func(b *testing.B) {
 			display, c, root := benchDisplay(b)
-			l, err := NewHandListener(context.Background(), HandOptions{Display: display})
+			l, err := NewListener(context.Background(), Options{Display: display})
 			if err != nil {
 				b.Fatal(err)
 			}
 			defer l.Close()
 			i := 0
 			for b.Loop() {
-				var w *HandWatch
+				var w *Watch
 				if mode == "watched" {
 					if w, err = l.Watch(context.Background()); err != nil {
 						b.Fatal(err)
@@ -159,7 +159,7 @@ func BenchmarkHandClickAct(b *testing.B) {
 // click (one round trip), closed when it hides.
 func BenchmarkHandWatchPressesAskedOnce(b *testing.B) {
 	display, _, _ := benchDisplay(b)
-	l, err := NewHandListener(context.Background(), HandOptions{Display: display})
+	l, err := NewListener(context.Background(), Options{Display: display})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package executor
+package hotkey
 
 import (
 	"context"
@@ -6,13 +6,15 @@ import (
 	"time"
 
 	"github.com/reins-app/reins/audit"
+	"github.com/reins-app/reins/executor"
+	"github.com/reins-app/reins/internal/xvfb"
 	"github.com/reins-app/reins/keychord"
 	"github.com/reins-app/reins/vocab"
 )
 
 func TestPauseChordIsHeardAcrossTheDesktop(t *testing.T) {
-	d := startDisplay(t, 1)
-	x, err := NewX11(X11Options{Display: d.srv.Display})
+	d := xvfb.StartT(t, "1280x800x24")
+	x, err := executor.NewX11(executor.X11Options{Display: d.Display})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -22,7 +24,7 @@ func TestPauseChordIsHeardAcrossTheDesktop(t *testing.T) {
 	ready := make(chan struct{})
 	done := make(chan error, 1)
 	go func() {
-		done <- WatchHotkey(ctx, HotkeyOptions{Chord: keychord.PauseChord, Display: d.srv.Display,
+		done <- Watch(ctx, Options{Chord: keychord.PauseChord, Display: d.Display,
 			Pressed: func() { pressed <- struct{}{} }, Ready: func() { close(ready) }})
 	}()
 	select {

@@ -1,4 +1,4 @@
-package executor
+package hotkey
 
 import (
 	"encoding/binary"
@@ -21,9 +21,9 @@ func TestCarbonHotKey(t *testing.T) {
 		{"Control+plus", 0x18, carbonControlKey | carbonShiftKey},                      // "+" is Shift with kVK_ANSI_Equal
 		{"Command+Alt+Shift+k", 0x28, carbonCmdKey | carbonOptionKey | carbonShiftKey}, // kVK_ANSI_K
 	} {
-		c, err := parseChord(tc.chord)
+		c, err := keychord.Parse(tc.chord)
 		if err != nil {
-			t.Fatalf("parseChord(%q): %v", tc.chord, err)
+			t.Fatalf("keychord.Parse(%q): %v", tc.chord, err)
 		}
 		code, mods, err := carbonHotKey(c)
 		if err != nil {
@@ -38,11 +38,11 @@ func TestCarbonHotKey(t *testing.T) {
 
 func TestCarbonHotKeyRefusesWhatNoMacKeyTypes(t *testing.T) {
 	for _, s := range []string{"Control+é", "Meta+F21", "Control+Shift"} {
-		c, err := parseChord(s)
+		c, err := keychord.Parse(s)
 		if err != nil {
-			t.Fatalf("parseChord(%q): %v", s, err)
+			t.Fatalf("keychord.Parse(%q): %v", s, err)
 		}
-		if _, _, err := carbonHotKey(c); !errors.Is(err, ErrUnknownKey) {
+		if _, _, err := carbonHotKey(c); !errors.Is(err, keychord.ErrUnknownKey) {
 			t.Errorf("carbonHotKey(%q) = %v; want ErrUnknownKey", s, err)
 		}
 	}
@@ -52,11 +52,11 @@ func TestCarbonHotKeyRefusesWhatNoMacKeyTypes(t *testing.T) {
 // such a registration and never deliver its presses.
 func TestCarbonHotKeyRefusesOptionShiftOnlyChords(t *testing.T) {
 	for _, s := range []string{"Alt+P", "Alt+Shift+P", "Shift+F5", "Option+Shift+k"} {
-		c, err := parseChord(s)
+		c, err := keychord.Parse(s)
 		if err != nil {
-			t.Fatalf("parseChord(%q): %v", s, err)
+			t.Fatalf("keychord.Parse(%q): %v", s, err)
 		}
-		if _, _, err := carbonHotKey(c); !errors.Is(err, keychord.ErrOptionShiftOnly) || !errors.Is(err, ErrUnknownKey) {
+		if _, _, err := carbonHotKey(c); !errors.Is(err, keychord.ErrOptionShiftOnly) || !errors.Is(err, keychord.ErrUnknownKey) {
 			t.Errorf("carbonHotKey(%q) = %v; want the Option and Shift refusal", s, err)
 		}
 	}

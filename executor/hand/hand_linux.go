@@ -1,4 +1,4 @@
-package executor
+package hand
 
 import (
 	"context"
@@ -10,7 +10,7 @@ import (
 	"time"
 )
 
-// NewHandListener opens a listener on the X display, on a connection of
+// NewListener opens a listener on the X display, on a connection of
 // its own, which watches through XInput 2's raw events: they name the
 // physical device each input came from (its source), and reach a client
 // that asked for XInput 2.1 or later even while another client grabs the
@@ -26,33 +26,33 @@ import (
 // tests) looks like the person.
 //
 // Between watches it selects no input, only the device list's changes. An
-// error wraps ErrNoHandWatch when this display cannot tell the person's
+// error wraps ErrNoWatch when this display cannot tell the person's
 // input from synthetic input; then an act cannot be watched, and must not
 // fire.
-func NewHandListener(ctx context.Context, opts HandOptions) (*HandListener, error) {
+func NewListener(ctx context.Context, opts Options) (*Listener, error) {
 	display := opts.Display
 	if display == "" {
 		display = os.Getenv("DISPLAY")
 	}
 	if display == "" {
-		return nil, fmt.Errorf("%w: DISPLAY is not set", ErrNoHandWatch)
+		return nil, fmt.Errorf("%w: DISPLAY is not set", ErrNoWatch)
 	}
 	motion := opts.Motion
 	if motion <= 0 {
-		motion = defaultHandMotion
+		motion = defaultMotion
 	}
-	x := &xiListener{motion: motion, queue: newXIQueue(), active: map[*HandWatch]*xiWatched{}, wanted: map[uint32]int{}, loopDone: make(chan struct{})}
+	x := &xiListener{motion: motion, queue: newXIQueue(), active: map[*Watch]*xiWatched{}, wanted: map[uint32]int{}, loopDone: make(chan struct{})}
 	wire, err := dialX(ctx, display, x.queue.push)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrNoHandWatch, err)
+		return nil, fmt.Errorf("%w: %w", ErrNoWatch, err)
 	}
 	x.wire = wire
 	if err := x.start(ctx); err != nil {
 		wire.close()
-		return nil, fmt.Errorf("%w: %w", ErrNoHandWatch, err)
+		return nil, fmt.Errorf("%w: %w", ErrNoWatch, err)
 	}
 	go x.loop()
-	return &HandListener{impl: x}, nil
+	return &Listener{impl: x}, nil
 }
 
 // XInput 2 requests, events and constants (XI2proto.txt).
@@ -79,7 +79,7 @@ const (
 	xiKeyRepeat     = 1 << 16
 )
 
-// xiListener is a HandListener on X.
+// xiListener is a Listener on X.
 type xiListener struct {
 	wire   *xWire
 	queue  *xiQueue
@@ -103,8 +103,8 @@ type xiListener struct {
 	selected uint32
 
 	mu     sync.Mutex
-	active map[*HandWatch]*xiWatched // guarded by mu: the watches the loop passes input to
-	closed bool                      // guarded by mu
+	active map[*Watch]*xiWatched // guarded by mu: the watches the loop passes input to
+	closed bool                  // guarded by mu
 
 	loopDone chan struct{}
 }
@@ -206,7 +206,7 @@ func (x *xiListener) start(ctx context.Context) error {
 // watch selects the raw input w needs, unless other watches have, and
 // returns once the loop passes w every input after the selection and the
 // call.
-func (x *xiListener) watch(ctx context.Context, w *HandWatch) (handSource, error) {
+func (x *xiListener) watch(ctx context.Context, w *Watch) (handSource, error) {
 	src := &xiSource{x: x, w: w, input: x.inputFor(w)}
 	activated := make(chan error, 1)
 	x.selMu.Lock()
@@ -243,25 +243,25 @@ func (x *xiListener) watch(ctx context.Context, w *HandWatch) (handSource, error
 		// Answered before the marker was: a refused selection would
 		// leave the watch blind.
 		if it := <-sel.ch; it.err != nil {
-			err = fmt.Errorf("%w: the X server would not send the input: %w", ErrNoHandWatch, it.err)
+			err = fmt.Errorf("%w: the X server would not send the input: %w", ErrNoWatch, it.err)
 		}
 	}
 	if err != nil {
 		src.close()
-		if !errors.Is(err, ErrNoHandWatch) && ctx.Err() == nil {
-			err = fmt.Errorf("%w: the listener lost the X display: %w", ErrNoHandWatch, err)
+		if !errors.Is(err, ErrNoWatch) && ctx.Err() == nil {
+			err = fmt.Errorf("%w: the listener lost the X display: %w", ErrNoWatch, err)
 		}
 		return nil, err
 	}
 	return src, nil
 }
 
-var errHandListenerClosed = fmt.Errorf("%w: the listener was closed", ErrNoHandWatch)
+var errHandListenerClosed = fmt.Errorf("%w: the listener was closed", ErrNoWatch)
 
 // xiSource is one watch's side of the listener.
 type xiSource struct {
 	x      *xiListener
-	w      *HandWatch
+	w      *Watch
 	input  uint32 // the raw input the watch needs read
 	closed bool   // guarded by x.mu
 }
@@ -269,7 +269,7 @@ type xiSource struct {
 // inputFor is the raw input w needs read: an act's watch every press and
 // the motion; a watch of presses, buttons and touches, and keys only when
 // it counts them.
-func (x *xiListener) inputFor(w *HandWatch) uint32 {
+func (x *xiListener) inputFor(w *Watch) uint32 {
 	m := uint32(1 << xiRawButtonPress)
 	if x.touch {
 		m |= 1 << xiRawTouchBegin
@@ -538,14 +538,14 @@ func (x *xiListener) loop() {
 // ended trips every watch on: the connection is gone.
 func (x *xiListener) ended(err error) {
 	x.mu.Lock()
-	watches := make([]*HandWatch, 0, len(x.active))
+	watches := make([]*Watch, 0, len(x.active))
 	for w := range x.active {
 		watches = append(watches, w)
 	}
-	x.active = map[*HandWatch]*xiWatched{}
+	x.active = map[*Watch]*xiWatched{}
 	closed := x.closed
 	x.mu.Unlock()
-	why := fmt.Errorf("%w: the listener lost the X display: %w", ErrNoHandWatch, err)
+	why := fmt.Errorf("%w: the listener lost the X display: %w", ErrNoWatch, err)
 	switch {
 	case closed:
 		why = errHandListenerClosed
@@ -558,13 +558,13 @@ func (x *xiListener) ended(err error) {
 }
 
 // watching is the watches on now.
-func (x *xiListener) watching() map[*HandWatch]*xiWatched {
+func (x *xiListener) watching() map[*Watch]*xiWatched {
 	x.mu.Lock()
 	defer x.mu.Unlock()
 	if len(x.active) == 0 {
 		return nil
 	}
-	out := make(map[*HandWatch]*xiWatched, len(x.active))
+	out := make(map[*Watch]*xiWatched, len(x.active))
 	for w, st := range x.active {
 		out[w] = st
 	}
@@ -582,7 +582,7 @@ func (x *xiListener) event(ctx context.Context, ev []byte) {
 		if err != nil {
 			// What the listener knows of the devices is out of date
 			// now: nothing can be told apart any more.
-			x.broken = fmt.Errorf("%w: cannot follow a change of the input devices: %w", ErrNoHandWatch, err)
+			x.broken = fmt.Errorf("%w: cannot follow a change of the input devices: %w", ErrNoWatch, err)
 			x.wire.conn.Close()
 			return
 		}
@@ -612,7 +612,7 @@ func (x *xiListener) event(ctx context.Context, ev []byte) {
 		}
 	}
 	now := time.Now()
-	in := HandInput{Device: int(source), At: now}
+	in := Input{Device: int(source), At: now}
 	switch evtype {
 	case xiRawKeyPress:
 		if le.Uint32(ev[24:])&xiKeyRepeat != 0 {
@@ -622,22 +622,22 @@ func (x *xiListener) event(ctx context.Context, ev []byte) {
 		// pressed, and by which device; never which key.
 		for w := range watches {
 			if w.presses && w.keys {
-				w.press(Press{Kind: HandKey, Person: !d.synthetic, Device: int(source), At: now})
+				w.press(Press{Kind: Key, Person: !d.synthetic, Device: int(source), At: now})
 			}
 		}
 		if d.synthetic {
 			return
 		}
-		in.Kind = HandKey
+		in.Kind = Key
 	case xiRawButtonPress, xiRawTouchBegin:
 		if button := le.Uint32(ev[16:]); evtype == xiRawButtonPress && button >= 4 && button <= 7 {
 			if d.synthetic {
 				return
 			}
-			in.Kind = HandWheel
+			in.Kind = Wheel
 			break
 		}
-		p := Press{Kind: HandButton, Person: !d.synthetic, Device: int(source), At: now}
+		p := Press{Kind: Button, Person: !d.synthetic, Device: int(source), At: now}
 		if !d.synthetic {
 			p.X, p.Y, p.Placed = x.place(ctx, d.master)
 		}
@@ -647,7 +647,7 @@ func (x *xiListener) event(ctx context.Context, ev []byte) {
 		if d.synthetic {
 			return
 		}
-		in.Kind = HandButton
+		in.Kind = Button
 	case xiRawMotion:
 		if d.synthetic {
 			return
@@ -662,7 +662,7 @@ func (x *xiListener) event(ctx context.Context, ev []byte) {
 				st.motion[source] = m
 			}
 			if kind, ok := x.moved(d, m, ev); ok {
-				w.saw(HandInput{Kind: kind, Device: int(source), At: now})
+				w.saw(Input{Kind: kind, Device: int(source), At: now})
 			}
 		}
 		return
@@ -678,7 +678,7 @@ func (x *xiListener) event(ctx context.Context, ev []byte) {
 
 // moved adds a raw motion of d to m, and reports whether that is now the
 // person's hand: a scroll, or a pointer carried beyond the threshold.
-func (x *xiListener) moved(d *xiDevice, m *xiMotion, ev []byte) (HandKind, bool) {
+func (x *xiListener) moved(d *xiDevice, m *xiMotion, ev []byte) (Kind, bool) {
 	maskLen := 4 * int(le.Uint16(ev[22:]))
 	if 32+maskLen > len(ev) {
 		return 0, false
@@ -699,7 +699,7 @@ func (x *xiListener) moved(d *xiDevice, m *xiMotion, ev []byte) (HandKind, bool)
 		switch {
 		case n < 64 && d.scroll&(1<<n) != 0:
 			if v != 0 {
-				return HandWheel, true
+				return Wheel, true
 			}
 		case n < 2:
 			a := d.axes[n]
@@ -717,7 +717,7 @@ func (x *xiListener) moved(d *xiDevice, m *xiMotion, ev []byte) (HandKind, bool)
 		}
 	}
 	if math.Hypot(m.moved[0], m.moved[1]) >= x.motion {
-		return HandMotion, true
+		return Motion, true
 	}
 	return 0, false
 }
@@ -741,17 +741,17 @@ func (x *xiListener) place(ctx context.Context, master uint16) (int, int, bool) 
 func (x *xiListener) sync(ctx context.Context) error {
 	done := make(chan error, 1)
 	if _, err := x.wire.send(getInputFocusReq(), true, func(err error) { done <- err }); err != nil {
-		return fmt.Errorf("%w: the listener lost the X display: %w", ErrNoHandWatch, err)
+		return fmt.Errorf("%w: the listener lost the X display: %w", ErrNoWatch, err)
 	}
 	select {
 	case err := <-done:
 		if err != nil {
-			return fmt.Errorf("%w: the listener lost the X display: %w", ErrNoHandWatch, err)
+			return fmt.Errorf("%w: the listener lost the X display: %w", ErrNoWatch, err)
 		}
 		return nil
 	case <-ctx.Done():
 		return ctx.Err()
 	case <-x.loopDone:
-		return fmt.Errorf("%w: the listener has stopped", ErrNoHandWatch)
+		return fmt.Errorf("%w: the listener has stopped", ErrNoWatch)
 	}
 }

@@ -1,4 +1,4 @@
-package executor
+package hotkey
 
 import (
 	"context"
@@ -10,6 +10,7 @@ import (
 	"github.com/ebitengine/purego"
 
 	"github.com/reins-app/reins/internal/macos"
+	"github.com/reins-app/reins/keychord"
 )
 
 // The pause chord on macOS is a Carbon hot key, which takes a chord for the
@@ -146,12 +147,12 @@ func (r *carbonHotKeyRefs) unregister() {
 }
 
 // watchHotkey takes the chord as a Carbon hot key, exclusively, and calls
-// opts.Pressed on the watcher's goroutine for each press. WatchHotkey's
+// opts.Pressed on the watcher's goroutine for each press. Watch's
 // caller is never the main thread, so registering and unregistering are
 // queued there.
-func watchHotkey(ctx context.Context, c chord, opts HotkeyOptions) error {
+func watch(ctx context.Context, c keychord.Chord, opts Options) error {
 	if opts.Pressed == nil {
-		return errors.New("executor: HotkeyOptions.Pressed is required")
+		return errors.New("hotkey: Options.Pressed is required")
 	}
 	code, mods, err := carbonHotKey(c)
 	if err != nil {

@@ -1,4 +1,4 @@
-package executor
+package hand
 
 import (
 	"context"
@@ -40,7 +40,7 @@ func (s *syntheticPresser) key(t *testing.T) {
 	must(t, xtest.FakeInputChecked(s.c, xproto.KeyRelease, space, 0, s.root, 0, 0, 0).Check())
 }
 
-func lastPress(t *testing.T, w *HandWatch) Press {
+func lastPress(t *testing.T, w *Watch) Press {
 	t.Helper()
 	p, ok, err := w.LastPress(context.Background())
 	if err != nil || !ok {
@@ -53,11 +53,11 @@ func lastPress(t *testing.T, w *HandWatch) Press {
 // its kind and whose it was, never trips, and has the listener read no
 // more than it needs: no motion, and keys only when it counts them.
 func TestHandWatchOfPressesTellsWhosePressItWas(t *testing.T) {
-	d := startDisplay(t, 1)
+	d := startDisplay(t)
 	p := standIn(t, d.srv.Display)
 	syn := newSyntheticPresser(t, d.srv.Display)
 	ctx := context.Background()
-	l, err := NewHandListener(ctx, HandOptions{Display: d.srv.Display})
+	l, err := NewListener(ctx, Options{Display: d.srv.Display})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -74,15 +74,15 @@ func TestHandWatchOfPressesTellsWhosePressItWas(t *testing.T) {
 	must(t, p.MoveTo(200, 150))
 	must(t, p.Press(1))
 	must(t, p.Release(1))
-	if got := lastPress(t, buttons); got.Kind != HandButton || !got.Person || !got.Placed || got.X != 200 || got.Y != 150 {
+	if got := lastPress(t, buttons); got.Kind != Button || !got.Person || !got.Placed || got.X != 200 || got.Y != 150 {
 		t.Fatalf("the person's click: %+v; want their button, placed at (200, 150)", got)
 	}
 	must(t, p.Key("a"))
-	if got := lastPress(t, buttons); got.Kind != HandButton || !got.Person {
+	if got := lastPress(t, buttons); got.Kind != Button || !got.Person {
 		t.Fatalf("after a key, a watch of buttons still has %+v; want the person's button", got)
 	}
 	syn.click(t)
-	if got := lastPress(t, buttons); got.Kind != HandButton || got.Person || got.Placed {
+	if got := lastPress(t, buttons); got.Kind != Button || got.Person || got.Placed {
 		t.Fatalf("after a synthetic click: %+v; want it synthetic, not placed", got)
 	}
 	select {
@@ -99,16 +99,16 @@ func TestHandWatchOfPressesTellsWhosePressItWas(t *testing.T) {
 		t.Fatalf("with a watch that counts keys, the listener selects %#x; want keys, and no motion", m)
 	}
 	must(t, p.Key(" "))
-	if got := lastPress(t, withKeys); got.Kind != HandKey || !got.Person || got.Placed || got.Device != p.Keyboard {
+	if got := lastPress(t, withKeys); got.Kind != Key || !got.Person || got.Placed || got.Device != p.Keyboard {
 		t.Fatalf("the person's key: %+v; want a key of theirs from device %d, not placed", got, p.Keyboard)
 	}
 	syn.key(t)
-	if got := lastPress(t, withKeys); got.Kind != HandKey || got.Person {
+	if got := lastPress(t, withKeys); got.Kind != Key || got.Person {
 		t.Fatalf("a synthetic key: %+v; want a synthetic key", got)
 	}
 	must(t, p.Press(1))
 	must(t, p.Release(1))
-	if got := lastPress(t, withKeys); got.Kind != HandButton || !got.Person {
+	if got := lastPress(t, withKeys); got.Kind != Button || !got.Person {
 		t.Fatalf("then the person's click: %+v", got)
 	}
 
@@ -126,7 +126,7 @@ func TestHandWatchOfPressesTellsWhosePressItWas(t *testing.T) {
 		t.Error("an act's watch counts a key as a press")
 	}
 	must(t, p.Key("a"))
-	wantHand(t, act, HandKey, p.Keyboard)
+	wantHand(t, act, Key, p.Keyboard)
 	must(t, act.Close())
 	must(t, withKeys.Close())
 	if m := selected(t, l); m&(keys|motion) != 0 {

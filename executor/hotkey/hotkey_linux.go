@@ -1,4 +1,4 @@
-package executor
+package hotkey
 
 import (
 	"context"
@@ -8,44 +8,36 @@ import (
 
 	"github.com/jezek/xgb"
 	"github.com/jezek/xgb/xproto"
+
+	"github.com/reins-app/reins/executor"
+	"github.com/reins-app/reins/keychord"
 )
 
 // watchHotkey grabs the chord on the root window with its own connection.
 // The grab is repeated with Caps Lock and Num Lock on, which would otherwise
 // make the same keys a different chord.
-func watchHotkey(ctx context.Context, c chord, opts HotkeyOptions) error {
+func watch(ctx context.Context, c keychord.Chord, opts Options) error {
 	if opts.Pressed == nil {
-		return errors.New("executor: HotkeyOptions.Pressed is required")
+		return errors.New("hotkey: Options.Pressed is required")
 	}
 	display := opts.Display
 	if display == "" {
 		display = os.Getenv("DISPLAY")
 	}
 	if display == "" {
-		return fmt.Errorf("%w: DISPLAY is not set", ErrNoDisplay)
+		return fmt.Errorf("%w: DISPLAY is not set", executor.ErrNoDisplay)
 	}
 	conn, err := xgb.NewConnDisplay(display)
 	if err != nil {
-		return fmt.Errorf("%w: %v", ErrNoDisplay, err)
+		return fmt.Errorf("%w: %v", executor.ErrNoDisplay, err)
 	}
-	setup := xproto.Setup(conn)
-	root := setup.DefaultScreen(conn).Root
-	km, err := readKeymap(conn, setup.MinKeycode, setup.MaxKeycode)
+	root := xproto.Setup(conn).DefaultScreen(conn).Root
+	code, held, err := executor.X11ChordKey(conn, opts.Chord)
 	if err != nil {
 		conn.Close()
 		return err
 	}
-	ks, ok := chordKeysym(c)
-	if !ok {
-		conn.Close()
-		return fmt.Errorf("%w: the chord %q has no X key", ErrUnknownKey, opts.Chord)
-	}
-	code, _, ok := km.find(ks)
-	if !ok {
-		conn.Close()
-		return fmt.Errorf("%w: no key on this keyboard types %q", ErrUnknownKey, opts.Chord)
-	}
-	want := x11Mask(c.mods)
+	want := x11Mask(held)
 	const lock, numLock = xproto.ModMaskLock, xproto.ModMask2
 	for _, extra := range []uint16{0, lock, numLock, lock | numLock} {
 		err := xproto.GrabKeyChecked(conn, true, root, want|extra, code, xproto.GrabModeAsync, xproto.GrabModeAsync).Check()
@@ -79,29 +71,19 @@ func watchHotkey(ctx context.Context, c chord, opts HotkeyOptions) error {
 	}
 }
 
-// chordKeysym is the keysym of a chord's key, lower case for letters.
-func chordKeysym(c chord) (xproto.Keysym, bool) {
-	if c.name != keyNone {
-		return x11NamedSym(c.name)
-	}
-	if c.char == 0 {
-		return 0, false
-	}
-	return runeKeysym(c.char), true
-}
-
-func x11Mask(m mods) uint16 {
+// x11Mask is the X modifier mask of m.
+func x11Mask(m keychord.Mods) uint16 {
 	var mask uint16
-	if m&modShift != 0 {
+	if m&keychord.Shift != 0 {
 		mask |= xproto.ModMaskShift
 	}
-	if m&modControl != 0 {
+	if m&keychord.Control != 0 {
 		mask |= xproto.ModMaskControl
 	}
-	if m&modAlt != 0 {
+	if m&keychord.Alt != 0 {
 		mask |= xproto.ModMask1
 	}
-	if m&modMeta != 0 {
+	if m&keychord.Meta != 0 {
 		mask |= xproto.ModMask4
 	}
 	return mask

@@ -1,6 +1,6 @@
 //go:build !darwin
 
-package executor
+package hand
 
 // InputMonitoringStatus: only macOS asks the person before a program may
 // watch the keyboard and mouse; elsewhere the watch needs no permission.

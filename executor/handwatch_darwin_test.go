@@ -3,6 +3,8 @@ package executor
 import (
 	"errors"
 	"testing"
+
+	"github.com/reins-app/reins/executor/hand"
 )
 
 // These run on a Mac only (the macOS workflow). The watch needs Input
@@ -22,10 +24,10 @@ func TestMacOwnMotionLeavesTheWatchUntrippedNeedsAccessibility(t *testing.T) {
 	if err := m.CheckPermission(); err != nil {
 		t.Skip(err)
 	}
-	if ok, err := InputMonitoringStatus(); err != nil || !ok {
+	if ok, err := hand.InputMonitoringStatus(); err != nil || !ok {
 		t.Skipf("no Input Monitoring permission (%v), so no watch can start", err)
 	}
-	l, err := NewHandListener(t.Context(), HandOptions{})
+	l, err := hand.NewListener(t.Context(), hand.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -43,7 +45,7 @@ func TestMacOwnMotionLeavesTheWatchUntrippedNeedsAccessibility(t *testing.T) {
 			t.Fatal(err)
 		}
 		if err := w.Check(t.Context()); err != nil {
-			if errors.Is(err, ErrPersonsHand) {
+			if errors.Is(err, hand.ErrPersonsHand) {
 				t.Fatalf("after %d of Reins' own moves the watch says: %v (was a hand on the mouse?)", i+1, err)
 			}
 			t.Fatal(err)

@@ -1,8 +1,10 @@
-package executor
+package hand
 
 import (
 	"math"
 	"time"
+
+	"github.com/reins-app/reins/executor/internal/quartz"
 )
 
 // The pure half of the macOS hand watch: what one event a listen-only
@@ -39,14 +41,7 @@ import (
 //     person's keys then go unseen, their mouse still counts.
 
 // macModifierFlags are the modifier bits of CGEventFlags.
-const macModifierFlags = cgEventFlagMaskAlphaShift | cgEventFlagMaskShift | cgEventFlagMaskControl | cgEventFlagMaskAlternate | cgEventFlagMaskCommand | cgEventFlagMaskSecondaryFn
-
-// reinsEventMark is the kCGEventSourceUserData every event Reins posts
-// carries ("Reins" in ASCII): with the pid, how the watch knows Reins' own
-// input, and how the release guard's is known after its parent died. A
-// program that writes the same value passes for Reins, as another XTEST
-// user does on X.
-const reinsEventMark int64 = 0x5265696E73
+const macModifierFlags = quartz.EventFlagMaskAlphaShift | quartz.EventFlagMaskShift | quartz.EventFlagMaskControl | quartz.EventFlagMaskAlternate | quartz.EventFlagMaskCommand | quartz.EventFlagMaskSecondaryFn
 
 // macTapEvent is what the watch reads of one event: no key code, ever.
 type macTapEvent struct {
@@ -83,7 +78,7 @@ const (
 // create their source so) is that program's, not the person's.
 func (e macTapEvent) origin(own int) macOrigin {
 	switch {
-	case e.UserData == reinsEventMark || (own > 0 && e.SourcePID == int64(own)):
+	case e.UserData == quartz.ReinsEventMark || (own > 0 && e.SourcePID == int64(own)):
 		return macFromReins
 	case e.SourcePID == 0:
 		return macFromHardware
@@ -95,7 +90,7 @@ func (e macTapEvent) origin(own int) macOrigin {
 // system's, which a hardware event's is expected to be; the watch does not
 // require it (see origin), and the self-test prints it.
 func (e macTapEvent) hardwareState() bool {
-	return e.SourceState == cgEventSourceStateHIDSystemState
+	return e.SourceState == quartz.EventSourceStateHIDSystemState
 }
 
 // macWatchState is what one watch has seen of the person's hand so far.
@@ -114,7 +109,7 @@ func newMacWatchState(flags uint64) *macWatchState {
 // macSeen is what one event means for a watch: the person's hand (kind
 // non-zero), and a button press from anyone (pressed).
 type macSeen struct {
-	kind    HandKind
+	kind    Kind
 	press   Press
 	pressed bool
 }
@@ -130,7 +125,7 @@ func (st *macWatchState) see(e macTapEvent, own int, motion float64, at time.Tim
 	person := o == macFromHardware
 	var s macSeen
 	switch e.Type {
-	case cgEventLeftMouseDown, cgEventRightMouseDown, cgEventOtherMouseDown:
+	case quartz.EventLeftMouseDown, quartz.EventRightMouseDown, quartz.EventOtherMouseDown:
 		if o == macFromReins {
 			// Reins' own press: a window that allows takes none, and
 			// neither does the last press become Reins'.
@@ -140,33 +135,33 @@ func (st *macWatchState) see(e macTapEvent, own int, motion float64, at time.Tim
 		s.press, s.pressed = Press{Person: person, At: at}, true
 		if person {
 			s.press.X, s.press.Y, s.press.Placed = int(math.Round(e.X)), int(math.Round(e.Y)), true
-			s.kind = HandButton
+			s.kind = Button
 		}
-	case cgEventKeyDown:
+	case quartz.EventKeyDown:
 		if person && !e.Autorepeat {
-			s.kind = HandKey
+			s.kind = Key
 		}
-	case cgEventFlagsChanged:
+	case quartz.EventFlagsChanged:
 		if !person {
 			return s
 		}
 		now := e.Flags & macModifierFlags
 		if now&^st.flags != 0 {
-			s.kind = HandKey
+			s.kind = Key
 		}
 		st.flags = now
-	case cgEventScrollWheel:
+	case quartz.EventScrollWheel:
 		if person && e.Momentum == 0 && e.Wheel != [4]int64{} {
-			s.kind = HandWheel
+			s.kind = Wheel
 		}
-	case cgEventMouseMoved, cgEventLeftMouseDragged, cgEventRightMouseDragged, cgEventOtherMouseDragged:
+	case quartz.EventMouseMoved, quartz.EventLeftMouseDragged, quartz.EventRightMouseDragged, quartz.EventOtherMouseDragged:
 		if !person {
 			return s
 		}
 		st.moved[0] += float64(e.DX)
 		st.moved[1] += float64(e.DY)
 		if math.Hypot(st.moved[0], st.moved[1]) >= motion {
-			s.kind = HandMotion
+			s.kind = Motion
 		}
 	}
 	return s

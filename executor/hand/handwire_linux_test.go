@@ -1,4 +1,4 @@
-package executor
+package hand
 
 import (
 	"bufio"
@@ -151,19 +151,19 @@ func TestWatchHandAuthenticatesWithTheDisplaysCookie(t *testing.T) {
 	// No cookie for this display: the server refuses, and the watch
 	// says it cannot watch.
 	must(t, os.WriteFile(file, xauthEntry(xAuthLocal, host, number+"0", xAuthCookieName, cookie), 0o600))
-	if w, err := WatchHand(context.Background(), HandOptions{Display: display}); err == nil {
+	if w, err := Start(context.Background(), Options{Display: display}); err == nil {
 		w.Close()
-		t.Fatal("WatchHand connected without the display's cookie")
-	} else if !errors.Is(err, ErrNoHandWatch) || !strings.Contains(err.Error(), "refused") {
-		t.Errorf("WatchHand without the cookie: %v; want a refusal wrapping ErrNoHandWatch", err)
+		t.Fatal("Start connected without the display's cookie")
+	} else if !errors.Is(err, ErrNoWatch) || !strings.Contains(err.Error(), "refused") {
+		t.Errorf("Start without the cookie: %v; want a refusal wrapping ErrNoWatch", err)
 	}
 
 	must(t, os.WriteFile(file, append(
 		xauthEntry(xAuthLocal, host, number+"0", xAuthCookieName, []byte("not-this-display")),
 		xauthEntry(xAuthLocal, host, number, xAuthCookieName, cookie)...), 0o600))
-	w, err := WatchHand(context.Background(), HandOptions{Display: display})
+	w, err := Start(context.Background(), Options{Display: display})
 	if err != nil {
-		t.Fatalf("WatchHand with the display's cookie: %v", err)
+		t.Fatalf("Start with the display's cookie: %v", err)
 	}
 	defer w.Close()
 	must(t, w.Check(context.Background()))
@@ -222,11 +222,11 @@ func TestHandWatchReadsWheelsScrollingAndTablets(t *testing.T) {
 	for _, tc := range []struct {
 		name string
 		evs  [][]byte
-		want HandKind // 0: nothing of the person's
+		want Kind // 0: nothing of the person's
 	}{
-		{"a wheel notch", [][]byte{rawEvent(op, xiRawButtonPress, 10, 10, 5, 0, nil)}, HandWheel},
-		{"a sideways notch", [][]byte{rawEvent(op, xiRawButtonPress, 10, 10, 7, 0, nil)}, HandWheel},
-		{"a smooth scroll", [][]byte{rawEvent(op, xiRawMotion, 10, 10, 0, 0, map[int]float64{3: -0.25})}, HandWheel},
+		{"a wheel notch", [][]byte{rawEvent(op, xiRawButtonPress, 10, 10, 5, 0, nil)}, Wheel},
+		{"a sideways notch", [][]byte{rawEvent(op, xiRawButtonPress, 10, 10, 7, 0, nil)}, Wheel},
+		{"a smooth scroll", [][]byte{rawEvent(op, xiRawMotion, 10, 10, 0, 0, map[int]float64{3: -0.25})}, Wheel},
 		{"a scroll valuator at rest", [][]byte{rawEvent(op, xiRawMotion, 10, 10, 0, 0, map[int]float64{2: 0})}, 0},
 		{"XTEST's wheel", [][]byte{rawEvent(op, xiRawButtonPress, 12, 12, 4, 0, nil)}, 0},
 		{"XTEST's key", [][]byte{rawEvent(op, xiRawKeyPress, 12, 12, 38, 0, nil)}, 0},
@@ -234,7 +234,7 @@ func TestHandWatchReadsWheelsScrollingAndTablets(t *testing.T) {
 		{"a key's repeat", [][]byte{rawEvent(op, xiRawKeyPress, 10, 10, 38, xiKeyRepeat, nil)}, 0},
 		{"a master's copy", [][]byte{rawEvent(op, xiRawKeyPress, 2, 10, 38, 0, nil)}, 0},
 		{"another extension's event", [][]byte{rawEvent(op+1, xiRawKeyPress, 10, 10, 38, 0, nil)}, 0},
-		{"a key", [][]byte{rawEvent(op, xiRawKeyPress, 10, 10, 38, 0, nil)}, HandKey},
+		{"a key", [][]byte{rawEvent(op, xiRawKeyPress, 10, 10, 38, 0, nil)}, Key},
 		// 32767 across a 1000-pixel screen: 33 units a pixel.
 		{"a tablet's pen held still", [][]byte{
 			rawEvent(op, xiRawMotion, 11, 11, 0, 0, map[int]float64{0: 16000, 1: 16000}),
@@ -243,13 +243,13 @@ func TestHandWatchReadsWheelsScrollingAndTablets(t *testing.T) {
 		{"a tablet's pen moved", [][]byte{
 			rawEvent(op, xiRawMotion, 11, 11, 0, 0, map[int]float64{0: 16000, 1: 16000}),
 			rawEvent(op, xiRawMotion, 11, 11, 0, 0, map[int]float64{0: 16000, 1: 16200}),
-		}, HandMotion},
+		}, Motion},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			w := newHandWatch()
-			x := &xiListener{op: op, motion: defaultHandMotion, wire: &xWire{screen: xScreen{width: 1000, height: 1000}}}
+			w := newWatch()
+			x := &xiListener{op: op, motion: defaultMotion, wire: &xWire{screen: xScreen{width: 1000, height: 1000}}}
 			x.devices = map[uint16]*xiDevice{10: mouse, 11: tablet, 12: xtest}
-			x.active = map[*HandWatch]*xiWatched{w: {motion: map[uint16]*xiMotion{}}}
+			x.active = map[*Watch]*xiWatched{w: {motion: map[uint16]*xiMotion{}}}
 			for _, ev := range tc.evs {
 				x.event(context.Background(), ev)
 			}

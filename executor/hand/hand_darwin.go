@@ -1,4 +1,4 @@
-package executor
+package hand
 
 import (
 	"context"
@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/ebitengine/purego"
+	"github.com/reins-app/reins/executor/internal/quartz"
 	"github.com/reins-app/reins/internal/macos"
 )
 
@@ -18,7 +19,7 @@ import (
 // on a thread of its own that runs a CFRunLoop, switched on only while a
 // watch is. What each event means is handmac.go's: the person's input is
 // the HID system's (kCGEventSourceUnixProcessID 0), Reins' own carries its
-// mark (kCGEventSourceUserData, set in cgEventPost) and its pid. The tap
+// mark (kCGEventSourceUserData, set in quartz.EventPost) and its pid. The tap
 // reads no key code.
 //
 // A listen-only tap needs the Input Monitoring permission (macOS 10.15 and
@@ -53,7 +54,7 @@ var hand struct {
 
 func loadHand() error {
 	hand.once.Do(func() {
-		if err := loadQuartz(); err != nil {
+		if err := quartz.Load(); err != nil {
 			hand.err = err
 			return
 		}
@@ -85,7 +86,7 @@ var listenAsked sync.Once
 // Reins' own input needs. err says why it cannot be told.
 func InputMonitoringStatus() (allowed bool, err error) {
 	if err := loadHand(); err != nil {
-		return false, fmt.Errorf("%w: %v", ErrUnsupported, err)
+		return false, fmt.Errorf("this act is not supported here: %v", err)
 	}
 	if hand.preflightListen == nil {
 		return false, errors.New("this macOS has no CGPreflightListenEventAccess (macOS 10.15 or later has)")
@@ -120,7 +121,7 @@ const macHandSyncWait = 50 * time.Millisecond
 // backstop for a stop that came before the run began.
 const macRunSlice = 1.0 // seconds
 
-// tapListener is a HandListener on macOS.
+// tapListener is a Listener on macOS.
 type tapListener struct {
 	key    uintptr // its key in taps, passed to the callback as userInfo
 	own    int     // Reins' pid
@@ -130,16 +131,16 @@ type tapListener struct {
 	done                 chan struct{}
 
 	mu        sync.Mutex
-	active    map[*HandWatch]*macWatchState // guarded by mu
-	enabledAt time.Time                     // guarded by mu: when the tap was last switched on
-	lastSeen  time.Time                     // guarded by mu: when the tap last saw any event
-	waiters   int                           // guarded by mu: syncs waiting on tick
-	tick      chan struct{}                 // guarded by mu: closed at the next event while waiters > 0
-	closing   bool                          // guarded by mu
-	broken    error                         // guarded by mu: why the tap stopped, if it did
+	active    map[*Watch]*macWatchState // guarded by mu
+	enabledAt time.Time                 // guarded by mu: when the tap was last switched on
+	lastSeen  time.Time                 // guarded by mu: when the tap last saw any event
+	waiters   int                       // guarded by mu: syncs waiting on tick
+	tick      chan struct{}             // guarded by mu: closed at the next event while waiters > 0
+	closing   bool                      // guarded by mu
+	broken    error                     // guarded by mu: why the tap stopped, if it did
 }
 
-var errHandListenerClosed = fmt.Errorf("%w: the listener was closed", ErrNoHandWatch)
+var errHandListenerClosed = fmt.Errorf("%w: the listener was closed", ErrNoWatch)
 
 // taps are the listeners open, by key, for the callback. Guarded by
 // tapsMu.
@@ -149,30 +150,30 @@ var (
 	tapNext uintptr
 )
 
-// NewHandListener opens a listen-only event tap on a thread of its own,
+// NewListener opens a listen-only event tap on a thread of its own,
 // off until a watch starts. Without the Input Monitoring permission it
 // has macOS ask the person, once, and returns an error wrapping
-// ErrNoHandWatch that says where to allow it; then an act cannot be
+// ErrNoWatch that says where to allow it; then an act cannot be
 // watched, and must not fire.
 //
-// A press is placed in global points, not pixels; HandInput.Device is 0, as
+// A press is placed in global points, not pixels; Input.Device is 0, as
 // a tap does not name the device an event came from.
 //
 // What macOS cannot tell apart, neither can the listener: another program
 // that posts its events with pid 0, or with Reins' mark, passes for the
 // person or for Reins.
-func NewHandListener(ctx context.Context, opts HandOptions) (*HandListener, error) {
+func NewListener(ctx context.Context, opts Options) (*Listener, error) {
 	if err := loadHand(); err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrNoHandWatch, err)
+		return nil, fmt.Errorf("%w: %v", ErrNoWatch, err)
 	}
 	if allowed, err := RequestInputMonitoring(); err == nil && !allowed {
-		return nil, fmt.Errorf("%w: macOS has not given Reins the Input Monitoring permission, which telling your own keyboard and mouse from Reins' input needs: in %s turn Reins on (or add it with +), then quit and reopen Reins", ErrNoHandWatch, inputMonitoringPane)
+		return nil, fmt.Errorf("%w: macOS has not given Reins the Input Monitoring permission, which telling your own keyboard and mouse from Reins' input needs: in %s turn Reins on (or add it with +), then quit and reopen Reins", ErrNoWatch, inputMonitoringPane)
 	}
 	motion := opts.Motion
 	if motion <= 0 {
-		motion = defaultHandMotion
+		motion = defaultMotion
 	}
-	l := &tapListener{own: os.Getpid(), motion: motion, active: map[*HandWatch]*macWatchState{}, done: make(chan struct{})}
+	l := &tapListener{own: os.Getpid(), motion: motion, active: map[*Watch]*macWatchState{}, done: make(chan struct{})}
 	tapsMu.Lock()
 	tapNext++
 	l.key = tapNext
@@ -189,7 +190,7 @@ func NewHandListener(ctx context.Context, opts HandOptions) (*HandListener, erro
 		l.close()
 		return nil, ctx.Err()
 	}
-	return &HandListener{impl: l}, nil
+	return &Listener{impl: l}, nil
 }
 
 // run makes the tap and serves it on this goroutine's own OS thread until
@@ -203,9 +204,9 @@ func (l *tapListener) run(ready chan<- error) {
 	// and modifier changes are there so that the tap keeps pace with the
 	// HID system's clock (see sync), not to be kept.
 	const allEvents = ^uint64(0)
-	tap := hand.tapCreate(cgSessionEventTap, cgHeadInsertEventTap, cgEventTapOptionListenOnly, allEvents, hand.callback, l.key)
+	tap := hand.tapCreate(quartz.SessionEventTap, quartz.HeadInsertEventTap, quartz.EventTapOptionListenOnly, allEvents, hand.callback, l.key)
 	if tap == 0 {
-		ready <- fmt.Errorf("%w: macOS refused Reins an event tap; in %s turn Reins on, then quit and reopen Reins", ErrNoHandWatch, inputMonitoringPane)
+		ready <- fmt.Errorf("%w: macOS refused Reins an event tap; in %s turn Reins on, then quit and reopen Reins", ErrNoWatch, inputMonitoringPane)
 		return
 	}
 	// Taps start on; this one reads nothing until a watch starts.
@@ -215,7 +216,7 @@ func (l *tapListener) run(ready chan<- error) {
 	if src == 0 {
 		macos.InvalidateMachPort(tap)
 		macos.CFRelease(tap)
-		ready <- fmt.Errorf("%w: macOS gave the event tap no run loop source", ErrNoHandWatch)
+		ready <- fmt.Errorf("%w: macOS gave the event tap no run loop source", ErrNoWatch)
 		return
 	}
 	l.mu.Lock()
@@ -231,7 +232,7 @@ func (l *tapListener) run(ready chan<- error) {
 			break
 		}
 		if macos.RunLoopFor(macRunSlice) == macos.RunLoopFinished {
-			why = fmt.Errorf("%w: macOS ended the event tap", ErrNoHandWatch)
+			why = fmt.Errorf("%w: macOS ended the event tap", ErrNoWatch)
 			break
 		}
 	}
@@ -270,7 +271,7 @@ func (l *tapListener) event(typ uint32, ev uintptr) {
 		close(l.tick)
 		l.tick = make(chan struct{})
 	}
-	if typ == cgEventTapDisabledByTimeout || typ == cgEventTapDisabledByUserInput {
+	if typ == quartz.EventTapDisabledByTimeout || typ == quartz.EventTapDisabledByUserInput {
 		// Input went by unseen: no watch on can say what the person did.
 		watches := l.watchingLocked()
 		if len(l.active) > 0 {
@@ -278,7 +279,7 @@ func (l *tapListener) event(typ uint32, ev uintptr) {
 			l.enabledAt = time.Now()
 		}
 		l.mu.Unlock()
-		why := fmt.Errorf("%w: macOS switched the event tap off for a moment, so input may have gone by unseen", ErrNoHandWatch)
+		why := fmt.Errorf("%w: macOS switched the event tap off for a moment, so input may have gone by unseen", ErrNoWatch)
 		for w := range watches {
 			w.fail(why)
 		}
@@ -295,7 +296,7 @@ func (l *tapListener) event(typ uint32, ev uintptr) {
 	}
 	l.mu.Lock()
 	type seen struct {
-		w *HandWatch
+		w *Watch
 		s macSeen
 	}
 	var out []seen
@@ -310,7 +311,7 @@ func (l *tapListener) event(typ uint32, ev uintptr) {
 			o.w.press(o.s.press)
 		}
 		if o.s.kind != 0 {
-			o.w.saw(HandInput{Kind: o.s.kind, At: now})
+			o.w.saw(Input{Kind: o.s.kind, At: now})
 		}
 	}
 }
@@ -320,32 +321,32 @@ func (l *tapListener) event(typ uint32, ev uintptr) {
 func readTapEvent(typ uint32, ev uintptr) (macTapEvent, bool) {
 	e := macTapEvent{Type: typ}
 	switch typ {
-	case cgEventKeyDown:
-		e.Autorepeat = hand.field(ev, cgKeyboardEventAutorepeat) != 0
-	case cgEventFlagsChanged:
+	case quartz.EventKeyDown:
+		e.Autorepeat = hand.field(ev, quartz.KeyboardEventAutorepeat) != 0
+	case quartz.EventFlagsChanged:
 		e.Flags = hand.flags(ev)
-	case cgEventLeftMouseDown, cgEventRightMouseDown, cgEventOtherMouseDown:
-		p := cgEventGetLocation(ev)
+	case quartz.EventLeftMouseDown, quartz.EventRightMouseDown, quartz.EventOtherMouseDown:
+		p := quartz.EventGetLocation(ev)
 		e.X, e.Y = p.X, p.Y
-	case cgEventMouseMoved, cgEventLeftMouseDragged, cgEventRightMouseDragged, cgEventOtherMouseDragged:
-		e.DX, e.DY = hand.field(ev, cgMouseEventDeltaX), hand.field(ev, cgMouseEventDeltaY)
-	case cgEventScrollWheel:
-		e.Momentum = hand.field(ev, cgScrollWheelEventMomentumPhase)
-		for i, f := range []uint32{cgScrollWheelEventDeltaAxis1, cgScrollWheelEventDeltaAxis2, cgScrollWheelEventPointDeltaAxis1, cgScrollWheelEventPointDeltaAxis2} {
+	case quartz.EventMouseMoved, quartz.EventLeftMouseDragged, quartz.EventRightMouseDragged, quartz.EventOtherMouseDragged:
+		e.DX, e.DY = hand.field(ev, quartz.MouseEventDeltaX), hand.field(ev, quartz.MouseEventDeltaY)
+	case quartz.EventScrollWheel:
+		e.Momentum = hand.field(ev, quartz.ScrollWheelEventMomentumPhase)
+		for i, f := range []uint32{quartz.ScrollWheelEventDeltaAxis1, quartz.ScrollWheelEventDeltaAxis2, quartz.ScrollWheelEventPointDeltaAxis1, quartz.ScrollWheelEventPointDeltaAxis2} {
 			e.Wheel[i] = hand.field(ev, f)
 		}
 	default:
 		return e, false
 	}
-	e.SourcePID = hand.field(ev, cgEventSourceUnixProcessID)
-	e.SourceState = hand.field(ev, cgEventSourceStateID)
-	e.UserData = hand.field(ev, cgEventSourceUserData)
+	e.SourcePID = hand.field(ev, quartz.EventSourceUnixProcessID)
+	e.SourceState = hand.field(ev, quartz.EventSourceStateID)
+	e.UserData = hand.field(ev, quartz.EventSourceUserData)
 	return e, true
 }
 
 // watchingLocked is a copy of the watches on; l.mu is held.
-func (l *tapListener) watchingLocked() map[*HandWatch]bool {
-	out := make(map[*HandWatch]bool, len(l.active))
+func (l *tapListener) watchingLocked() map[*Watch]bool {
+	out := make(map[*Watch]bool, len(l.active))
 	for w := range l.active {
 		out[w] = true
 	}
@@ -355,7 +356,7 @@ func (l *tapListener) watchingLocked() map[*HandWatch]bool {
 // watch switches the tap on, if no other watch has, and returns once every
 // event the HID system takes from then on reaches w: CGEventTapEnable has
 // returned.
-func (l *tapListener) watch(ctx context.Context, w *HandWatch) (handSource, error) {
+func (l *tapListener) watch(ctx context.Context, w *Watch) (handSource, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -367,7 +368,7 @@ func (l *tapListener) watch(ctx context.Context, w *HandWatch) (handSource, erro
 	case l.closing:
 		return nil, errHandListenerClosed
 	}
-	l.active[w] = newMacWatchState(hand.flagsState(cgEventSourceStateHIDSystemState))
+	l.active[w] = newMacWatchState(hand.flagsState(quartz.EventSourceStateHIDSystemState))
 	if len(l.active) == 1 {
 		l.enabledAt = time.Now()
 		hand.tapEnable(l.tap, true)
@@ -378,7 +379,7 @@ func (l *tapListener) watch(ctx context.Context, w *HandWatch) (handSource, erro
 // tapSource is one watch's side of the listener.
 type tapSource struct {
 	l *tapListener
-	w *HandWatch
+	w *Watch
 }
 
 // sync returns once the tap has seen the HID system's latest input, or
@@ -386,7 +387,7 @@ type tapSource struct {
 func (s *tapSource) sync(ctx context.Context) error {
 	l := s.l
 	asked := time.Now()
-	idle := cgEventSourceSecondsSinceLastEventType(cgEventSourceStateHIDSystemState, cgAnyInputEventType)
+	idle := quartz.EventSourceSecondsSinceLastEventType(quartz.EventSourceStateHIDSystemState, quartz.AnyInputEventType)
 	lastHID := asked.Add(-time.Duration(idle * float64(time.Second)))
 	timer := time.NewTimer(macHandSyncWait)
 	defer timer.Stop()
@@ -468,7 +469,7 @@ func (l *tapListener) ended(why error) {
 	}
 	l.broken = why
 	watches := l.watchingLocked()
-	l.active = map[*HandWatch]*macWatchState{}
+	l.active = map[*Watch]*macWatchState{}
 	if l.waiters > 0 {
 		close(l.tick)
 		l.tick = make(chan struct{})

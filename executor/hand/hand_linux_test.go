@@ -1,25 +1,22 @@
-package executor
+package hand
 
 import (
 	"context"
 	"encoding/binary"
 	"errors"
-	"strings"
 	"testing"
 
 	"github.com/jezek/xgb"
 	"github.com/jezek/xgb/xproto"
 	"github.com/jezek/xgb/xtest"
 
-	"github.com/reins-app/reins/audit"
 	"github.com/reins-app/reins/executor/xdesk"
-	"github.com/reins-app/reins/vocab"
 )
 
 // watchHand starts a watch on d for the test's duration.
-func watchHand(t testing.TB, display string) *HandWatch {
+func watchHand(t testing.TB, display string) *Watch {
 	t.Helper()
-	w, err := WatchHand(context.Background(), HandOptions{Display: display})
+	w, err := Start(context.Background(), Options{Display: display})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -40,7 +37,7 @@ func standIn(t testing.TB, display string) *xdesk.Person {
 
 // wantHand checks that w has seen the person's hand, first as kind from
 // device.
-func wantHand(t *testing.T, w *HandWatch, kind HandKind, device int) {
+func wantHand(t *testing.T, w *Watch, kind Kind, device int) {
 	t.Helper()
 	err := w.Check(context.Background())
 	if !errors.Is(err, ErrPersonsHand) {
@@ -58,7 +55,7 @@ func wantHand(t *testing.T, w *HandWatch, kind HandKind, device int) {
 }
 
 // wantNoHand checks that w has seen nothing of the person's.
-func wantNoHand(t *testing.T, w *HandWatch) {
+func wantNoHand(t *testing.T, w *Watch) {
 	t.Helper()
 	if err := w.Check(context.Background()); err != nil {
 		t.Fatalf("Check = %v, want nothing seen", err)
@@ -69,20 +66,20 @@ func wantNoHand(t *testing.T, w *HandWatch) {
 }
 
 func TestHandWatchSeesThePersonsHand(t *testing.T) {
-	d := startDisplay(t, 1)
+	d := startDisplay(t)
 	p := standIn(t, d.srv.Display)
 	must(t, p.MoveTo(300, 200))
 	for _, tc := range []struct {
 		name   string
 		do     func() error
-		kind   HandKind
+		kind   Kind
 		device int
 	}{
-		{"a key", func() error { return p.Key("a") }, HandKey, p.Keyboard},
-		{"a key with a modifier", func() error { return p.Key("Return") }, HandKey, p.Keyboard},
-		{"a left click", func() error { return p.Press(1) }, HandButton, p.Mouse},
-		{"a right click", func() error { return p.Press(3) }, HandButton, p.Mouse},
-		{"a move", func() error { return p.MoveBy(30, 0) }, HandMotion, p.Mouse},
+		{"a key", func() error { return p.Key("a") }, Key, p.Keyboard},
+		{"a key with a modifier", func() error { return p.Key("Return") }, Key, p.Keyboard},
+		{"a left click", func() error { return p.Press(1) }, Button, p.Mouse},
+		{"a right click", func() error { return p.Press(3) }, Button, p.Mouse},
+		{"a move", func() error { return p.MoveBy(30, 0) }, Motion, p.Mouse},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			w := watchHand(t, d.srv.Display)
@@ -91,7 +88,7 @@ func TestHandWatchSeesThePersonsHand(t *testing.T) {
 			wantHand(t, w, tc.kind, tc.device)
 			// What the person holds, they let go of; the next subtest's
 			// watch does not count a release.
-			if tc.kind == HandButton {
+			if tc.kind == Button {
 				must(t, p.Release(3))
 				must(t, p.Release(1))
 			}
@@ -99,91 +96,8 @@ func TestHandWatchSeesThePersonsHand(t *testing.T) {
 	}
 }
 
-func TestHandWatchCountsMotionOnlyBeyondAFewPixels(t *testing.T) {
-	d := startDisplay(t, 1)
-	p := standIn(t, d.srv.Display)
-	must(t, p.MoveTo(300, 200))
-	w := watchHand(t, d.srv.Display)
-	// A nudge, and back and forth, a pixel at a time (so that the
-	// server's pointer acceleration keeps to the pixel): the pointer
-	// never goes 4 pixels from where it was.
-	for _, m := range [][2]int{{1, 0}, {0, 1}, {1, 1}, {1, 0}, {-1, -1}, {-1, 0}, {-1, -1}, {1, 0}, {-1, 0}} {
-		must(t, p.MoveBy(m[0], m[1]))
-	}
-	r := newWitness(t, d)
-	if x, y := r.pointer(); x != 300 || y != 200 {
-		t.Fatalf("the pointer is at (%d, %d), not back at (300, 200)", x, y)
-	}
-	wantNoHand(t, w)
-	must(t, p.MoveBy(3, 0))
-	wantNoHand(t, w)
-	must(t, p.MoveBy(1, 1)) // (4, 1) from the start: 4.1 pixels
-	wantHand(t, w, HandMotion, p.Mouse)
-}
-
-func TestHandWatchIgnoresReinsOwnInput(t *testing.T) {
-	d := startDisplay(t, 1)
-	w := watchHand(t, d.srv.Display)
-
-	// Through the executor's X11 backend: clicks, typing (with a
-	// character the keyboard lacks, so a key code is lent), a drag and
-	// the wheel.
-	r := newX11Rig(t, d)
-	r.w.app("Witness", 100, 100, 600, 400)
-	for _, act := range []vocab.Act{
-		{Kind: vocab.Click},
-		{Kind: vocab.DoubleClick},
-		{Kind: vocab.RightClick},
-		{Kind: vocab.Type, Text: "Reins types this, ü and all, " + strings.Repeat("x", 40)},
-		{Kind: vocab.Scroll, DY: 3},
-		{Kind: vocab.Hover},
-	} {
-		if _, err := r.fire(t, act, 300, 250); err != nil {
-			t.Fatalf("%s: %v", act.Kind, err)
-		}
-	}
-	drag := audit.TestOnlyTicket(vocab.Act{Kind: vocab.Drag}, audit.Plan{X: 200, Y: 200, X2: 500, Y2: 400, Scale: 1})
-	must(t, r.ex.Fire(context.Background(), drag))
-
-	// And plain XTEST, as any other program sends it: 2,000 keys, 1,000
-	// moves, clicks and wheel notches.
-	c, err := xgb.NewConnDisplay(d.srv.Display)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	must(t, xtest.Init(c))
-	root := xproto.Setup(c).DefaultScreen(c).Root
-	code := keycodeOf(t, c, 'x')
-	for range 1000 {
-		xtest.FakeInput(c, xproto.KeyPress, code, 0, root, 0, 0, 0)
-		xtest.FakeInput(c, xproto.KeyRelease, code, 0, root, 0, 0, 0)
-	}
-	for i := range 1000 {
-		xtest.FakeInput(c, xproto.MotionNotify, 0, 0, root, int16(i%1200), int16(i%700), 0)
-	}
-	for _, b := range []byte{1, 3, 4, 5, 6, 7, 1} {
-		xtest.FakeInput(c, xproto.ButtonPress, b, 0, root, 0, 0, 0)
-		xtest.FakeInput(c, xproto.ButtonRelease, b, 0, root, 0, 0, 0)
-	}
-	for range 1000 {
-		xtest.FakeInput(c, xproto.KeyPress, code, 0, root, 0, 0, 0)
-		xtest.FakeInput(c, xproto.KeyRelease, code, 0, root, 0, 0, 0)
-	}
-	if _, err := xproto.GetInputFocus(c).Reply(); err != nil {
-		t.Fatal(err)
-	}
-	wantNoHand(t, w)
-
-	// The presses were seen, and known for synthetic.
-	last, ok, err := w.LastPress(context.Background())
-	if err != nil || !ok || last.Person || last.Placed {
-		t.Errorf("LastPress = %+v, %v, %v; want a synthetic press, not placed", last, ok, err)
-	}
-}
-
 func TestHandWatchIgnoresTheReleaseOfWhatWasHeldBefore(t *testing.T) {
-	d := startDisplay(t, 1)
+	d := startDisplay(t)
 	p := standIn(t, d.srv.Display)
 	must(t, p.MoveTo(300, 200))
 	// The Enter and the click that approved the act are still down when
@@ -196,11 +110,11 @@ func TestHandWatchIgnoresTheReleaseOfWhatWasHeldBefore(t *testing.T) {
 	wantNoHand(t, w)
 	// A key pressed afresh is the person's hand.
 	must(t, p.Key("Return"))
-	wantHand(t, w, HandKey, p.Keyboard)
+	wantHand(t, w, Key, p.Keyboard)
 }
 
 func TestHandWatchSeesPressesDuringAnotherClientsGrab(t *testing.T) {
-	d := startDisplay(t, 1)
+	d := startDisplay(t)
 	p := standIn(t, d.srv.Display)
 	must(t, p.MoveTo(300, 200))
 	// Another client grabs the pointer and the keyboard, as a browser
@@ -223,16 +137,16 @@ func TestHandWatchSeesPressesDuringAnotherClientsGrab(t *testing.T) {
 
 	w := watchHand(t, d.srv.Display)
 	must(t, p.Press(1))
-	wantHand(t, w, HandButton, p.Mouse)
+	wantHand(t, w, Button, p.Mouse)
 	must(t, p.Release(1))
 
 	w = watchHand(t, d.srv.Display)
 	must(t, p.Key("a"))
-	wantHand(t, w, HandKey, p.Keyboard)
+	wantHand(t, w, Key, p.Keyboard)
 }
 
 func TestHandWatchTellsWhereThePersonPressed(t *testing.T) {
-	d := startDisplay(t, 1)
+	d := startDisplay(t)
 	p := standIn(t, d.srv.Display)
 	w := watchHand(t, d.srv.Display)
 	ctx := context.Background()
@@ -264,7 +178,7 @@ func TestHandWatchTellsWhereThePersonPressed(t *testing.T) {
 }
 
 func TestHandWatchFollowsNewDevices(t *testing.T) {
-	d := startDisplay(t, 1)
+	d := startDisplay(t)
 	w := watchHand(t, d.srv.Display)
 
 	// A second master pointer and keyboard, and their XTEST devices, come
@@ -320,42 +234,42 @@ func TestHandWatchFollowsNewDevices(t *testing.T) {
 
 	p := standIn(t, d.srv.Display)
 	must(t, p.Key("a"))
-	wantHand(t, w, HandKey, p.Keyboard)
+	wantHand(t, w, Key, p.Keyboard)
 }
 
 func TestHandWatchTripsWhenTheDisplayGoes(t *testing.T) {
-	d := startDisplay(t, 1)
+	d := startDisplay(t)
 	w := watchHand(t, d.srv.Display)
 	must(t, d.srv.Close())
 	<-w.Tripped()
-	if err := w.Err(); !errors.Is(err, ErrNoHandWatch) || errors.Is(err, ErrPersonsHand) {
+	if err := w.Err(); !errors.Is(err, ErrNoWatch) || errors.Is(err, ErrPersonsHand) {
 		t.Errorf("Err = %v, want the watch lost", err)
 	}
-	if err := w.Check(context.Background()); !errors.Is(err, ErrNoHandWatch) {
+	if err := w.Check(context.Background()); !errors.Is(err, ErrNoWatch) {
 		t.Errorf("Check = %v, want the watch lost", err)
 	}
-	if _, _, err := w.LastPress(context.Background()); !errors.Is(err, ErrNoHandWatch) {
+	if _, _, err := w.LastPress(context.Background()); !errors.Is(err, ErrNoWatch) {
 		t.Errorf("LastPress = %v, want the watch lost", err)
 	}
 }
 
 func TestHandWatchClosed(t *testing.T) {
-	d := startDisplay(t, 1)
+	d := startDisplay(t)
 	w := watchHand(t, d.srv.Display)
 	must(t, w.Close())
 	must(t, w.Close())
-	if err := w.Check(context.Background()); !errors.Is(err, ErrNoHandWatch) {
-		t.Errorf("Check after Close = %v, want ErrNoHandWatch", err)
+	if err := w.Check(context.Background()); !errors.Is(err, ErrNoWatch) {
+		t.Errorf("Check after Close = %v, want ErrNoWatch", err)
 	}
 }
 
 func TestWatchHandWithoutADisplay(t *testing.T) {
 	for _, display := range []string{":" + "65000", "nonsense"} {
-		if w, err := WatchHand(context.Background(), HandOptions{Display: display}); !errors.Is(err, ErrNoHandWatch) {
+		if w, err := Start(context.Background(), Options{Display: display}); !errors.Is(err, ErrNoWatch) {
 			if w != nil {
 				w.Close()
 			}
-			t.Errorf("WatchHand(%q) = %v, want ErrNoHandWatch", display, err)
+			t.Errorf("Start(%q) = %v, want ErrNoWatch", display, err)
 		}
 	}
 }
@@ -424,7 +338,7 @@ func deviceNames(r []byte) map[uint16]string {
 
 // selected is the listener's raw input selection on the root window, as
 // the server holds it.
-func selected(t *testing.T, l *HandListener) uint32 {
+func selected(t *testing.T, l *Listener) uint32 {
 	t.Helper()
 	x := l.impl.(*xiListener)
 	r, err := x.wire.call(context.Background(), x.req(60, 8, func(b []byte) { le.PutUint32(b[4:], x.wire.screen.root) }))
@@ -443,10 +357,10 @@ func selected(t *testing.T, l *HandListener) uint32 {
 }
 
 func TestHandListenerReadsInputOnlyWhileAWatchIsOn(t *testing.T) {
-	d := startDisplay(t, 1)
+	d := startDisplay(t)
 	p := standIn(t, d.srv.Display)
 	ctx := context.Background()
-	l, err := NewHandListener(ctx, HandOptions{Display: d.srv.Display})
+	l, err := NewListener(ctx, Options{Display: d.srv.Display})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -463,7 +377,7 @@ func TestHandListenerReadsInputOnlyWhileAWatchIsOn(t *testing.T) {
 		t.Fatal("with a watch on, the listener selects no input")
 	}
 	must(t, p.Key("a"))
-	wantHand(t, a, HandKey, p.Keyboard)
+	wantHand(t, a, Key, p.Keyboard)
 
 	// A watch started after an input does not see it, though another
 	// watch did; both see what comes after.
@@ -474,7 +388,7 @@ func TestHandListenerReadsInputOnlyWhileAWatchIsOn(t *testing.T) {
 	wantNoHand(t, b)
 	must(t, p.Press(1))
 	must(t, p.Release(1))
-	wantHand(t, b, HandButton, p.Mouse)
+	wantHand(t, b, Button, p.Mouse)
 	if last, ok, err := a.LastPress(ctx); err != nil || !ok || !last.Person {
 		t.Errorf("the first watch's LastPress = %+v, %v, %v; want the person's", last, ok, err)
 	}
@@ -495,7 +409,7 @@ func TestHandListenerReadsInputOnlyWhileAWatchIsOn(t *testing.T) {
 	}
 	wantNoHand(t, c)
 	must(t, p.MoveBy(10, 0))
-	wantHand(t, c, HandMotion, p.Mouse)
+	wantHand(t, c, Motion, p.Mouse)
 
 	// Closing the listener trips the watches on.
 	e, err := l.Watch(ctx)
@@ -504,45 +418,16 @@ func TestHandListenerReadsInputOnlyWhileAWatchIsOn(t *testing.T) {
 	}
 	must(t, l.Close())
 	<-e.Tripped()
-	if err := e.Check(ctx); !errors.Is(err, ErrNoHandWatch) {
-		t.Errorf("a watch's Check after its listener closed = %v, want ErrNoHandWatch", err)
+	if err := e.Check(ctx); !errors.Is(err, ErrNoWatch) {
+		t.Errorf("a watch's Check after its listener closed = %v, want ErrNoWatch", err)
 	}
-	if _, err := l.Watch(ctx); !errors.Is(err, ErrNoHandWatch) {
-		t.Errorf("Watch on a closed listener = %v, want ErrNoHandWatch", err)
-	}
-}
-
-// The stand-in's input is input like any other to the windows it lands in.
-func TestStandInClicksAndTypesInWindows(t *testing.T) {
-	d := startDisplay(t, 1)
-	r := newWitness(t, d)
-	win := r.app("Witness", 100, 100, 400, 300)
-	p := standIn(t, d.srv.Display)
-	r.take()
-	must(t, p.MoveTo(250, 180))
-	must(t, p.Press(1))
-	must(t, p.Release(1))
-	must(t, p.Key("q"))
-	var got []string
-	for _, e := range r.take() {
-		switch e.kind {
-		case "press", "release":
-			if e.window == win && e.x == 150 && e.y == 80 && e.detail == 1 {
-				got = append(got, e.kind)
-			}
-		case "key":
-			if e.sym == 'q' {
-				got = append(got, "q")
-			}
-		}
-	}
-	if strings.Join(got, " ") != "press release q" {
-		t.Errorf("the window saw %q, want a left click at (150, 80) and the key q", got)
+	if _, err := l.Watch(ctx); !errors.Is(err, ErrNoWatch) {
+		t.Errorf("Watch on a closed listener = %v, want ErrNoWatch", err)
 	}
 }
 
 func TestHandWatchContextEndsWhenThePersonReachesIn(t *testing.T) {
-	d := startDisplay(t, 1)
+	d := startDisplay(t)
 	p := standIn(t, d.srv.Display)
 	w := watchHand(t, d.srv.Display)
 	ctx, cancel := w.Context(context.Background())

@@ -1,8 +1,7 @@
-package executor
+package hotkey
 
 import (
-	"fmt"
-
+	"github.com/reins-app/reins/executor"
 	"github.com/reins-app/reins/keychord"
 )
 
@@ -45,42 +44,32 @@ const (
 // carbonHotKey returns the virtual key code and the Carbon modifier mask
 // that RegisterEventHotKey takes for c. Hot keys match keys, not
 // characters, so a character names the key that types it on the US
-// layout, as everywhere else on macOS in this package; a character typed
+// layout, as the executor names it everywhere else on macOS; a character typed
 // with Shift there ("+") adds Shift to the chord. A chord held with only
 // Option and Shift is refused: macOS 15 and later never deliver it.
-func carbonHotKey(c chord) (code, mods uint32, err error) {
-	if c.mods.OptionShiftOnly() {
+func carbonHotKey(c keychord.Chord) (code, mods uint32, err error) {
+	if c.Mods.OptionShiftOnly() {
 		// Registered, it would take nothing and say nothing.
 		return 0, 0, keychord.ErrOptionShiftOnly
 	}
-	if c.mods&modShift != 0 {
+	if c.Mods&keychord.Shift != 0 {
 		mods |= carbonShiftKey
 	}
-	if c.mods&modControl != 0 {
+	if c.Mods&keychord.Control != 0 {
 		mods |= carbonControlKey
 	}
-	if c.mods&modAlt != 0 {
+	if c.Mods&keychord.Alt != 0 {
 		mods |= carbonOptionKey
 	}
-	if c.mods&modMeta != 0 {
+	if c.Mods&keychord.Meta != 0 {
 		mods |= carbonCmdKey
 	}
-	switch c.name {
-	case keyNone:
-		k, err := macChordKey(c.char, c.mods)
-		if err != nil {
-			return 0, 0, err
-		}
-		if k.shift {
-			mods |= carbonShiftKey
-		}
-		return uint32(k.code), mods, nil
-	case keyShift, keyControl, keyAlt, keyMeta:
-		return 0, 0, fmt.Errorf("%w: a modifier alone cannot be a global chord; add a key such as P", ErrUnknownKey)
+	k, shift, err := executor.MacChordKey(c)
+	if err != nil {
+		return 0, 0, err
 	}
-	k, ok := macNamedCode(c.name)
-	if !ok {
-		return 0, 0, fmt.Errorf("%w: a Mac keyboard has no such key", ErrUnknownKey)
+	if shift {
+		mods |= carbonShiftKey
 	}
 	return uint32(k), mods, nil
 }
