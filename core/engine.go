@@ -32,6 +32,7 @@ import (
 	"github.com/reins-app/reins/executor"
 	"github.com/reins-app/reins/grounding"
 	gdesktop "github.com/reins-app/reins/grounding/desktop"
+	"github.com/reins-app/reins/internal/peercred"
 	"github.com/reins-app/reins/internal/plain"
 	"github.com/reins-app/reins/persondoor"
 	"github.com/reins-app/reins/policy"
@@ -75,7 +76,7 @@ type Options struct {
 	PersonTerminal bool // optional
 	// OwnProcesses are the processes whose windows are Reins' own, which no
 	// act may land on: its popup and windows, the terminal running reins
-	// serve. Default executor.Ancestry(): Reins and the processes it
+	// serve. Default peercred.Ancestry(): Reins and the processes it
 	// descends from.
 	OwnProcesses []int // optional
 	// Policy is the organisation's policy Reins starts under; the zero
@@ -225,7 +226,7 @@ func New(opts Options) *Engine {
 		opts.Logf = log.Printf
 	}
 	if opts.OwnProcesses == nil {
-		opts.OwnProcesses = executor.Ancestry()
+		opts.OwnProcesses = peercred.Ancestry()
 	}
 	e := &Engine{
 		opts:      opts,

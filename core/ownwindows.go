@@ -12,7 +12,7 @@ import (
 // any input fires. No agent may click or type into any Reins' popup or
 // serve terminal, this one's or another's.
 type ownWindows struct {
-	// scan lists them from the OS (executor.ReinsProcesses); nil: only
+	// scan lists them from the OS (peercred.ReinsProcesses); nil: only
 	// Options.OwnProcesses, as in tests of a fake desktop. Set before the
 	// engine runs.
 	scan func() ([]int, error)

@@ -22,6 +22,7 @@ import (
 	"github.com/reins-app/reins/extension"
 	"github.com/reins-app/reins/internal/folderlock"
 	"github.com/reins-app/reins/internal/paths"
+	"github.com/reins-app/reins/internal/peercred"
 	"github.com/reins-app/reins/keychord"
 	"github.com/reins-app/reins/persondoor"
 	"github.com/reins-app/reins/policy"
@@ -246,7 +247,7 @@ func start(ctx context.Context, opts StartOptions, dir string) (*Runtime, error)
 	if opts.Executor == nil {
 		// On a real desktop other Reins may run too: their windows are
 		// every Reins' own.
-		e.own.scan = executor.ReinsProcesses
+		e.own.scan = peercred.ReinsProcesses
 	}
 	engine.Store(e)
 	rctx, cancel := context.WithCancel(context.WithoutCancel(ctx))

@@ -13,10 +13,6 @@ import (
 // it before its next event, and it lets go of what it holds; Reins' own
 // events never trip it.
 
-// HandWatch is the watch on the person's hand an act fires under: see
-// package hand.
-type HandWatch = hand.Watch
-
 // watched puts the act under w: its waits end when the person reaches in,
 // and every check before an event asks w. stop ends it.
 func (a *act) watched(w *hand.Watch) (stop func()) {

@@ -11,6 +11,7 @@ import (
 	"github.com/jezek/xgb/xproto"
 
 	"github.com/reins-app/reins/denylist"
+	"github.com/reins-app/reins/internal/peercred"
 	"github.com/reins-app/reins/vocab"
 )
 
@@ -31,7 +32,7 @@ func ownRig(t *testing.T, r *x11Rig) int {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { other.Process.Kill(); other.Wait() })
-	r.ex.SetDenyList(append(denylist.Default(), OwnRule(Ancestry())))
+	r.ex.SetDenyList(append(denylist.Default(), OwnRule(peercred.Ancestry())))
 	return other.Process.Pid
 }
 

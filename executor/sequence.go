@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/reins-app/reins/executor/hand"
 	"slices"
 	"sync"
 	"time"
@@ -322,7 +323,7 @@ type act struct {
 	strayed bool
 	// hand is the watch on the person's hand while the act fires
 	// (handact.go); nil before it begins.
-	hand *HandWatch
+	hand *hand.Watch
 }
 
 func (a *act) send(e event) error {

@@ -1,11 +1,9 @@
-package executor
+package peercred
 
 import (
 	"os"
 	"slices"
 	"testing"
-
-	"github.com/reins-app/reins/internal/peercred"
 )
 
 // A desktop as recorded: this Reins under its terminal; another Reins (a
@@ -19,16 +17,16 @@ func TestReinsProcessesAreEveryReinsAndWhatTheyDescendFrom(t *testing.T) {
 		name, arg1 string
 	}
 	recs := map[int]rec{}
-	var procs []peercred.Process
+	var procs []Process
 	bin := func(pid, parent int, name, exe, arg1 string) {
 		recs[pid] = rec{parent, name, arg1}
-		p := peercred.Process{PID: pid, Exe: exe, Hidden: exe == "-"}
+		p := Process{PID: pid, Exe: exe, Hidden: exe == "-"}
 		switch exe {
 		case "-":
 			p.Exe = ""
 		case "":
 		default:
-			p.Open, p.File = exe, peercred.FileID{Ino: uint64(pid)}
+			p.Open, p.File = exe, FileID{Ino: uint64(pid)}
 		}
 		procs = append(procs, p)
 	}
@@ -50,7 +48,7 @@ func TestReinsProcessesAreEveryReinsAndWhatTheyDescendFrom(t *testing.T) {
 	bin(61, 1, "vim", "/usr/bin/vim", "")
 	bin(62, 2, "kworker/0:1", "", "") // a kernel thread: no executable
 	look := procLookups{
-		main: func(p peercred.Process) string {
+		main: func(p Process) string {
 			switch p.Exe {
 			case "/opt/reins", "/tmp/notes", "/usr/local/bin/reins":
 				return reinsMain
@@ -81,7 +79,7 @@ func TestReinsProcessesHoldThisOneAndReadBuildInformation(t *testing.T) {
 		t.Fatalf("ReinsProcesses = %v, want this process first", pids)
 	}
 	self, _ := os.Executable()
-	if got := mainPackage(peercred.Process{Exe: self, Open: self}); got != "github.com/reins-app/reins/executor.test" {
+	if got := mainPackage(Process{Exe: self, Open: self}); got != "github.com/reins-app/reins/internal/peercred.test" {
 		t.Fatalf("the main package of this test binary = %q", got)
 	}
 }
