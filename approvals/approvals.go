@@ -1,5 +1,5 @@
 // Package approvals decides whether an agent may do what it asks: the
-// person's grants per tab (None, Read, Control, bound to the origin shown when
+// person's shares per tab (None, Read, Control, bound to the origin shown when
 // they shared it), the policy of what needs a person, remembered decisions,
 // the table of acts always asked on their own ([Tiers]), and the broker that
 // asks a person and treats silence as a no.

@@ -22,8 +22,8 @@ func (c *clock) add(d time.Duration) {
 	c.mu.Unlock()
 }
 
-func TestGrantIsBoundToTheOriginSharedOn(t *testing.T) {
-	g := NewGrants(nil)
+func TestShareIsBoundToTheOriginSharedOn(t *testing.T) {
+	g := NewShares(nil)
 	if err := g.Set("1", "https://shop.example.com", vocab.Control); err != nil {
 		t.Fatal(err)
 	}
@@ -39,8 +39,8 @@ func TestGrantIsBoundToTheOriginSharedOn(t *testing.T) {
 	}
 }
 
-func TestGrantLevels(t *testing.T) {
-	g := NewGrants(nil)
+func TestShareLevels(t *testing.T) {
+	g := NewShares(nil)
 	o := "https://a.example"
 	if err := g.Check("1", o, vocab.ReadOnly); !errors.Is(err, ErrNotShared) {
 		t.Fatalf("none: %v", err)
@@ -251,11 +251,11 @@ func TestAHeldRequestIsAlwaysAskedAndKnowsItsDeadline(t *testing.T) {
 		t.Fatalf("a remembered allow: asked %d times, quiet for %v; want not asked, and quiet for %v", len(got), remembered.Quiet(), RememberedQuiet)
 	}
 	held := click("1")
-	held.Held = 1
+	held.Busy = 1
 	if b.Covered(held) {
 		t.Fatal("a held act is covered by the remembered allow")
 	}
-	if _, err := b.Decide(ctx, held); err != nil || len(got) != 2 || got[1].Held != 1 {
+	if _, err := b.Decide(ctx, held); err != nil || len(got) != 2 || got[1].Busy != 1 {
 		t.Fatalf("a held act was not put to the person: %v, %+v", err, got)
 	}
 }

@@ -148,7 +148,7 @@ func Rememberable(act vocab.Act, t vocab.Target) bool {
 // Covered reports whether a remembered "allow on this tab" answers req
 // without asking, so callers can skip preparing what only a person needs.
 func (b *Broker) Covered(req vocab.Request) bool {
-	if !b.rememberable(req.Act, req.Target) || req.Held > 0 {
+	if !b.rememberable(req.Act, req.Target) || req.Busy > 0 {
 		return false
 	}
 	b.mu.Lock()
@@ -176,7 +176,7 @@ func (b *Broker) Decide(ctx context.Context, req vocab.Request) (Approved, error
 	req.Rememberable = b.rememberable(req.Act, req.Target)
 	req.Risk = Risk(req.Act, req.Target)
 	key := memoryKey{req.Agent.Session, req.Target.Tab, req.Act.Kind}
-	if req.Rememberable && req.Held == 0 {
+	if req.Rememberable && req.Busy == 0 {
 		b.mu.Lock()
 		until, ok := b.remember[key]
 		b.mu.Unlock()

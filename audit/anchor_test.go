@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/reins-app/reins/internal/testenv"
+	"github.com/reins-app/reins/internal/testrig/testenv"
 
 	"github.com/reins-app/reins/audit/audittest"
 	"github.com/reins-app/reins/vocab"
@@ -258,7 +258,7 @@ func TestARequiredReceiverThatDoesNotAnswerRefusesActsUntilItDoes(t *testing.T) 
 	const tries = 5
 	got := 0
 	for range tries {
-		tk, err := l.Commit(context.Background(), act, Plan{X: 1, Y: 1, Scale: 1})
+		tk, err := l.Commit(context.Background(), act, Landing{X: 1, Y: 1, Scale: 1})
 		if tk.Valid() {
 			got++
 		}
@@ -289,7 +289,7 @@ func TestARequiredReceiverThatDoesNotAnswerRefusesActsUntilItDoes(t *testing.T) 
 	if !audittest.Poll(10*time.Second, func() bool { return l.AnchorReady() == nil }) {
 		t.Fatalf("AnchorReady after the receiver started: %v", l.AnchorReady())
 	}
-	mustCommit(t, l, act, Plan{X: 1, Y: 1, Scale: 1})
+	mustCommit(t, l, act, Landing{X: 1, Y: 1, Scale: 1})
 	audittest.WaitLines(t, rs.RemoteLog, path, 3)
 }
 
@@ -298,20 +298,20 @@ func TestALostRequiredReceiverRefusesTheNextAct(t *testing.T) {
 	path := testPath(t)
 	l := openAnchored(t, path, AnchorOptions{SystemLog: "off", Remote: rs.Addr(), RemoteRequired: true})
 	act := approve(vocab.Act{Kind: vocab.Click}, tab)
-	mustCommit(t, l, act, Plan{X: 1, Y: 1, Scale: 1})
+	mustCommit(t, l, act, Landing{X: 1, Y: 1, Scale: 1})
 	audittest.WaitLines(t, rs.RemoteLog, path, 1)
 	rs.Stop()
 	if !audittest.Poll(10*time.Second, func() bool { return errors.Is(l.AnchorReady(), ErrAnchorUnreachable) }) {
 		t.Fatal("the lost receiver was not noticed within 10 s")
 	}
-	if tk, err := l.Commit(context.Background(), act, Plan{X: 1, Y: 1, Scale: 1}); tk.Valid() || !errors.Is(err, ErrAnchorUnreachable) {
+	if tk, err := l.Commit(context.Background(), act, Landing{X: 1, Y: 1, Scale: 1}); tk.Valid() || !errors.Is(err, ErrAnchorUnreachable) {
 		t.Fatalf("Commit after the receiver left = %v, %v", tk.Valid(), err)
 	}
 	rs = rs.Restart(t)
 	if !audittest.Poll(10*time.Second, func() bool { return l.AnchorReady() == nil }) {
 		t.Fatalf("AnchorReady after the receiver came back: %v", l.AnchorReady())
 	}
-	mustCommit(t, l, act, Plan{X: 1, Y: 1, Scale: 1})
+	mustCommit(t, l, act, Landing{X: 1, Y: 1, Scale: 1})
 	audittest.WaitLines(t, rs.RemoteLog, path, 1)
 }
 

@@ -433,7 +433,7 @@ func (l *Log) Record(ctx context.Context, e Entry) (int64, error) {
 // ticket is invalid and the act must not fire: the error wraps ErrWrite, is
 // ErrNotApproved, or wraps ErrAnchorUnreachable (a required remote receiver
 // does not answer; then no row is written).
-func (l *Log) Commit(ctx context.Context, a approvals.Approved, p Plan) (Ticket, error) {
+func (l *Log) Commit(ctx context.Context, a approvals.Approved, p Landing) (Ticket, error) {
 	if !a.Valid() {
 		return Ticket{}, ErrNotApproved
 	}
@@ -450,7 +450,7 @@ func (l *Log) Commit(ctx context.Context, a approvals.Approved, p Plan) (Ticket,
 	if err := r.describe(req.Agent, req.Act, req.Target); err != nil {
 		return Ticket{}, fmt.Errorf("%w: %w", ErrWrite, err)
 	}
-	if p != (Plan{}) {
+	if p != (Landing{}) {
 		b, err := json.Marshal(p)
 		if err != nil {
 			return Ticket{}, fmt.Errorf("%w: the plan cannot be stored: %w", ErrWrite, err)
@@ -461,7 +461,7 @@ func (l *Log) Commit(ctx context.Context, a approvals.Approved, p Plan) (Ticket,
 	if err != nil {
 		return Ticket{}, fmt.Errorf("%w: %w", ErrWrite, err)
 	}
-	return Ticket{seq: seq, approved: a, plan: p, ok: true}, nil
+	return Ticket{seq: seq, approved: a, landing: p, ok: true}, nil
 }
 
 // Finish appends what happened to t's act — outcome is one of the Outcome

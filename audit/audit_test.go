@@ -136,10 +136,10 @@ func TestCommitAndFinish(t *testing.T) {
 	target := tab
 	target.Role, target.Name, target.Ref = "button", "Pay", "f2e4"
 	a := approve(vocab.Act{Kind: vocab.Click}, target)
-	p := Plan{X: 100.5, Y: 200.25, Scale: 2, Frame: "https://login.bank.example"}
+	p := Landing{X: 100.5, Y: 200.25, Scale: 2, Frame: "https://login.bank.example"}
 	tk := mustCommit(t, l, a, p)
-	if tk.Seq() != 1 || tk.Plan() != p || tk.Act().Kind != vocab.Click || !tk.Approved().Valid() {
-		t.Fatalf("ticket = seq %d plan %+v act %+v", tk.Seq(), tk.Plan(), tk.Act())
+	if tk.Seq() != 1 || tk.Landing() != p || tk.Act().Kind != vocab.Click || !tk.Approved().Valid() {
+		t.Fatalf("ticket = seq %d plan %+v act %+v", tk.Seq(), tk.Landing(), tk.Act())
 	}
 	seq, err := l.Finish(context.Background(), tk, vocab.OutcomeDone, "", "Clicked “Pay”.")
 	if err != nil {
@@ -159,7 +159,7 @@ func TestCommitAndFinish(t *testing.T) {
 	if fire.Detail != "Click “Pay”" {
 		t.Errorf("fire detail = %q", fire.Detail)
 	}
-	var gotPlan Plan
+	var gotPlan Landing
 	if err := json.Unmarshal(fire.Plan, &gotPlan); err != nil || gotPlan != p {
 		t.Errorf("plan = %s (%v), want %+v", fire.Plan, err, p)
 	}
@@ -177,7 +177,7 @@ func TestCommitAndFinish(t *testing.T) {
 
 func TestCommitWithoutPlanStoresNone(t *testing.T) {
 	l := openTest(t)
-	tk := mustCommit(t, l, approve(vocab.Act{Kind: vocab.Navigate, URL: "https://bank.example/pay"}, tab), Plan{})
+	tk := mustCommit(t, l, approve(vocab.Act{Kind: vocab.Navigate, URL: "https://bank.example/pay"}, tab), Landing{})
 	r := allRows(t, l)[0]
 	if r.Plan != nil {
 		t.Errorf("plan = %s, want none for a browser-level act", r.Plan)
@@ -189,7 +189,7 @@ func TestCommitWithoutPlanStoresNone(t *testing.T) {
 
 func TestCommitRefusesInvalidApproval(t *testing.T) {
 	l := openTest(t)
-	tk, err := l.Commit(context.Background(), approvals.Approved{}, Plan{X: 1, Y: 1, Scale: 1})
+	tk, err := l.Commit(context.Background(), approvals.Approved{}, Landing{X: 1, Y: 1, Scale: 1})
 	if !errors.Is(err, ErrNotApproved) {
 		t.Fatalf("err = %v, want ErrNotApproved", err)
 	}
@@ -205,7 +205,7 @@ func TestCommitRefusesUnstorablePlan(t *testing.T) {
 	l := openTest(t)
 	nan := 0.0
 	nan /= nan
-	tk, err := l.Commit(context.Background(), approve(vocab.Act{Kind: vocab.Click}, tab), Plan{X: nan, Scale: 1})
+	tk, err := l.Commit(context.Background(), approve(vocab.Act{Kind: vocab.Click}, tab), Landing{X: nan, Scale: 1})
 	if !errors.Is(err, ErrWrite) || tk.Valid() {
 		t.Fatalf("Commit(NaN plan) = valid %v, %v; want ErrWrite and an invalid ticket", tk.Valid(), err)
 	}
@@ -215,14 +215,14 @@ func TestCommitRefusesUnstorablePlan(t *testing.T) {
 func TestFinishRefusals(t *testing.T) {
 	ctx := context.Background()
 	l := openTest(t)
-	tk := mustCommit(t, l, approve(vocab.Act{Kind: vocab.Click}, tab), Plan{X: 1, Y: 2, Scale: 1})
+	tk := mustCommit(t, l, approve(vocab.Act{Kind: vocab.Click}, tab), Landing{X: 1, Y: 2, Scale: 1})
 	cases := []struct {
 		name    string
 		t       Ticket
 		outcome string
 	}{
 		{"zero ticket", Ticket{}, vocab.OutcomeDone},
-		{"test-only ticket", TestOnlyTicket(vocab.Act{Kind: vocab.Click}, Plan{}), vocab.OutcomeDone},
+		{"test-only ticket", TestOnlyTicket(vocab.Act{Kind: vocab.Click}, Landing{}), vocab.OutcomeDone},
 		{"about_to_fire is Commit's", tk, vocab.OutcomeAboutToFire},
 		{"unknown outcome", tk, "ok"},
 		{"ticket for a row this log does not have", Ticket{seq: 99, ok: true}, vocab.OutcomeDone},
@@ -269,7 +269,7 @@ func TestCommitIsVisibleToAnIndependentConnection(t *testing.T) {
 	l := openAt(t, path, nil)
 	ro := rawDB(t, path, "mode=ro&_busy_timeout=5000")
 	for i := range 5 {
-		tk := mustCommit(t, l, approve(vocab.Act{Kind: vocab.Click}, tab), Plan{X: float64(i), Y: 1, Scale: 1})
+		tk := mustCommit(t, l, approve(vocab.Act{Kind: vocab.Click}, tab), Landing{X: float64(i), Y: 1, Scale: 1})
 		var phase, outcome string
 		err := ro.QueryRow("SELECT phase, outcome FROM audit_rows WHERE seq = ?", tk.Seq()).Scan(&phase, &outcome)
 		if err != nil {
@@ -294,7 +294,7 @@ func TestSecretTextIsNeverStored(t *testing.T) {
 	// Every way a secret act reaches the log: committed, finished, recorded
 	// as denied, and recorded as refused.
 	secretAct := vocab.Act{Kind: vocab.Type, Text: secret, Secret: true, Submit: true}
-	tk := mustCommit(t, l, approve(secretAct, tab), Plan{X: 10, Y: 20, Scale: 1})
+	tk := mustCommit(t, l, approve(secretAct, tab), Landing{X: 10, Y: 20, Scale: 1})
 	if _, err := l.Finish(ctx, tk, vocab.OutcomeDone, "", ""); err != nil {
 		t.Fatal(err)
 	}
@@ -413,7 +413,7 @@ func TestReopenContinuesTheChain(t *testing.T) {
 	for range 3 {
 		mustRecord(t, l, Entry{Agent: agent, Act: vocab.Act{Kind: vocab.Read}, Outcome: vocab.OutcomeRead})
 	}
-	tk := mustCommit(t, l, approve(vocab.Act{Kind: vocab.Click}, tab), Plan{X: 1, Y: 1, Scale: 1})
+	tk := mustCommit(t, l, approve(vocab.Act{Kind: vocab.Click}, tab), Landing{X: 1, Y: 1, Scale: 1})
 	if err := l.Close(); err != nil {
 		t.Fatal(err)
 	}
@@ -478,7 +478,7 @@ func TestConcurrentWritersKeepTheChain(t *testing.T) {
 				var err error
 				if i%4 == 3 {
 					var tk Ticket
-					tk, err = l.Commit(ctx, approve(vocab.Act{Kind: vocab.Click}, tab), Plan{X: float64(w), Y: float64(i), Scale: 1})
+					tk, err = l.Commit(ctx, approve(vocab.Act{Kind: vocab.Click}, tab), Landing{X: float64(w), Y: float64(i), Scale: 1})
 					if err == nil {
 						_, err = l.Finish(ctx, tk, vocab.OutcomeDone, "", "")
 					}
@@ -538,11 +538,11 @@ func TestCancelledContextWritesNothing(t *testing.T) {
 	l := openTest(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	tk, err := l.Commit(ctx, approve(vocab.Act{Kind: vocab.Click}, tab), Plan{X: 1, Y: 1, Scale: 1})
+	tk, err := l.Commit(ctx, approve(vocab.Act{Kind: vocab.Click}, tab), Landing{X: 1, Y: 1, Scale: 1})
 	if !errors.Is(err, ErrWrite) || !errors.Is(err, context.Canceled) || tk.Valid() {
 		t.Fatalf("Commit = valid %v, %v", tk.Valid(), err)
 	}
 	mustVerify(t, l, 0)
-	mustCommit(t, l, approve(vocab.Act{Kind: vocab.Click}, tab), Plan{X: 1, Y: 1, Scale: 1})
+	mustCommit(t, l, approve(vocab.Act{Kind: vocab.Click}, tab), Landing{X: 1, Y: 1, Scale: 1})
 	mustVerify(t, l, 1)
 }

@@ -29,7 +29,7 @@ func BenchmarkCommitFinish(b *testing.B) {
 	l := openAt(b, testPath(b), nil)
 	ctx := context.Background()
 	a := approve(vocab.Act{Kind: vocab.Click}, tab)
-	p := Plan{X: 100, Y: 200, Scale: 2}
+	p := Landing{X: 100, Y: 200, Scale: 2}
 	for b.Loop() {
 		tk, err := l.Commit(ctx, a, p)
 		if err != nil {
@@ -76,7 +76,7 @@ func BenchmarkCommitFinishAnchored(b *testing.B) {
 			l := openAnchored(b, path, c.ao)
 			ctx := context.Background()
 			a := approve(vocab.Act{Kind: vocab.Click}, tab)
-			p := Plan{X: 100, Y: 200, Scale: 2}
+			p := Landing{X: 100, Y: 200, Scale: 2}
 			n := 0
 			for b.Loop() {
 				tk, err := l.Commit(ctx, a, p)

@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/reins-app/reins/internal/testenv"
+	"github.com/reins-app/reins/internal/testrig/testenv"
 	"github.com/reins-app/reins/vocab"
 )
 
@@ -36,7 +36,7 @@ func TestDiskFull(t *testing.T) {
 
 	// Text longer than a page needs new pages, which the "disk" refuses.
 	big := vocab.Act{Kind: vocab.Type, Text: strings.Repeat("long text ", 2000)}
-	tk, err := l.Commit(ctx, approve(big, tab), Plan{X: 1, Y: 1, Scale: 1})
+	tk, err := l.Commit(ctx, approve(big, tab), Landing{X: 1, Y: 1, Scale: 1})
 	if !errors.Is(err, ErrWrite) {
 		t.Fatalf("Commit on a full disk = %v, want ErrWrite", err)
 	}
@@ -57,7 +57,7 @@ func TestDiskFull(t *testing.T) {
 	if _, err := l.w.conn.ExecContext(ctx, "PRAGMA max_page_count = 1073741823"); err != nil {
 		t.Fatal(err)
 	}
-	tk = mustCommit(t, l, approve(big, tab), Plan{X: 1, Y: 1, Scale: 1})
+	tk = mustCommit(t, l, approve(big, tab), Landing{X: 1, Y: 1, Scale: 1})
 	if tk.Seq() != 4 {
 		t.Fatalf("seq after the disk recovered = %d, want 4", tk.Seq())
 	}
@@ -74,7 +74,7 @@ func TestReadOnlyConnection(t *testing.T) {
 	if _, err := l.w.conn.ExecContext(ctx, "PRAGMA query_only = 1"); err != nil {
 		t.Fatal(err)
 	}
-	tk, err := l.Commit(ctx, approve(vocab.Act{Kind: vocab.Click}, tab), Plan{X: 1, Y: 1, Scale: 1})
+	tk, err := l.Commit(ctx, approve(vocab.Act{Kind: vocab.Click}, tab), Landing{X: 1, Y: 1, Scale: 1})
 	t.Logf("read-only connection: %v", err)
 	if !errors.Is(err, ErrWrite) || tk.Valid() {
 		t.Fatalf("Commit on a read-only connection = valid %v, %v; want ErrWrite", tk.Valid(), err)
@@ -82,7 +82,7 @@ func TestReadOnlyConnection(t *testing.T) {
 	if _, err := l.w.conn.ExecContext(ctx, "PRAGMA query_only = 0"); err != nil {
 		t.Fatal(err)
 	}
-	if tk := mustCommit(t, l, approve(vocab.Act{Kind: vocab.Click}, tab), Plan{X: 1, Y: 1, Scale: 1}); tk.Seq() != 2 {
+	if tk := mustCommit(t, l, approve(vocab.Act{Kind: vocab.Click}, tab), Landing{X: 1, Y: 1, Scale: 1}); tk.Seq() != 2 {
 		t.Fatalf("seq = %d, want 2", tk.Seq())
 	}
 	mustVerify(t, l, 2)
@@ -102,7 +102,7 @@ func TestReadOnlyFile(t *testing.T) {
 	}
 	rw := l.w
 	l.w = ro
-	tk, err := l.Commit(ctx, approve(vocab.Act{Kind: vocab.Click}, tab), Plan{X: 1, Y: 1, Scale: 1})
+	tk, err := l.Commit(ctx, approve(vocab.Act{Kind: vocab.Click}, tab), Landing{X: 1, Y: 1, Scale: 1})
 	if !errors.Is(err, ErrWrite) || tk.Valid() {
 		t.Fatalf("Commit on a read-only file = valid %v, %v; want ErrWrite", tk.Valid(), err)
 	}
@@ -113,7 +113,7 @@ func TestReadOnlyFile(t *testing.T) {
 	l.w = rw
 	ro.close()
 	mustVerify(t, l, 1)
-	if tk := mustCommit(t, l, approve(vocab.Act{Kind: vocab.Click}, tab), Plan{X: 1, Y: 1, Scale: 1}); tk.Seq() != 2 {
+	if tk := mustCommit(t, l, approve(vocab.Act{Kind: vocab.Click}, tab), Landing{X: 1, Y: 1, Scale: 1}); tk.Seq() != 2 {
 		t.Fatalf("seq = %d, want 2", tk.Seq())
 	}
 }
@@ -121,14 +121,14 @@ func TestReadOnlyFile(t *testing.T) {
 func TestClosedLog(t *testing.T) {
 	ctx := context.Background()
 	l := openTest(t)
-	tk := mustCommit(t, l, approve(vocab.Act{Kind: vocab.Click}, tab), Plan{X: 1, Y: 1, Scale: 1})
+	tk := mustCommit(t, l, approve(vocab.Act{Kind: vocab.Click}, tab), Landing{X: 1, Y: 1, Scale: 1})
 	if err := l.Close(); err != nil {
 		t.Fatal(err)
 	}
 	if err := l.Close(); err != nil {
 		t.Fatalf("a second Close = %v", err)
 	}
-	got, err := l.Commit(ctx, approve(vocab.Act{Kind: vocab.Click}, tab), Plan{X: 1, Y: 1, Scale: 1})
+	got, err := l.Commit(ctx, approve(vocab.Act{Kind: vocab.Click}, tab), Landing{X: 1, Y: 1, Scale: 1})
 	if !errors.Is(err, ErrWrite) || got.Valid() {
 		t.Fatalf("Commit after Close = valid %v, %v; want ErrWrite", got.Valid(), err)
 	}
@@ -214,7 +214,7 @@ func TestHelperCommitThenHang(t *testing.T) {
 		t.Fatal(err)
 	}
 	mustRecord(t, l, Entry{Agent: agent, Act: vocab.Act{Kind: vocab.Read}, Outcome: vocab.OutcomeRead})
-	tk := mustCommit(t, l, approve(vocab.Act{Kind: vocab.Click}, tab), Plan{X: 1, Y: 1, Scale: 1})
+	tk := mustCommit(t, l, approve(vocab.Act{Kind: vocab.Click}, tab), Landing{X: 1, Y: 1, Scale: 1})
 	fmt.Printf("committed %d\n", tk.Seq())
 	os.Stdout.Sync()
 	time.Sleep(time.Minute) // killed long before

@@ -32,7 +32,7 @@ func fillHostile(t testing.TB, l *Log, n int) {
 		case 1:
 			mustRecord(t, l, Entry{Agent: agent, Act: vocab.Act{Kind: vocab.Click}, Target: hostile, Outcome: vocab.OutcomeRefused, Code: "stale_ref", Detail: "page said \"]\" \\ \x7f"})
 		case 2:
-			tk := mustCommit(t, l, approve(vocab.Act{Kind: vocab.Type, Text: "hunter2-secret", Secret: true}, tab), Plan{X: 1, Y: 2, Scale: 1})
+			tk := mustCommit(t, l, approve(vocab.Act{Kind: vocab.Type, Text: "hunter2-secret", Secret: true}, tab), Landing{X: 1, Y: 2, Scale: 1})
 			if _, err := l.Finish(context.Background(), tk, vocab.OutcomeDone, "", "Typed."); err != nil {
 				t.Fatal(err)
 			}
@@ -178,7 +178,7 @@ func TestAWrongServerCertificateSendsNothing(t *testing.T) {
 			l := openAnchored(t, path, AnchorOptions{SystemLog: "off", Remote: rs.Addr(), RemoteTLS: &c.tls, RemoteRequired: true,
 				Logf: func(f string, args ...any) { said.Store(f) }})
 			mustRecord(t, l, Entry{Agent: agent, Act: vocab.Act{Kind: vocab.Read}, Target: tab, Outcome: vocab.OutcomeRead})
-			_, err := l.Commit(context.Background(), approve(vocab.Act{Kind: vocab.Click}, tab), Plan{X: 1, Y: 1, Scale: 1})
+			_, err := l.Commit(context.Background(), approve(vocab.Act{Kind: vocab.Click}, tab), Landing{X: 1, Y: 1, Scale: 1})
 			if !errors.Is(err, ErrAnchorUnreachable) || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), "nothing was sent") {
 				t.Fatalf("Commit = %v; want a refusal saying %q", err, c.want)
 			}

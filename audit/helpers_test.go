@@ -84,7 +84,7 @@ func mustRecord(t testing.TB, l *Log, e Entry) int64 {
 	return seq
 }
 
-func mustCommit(t testing.TB, l *Log, a approvals.Approved, p Plan) Ticket {
+func mustCommit(t testing.TB, l *Log, a approvals.Approved, p Landing) Ticket {
 	t.Helper()
 	tk, err := l.Commit(context.Background(), a, p)
 	if err != nil {

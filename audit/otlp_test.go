@@ -86,7 +86,7 @@ func TestACollectorThatRefusesRowsIsToldAndRetried(t *testing.T) {
 	path := testPath(t)
 	l := openAnchored(t, path, AnchorOptions{SystemLog: "off", OTLP: &OTLPOptions{URL: srv.URL + "/v1/logs", Headers: map[string]string{"X-Api-Key": "k"}, Required: true}})
 	// The first request (the check that it answers) is refused.
-	_, err := l.Commit(context.Background(), approve(vocab.Act{Kind: vocab.Click}, tab), Plan{X: 1, Y: 1, Scale: 1})
+	_, err := l.Commit(context.Background(), approve(vocab.Act{Kind: vocab.Click}, tab), Landing{X: 1, Y: 1, Scale: 1})
 	if !errors.Is(err, ErrAnchorUnreachable) || !strings.Contains(err.Error(), "refused the rows (400") {
 		t.Fatalf("Commit = %v", err)
 	}
@@ -142,7 +142,7 @@ func TestACollectorWithAnUntrustedCertificateGetsNothing(t *testing.T) {
 	path := testPath(t)
 	l := openAnchored(t, path, AnchorOptions{SystemLog: "off", OTLP: &OTLPOptions{URL: c.URL(), TLS: TLSOptions{CAFile: certs.OtherCA}, Required: true}})
 	mustRecord(t, l, Entry{Agent: agent, Act: vocab.Act{Kind: vocab.Read}, Target: tab, Outcome: vocab.OutcomeRead})
-	_, err := l.Commit(context.Background(), approve(vocab.Act{Kind: vocab.Click}, tab), Plan{X: 1, Y: 1, Scale: 1})
+	_, err := l.Commit(context.Background(), approve(vocab.Act{Kind: vocab.Click}, tab), Landing{X: 1, Y: 1, Scale: 1})
 	if !errors.Is(err, ErrAnchorUnreachable) || !strings.Contains(err.Error(), "not signed by") {
 		t.Fatalf("Commit = %v", err)
 	}

@@ -17,11 +17,11 @@ func TestAFireRowLeftWithoutAnOutcomeIsEndedAsStopped(t *testing.T) {
 		t.Fatal(err)
 	}
 	secret := vocab.Act{Kind: vocab.Type, Text: "hunter2", Secret: true}
-	done := mustCommit(t, l, approve(vocab.Act{Kind: vocab.Click}, tab), Plan{X: 1, Y: 2})
+	done := mustCommit(t, l, approve(vocab.Act{Kind: vocab.Click}, tab), Landing{X: 1, Y: 2})
 	if _, err := l.Finish(ctx, done, vocab.OutcomeDone, "", "clicked"); err != nil {
 		t.Fatal(err)
 	}
-	typing := mustCommit(t, l, approve(secret, tab), Plan{X: 3, Y: 4})
+	typing := mustCommit(t, l, approve(secret, tab), Landing{X: 3, Y: 4})
 	mustRecord(t, l, Entry{Agent: agent, Act: vocab.Act{Kind: vocab.Read}, Target: tab, Outcome: vocab.OutcomeRead})
 	// Reins is killed here: the typing has no outcome.
 	l.Close()

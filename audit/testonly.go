@@ -14,21 +14,21 @@ import (
 // test binary it panics, so a ticket with no row behind it can never fire
 // real input in a release; internal/deptest checks that the release binary
 // does not even contain it.
-func TestOnlyTicket(act vocab.Act, p Plan) Ticket {
+func TestOnlyTicket(act vocab.Act, p Landing) Ticket {
 	if !testing.Testing() {
 		panic("audit.TestOnlyTicket called outside a test")
 	}
 	return Ticket{
 		seq:      -1,
 		approved: approvals.TestOnlyApproved(vocab.Request{Act: act}),
-		plan:     p,
+		landing:  p,
 		ok:       true,
 	}
 }
 
 // TestOnlyDesktopTicket is [TestOnlyTicket] for a desktop act: one whose
 // target is the desktop, not a tab. The same rules bind it.
-func TestOnlyDesktopTicket(act vocab.Act, p Plan) Ticket {
+func TestOnlyDesktopTicket(act vocab.Act, p Landing) Ticket {
 	t := TestOnlyTicket(act, p)
 	t.approved = approvals.TestOnlyApproved(vocab.Request{Act: act, Target: vocab.Target{Desktop: true}})
 	return t

@@ -18,10 +18,10 @@ import (
 
 func TestTestOnlyTicket(t *testing.T) {
 	act := vocab.Act{Kind: vocab.DoubleClick}
-	p := Plan{X: 5, Y: 6, Scale: 2}
+	p := Landing{X: 5, Y: 6, Scale: 2}
 	tk := TestOnlyTicket(act, p)
-	if !tk.Valid() || tk.Seq() != -1 || tk.Act() != act || tk.Plan() != p || !tk.Approved().Valid() {
-		t.Fatalf("ticket: valid %v seq %d act %+v plan %+v", tk.Valid(), tk.Seq(), tk.Act(), tk.Plan())
+	if !tk.Valid() || tk.Seq() != -1 || tk.Act() != act || tk.Landing() != p || !tk.Approved().Valid() {
+		t.Fatalf("ticket: valid %v seq %d act %+v plan %+v", tk.Valid(), tk.Seq(), tk.Act(), tk.Landing())
 	}
 	if tk.Approved().How() != vocab.AllowOnce {
 		t.Errorf("how = %v", tk.Approved().How())

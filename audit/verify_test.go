@@ -19,7 +19,7 @@ func fill(t *testing.T, l *Log, n int) {
 	for i := range n {
 		mustRecord(t, l, Entry{Agent: agent, Act: vocab.Act{Kind: vocab.Read}, Target: tab, Outcome: vocab.OutcomeRead, Detail: "snapshot " + string(rune('a'+i))})
 	}
-	tk := mustCommit(t, l, approve(vocab.Act{Kind: vocab.Type, Text: "hello"}, tab), Plan{X: 3, Y: 4, Scale: 1.5})
+	tk := mustCommit(t, l, approve(vocab.Act{Kind: vocab.Type, Text: "hello"}, tab), Landing{X: 3, Y: 4, Scale: 1.5})
 	if _, err := l.Finish(context.Background(), tk, vocab.OutcomeDone, "", "Typed."); err != nil {
 		t.Fatal(err)
 	}
@@ -129,7 +129,7 @@ func TestVerifyFindsARemovedTailWhileOpen(t *testing.T) {
 	tamper(t, path, "DELETE FROM audit_rows WHERE seq >= 6")
 	wantTampered(t, l, 6, 5)
 	// And it will not write onto the shortened chain.
-	tk, err := l.Commit(context.Background(), approve(vocab.Act{Kind: vocab.Click}, tab), Plan{X: 1, Y: 1, Scale: 1})
+	tk, err := l.Commit(context.Background(), approve(vocab.Act{Kind: vocab.Click}, tab), Landing{X: 1, Y: 1, Scale: 1})
 	if !errors.Is(err, ErrWrite) || !errors.Is(err, ErrTampered) || tk.Valid() {
 		t.Fatalf("Commit onto a shortened chain = valid %v, %v", tk.Valid(), err)
 	}

@@ -29,7 +29,7 @@ import (
 	"github.com/reins-app/reins/bridge/bridgetest"
 	"github.com/reins-app/reins/bridge/protocol"
 	"github.com/reins-app/reins/extension"
-	"github.com/reins-app/reins/internal/testenv"
+	"github.com/reins-app/reins/internal/testrig/testenv"
 )
 
 // The attacks on the bridge that need no browser. Each counts its tries and

@@ -13,7 +13,7 @@ import (
 	"github.com/reins-app/reins/bridge"
 	"github.com/reins-app/reins/bridge/protocol"
 	"github.com/reins-app/reins/extension"
-	"github.com/reins-app/reins/internal/testenv"
+	"github.com/reins-app/reins/internal/testrig/testenv"
 )
 
 func TestCallReachesTheExtensionAndDecodesTheResult(t *testing.T) {

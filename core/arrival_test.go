@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/reins-app/reins/core/coretest"
-	"github.com/reins-app/reins/internal/testenv"
+	"github.com/reins-app/reins/internal/testrig/testenv"
 	"github.com/reins-app/reins/persondoor"
 	"github.com/reins-app/reins/vocab"
 )

@@ -12,7 +12,7 @@ import (
 )
 
 // BenchmarkClickByRef measures what Reins adds between an agent's click by
-// ref and the executor: grant, snapshot lookup, two re-resolutions, the
+// ref and the executor: the share check, snapshot lookup, two re-resolutions, the
 // audit row committed to a real SQLite file, and its outcome row. The
 // person's decision is excluded: "allow on this tab" is given once, then
 // remembered. The browser and executor are fakes; e2e's benchmark has the

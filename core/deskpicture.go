@@ -36,7 +36,7 @@ func (s *Session) desktopPicture(ctx context.Context, window bool) ([]byte, erro
 	if err := s.admitted(ctx); err != nil {
 		return nil, err
 	}
-	if err := e.grants.Check(vocab.DesktopKey, "", vocab.ReadOnly); err != nil {
+	if err := e.shares.Check(vocab.DesktopKey, "", vocab.ReadOnly); err != nil {
 		return nil, err
 	}
 	e.refreshOwn() // every Reins' windows, blacked out as they are now

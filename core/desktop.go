@@ -35,7 +35,7 @@ func (s *Session) desktop(ctx context.Context, o agentdoor.DesktopOptions) (*age
 	if err := s.admitted(ctx); err != nil {
 		return nil, err
 	}
-	if err := s.e.grants.Check(vocab.DesktopKey, "", vocab.ReadOnly); err != nil {
+	if err := s.e.shares.Check(vocab.DesktopKey, "", vocab.ReadOnly); err != nil {
 		return nil, err
 	}
 	s.e.refreshOwn() // every Reins' windows, left out as they are now
@@ -103,7 +103,7 @@ func ages(done time.Time, parts []part) []agentdoor.Age {
 	return out
 }
 
-// DesktopAct runs a desktop act through the desktop grant (Control), the
+// DesktopAct runs a desktop act through the desktop share (Control), the
 // person's approval, the committed audit row and the executor, which refuses
 // deny-listed applications in front or under the point right before firing.
 func (s *Session) DesktopAct(ctx context.Context, r agentdoor.DesktopActRequest) (*agentdoor.ActResult, error) {
@@ -117,7 +117,7 @@ func (s *Session) DesktopAct(ctx context.Context, r agentdoor.DesktopActRequest)
 
 func (s *Session) desktopAct(ctx context.Context, r agentdoor.DesktopActRequest, en *audit.Entry) (*agentdoor.ActResult, error) {
 	e := s.e
-	plan := audit.Plan{Scale: 1}
+	plan := audit.Landing{Scale: 1}
 	point := false // the act lands at (r.X, r.Y), not wherever the focus is
 	// want is, for an act by desktop ref, the element as the person is
 	// asked about it: at fire time it must still be that one.
@@ -127,7 +127,7 @@ func (s *Session) desktopAct(ctx context.Context, r agentdoor.DesktopActRequest,
 		if err := s.admitted(ctx); err != nil {
 			return nil, err
 		}
-		if err := e.grants.Check(vocab.DesktopKey, "", vocab.ReadOnly); err != nil {
+		if err := e.shares.Check(vocab.DesktopKey, "", vocab.ReadOnly); err != nil {
 			return nil, err
 		}
 		asked, err := s.deskRef(r.Ref)
@@ -167,8 +167,8 @@ func (s *Session) desktopAct(ctx context.Context, r agentdoor.DesktopActRequest,
 	if e.Paused() {
 		return nil, errorf(vocab.CodePaused, "the person has paused all agents; wait and try again later")
 	}
-	if err := e.grants.Check(vocab.DesktopKey, "", vocab.Control); err != nil {
-		if e.grants.Get(vocab.DesktopKey).Level == vocab.ReadOnly {
+	if err := e.shares.Check(vocab.DesktopKey, "", vocab.Control); err != nil {
+		if e.shares.Get(vocab.DesktopKey).Level == vocab.ReadOnly {
 			return nil, &vocab.Error{Code: vocab.CodeControlRequired, Message: "the desktop is open to agents read-only; ask the person for Control from the Reins menu", Err: err}
 		}
 		return nil, err
@@ -195,8 +195,8 @@ func (s *Session) desktopAct(ctx context.Context, r agentdoor.DesktopActRequest,
 	}
 	return s.decideAndFire(ctx, firing{
 		req: req, en: en, input: true, done: done,
-		ready: func(ctx context.Context) (audit.Plan, error) {
-			if err := e.grants.Check(vocab.DesktopKey, "", vocab.Control); err != nil {
+		ready: func(ctx context.Context) (audit.Landing, error) {
+			if err := e.shares.Check(vocab.DesktopKey, "", vocab.Control); err != nil {
 				return plan, err
 			}
 			if r.Ref == "" {

@@ -196,7 +196,7 @@ func (s *Session) browserInFront(ctx context.Context, budget int) (text, note st
 	}
 	tab := front[0]
 	_, info, err := e.lookup(tab)
-	if err != nil || e.checkGrant(s.key(), tab, approvals.Origin(info.URL), vocab.ReadOnly) != nil {
+	if err != nil || e.checkShare(s.key(), tab, approvals.Origin(info.URL), vocab.ReadOnly) != nil {
 		return "", unread + " The tab it shows is not open to you."
 	}
 	r, err := s.Read(ctx, agentdoor.ReadOptions{Tab: tab, Mode: "interactive", MaxChars: budget})

@@ -19,7 +19,7 @@ import (
 	"github.com/reins-app/reins/deskread"
 	"github.com/reins-app/reins/executor"
 	gdesktop "github.com/reins-app/reins/grounding/desktop"
-	"github.com/reins-app/reins/internal/testenv"
+	"github.com/reins-app/reins/internal/testrig/testenv"
 	"github.com/reins-app/reins/persondoor"
 	"github.com/reins-app/reins/vocab"
 )
@@ -196,7 +196,7 @@ func TestADesktopPictureHidesWhatAgentsMayNotSee(t *testing.T) {
 	if err := e.SetShare(vocab.DesktopKey, vocab.None); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := agent.DesktopScreenshot(context.Background(), false); codeOf(err) != vocab.CodeGrantRequired {
+	if _, err := agent.DesktopScreenshot(context.Background(), false); codeOf(err) != vocab.CodeShareRequired {
 		t.Errorf("a picture without the desktop given: %v", err)
 	}
 }

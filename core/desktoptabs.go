@@ -56,7 +56,7 @@ func (s *Session) tabsOnScreen(ctx context.Context, ws []executor.Window, front 
 		if !e.connected[t.chrome.profile] || !t.info.Active || (isBrowser(front) && t.info.Focused) {
 			continue
 		}
-		if e.grants.Get(id).To(s.key()).Level < vocab.ReadOnly {
+		if e.shares.Get(id).To(s.key()).Level < vocab.ReadOnly {
 			continue
 		}
 		candidates = append(candidates, open{id, t})
@@ -103,7 +103,7 @@ func (s *Session) tabsOnScreen(ctx context.Context, ws []executor.Window, front 
 			break
 		}
 		_, info, err := e.lookup(id)
-		if err != nil || e.checkGrant(s.key(), id, approvals.Origin(info.URL), vocab.ReadOnly) != nil {
+		if err != nil || e.checkShare(s.key(), id, approvals.Origin(info.URL), vocab.ReadOnly) != nil {
 			continue
 		}
 		per := left / (len(tabs) - i)

@@ -180,7 +180,7 @@ func (s *Session) blockedByDialog(ctx context.Context, tab string, err error) er
 	}
 	e := s.e
 	_, info, lerr := e.lookup(tab)
-	if lerr != nil || e.checkGrant(s.key(), tab, approvals.Origin(info.URL), vocab.ReadOnly) != nil {
+	if lerr != nil || e.checkShare(s.key(), tab, approvals.Origin(info.URL), vocab.ReadOnly) != nil {
 		return err
 	}
 	// The agent's request may have run out of time waiting for the page;
@@ -252,19 +252,19 @@ func (s *Session) handleDialog(ctx context.Context, r agentdoor.ActRequest, en *
 		}
 		return sameDialog(sd, now)
 	}
-	f.ready = func(ctx context.Context) (audit.Plan, error) {
+	f.ready = func(ctx context.Context) (audit.Landing, error) {
 		_, info, err := e.lookup(r.Tab)
 		if err != nil {
-			return audit.Plan{}, err
+			return audit.Landing{}, err
 		}
-		if err := e.checkGrant(s.key(), r.Tab, approvals.Origin(info.URL), vocab.Control); err != nil {
-			return audit.Plan{}, err
+		if err := e.checkShare(s.key(), r.Tab, approvals.Origin(info.URL), vocab.Control); err != nil {
+			return audit.Landing{}, err
 		}
 		if err := stillUp(ctx); err != nil {
-			return audit.Plan{}, err
+			return audit.Landing{}, err
 		}
 		// No point: the keys go to the dialog, which holds the focus.
-		return audit.Plan{Scale: 1}, nil
+		return audit.Landing{Scale: 1}, nil
 	}
 	f.perform = func(ctx context.Context, ticket audit.Ticket) error {
 		// Once more after the row, right before the keys.

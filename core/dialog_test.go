@@ -154,7 +154,7 @@ func waitTabs(f *fixture, active, focused bool) {
 func TestAnUnsharedTabsDialogIsNotTold(t *testing.T) {
 	f := dialogFixture(t, confirmDialog())
 	err := f.stoppedSnapshot()
-	if codeOf(err) != vocab.CodeGrantRequired || strings.Contains(err.Error(), "Delete the draft") {
+	if codeOf(err) != vocab.CodeShareRequired || strings.Contains(err.Error(), "Delete the draft") {
 		t.Errorf("got %v, want grant_required without the dialog's message", err)
 	}
 }
@@ -222,7 +222,7 @@ func TestDialogAnswersThatCannotFireAreRefusedBeforeAsking(t *testing.T) {
 		code   string
 	}{
 		{"read only", vocab.ReadOnly, confirmDialog(), true, "", vocab.CodeControlRequired},
-		{"not shared", vocab.None, confirmDialog(), true, "", vocab.CodeGrantRequired},
+		{"not shared", vocab.None, confirmDialog(), true, "", vocab.CodeShareRequired},
 		{"no dialog", vocab.Control, nil, true, "", vocab.CodeBadRequest},
 		{"text for a confirm", vocab.Control, confirmDialog(), true, "yes", vocab.CodeBadRequest},
 		{"text with a dismissal", vocab.Control, confirmDialog(), false, "yes", vocab.CodeBadRequest},

@@ -1,5 +1,5 @@
 // Package core is the engine behind both doors. For every request it runs
-// grant → ground → approve → audit → act → report, and it publishes a stream
+// share → ground → approve → audit → act → report, and it publishes a stream
 // of events (tabs, activity, pending approvals, connection, pause) that the
 // person's front ends render. It is the only package that wires the stages.
 //
@@ -97,7 +97,7 @@ type Options struct {
 // Engine is the core.
 type Engine struct {
 	opts   Options
-	grants *approvals.Grants
+	shares *approvals.Shares
 	// programs names who listens where a loopback tab is served; see loopback.go.
 	programs programLookup
 	broker   *approvals.Broker
@@ -147,9 +147,9 @@ type Engine struct {
 	connected map[string]bool   // guarded by mu; browser profiles
 	nextTab   int               // guarded by mu
 
-	// browserSessions is the browser session each profile last connected
-	// under; guarded by mu. See browsersession.go.
-	browserSessions map[string]string
+	// browserRuns is the browser run each profile last connected
+	// under; guarded by mu. See browserrun.go.
+	browserRuns map[string]string
 }
 
 type chromeTab struct {
@@ -230,7 +230,7 @@ func New(opts Options) *Engine {
 	}
 	e := &Engine{
 		opts:      opts,
-		grants:    approvals.NewGrants(opts.Now),
+		shares:    approvals.NewShares(opts.Now),
 		programs:  osPrograms,
 		tabs:      map[string]*tabState{},
 		byChrome:  map[chromeTab]string{},
@@ -390,7 +390,7 @@ func (e *Engine) updateTabs(profile string, tabs []protocol.Tab) {
 			if !known {
 				e.nextTab++
 				id, refs = strconv.Itoa(e.nextTab), grounding.NewRefs()
-				if opener, ok := e.byChrome[chromeTab{profile, ct.Opener}]; ok && ct.Opener != 0 && e.grants.Get(opener).Level > vocab.None {
+				if opener, ok := e.byChrome[chromeTab{profile, ct.Opener}]; ok && ct.Opener != 0 && e.shares.Get(opener).Level > vocab.None {
 					spawned = append(spawned, spawn{opener: opener, tab: id, url: ct.URL, title: e.tabs[opener].info.Title, origin: approvals.Origin(e.tabs[opener].info.URL)})
 				}
 			}
@@ -403,7 +403,7 @@ func (e *Engine) updateTabs(profile string, tabs []protocol.Tab) {
 		t := e.tabs[id]
 		t.info = ct
 		seen[id] = true
-		if e.grants.Observe(id, approvals.Origin(ct.URL)) {
+		if e.shares.Observe(id, approvals.Origin(ct.URL)) {
 			revoked = append(revoked, id)
 		}
 	}
@@ -420,7 +420,7 @@ func (e *Engine) updateTabs(profile string, tabs []protocol.Tab) {
 			delete(e.byChrome, t.chrome)
 			t.refs.Forget(nil) // the counters stay, the tab's elements go
 			e.closed.add(t.chrome, closedTab{id: id, refs: t.refs})
-			e.grants.Forget(id)
+			e.shares.Forget(id)
 			closed = append(closed, id)
 		}
 	}
@@ -451,7 +451,7 @@ func (e *Engine) navigated(profile string, n protocol.Navigated) {
 		t.frames[n.Frame] = grounding.FrameState{Doc: n.Doc, Epoch: n.Epoch}
 		if n.Frame == 0 {
 			t.info.URL = n.URL
-			revoked = e.grants.Observe(t.id, approvals.Origin(n.URL))
+			revoked = e.shares.Observe(t.id, approvals.Origin(n.URL))
 			t.cal = nil
 		}
 	}
@@ -471,7 +471,7 @@ func (e *Engine) Tabs() []vocab.TabInfo {
 	defer e.mu.Unlock()
 	out := make([]vocab.TabInfo, 0, len(e.tabs))
 	for id, t := range e.tabs {
-		g := e.grants.Get(id)
+		g := e.shares.Get(id)
 		out = append(out, vocab.TabInfo{
 			ID: id, Title: t.info.Title, URL: t.info.URL, Origin: approvals.Origin(t.info.URL), Active: t.info.Active, Focused: t.info.Focused,
 			Level: g.Level, Agent: g.Agent, Share: g.Level.String(), SharedAt: g.Origin, Connected: e.connected[t.chrome.profile],
@@ -494,7 +494,7 @@ func (e *Engine) Connected() bool {
 }
 
 // SetShare is the person sharing a tab at a level with every agent they
-// allowed. The grant is bound to the origin on screen now. Agents have no way
+// allowed. The share is bound to the origin on screen now. Agents have no way
 // to call it.
 func (e *Engine) SetShare(tab string, level vocab.Level) error {
 	return e.ShareWith(tab, level, "")
@@ -553,10 +553,10 @@ func (e *Engine) ShareWith(tab string, level vocab.Level, agent string) error {
 			Agent: vocab.Agent{Name: vocab.PersonName}, Act: vocab.Act{Kind: vocab.Share},
 			Target: vocab.Target{Desktop: true, Name: "desktop"}, Outcome: vocab.OutcomeDone, Detail: "shared at " + level.String(),
 		}
-		if _, err := e.opts.Audit.Record(context.Background(), en); err != nil && level > e.grants.Get(tab).Level {
+		if _, err := e.opts.Audit.Record(context.Background(), en); err != nil && level > e.shares.Get(tab).Level {
 			return fmt.Errorf("the desktop was not shared, because the audit log could not record it: %w", err)
 		}
-		if err := e.grants.Set(tab, "", level); err != nil {
+		if err := e.shares.Set(tab, "", level); err != nil {
 			return err
 		}
 		e.stopFiringOn(tab)
@@ -590,12 +590,12 @@ func (e *Engine) ShareWith(tab string, level vocab.Level, agent string) error {
 			return ce
 		}
 	}
-	was := e.grants.Get(tab)
-	if err := e.grants.SetFor(tab, origin, pin, agent, level); err != nil {
+	was := e.shares.Get(tab)
+	if err := e.shares.SetFor(tab, origin, pin, agent, level); err != nil {
 		return err
 	}
 	// Acts under way for an agent that no longer has the tab stop here;
-	// an act about to fire finds the new grant in its last checks.
+	// an act about to fire finds the new share in its last checks.
 	e.stopFiringOn(tab)
 	// A plan was allowed on the share the person just changed.
 	e.plans.end(tab, "the person changed how the tab is shared")
@@ -636,7 +636,7 @@ func (e *Engine) AuditRows(ctx context.Context, f persondoor.AuditFilter) ([]per
 }
 
 // Share returns a tab's current share level.
-func (e *Engine) Share(tab string) vocab.Level { return e.grants.Get(tab).Level }
+func (e *Engine) Share(tab string) vocab.Level { return e.shares.Get(tab).Level }
 
 // Pause refuses every act while on, and stops the acts firing when it comes
 // on. Only the person's door calls it.
@@ -696,10 +696,10 @@ func (e *Engine) untilStopped(ctx context.Context, tab, agent string) (context.C
 	}
 }
 
-// stopFiringOn stops the acts under way on tab whose agent the tab's grant
+// stopFiringOn stops the acts under way on tab whose agent the tab's share
 // no longer gives it at Control.
 func (e *Engine) stopFiringOn(tab string) {
-	g := e.grants.Get(tab)
+	g := e.shares.Get(tab)
 	e.pauseMu.Lock()
 	defer e.pauseMu.Unlock()
 	for id, f := range e.firing {

@@ -17,7 +17,7 @@ import (
 	"github.com/reins-app/reins/core"
 	"github.com/reins-app/reins/core/coretest"
 	"github.com/reins-app/reins/executor"
-	"github.com/reins-app/reins/internal/testenv"
+	"github.com/reins-app/reins/internal/testrig/testenv"
 	"github.com/reins-app/reins/persondoor"
 	"github.com/reins-app/reins/vocab"
 )
@@ -84,7 +84,7 @@ func (f *fixture) rows(filter persondoor.AuditFilter) []persondoor.AuditRow {
 func TestUnsharedTabIsNotReadAndTheRefusalIsLogged(t *testing.T) {
 	f := newFixture(t, time.Second)
 	_, err := f.agent.Snapshot(context.Background(), f.tab)
-	if codeOf(err) != vocab.CodeGrantRequired {
+	if codeOf(err) != vocab.CodeShareRequired {
 		t.Fatalf("got %v", err)
 	}
 	for _, c := range f.Browser.Calls() {
@@ -93,7 +93,7 @@ func TestUnsharedTabIsNotReadAndTheRefusalIsLogged(t *testing.T) {
 		}
 	}
 	rows := f.rows(persondoor.AuditFilter{Outcome: vocab.OutcomeRefused})
-	if len(rows) != 1 || rows[0].Code != vocab.CodeGrantRequired || rows[0].TabTitle != "" {
+	if len(rows) != 1 || rows[0].Code != vocab.CodeShareRequired || rows[0].TabTitle != "" {
 		t.Fatalf("want one refusal row without the tab's title, got %+v", rows)
 	}
 }
@@ -192,7 +192,7 @@ func TestPauseRefusesActsEvenAfterApproval(t *testing.T) {
 	}
 }
 
-func TestNavigationMakesRefsStaleAndAnotherOriginRevokesTheGrant(t *testing.T) {
+func TestNavigationMakesRefsStaleAndAnotherOriginRevokesTheShare(t *testing.T) {
 	f := newFixture(t, 2*time.Second)
 	f.SetShare(f.tab, vocab.Control)
 	defer f.AnswerAll(vocab.AllowOnce)()
@@ -211,7 +211,7 @@ func TestNavigationMakesRefsStaleAndAnotherOriginRevokesTheGrant(t *testing.T) {
 	page.URL = "https://evil.example.net/"
 	f.Browser.Load(7, page)
 	testenv.WaitFor(t, "the grant to be withdrawn", func() bool { return f.Share(f.tab) == vocab.None })
-	if _, err := f.agent.Snapshot(context.Background(), f.tab); codeOf(err) != vocab.CodeGrantRequired {
+	if _, err := f.agent.Snapshot(context.Background(), f.tab); codeOf(err) != vocab.CodeShareRequired {
 		t.Fatalf("after leaving the origin: got %v", err)
 	}
 	if len(f.Exec.Fired()) != 0 {

@@ -27,11 +27,11 @@ func classify(err error) (*vocab.Error, string) {
 	var re *protocol.Error
 	switch {
 	case errors.Is(err, approvals.ErrNotShared):
-		ce = &vocab.Error{Code: vocab.CodeGrantRequired, Message: err.Error(), Err: err}
+		ce = &vocab.Error{Code: vocab.CodeShareRequired, Message: err.Error(), Err: err}
 	case errors.Is(err, approvals.ErrDesktopNotShared):
-		ce = &vocab.Error{Code: vocab.CodeGrantRequired, Message: err.Error(), Err: err}
+		ce = &vocab.Error{Code: vocab.CodeShareRequired, Message: err.Error(), Err: err}
 	case errors.Is(err, approvals.ErrOriginChanged):
-		ce = &vocab.Error{Code: vocab.CodeGrantRequired, Message: err.Error(), Err: err}
+		ce = &vocab.Error{Code: vocab.CodeShareRequired, Message: err.Error(), Err: err}
 	case errors.Is(err, approvals.ErrProgramChanged):
 		ce = &vocab.Error{Code: vocab.CodeProgramChanged, Message: err.Error(), Err: err}
 	case errors.Is(err, executor.ErrNoDisplay):

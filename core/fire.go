@@ -17,10 +17,10 @@ import (
 	"github.com/reins-app/reins/vocab"
 )
 
-// MaxHolds is how many times in a row an act is held back because the
+// MaxBusy is how many times in a row an act is held back because the
 // person was using the mouse or keyboard, and asked about again, before it
 // is refused with CodePersonActive.
-const MaxHolds = 3
+const MaxBusy = 3
 
 // firing is an act on its way from the person's approval to the OS.
 type firing struct {
@@ -29,10 +29,10 @@ type firing struct {
 	en  *audit.Entry
 	// ready checks again what time may have changed while the person
 	// looked, and says where the act lands. It runs with e.fire held.
-	ready func(ctx context.Context) (audit.Plan, error)
+	ready func(ctx context.Context) (audit.Landing, error)
 	// perform fires the committed act.
 	perform func(ctx context.Context, t audit.Ticket) error
-	// again prepares the request for asking once more after a hold: a fresh
+	// again prepares the request for asking once more after the person was busy: a fresh
 	// picture, say. It may be nil.
 	again func(ctx context.Context, req *vocab.Request)
 	// done is the detail of the outcome row when the act fires; may be "".
@@ -174,7 +174,7 @@ func pollUntil(ctx context.Context, within time.Duration, done func() bool) bool
 // they allow it. Input waits until the person has left the mouse and
 // keyboard alone for a moment (approvals' Quiet); when they go on using them
 // for PersonWait, or touch them between that moment and the first event, the
-// act is held: a row says so, and the person is asked again, up to MaxHolds
+// act is held back: a row says so, and the person is asked again, up to MaxBusy
 // times. An approval given before the person took the controls back is not
 // leave to fight them for the pointer.
 //
@@ -188,9 +188,9 @@ func (s *Session) decideAndFire(ctx context.Context, f firing) (*agentdoor.ActRe
 	if err := e.opts.Audit.AnchorReady(); err != nil {
 		return nil, err
 	}
-	for holds := 0; ; {
+	for busy := 0; ; {
 		f.en.Decision = ""
-		approved, err := s.decide(ctx, &f, holds)
+		approved, err := s.decide(ctx, &f, busy)
 		if err != nil {
 			return nil, err
 		}
@@ -202,22 +202,22 @@ func (s *Session) decideAndFire(ctx context.Context, f firing) (*agentdoor.ActRe
 			return res, err
 		}
 		var logged *alreadyLogged
-		if !errors.As(err, &logged) { // held before its "about to fire" row
+		if !errors.As(err, &logged) { // held back before its "about to fire" row
 			ce, outcome := classify(err)
-			held := *f.en
-			held.Outcome, held.Code, held.Detail = outcome, ce.Code, ce.Message
-			e.record(ctx, held)
+			row := *f.en
+			row.Outcome, row.Code, row.Detail = outcome, ce.Code, ce.Message
+			e.record(ctx, row)
 		}
-		holds++
-		if holds >= MaxHolds {
+		busy++
+		if busy >= MaxBusy {
 			return nil, &alreadyLogged{errorf(vocab.CodePersonActive,
-				"the person was using the mouse or keyboard each of the %d times this act was about to fire, so nothing was fired; wait and try again later", MaxHolds)}
+				"the person was using the mouse or keyboard each of the %d times this act was about to fire, so nothing was fired; wait and try again later", MaxBusy)}
 		}
 		if e.Paused() {
 			f.en.Decision = "" // not asked again
 			return nil, errorf(vocab.CodePaused, "the person paused all agents while this act waited")
 		}
-		f.req.ID, f.req.Held, f.req.Asked = e.newAskID("a"), holds, e.opts.Now()
+		f.req.ID, f.req.Busy, f.req.Asked = e.newAskID("a"), busy, e.opts.Now()
 		if f.again != nil {
 			f.again(ctx, &f.req)
 		}
@@ -225,11 +225,11 @@ func (s *Session) decideAndFire(ctx context.Context, f firing) (*agentdoor.ActRe
 }
 
 // decide returns leave for f's act: for a step of a plan, the plan's when
-// the step matches it (and it was not held back before); otherwise the
+// the step matches it (and the person was not busy before); otherwise the
 // person's, asked on their own.
-func (s *Session) decide(ctx context.Context, f *firing, holds int) (approvals.Approved, error) {
+func (s *Session) decide(ctx context.Context, f *firing, busy int) (approvals.Approved, error) {
 	e := s.e
-	if f.turn != nil && holds == 0 {
+	if f.turn != nil && busy == 0 {
 		approved, err := f.turn.plan.Step(f.turn.i, f.req)
 		if err == nil {
 			f.turn.page = e.topFrame(f.tab)
@@ -294,7 +294,7 @@ func (s *Session) fireApproved(ctx context.Context, f firing, approved approvals
 			case errors.Is(why, errStoppedByPause):
 				return nil, errorf(vocab.CodePaused, "the person paused all agents while this act waited; nothing was done")
 			case errors.Is(why, errStoppedByShare):
-				return nil, &vocab.Error{Code: vocab.CodeGrantRequired, Message: "the person changed how the tab is shared while this act waited; nothing was done", Err: approvals.ErrNotShared}
+				return nil, &vocab.Error{Code: vocab.CodeShareRequired, Message: "the person changed how the tab is shared while this act waited; nothing was done", Err: approvals.ErrNotShared}
 			case errors.Is(why, errStoppedByHandoff):
 				return nil, errorf(vocab.CodeHandedOff, "the tab was handed to the person while this act waited; nothing was done")
 			case errors.Is(why, errStoppedByPolicy):
@@ -336,7 +336,7 @@ func (s *Session) fireApproved(ctx context.Context, f firing, approved approvals
 		case errors.Is(why, errStoppedByPause) || (errors.Is(fireErr, context.Canceled) && e.Paused()):
 			fireErr = &vocab.Error{Code: vocab.CodePaused, Message: "the person paused all agents while this act was under way; it was stopped there, and any key or button it held was let go", Err: fireErr}
 		case errors.Is(why, errStoppedByShare):
-			fireErr = &vocab.Error{Code: vocab.CodeGrantRequired, Message: "the person changed how the tab is shared while this act was under way; it was stopped there, and any key or button it held was let go", Err: approvals.ErrNotShared}
+			fireErr = &vocab.Error{Code: vocab.CodeShareRequired, Message: "the person changed how the tab is shared while this act was under way; it was stopped there, and any key or button it held was let go", Err: approvals.ErrNotShared}
 		case errors.Is(why, errStoppedByHandoff):
 			fireErr = errorf(vocab.CodeHandedOff, "the tab was handed to the person while this act was under way; it was stopped there, and any key or button it held was let go")
 		case errors.Is(why, errStoppedByPolicy):

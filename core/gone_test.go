@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/reins-app/reins/internal/testenv"
+	"github.com/reins-app/reins/internal/testrig/testenv"
 	"github.com/reins-app/reins/vocab"
 )
 

@@ -21,7 +21,7 @@ import (
 // tab an agent may act on. While it lasts:
 //
 //   - every agent's act on the tab is refused handed_off, here before
-//     anything else and again by the grants at fire time, so an approval
+//     anything else and again by the shares at fire time, so an approval
 //     answered late fires nothing;
 //   - reads go on while the tab shows the site it was shared on, so an
 //     agent can watch for the person's step to show;
@@ -123,11 +123,11 @@ func (s *Session) handoff(ctx context.Context, r agentdoor.HandoffRequest, en *a
 	}
 	origin := approvals.Origin(info.URL)
 	en.Target.TabTitle, en.Target.Origin = info.Title, origin
-	if !e.grants.For(r.Tab, s.key()) {
+	if !e.shares.For(r.Tab, s.key()) {
 		// Another agent's tab: nothing of its hand-offs is this one's to
 		// learn.
 		en.Target.TabTitle = ""
-		return nil, e.checkGrant(s.key(), r.Tab, origin, vocab.Control)
+		return nil, e.checkShare(s.key(), r.Tab, origin, vocab.Control)
 	}
 	b := e.handoffs()
 	b.mu.Lock()
@@ -138,11 +138,11 @@ func (s *Session) handoff(ctx context.Context, r agentdoor.HandoffRequest, en *a
 		}
 		return nil, errorf(vocab.CodeHandedOff, "tab %s is already with the person for a step another agent asked for; wait until they end it", r.Tab)
 	}
-	if err := e.checkGrant(s.key(), r.Tab, origin, vocab.Control); err != nil {
+	if err := e.checkShare(s.key(), r.Tab, origin, vocab.Control); err != nil {
 		en.Target.TabTitle = ""
 		return nil, err
 	}
-	if err := e.grants.Hold(r.Tab, origin); err != nil {
+	if err := e.shares.HandOff(r.Tab, origin); err != nil {
 		return nil, err
 	}
 	// The tab is the person's from here: an act already firing on it stops
@@ -153,7 +153,7 @@ func (s *Session) handoff(ctx context.Context, r agentdoor.HandoffRequest, en *a
 	en.Detail = "handed to the person as hand-off " + h.id + "; acts on the tab wait for their Done or Stop"
 	seq, err := e.opts.Audit.Record(context.WithoutCancel(ctx), *en)
 	if err != nil {
-		e.grants.Drop(r.Tab, origin)
+		e.shares.Drop(r.Tab, origin)
 		e.opts.Logf("audit: %v", err)
 		return nil, &alreadyLogged{err: e.failedRow(ctx, *en, "the tab was not handed to the person, because the audit log could not record it: "+err.Error(), err)}
 	}
@@ -208,7 +208,7 @@ func (s *Session) WaitHandoff(ctx context.Context, o agentdoor.WaitOptions) (*ag
 	select {
 	case <-h.ended:
 		res.Met, res.HandoffState, res.Origin = true, h.state, h.bound
-		if !e.grants.For(h.tab, s.key()) {
+		if !e.shares.For(h.tab, s.key()) {
 			// The person gave the tab to another agent meanwhile: where
 			// it is now is not this one's to learn.
 			res.Origin = ""
@@ -249,7 +249,7 @@ func (e *Engine) Handoffs() []persondoor.Handoff {
 	b.mu.Unlock()
 	out := make([]persondoor.Handoff, 0, len(list))
 	for _, h := range list {
-		gr, _, _ := e.grants.Held(h.tab)
+		gr, _, _ := e.shares.HandedOff(h.tab)
 		e.mu.Lock()
 		var title, now string
 		if t := e.tabs[h.tab]; t != nil {
@@ -292,8 +292,8 @@ func (e *Engine) FinishHandoff(id string, done bool, confirm string) error {
 		title, now = t.info.Title, approvals.Origin(t.info.URL)
 	}
 	e.mu.Unlock()
-	gr, _, held := e.grants.Held(h.tab)
-	if !held {
+	gr, _, handedOff := e.shares.HandedOff(h.tab)
+	if !handedOff {
 		e.endHandoffLocked(b, h, agentdoor.HandoffClosed, "")
 		return persondoor.ErrNoSuchHandoff
 	}
@@ -304,12 +304,12 @@ func (e *Engine) FinishHandoff(id string, done bool, confirm string) error {
 	switch {
 	case !done:
 		detail = "pressed Stop on hand-off " + h.id
-		if e.grants.Drop(h.tab, now) {
+		if e.shares.Drop(h.tab, now) {
 			detail += "; the tab had left " + gr.Origin + ", so its share was withdrawn"
 			e.publish(persondoor.Event{Kind: persondoor.EventShare, Tab: h.tab, Level: vocab.None, Detail: "the tab left the site it was shared on"})
 		}
 	case gr.Level == vocab.None || now == gr.Origin:
-		if err := e.grants.Resume(h.tab, now); err != nil && !errors.Is(err, approvals.ErrNotHeld) {
+		if err := e.shares.Resume(h.tab, now); err != nil && !errors.Is(err, approvals.ErrNotHandedOff) {
 			return err
 		}
 		state, detail = agentdoor.HandoffDone, "pressed Done on hand-off "+h.id
@@ -328,7 +328,7 @@ func (e *Engine) FinishHandoff(id string, done bool, confirm string) error {
 		if err != nil {
 			return err
 		}
-		if _, err := e.grants.Rebind(h.tab, now, pin); err != nil {
+		if _, err := e.shares.Rebind(h.tab, now, pin); err != nil {
 			return err
 		}
 		share := "shared at " + gr.Level.String() + " on " + now + ", which the person confirmed at the end of hand-off " + h.id + " (it was shared on " + gr.Origin + ")"

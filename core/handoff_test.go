@@ -120,7 +120,7 @@ func TestAHandedOffTabRefusesActsUntilThePersonPressesDone(t *testing.T) {
 }
 
 // An act asked about before the hand-off and allowed during it fires
-// nothing: the grants refuse it at fire time.
+// nothing: the shares refuse it at fire time.
 func TestAnActAllowedDuringAHandoffDoesNotFire(t *testing.T) {
 	f := newFixture(t, 5*time.Second)
 	if err := f.SetShare(f.tab, vocab.Control); err != nil {
@@ -157,7 +157,7 @@ func TestAHandoffNeedsControlAndAReason(t *testing.T) {
 		_, err := f.agent.Handoff(context.Background(), agentdoor.HandoffRequest{Tab: f.tab, Reason: reason})
 		return err
 	}
-	if err := ask("log in"); codeOf(err) != vocab.CodeGrantRequired {
+	if err := ask("log in"); codeOf(err) != vocab.CodeShareRequired {
 		t.Fatalf("unshared: %v", err)
 	}
 	f.SetShare(f.tab, vocab.ReadOnly)

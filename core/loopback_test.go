@@ -21,7 +21,7 @@ import (
 	"github.com/reins-app/reins/core"
 	"github.com/reins-app/reins/core/coretest"
 	"github.com/reins-app/reins/internal/peercred"
-	"github.com/reins-app/reins/internal/testenv"
+	"github.com/reins-app/reins/internal/testrig/testenv"
 	"github.com/reins-app/reins/persondoor"
 	"github.com/reins-app/reins/vocab"
 )
@@ -112,7 +112,7 @@ func TestALoopbackTabSharedToOneProgramEndsWhenAnotherListens(t *testing.T) {
 	}
 	// Even with the first program back, the share stays ended.
 	progs.set([]peercred.Program{dev}, nil)
-	if _, err := agent.Snapshot(ctx, tab); codeOf(err) != vocab.CodeGrantRequired {
+	if _, err := agent.Snapshot(ctx, tab); codeOf(err) != vocab.CodeShareRequired {
 		t.Fatalf("read after the share ended: %v", err)
 	}
 	if rows := findRows(t, e, "Reins ended the share: "+want); rows != 1 {

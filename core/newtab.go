@@ -54,7 +54,7 @@ func (s *Session) openTab(ctx context.Context, tab, url, origin string, en *audi
 	}
 	here := approvals.Origin(info.URL)
 	en.Target.TabTitle, en.Target.Origin, en.Target.Name = info.Title, here, info.Title
-	if err := e.checkGrant(s.key(), tab, here, vocab.Control); err != nil {
+	if err := e.checkShare(s.key(), tab, here, vocab.Control); err != nil {
 		en.Target.TabTitle, en.Target.Name = "", ""
 		return nil, err
 	}
@@ -67,16 +67,16 @@ func (s *Session) openTab(ctx context.Context, tab, url, origin string, en *audi
 	}
 	req := vocab.Request{ID: e.newAskID("a"), Agent: s.agent, Act: en.Act, Target: en.Target}
 	var opened protocol.NewTabResult
-	var like approvals.Grant // tab's grant as the act fired: the new tab's, on its site
+	var like approvals.Share // tab's share as the act fired: the new tab's, on its site
 	res, err := s.decideAndFire(ctx, firing{
 		tab: tab, req: req, en: en,
-		ready: func(context.Context) (audit.Plan, error) {
+		ready: func(context.Context) (audit.Landing, error) {
 			_, info, err := e.lookup(tab)
 			if err != nil {
-				return audit.Plan{}, err
+				return audit.Landing{}, err
 			}
-			like = e.grants.Get(tab)
-			return audit.Plan{Scale: 1}, e.checkGrant(s.key(), tab, approvals.Origin(info.URL), vocab.Control)
+			like = e.shares.Get(tab)
+			return audit.Landing{Scale: 1}, e.checkShare(s.key(), tab, approvals.Origin(info.URL), vocab.Control)
 		},
 		perform: func(ctx context.Context, _ audit.Ticket) error {
 			return e.opts.Browser.Call(ctx, t.chrome.profile, protocol.MethodNewTab, protocol.NewTabParams{Tab: t.chrome.id, URL: url}, &opened)
@@ -119,7 +119,7 @@ func (s *Session) openTab(ctx context.Context, tab, url, origin string, en *audi
 		}
 		// Like tab as it was shared when the act fired, while it is still
 		// shared so, at Control with this agent.
-		if now := e.grants.Get(tab); now.Agent != like.Agent || now.To(s.key()).Level < vocab.Control {
+		if now := e.shares.Get(tab); now.Agent != like.Agent || now.To(s.key()).Level < vocab.Control {
 			out.Note = "tab " + tab + " is no longer yours at Control, so the new tab was not shared: ask the person to share it"
 			break
 		}

@@ -49,9 +49,9 @@ func TestPauseEndsTheActsFiring(t *testing.T) {
 // A share that no longer gives an act's agent the tab at Control stops the
 // act under way, and only that agent's acts on that tab.
 func TestAShareChangeEndsTheActsOfAgentsThatLostTheTab(t *testing.T) {
-	e := &Engine{grants: approvals.NewGrants(nil)}
+	e := &Engine{shares: approvals.NewShares(nil)}
 	const shop = "https://shop.example"
-	if err := e.grants.Set("1", shop, vocab.Control); err != nil {
+	if err := e.shares.Set("1", shop, vocab.Control); err != nil {
 		t.Fatal(err)
 	}
 	alice, stopAlice := e.untilStopped(context.Background(), "1", "alice")
@@ -60,7 +60,7 @@ func TestAShareChangeEndsTheActsOfAgentsThatLostTheTab(t *testing.T) {
 	defer stopBob()
 	elsewhere, stopElsewhere := e.untilStopped(context.Background(), "2", "alice")
 	defer stopElsewhere()
-	if err := e.grants.SetFor("1", shop, "", "bob", vocab.Control); err != nil {
+	if err := e.shares.SetFor("1", shop, "", "bob", vocab.Control); err != nil {
 		t.Fatal(err)
 	}
 	e.stopFiringOn("1")
@@ -70,7 +70,7 @@ func TestAShareChangeEndsTheActsOfAgentsThatLostTheTab(t *testing.T) {
 	if bob.Err() != nil || elsewhere.Err() != nil {
 		t.Fatalf("acts that keep their tab were stopped: Bob %v, Alice's on tab 2 %v", bob.Err(), elsewhere.Err())
 	}
-	if err := e.grants.SetFor("1", shop, "", "bob", vocab.ReadOnly); err != nil {
+	if err := e.shares.SetFor("1", shop, "", "bob", vocab.ReadOnly); err != nil {
 		t.Fatal(err)
 	}
 	e.stopFiringOn("1")

@@ -14,7 +14,7 @@ import (
 	"github.com/reins-app/reins/core"
 	"github.com/reins-app/reins/executor"
 	"github.com/reins-app/reins/executor/hotkey"
-	"github.com/reins-app/reins/internal/xvfb"
+	"github.com/reins-app/reins/internal/testrig/xvfb"
 	"github.com/reins-app/reins/persondoor"
 	"github.com/reins-app/reins/settings"
 	"github.com/reins-app/reins/vocab"
@@ -42,7 +42,7 @@ func TestThePauseChordCanBeChangedAndIsTakenBeforeTheOldOneGoes(t *testing.T) {
 	pauses := func(chord string) bool {
 		t.Helper()
 		rt.Pause(false)
-		tk := audit.TestOnlyTicket(vocab.Act{Kind: vocab.Key, Keys: chord}, audit.Plan{Scale: 1})
+		tk := audit.TestOnlyTicket(vocab.Act{Kind: vocab.Key, Keys: chord}, audit.Landing{Scale: 1})
 		if err := keys.Fire(ctx, tk); err != nil {
 			t.Fatalf("pressing %s: %v", chord, err)
 		}

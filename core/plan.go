@@ -294,7 +294,7 @@ func (s *Session) proposePlan(ctx context.Context, p agentdoor.PlanRequest, en *
 	}
 	origin := approvals.Origin(info.URL)
 	en.Target.TabTitle, en.Target.Origin = info.Title, origin
-	if err := e.checkGrant(s.key(), p.Tab, origin, vocab.Control); err != nil {
+	if err := e.checkShare(s.key(), p.Tab, origin, vocab.Control); err != nil {
 		en.Target.TabTitle = ""
 		return nil, "", err
 	}

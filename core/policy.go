@@ -233,7 +233,7 @@ func (e *Engine) narrowShares(st policy.State) {
 		keys = append(keys, t.ID)
 	}
 	for _, key := range keys {
-		g := e.grants.Get(key)
+		g := e.shares.Get(key)
 		if g.Level == vocab.None {
 			continue
 		}
@@ -245,7 +245,7 @@ func (e *Engine) narrowShares(st policy.State) {
 		if l.Allows(g.Level) {
 			continue
 		}
-		if err := e.grants.SetFor(key, g.Origin, g.Program, g.Agent, l.Level); err != nil {
+		if err := e.shares.SetFor(key, g.Origin, g.Program, g.Agent, l.Level); err != nil {
 			e.opts.Logf("policy: narrowing the share of %s: %v", key, err)
 			continue
 		}

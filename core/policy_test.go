@@ -123,7 +123,7 @@ func TestPolicyRefusesAShareItForbids(t *testing.T) {
 }
 
 // An agent's request on a site the policy forbids, or above its cap, is
-// refused naming the policy, whatever the person's grants say; nothing
+// refused naming the policy, whatever the person's shares say; nothing
 // is read out or fired.
 func TestPolicyRefusesAnAgentsRequestNamingIt(t *testing.T) {
 	r := newPolicyRig(t, managed(t, sitesPolicy))

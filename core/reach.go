@@ -23,25 +23,25 @@ import (
 // what is at its point; only then does the act itself fire. The extension
 // says which way and how far (protocol.Reach); it never scrolls the page.
 
-// MaxReachBursts is how many bursts of the wheel an act turns to bring its
+// MaxIntoViewBursts is how many bursts of the wheel an act turns to bring its
 // target into view before it gives up and fires nothing more.
-const MaxReachBursts = 10
+const MaxIntoViewBursts = 10
 
-// reachNotch is the distance one wheel notch is first taken to scroll, in
+// wheelNotch is the distance one wheel notch is first taken to scroll, in
 // CSS pixels: a little more than browsers scroll, so that the first burst
 // falls short rather than past; the bursts after it go by what the first
 // did.
-const reachNotch = 120
+const wheelNotch = 120
 
-// reachSettle bounds the wait for the page to stop scrolling after a burst,
-// and reachStill is how long its element must stay put to count as still.
+// intoViewSettle bounds the wait for the page to stop scrolling after a burst,
+// and intoViewStill is how long its element must stay put to count as still.
 const (
-	reachSettle = 2 * time.Second
-	reachStill  = 60 * time.Millisecond
+	intoViewSettle = 2 * time.Second
+	intoViewStill  = 60 * time.Millisecond
 )
 
-// reachable reports whether an act of kind may scroll its target into view.
-func reachable(kind vocab.ActKind) bool {
+// scrollsIntoView reports whether an act of kind may scroll its target into view.
+func scrollsIntoView(kind vocab.ActKind) bool {
 	switch kind {
 	case vocab.Click, vocab.DoubleClick, vocab.RightClick, vocab.Hover, vocab.Type:
 		return true
@@ -49,11 +49,11 @@ func reachable(kind vocab.ActKind) bool {
 	return false
 }
 
-// reachOf is how to bring el into view when err is a resolve's refusal of
+// intoViewOf is how to bring el into view when err is a resolve's refusal of
 // it as scrolled out of view, and the act can be fired that way; nil
 // otherwise. An element in a child frame is reached once the extension has
 // mapped the wheel point up through the frames around it (Reach.Framed).
-func reachOf(err error, el grounding.Element) *protocol.Reach {
+func intoViewOf(err error, el grounding.Element) *protocol.Reach {
 	var re *protocol.Error
 	if !errors.As(err, &re) || re.Code != protocol.CodeNotVisible || re.Now == nil || re.Now.Reach == nil {
 		return nil
@@ -94,17 +94,17 @@ func (e *Engine) find(ctx context.Context, t *tabState, el grounding.Element) (s
 	if err == nil {
 		return sighting{at: at}, nil
 	}
-	if r := reachOf(err, el); r != nil {
+	if r := intoViewOf(err, el); r != nil {
 		return sighting{reach: r}, nil
 	}
 	return sighting{}, err
 }
 
 // settled finds el once the page has stopped moving after a burst: two
-// finds reachStill apart that agree, once the page has moved since before
+// finds intoViewStill apart that agree, once the page has moved since before
 // (was) or scrollStart has passed without it moving. A refusal counts only
 // when it lasts (something the page slides past may cover the element for
-// a moment). After reachSettle it takes what it found last.
+// a moment). After intoViewSettle it takes what it found last.
 func (e *Engine) settled(ctx context.Context, t *tabState, el grounding.Element, was sighting) (sighting, error) {
 	look := func() sighting {
 		s, err := e.find(ctx, t, el)
@@ -113,14 +113,14 @@ func (e *Engine) settled(ctx context.Context, t *tabState, el grounding.Element,
 		}
 		return s
 	}
-	deadline := time.Now().Add(reachSettle)
+	deadline := time.Now().Add(intoViewSettle)
 	start := time.Now()
 	prev := look()
 	for {
 		select {
 		case <-ctx.Done():
 			return sighting{}, ctx.Err()
-		case <-time.After(reachStill):
+		case <-time.After(intoViewStill):
 		}
 		now := look()
 		if (now.same(prev) && (!now.same(was) || time.Since(start) >= scrollStart)) || !time.Now().Before(deadline) {
@@ -133,16 +133,16 @@ func (e *Engine) settled(ctx context.Context, t *tabState, el grounding.Element,
 	}
 }
 
-// reachPoint is where on screen to turn the wheel for r.
-func (e *Engine) reachPoint(t *tabState, r *protocol.Reach) (grounding.ScreenPoint, error) {
+// wheelPoint is where on screen to turn the wheel for r.
+func (e *Engine) wheelPoint(t *tabState, r *protocol.Reach) (grounding.ScreenPoint, error) {
 	e.mu.Lock()
 	cal, zoom := t.cal, t.zoomOr1()
 	e.mu.Unlock()
 	return grounding.ToScreen(r.Point, r.Window, r.Viewport, zoom, cal)
 }
 
-// reaching is a reach under way: what it has turned so far, for the record.
-type reaching struct {
+// intoView is a scroll into view under way: what it has turned so far, for the record.
+type intoView struct {
 	bursts int
 	turned map[string]int         // notches by way: "down", "up", "right", "left"
 	ways   []string               // the ways turned, in the order first turned
@@ -155,7 +155,7 @@ type reaching struct {
 
 // aim notes how far, and which way, the element lies from where the view
 // stands; the first time, the way it lies.
-func (r *reaching) aim(to *protocol.Reach) {
+func (r *intoView) aim(to *protocol.Reach) {
 	r.left = math.Abs(to.DX) + math.Abs(to.DY)
 	if r.way != "" {
 		return
@@ -174,7 +174,7 @@ func (r *reaching) aim(to *protocol.Reach) {
 
 // outOfReach is the refusal of a reach that gave up before the element
 // came into view: why, how far it got, and what the agent can do instead.
-func (r *reaching) outOfReach(why string) error {
+func (r *intoView) outOfReach(why string) error {
 	got := ""
 	if r.moved >= 1 {
 		got = fmt.Sprintf("; it scrolled %s px of %s px %s", thousands(r.moved), thousands(r.moved+r.left), r.way)
@@ -204,7 +204,7 @@ func thousands(n float64) string {
 }
 
 // turn notes a burst of step's notches.
-func (r *reaching) turn(step executor.ReachStep) {
+func (r *intoView) turn(step executor.IntoViewStep) {
 	if r.turned == nil {
 		r.turned = map[string]int{}
 	}
@@ -228,7 +228,7 @@ func (r *reaching) turn(step executor.ReachStep) {
 }
 
 // words says how far the reach turned the wheel, or "" when it did not.
-func (r *reaching) words() string {
+func (r *intoView) words() string {
 	if r.bursts == 0 {
 		return ""
 	}
@@ -255,29 +255,29 @@ func (r *reaching) words() string {
 }
 
 // notches is how many notches to turn for a scroll of d CSS pixels, one
-// notch scrolling per, held to executor.MaxReachNotches.
+// notch scrolling per, held to executor.MaxIntoViewNotches.
 func notches(d, per float64) int {
 	if math.Abs(d) < 1 {
 		return 0
 	}
 	n := int(math.Round(math.Abs(d) / per))
-	n = max(1, min(n, executor.MaxReachNotches))
+	n = max(1, min(n, executor.MaxIntoViewNotches))
 	if d < 0 {
 		return -n
 	}
 	return n
 }
 
-// performReach fires a committed reach act: bursts of the wheel over the
+// scrollIntoView fires a committed scroll-into-view act: bursts of the wheel over the
 // box that hides el until it shows, then the act at its point. now is el
 // as ready found it. A step the executor refuses stops it there; so does a
-// burst that scrolls nothing, MaxReachBursts bursts that did not bring it
+// burst that scrolls nothing, MaxIntoViewBursts bursts that did not bring it
 // into view, and, earlier, a burst that shows the bursts left cannot get
 // there: once a burst has shown how far a notch scrolls the box, the
 // distance still to go is weighed against the most the bursts left would
-// scroll, each its MaxReachNotches notches, and when it is further the
+// scroll, each its MaxIntoViewNotches notches, and when it is further the
 // reach stops at once rather than turn the wheel for nothing.
-func (e *Engine) performReach(ctx context.Context, t *tabState, el grounding.Element, ticket audit.Ticket, now sighting, r *reaching, ef *effect) error {
+func (e *Engine) scrollIntoView(ctx context.Context, t *tabState, el grounding.Element, ticket audit.Ticket, now sighting, r *intoView, ef *effect) error {
 	if now.reach != nil {
 		r.aim(now.reach)
 	}
@@ -288,27 +288,27 @@ func (e *Engine) performReach(ctx context.Context, t *tabState, el grounding.Ele
 				return r.stopped(err)
 			}
 			pt = e.misplaced(pt)
-			step := executor.WithReachStep(ctx, executor.ReachStep{X: pt.X, Y: pt.Y})
+			step := executor.WithIntoViewStep(ctx, executor.IntoViewStep{X: pt.X, Y: pt.Y})
 			if *ef, err = e.fireWatched(step, t, el, ticket, func(ctx context.Context) error { return e.opts.Executor.Fire(ctx, ticket) }); err != nil {
 				return r.stopped(err)
 			}
 			r.at = &pt
 			return nil
 		}
-		if r.bursts >= MaxReachBursts {
-			return r.stopped(r.outOfReach(fmt.Sprintf("the element was still out of view after %d bursts of the wheel", MaxReachBursts)))
+		if r.bursts >= MaxIntoViewBursts {
+			return r.stopped(r.outOfReach(fmt.Sprintf("the element was still out of view after %d bursts of the wheel", MaxIntoViewBursts)))
 		}
 		per := r.per
 		if per <= 0 {
-			per = reachNotch
+			per = wheelNotch
 		}
-		step := executor.ReachStep{DX: notches(now.reach.DX, per), DY: notches(now.reach.DY, per)}
-		pt, err := e.reachPoint(t, now.reach)
+		step := executor.IntoViewStep{DX: notches(now.reach.DX, per), DY: notches(now.reach.DY, per)}
+		pt, err := e.wheelPoint(t, now.reach)
 		if err != nil {
 			return r.stopped(err)
 		}
 		step.X, step.Y = pt.X, pt.Y
-		if err := e.opts.Executor.Fire(executor.WithReachStep(ctx, step), ticket); err != nil {
+		if err := e.opts.Executor.Fire(executor.WithIntoViewStep(ctx, step), ticket); err != nil {
 			return r.stopped(err)
 		}
 		r.turn(step)
@@ -325,8 +325,8 @@ func (e *Engine) performReach(ctx context.Context, t *tabState, el grounding.Ele
 			r.per = moved / float64(abs(step.DX)+abs(step.DY))
 			r.moved += moved
 			r.aim(next.reach)
-			burst := float64(executor.MaxReachNotches) * r.per
-			if rest := MaxReachBursts - r.bursts; rest > 0 && r.left > float64(rest)*burst {
+			burst := float64(executor.MaxIntoViewNotches) * r.per
+			if rest := MaxIntoViewBursts - r.bursts; rest > 0 && r.left > float64(rest)*burst {
 				return r.stopped(r.outOfReach(fmt.Sprintf("the element is %s px further %s, and the %d bursts of the wheel left would scroll at most %s px",
 					thousands(r.left), r.way, rest, thousands(float64(rest)*burst))))
 			}
@@ -344,7 +344,7 @@ func (e *Engine) performReach(ctx context.Context, t *tabState, el grounding.Ele
 
 // stopped is err with how far the reach got said in it, for the outcome
 // row and the agent.
-func (r *reaching) stopped(err error) error {
+func (r *intoView) stopped(err error) error {
 	if err == nil || r.bursts == 0 {
 		return err
 	}
@@ -359,31 +359,31 @@ func (e *Engine) calOf(t *tabState) *grounding.Calibrated {
 	return t.cal
 }
 
-// readyReach is a reach act's plan: el found again, at the wheel's point
+// readyIntoView is a scroll-into-view act's landing: el found again, at the wheel's point
 // when it is still out of view, else at its own. now is what perform
 // starts from.
-func (e *Engine) readyReach(ctx context.Context, t *tabState, el grounding.Element, now *sighting) (audit.Plan, error) {
+func (e *Engine) readyIntoView(ctx context.Context, t *tabState, el grounding.Element, now *sighting) (audit.Landing, error) {
 	f, err := e.find(ctx, t, el)
 	if err != nil {
-		return audit.Plan{}, err
+		return audit.Landing{}, err
 	}
 	*now = f
 	var pt grounding.ScreenPoint
 	if f.at != nil {
 		pt, err = grounding.ToScreen(f.at.Point, f.at.Window, f.at.Viewport, f.at.Zoom, e.calOf(t))
 	} else {
-		pt, err = e.reachPoint(t, f.reach)
+		pt, err = e.wheelPoint(t, f.reach)
 	}
 	if err != nil {
-		return audit.Plan{}, err
+		return audit.Landing{}, err
 	}
-	return audit.Plan{X: pt.X, Y: pt.Y, Scale: pt.Scale, Frame: el.FrameOrigin}, nil
+	return audit.Landing{X: pt.X, Y: pt.Y, Scale: pt.Scale, Frame: el.FrameOrigin}, nil
 }
 
-// reachOnScreen refuses a reach whose wheel point is on no screen, before
+// intoViewOnScreen refuses a scroll into view whose wheel point is on no screen, before
 // the person is asked.
-func (e *Engine) reachOnScreen(ctx context.Context, t *tabState, r *protocol.Reach) error {
-	pt, err := e.reachPoint(t, r)
+func (e *Engine) intoViewOnScreen(ctx context.Context, t *tabState, r *protocol.Reach) error {
+	pt, err := e.wheelPoint(t, r)
 	if err != nil {
 		return nil
 	}
@@ -441,7 +441,7 @@ func (e *Engine) scrolledTo(ctx context.Context, t *tabState, tab, title string,
 		select {
 		case <-ctx.Done():
 			return words
-		case <-time.After(reachStill):
+		case <-time.After(intoViewStill):
 		}
 	}
 }

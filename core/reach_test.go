@@ -29,7 +29,7 @@ type scrollingPage struct {
 	at     float64 // the button's place in the page
 	per    float64 // guarded by mu
 	grow   float64 // guarded by mu: how much further the button lies after each burst
-	steps  []executor.ReachStep
+	steps  []executor.IntoViewStep
 	rows   []int // guarded by mu: audit rows committed when each step fired
 }
 
@@ -55,7 +55,7 @@ func (p *scrollingPage) Call(ctx context.Context, profile, method string, params
 
 // wheel moves the page as a step's notches would.
 func (p *scrollingPage) wheel(ctx context.Context) error {
-	st, ok := executor.ReachStepOf(ctx)
+	st, ok := executor.IntoViewStepOf(ctx)
 	if !ok {
 		return nil
 	}
@@ -70,7 +70,7 @@ func (p *scrollingPage) wheel(ctx context.Context) error {
 	return nil
 }
 
-type reachRig struct {
+type intoViewRig struct {
 	page  *scrollingPage
 	exec  *executor.Fake
 	log   *audit.Log
@@ -80,14 +80,14 @@ type reachRig struct {
 	mu    sync.Mutex
 }
 
-func newReachRig(t *testing.T, at, per float64) *reachRig {
+func newIntoViewRig(t *testing.T, at, per float64) *intoViewRig {
 	t.Helper()
 	log, err := audit.Open(context.Background(), audit.Options{Path: filepath.Join(t.TempDir(), "audit.db")})
 	if err != nil {
 		t.Fatal(err)
 	}
 	page := &scrollingPage{Browser: coretest.NewBrowser(), at: at, per: per, max: 10000}
-	r := &reachRig{page: page, exec: &executor.Fake{}, log: log}
+	r := &intoViewRig{page: page, exec: &executor.Fake{}, log: log}
 	r.exec.BeforeFire = func(tk audit.Ticket) error {
 		rows, err := core.ReadAudit(context.Background(), log, persondoor.AuditFilter{})
 		if err != nil {
@@ -129,7 +129,7 @@ func newReachRig(t *testing.T, at, per float64) *reachRig {
 	return r
 }
 
-func (r *reachRig) clickBuy(t *testing.T) (*agentdoor.ActResult, error) {
+func (r *intoViewRig) clickBuy(t *testing.T) (*agentdoor.ActResult, error) {
 	t.Helper()
 	s, err := r.agent.Snapshot(context.Background(), r.tab)
 	if err != nil {
@@ -144,7 +144,7 @@ func (r *reachRig) clickBuy(t *testing.T) (*agentdoor.ActResult, error) {
 }
 
 // clicks counts the steps that were the act itself, not the wheel.
-func (r *reachRig) clicks() (wheel, act int) {
+func (r *intoViewRig) clicks() (wheel, act int) {
 	r.page.mu.Lock()
 	defer r.page.mu.Unlock()
 	for _, st := range r.page.steps {
@@ -158,7 +158,7 @@ func (r *reachRig) clicks() (wheel, act int) {
 }
 
 func TestAnActOnAnElementBelowTheFoldScrollsToItFirst(t *testing.T) {
-	r := newReachRig(t, 3000, 100)
+	r := newIntoViewRig(t, 3000, 100)
 	res, err := r.clickBuy(t)
 	if err != nil {
 		t.Fatal(err)
@@ -176,8 +176,8 @@ func TestAnActOnAnElementBelowTheFoldScrollsToItFirst(t *testing.T) {
 	r.page.mu.Lock()
 	first := r.page.steps[0]
 	r.page.mu.Unlock()
-	if first.DY != executor.MaxReachNotches {
-		t.Errorf("the first burst turned %d notches, want the most a burst turns (%d) for a button 2,700 px away", first.DY, executor.MaxReachNotches)
+	if first.DY != executor.MaxIntoViewNotches {
+		t.Errorf("the first burst turned %d notches, want the most a burst turns (%d) for a button 2,700 px away", first.DY, executor.MaxIntoViewNotches)
 	}
 	rows, _ := core.ReadAudit(context.Background(), r.log, persondoor.AuditFilter{})
 	var fire, outcome int
@@ -201,7 +201,7 @@ func TestAnActOnAnElementBelowTheFoldScrollsToItFirst(t *testing.T) {
 }
 
 func TestAReachThatCannotScrollClicksNothing(t *testing.T) {
-	r := newReachRig(t, 3000, 0) // the page keeps the wheel to itself
+	r := newIntoViewRig(t, 3000, 0) // the page keeps the wheel to itself
 	_, err := r.clickBuy(t)
 	if codeOf(err) != vocab.CodeNotVisible || !strings.Contains(err.Error(), "did not scroll") {
 		t.Fatalf("got %v, want %s saying the wheel did not scroll", err, vocab.CodeNotVisible)
@@ -211,18 +211,18 @@ func TestAReachThatCannotScrollClicksNothing(t *testing.T) {
 	}
 }
 
-func TestAReachGivesUpAfterMaxReachBursts(t *testing.T) {
-	r := newReachRig(t, 3000, 100)
+func TestAScrollIntoViewGivesUpAfterMaxIntoViewBursts(t *testing.T) {
+	r := newIntoViewRig(t, 3000, 100)
 	// The page grows as it scrolls: the button is always further on.
 	r.page.mu.Lock()
 	r.page.grow = 15 * 100
 	r.page.mu.Unlock()
 	_, err := r.clickBuy(t)
 	if codeOf(err) != vocab.CodeNotVisible || !strings.Contains(err.Error(), "still out of view") {
-		t.Fatalf("got %v, want %s after %d bursts", err, vocab.CodeNotVisible, core.MaxReachBursts)
+		t.Fatalf("got %v, want %s after %d bursts", err, vocab.CodeNotVisible, core.MaxIntoViewBursts)
 	}
-	if wheel, act := r.clicks(); act != 0 || wheel != core.MaxReachBursts {
-		t.Errorf("%d bursts and %d clicks, want %d bursts and no click", wheel, act, core.MaxReachBursts)
+	if wheel, act := r.clicks(); act != 0 || wheel != core.MaxIntoViewBursts {
+		t.Errorf("%d bursts and %d clicks, want %d bursts and no click", wheel, act, core.MaxIntoViewBursts)
 	}
 	for _, want := range []string{"it scrolled 15,000 px of ", "press End or PageDown", "browser_find", "browser_handoff"} {
 		if !strings.Contains(err.Error(), want) {
@@ -243,7 +243,7 @@ func TestAReachOutOfRangeStopsEarlyAndSaysWhatToDo(t *testing.T) {
 		{"a page that scrolls a pixel a notch", 3000, 1},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			r := newReachRig(t, c.at, c.per)
+			r := newIntoViewRig(t, c.at, c.per)
 			r.page.mu.Lock()
 			r.page.max = c.at + 1000
 			r.page.mu.Unlock()
@@ -251,7 +251,7 @@ func TestAReachOutOfRangeStopsEarlyAndSaysWhatToDo(t *testing.T) {
 			if codeOf(err) != vocab.CodeNotVisible {
 				t.Fatalf("got %v, want %s", err, vocab.CodeNotVisible)
 			}
-			moved := fmt.Sprintf("%.0f", c.per*executor.MaxReachNotches)
+			moved := fmt.Sprintf("%.0f", c.per*executor.MaxIntoViewNotches)
 			if len(moved) > 3 {
 				moved = moved[:len(moved)-3] + "," + moved[len(moved)-3:]
 			}
@@ -273,15 +273,15 @@ func TestAReachOutOfRangeStopsEarlyAndSaysWhatToDo(t *testing.T) {
 
 func TestAReachStepNeedsAReachTicketAndTheOtherWayRound(t *testing.T) {
 	ex := &executor.Fake{}
-	step := executor.WithReachStep(context.Background(), executor.ReachStep{X: 10, Y: 10, DY: 3})
-	if err := ex.Fire(step, audit.TestOnlyTicket(vocab.Act{Kind: vocab.Click}, audit.Plan{X: 10, Y: 10, Scale: 1})); err == nil {
+	step := executor.WithIntoViewStep(context.Background(), executor.IntoViewStep{X: 10, Y: 10, DY: 3})
+	if err := ex.Fire(step, audit.TestOnlyTicket(vocab.Act{Kind: vocab.Click}, audit.Landing{X: 10, Y: 10, Scale: 1})); err == nil {
 		t.Error("a reach step fired under a plain click's ticket")
 	}
-	if err := ex.Fire(context.Background(), audit.TestOnlyTicket(vocab.Act{Kind: vocab.Click, Reach: true}, audit.Plan{X: 10, Y: 10, Scale: 1})); err == nil {
+	if err := ex.Fire(context.Background(), audit.TestOnlyTicket(vocab.Act{Kind: vocab.Click, Reach: true}, audit.Landing{X: 10, Y: 10, Scale: 1})); err == nil {
 		t.Error("a reach act fired without a step")
 	}
-	many := executor.WithReachStep(context.Background(), executor.ReachStep{X: 10, Y: 10, DY: executor.MaxReachNotches + 1})
-	if err := ex.Fire(many, audit.TestOnlyTicket(vocab.Act{Kind: vocab.Click, Reach: true}, audit.Plan{X: 10, Y: 10, Scale: 1})); err == nil {
+	many := executor.WithIntoViewStep(context.Background(), executor.IntoViewStep{X: 10, Y: 10, DY: executor.MaxIntoViewNotches + 1})
+	if err := ex.Fire(many, audit.TestOnlyTicket(vocab.Act{Kind: vocab.Click, Reach: true}, audit.Landing{X: 10, Y: 10, Scale: 1})); err == nil {
 		t.Error("a burst of more notches than a step turns fired")
 	}
 	if n := len(ex.Fired()); n != 0 {
@@ -290,7 +290,7 @@ func TestAReachStepNeedsAReachTicketAndTheOtherWayRound(t *testing.T) {
 }
 
 func TestAnAgentCannotAskForAReach(t *testing.T) {
-	r := newReachRig(t, 300, 100) // in view
+	r := newIntoViewRig(t, 300, 100) // in view
 	s, err := r.agent.Snapshot(context.Background(), r.tab)
 	if err != nil {
 		t.Fatal(err)

@@ -41,7 +41,7 @@ func (s *Session) CurrentTab(ctx context.Context) (string, error) {
 	var readable, active, focused []string
 	gone := 0
 	for id, t := range e.tabs {
-		if e.grants.Get(id).To(s.key()).Level < vocab.ReadOnly {
+		if e.shares.Get(id).To(s.key()).Level < vocab.ReadOnly {
 			continue
 		}
 		if !e.connected[t.chrome.profile] {
@@ -62,7 +62,7 @@ func (s *Session) CurrentTab(ctx context.Context) (string, error) {
 	case len(readable) == 0 && gone > 0:
 		return "", errorf(vocab.CodeDisconnected, "the Chrome extension of the tabs open to you is not connected, so they may be gone; try again when it reconnects (browser_tabs lists them as gone meanwhile)")
 	case len(readable) == 0:
-		return "", &vocab.Error{Code: vocab.CodeGrantRequired, Message: "no tab is open to agents yet; ask the person to give you a tab from the Reins menu", Err: approvals.ErrNotShared}
+		return "", &vocab.Error{Code: vocab.CodeShareRequired, Message: "no tab is open to agents yet; ask the person to give you a tab from the Reins menu", Err: approvals.ErrNotShared}
 	case len(focused) == 1:
 		return focused[0], nil
 	case len(active) == 1:

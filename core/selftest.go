@@ -390,7 +390,7 @@ func (s *selfTest) endPlan(ctx context.Context) {
 // for exactly that step, the person still, the committed row, the
 // executor, the outcome row. It returns the executor's error, or why the
 // step did not fire.
-func (s *selfTest) fire(ctx context.Context, i int, plan audit.Plan) error {
+func (s *selfTest) fire(ctx context.Context, i int, plan audit.Landing) error {
 	st := s.steps[i]
 	req := vocab.Request{ID: s.e.newAskID("a"), Agent: s.agent, Act: st.Act, Target: st.Target}
 	approved, err := s.planned.Step(i, req)
@@ -537,7 +537,7 @@ func (s *selfTest) pointStep(ctx context.Context, i int, area string, dx, dy flo
 		}
 	}
 	mark := s.win.mark()
-	plan := audit.Plan{X: x, Y: y}
+	plan := audit.Landing{X: x, Y: y}
 	if dx != 0 || dy != 0 {
 		plan.X2, plan.Y2 = x+dx, y+dy
 	}
@@ -610,7 +610,7 @@ func (s *selfTest) stepType(ctx context.Context, i int) {
 		return
 	}
 	mark := s.win.mark()
-	if err := s.fire(ctx, i, audit.Plan{}); err != nil {
+	if err := s.fire(ctx, i, audit.Landing{}); err != nil {
 		s.fail(CheckSelectAll, t0, "not fired: %v", err)
 		s.fail(CheckTyping, t0, "not fired: %v", err)
 		return
@@ -680,7 +680,7 @@ func (s *selfTest) stepHover(ctx context.Context, i int) {
 		s.hoverErr = err
 		return
 	}
-	s.hoverErr = s.fire(ctx, i, audit.Plan{X: x, Y: y})
+	s.hoverErr = s.fire(ctx, i, audit.Landing{X: x, Y: y})
 }
 
 // dropSpot is where the drags end, in DIP.
@@ -734,7 +734,7 @@ func (s *selfTest) stepDenied(ctx context.Context, i int) {
 	s.x.SetDenyList(append(denylist.List{rule}, s.allowed...))
 	defer s.x.SetDenyList(s.allowed)
 	mark := s.win.mark()
-	err := s.fire(ctx, i, audit.Plan{X: x, Y: y})
+	err := s.fire(ctx, i, audit.Landing{X: x, Y: y})
 	s.win.sync(ctx, eventWait)
 	evs := s.win.since(mark)
 	taps := count(evs, "tap", AreaClick) + count(evs, "tap", AreaElsewhere)
@@ -778,7 +778,7 @@ func (s *selfTest) stepGuard(ctx context.Context, i int) {
 	defer restore()
 	mark := s.win.mark()
 	fired := make(chan error, 1)
-	go func() { fired <- s.fire(ctx, i, audit.Plan{X: x, Y: y, X2: x + dx, Y2: y}) }()
+	go func() { fired <- s.fire(ctx, i, audit.Landing{X: x, Y: y, X2: x + dx, Y2: y}) }()
 	_, down := s.win.await(ctx, mark, eventWait, func(evs []TestWindowEvent) bool { return find(evs, "down", AreaDrag) >= 0 })
 	parent := g.PID()
 	var killed time.Time

@@ -73,7 +73,7 @@ func (s *Session) controlled(ctx context.Context, tab string, en *audit.Entry) (
 	}
 	origin := approvals.Origin(info.URL)
 	en.Target.TabTitle, en.Target.Origin = info.Title, origin
-	if err := e.checkGrant(s.key(), tab, origin, vocab.Control); err != nil {
+	if err := e.checkShare(s.key(), tab, origin, vocab.Control); err != nil {
 		en.Target.TabTitle = ""
 		return nil, protocol.Tab{}, err
 	}
@@ -112,7 +112,7 @@ func (e *Engine) lookup(tab string) (*tabState, protocol.Tab, error) {
 		e.mu.Unlock()
 		return nil, protocol.Tab{}, errorf(vocab.CodeNoTab, "there is no open tab %q; list tabs first", tab)
 	}
-	profile, info, connected, session := t.chrome.profile, t.info, e.connected[t.chrome.profile], e.browserSessions[t.chrome.profile]
+	profile, info, connected, run := t.chrome.profile, t.info, e.connected[t.chrome.profile], e.browserRuns[t.chrome.profile]
 	e.mu.Unlock()
 	if !connected {
 		return nil, protocol.Tab{}, errorf(vocab.CodeDisconnected, "the Chrome extension for tab %s is not connected; try again when it reconnects", tab)
@@ -120,14 +120,14 @@ func (e *Engine) lookup(tab string) (*tabState, protocol.Tab, error) {
 	// A browser run that connected before the engine took it in numbers its
 	// tabs anew: a request for this tab would reach another run's tab.
 	if sb, ok := e.opts.Browser.(sessioned); ok {
-		if now, ok := sb.SessionOf(profile); ok && now != session {
+		if now, ok := sb.SessionOf(profile); ok && now != run {
 			return nil, protocol.Tab{}, errorf(vocab.CodeDisconnected, "the browser of tab %s has just started again and Reins has not taken in its tabs yet; list tabs again in a moment", tab)
 		}
 	}
 	return t, info, nil
 }
 
-// sessioned is a Browser that tells which browser session each profile's
+// sessioned is a Browser that tells which browser run each profile's
 // connection is of; bridge.Server is one.
 type sessioned interface {
 	SessionOf(profile string) (string, bool)
@@ -157,7 +157,7 @@ func (s *Session) snapshot(ctx context.Context, tab string, en *audit.Entry) (sn
 		return nil, nil, nil, err
 	}
 	en.Target.TabTitle, en.Target.Origin = info.Title, approvals.Origin(info.URL)
-	if err := s.e.checkGrant(s.key(), tab, approvals.Origin(info.URL), vocab.ReadOnly); err != nil {
+	if err := s.e.checkShare(s.key(), tab, approvals.Origin(info.URL), vocab.ReadOnly); err != nil {
 		en.Target.TabTitle = "" // an unshared tab's title is not the agent's to learn, nor the log's
 		return nil, nil, nil, err
 	}
@@ -167,7 +167,7 @@ func (s *Session) snapshot(ctx context.Context, tab string, en *audit.Entry) (sn
 	}
 	// The snapshot's own origin is what the agent read: check it too, since
 	// the tab may have moved on between the tab list and the read.
-	if err := s.e.grants.CheckFor(tab, s.key(), snap.Origin, vocab.ReadOnly); err != nil {
+	if err := s.e.shares.CheckFor(tab, s.key(), snap.Origin, vocab.ReadOnly); err != nil {
 		return nil, nil, nil, err
 	}
 	s.e.mu.Lock()
@@ -244,7 +244,7 @@ func (s *Session) screenshot(ctx context.Context, tab string, en *audit.Entry) (
 		return nil, err
 	}
 	en.Target.TabTitle, en.Target.Origin = info.Title, approvals.Origin(info.URL)
-	if err := s.e.checkGrant(s.key(), tab, approvals.Origin(info.URL), vocab.ReadOnly); err != nil {
+	if err := s.e.checkShare(s.key(), tab, approvals.Origin(info.URL), vocab.ReadOnly); err != nil {
 		en.Target.TabTitle = ""
 		return nil, err
 	}
@@ -286,7 +286,7 @@ func (s *Session) refuse(ctx context.Context, en audit.Entry, err error) error {
 	return ce
 }
 
-// Act runs one act through grant, grounding, approval, audit and executor.
+// Act runs one act through the share check, grounding, approval, audit and executor.
 func (s *Session) Act(ctx context.Context, r agentdoor.ActRequest) (*agentdoor.ActResult, error) {
 	return s.actIn(ctx, r, nil)
 }
@@ -404,7 +404,7 @@ func (s *Session) act(ctx context.Context, r agentdoor.ActRequest, en *audit.Ent
 		// Find it now, so the person is asked about what is really there.
 		first, err = e.resolve(ctx, t, el)
 		if err != nil {
-			if reach = reachOf(err, el); reach == nil || !reachable(r.Act.Kind) {
+			if reach = intoViewOf(err, el); reach == nil || !scrollsIntoView(r.Act.Kind) {
 				return nil, err
 			}
 			// One act that scrolls to the element first, asked about as such.
@@ -417,7 +417,7 @@ func (s *Session) act(ctx context.Context, r agentdoor.ActRequest, en *audit.Ent
 		withMotion(&en.Target, motionOf(first, err))
 		*found = true
 		if reach != nil {
-			err = e.reachOnScreen(ctx, t, reach)
+			err = e.intoViewOnScreen(ctx, t, reach)
 		} else {
 			err = e.landsOnScreen(ctx, t, first)
 		}
@@ -459,17 +459,17 @@ func (s *Session) act(ctx context.Context, r agentdoor.ActRequest, en *audit.Ent
 		req.Picture, req.Box, req.Sketch = e.picture(ctx, t, first, snap, el)
 	}
 	f := firing{tab: r.Tab, req: req, en: en, input: r.Act.Kind.IsInput(), turn: turn}
-	var reachFrom sighting // where ready found a reach act's element
-	var reached reaching   // how far its wheel has turned
-	var now protocol.Tab   // the tab as aimed found it
-	aimed := func(ctx context.Context) (audit.Plan, error) {
+	var intoViewFrom sighting // where ready found a scroll-into-view act's element
+	var reached intoView      // how far its wheel has turned
+	var now protocol.Tab      // the tab as aimed found it
+	aimed := func(ctx context.Context) (audit.Landing, error) {
 		info, err := e.awaitInFront(ctx, r.Tab, r.Act.Kind)
 		if err != nil {
-			return audit.Plan{}, err
+			return audit.Landing{}, err
 		}
 		now = info
-		if err := e.checkGrant(s.key(), r.Tab, approvals.Origin(info.URL), vocab.Control); err != nil {
-			return audit.Plan{}, err
+		if err := e.checkShare(s.key(), r.Tab, approvals.Origin(info.URL), vocab.Control); err != nil {
+			return audit.Landing{}, err
 		}
 		if r.Ref == "" {
 			if r.Act.Kind == vocab.Key {
@@ -477,38 +477,38 @@ func (s *Session) act(ctx context.Context, r agentdoor.ActRequest, en *audit.Ent
 				// the page may have raised a dialog the keys would answer.
 				now := vocab.Target{}
 				if err := e.enterTarget(ctx, t, &now); err != nil {
-					return audit.Plan{}, err
+					return audit.Landing{}, err
 				}
 				if enter && !now.SameMotion(en.Target) {
-					return audit.Plan{}, errorf(vocab.CodeChanged, "the keyboard focus moved to an element where Enter does something else than the person was asked about; nothing was done")
+					return audit.Landing{}, errorf(vocab.CodeChanged, "the keyboard focus moved to an element where Enter does something else than the person was asked about; nothing was done")
 				}
 			}
-			return audit.Plan{Scale: 1}, nil
+			return audit.Landing{Scale: 1}, nil
 		}
 		if r.Act.Reach {
-			reached = reaching{}
-			return e.readyReach(ctx, t, el, &reachFrom)
+			reached = intoView{}
+			return e.readyIntoView(ctx, t, el, &intoViewFrom)
 		}
 		if r.Act.Kind == vocab.Drag && r.To == "" {
 			return e.aimBy(ctx, t, el, r.Act.DX, r.Act.DY)
 		}
 		fresh, _, plan, err := e.aim(ctx, t, el)
 		if err != nil {
-			return audit.Plan{}, err
+			return audit.Landing{}, err
 		}
 		if err := sameMotion(en.Target, fresh.Motion); err != nil {
-			return audit.Plan{}, err
+			return audit.Landing{}, err
 		}
 		if r.Act.Kind == vocab.Drag {
 			end, err := e.aimAt(ctx, t, drop)
 			if err != nil {
-				return audit.Plan{}, dropErr(err)
+				return audit.Landing{}, dropErr(err)
 			}
 			plan.X2, plan.Y2 = end.X, end.Y
 		}
 		return plan, nil
 	}
-	f.ready = func(ctx context.Context) (audit.Plan, error) {
+	f.ready = func(ctx context.Context) (audit.Landing, error) {
 		since := time.Now()
 		plan, err := aimed(ctx)
 		if err != nil || !r.Act.Kind.IsInput() {
@@ -522,7 +522,7 @@ func (s *Session) act(ctx context.Context, r agentdoor.ActRequest, en *audit.Ent
 	var fired time.Duration // how long the input took, for the answer to typing
 	f.perform = func(ctx context.Context, ticket audit.Ticket) error {
 		if r.Act.Reach {
-			return e.performReach(ctx, t, el, ticket, reachFrom, &reached, ef)
+			return e.scrollIntoView(ctx, t, el, ticket, intoViewFrom, &reached, ef)
 		}
 		timed := func(ctx context.Context) error {
 			defer func(start time.Time) { fired = time.Since(start) }(time.Now())
@@ -713,25 +713,25 @@ func (s *Session) element(r agentdoor.ActRequest) (grounding.Element, *grounding
 
 // aimAt resolves el afresh and returns the plan that fires at it: its
 // screen point now, through the tab's calibration.
-func (e *Engine) aimAt(ctx context.Context, t *tabState, el grounding.Element) (audit.Plan, error) {
+func (e *Engine) aimAt(ctx context.Context, t *tabState, el grounding.Element) (audit.Landing, error) {
 	_, _, plan, err := e.aim(ctx, t, el)
 	return plan, err
 }
 
 // aim finds el on the page now and its point on screen: what the page
 // said, the tab's calibration it was mapped with, and the plan.
-func (e *Engine) aim(ctx context.Context, t *tabState, el grounding.Element) (*protocol.ResolveResult, *grounding.Calibrated, audit.Plan, error) {
+func (e *Engine) aim(ctx context.Context, t *tabState, el grounding.Element) (*protocol.ResolveResult, *grounding.Calibrated, audit.Landing, error) {
 	fresh, err := e.resolve(ctx, t, el)
 	if err != nil {
-		return nil, nil, audit.Plan{}, err
+		return nil, nil, audit.Landing{}, err
 	}
 	cal := e.calOf(t)
 	pt, err := grounding.ToScreen(fresh.Point, fresh.Window, fresh.Viewport, fresh.Zoom, cal)
 	if err != nil {
-		return nil, nil, audit.Plan{}, err
+		return nil, nil, audit.Landing{}, err
 	}
 	pt = e.misplaced(pt)
-	return fresh, cal, audit.Plan{X: pt.X, Y: pt.Y, Scale: pt.Scale, Frame: el.FrameOrigin}, nil
+	return fresh, cal, audit.Landing{X: pt.X, Y: pt.Y, Scale: pt.Scale, Frame: el.FrameOrigin}, nil
 }
 
 // maxDragBy bounds a drag by an offset, in screen points each way.
@@ -756,14 +756,14 @@ func dragEnds(r agentdoor.ActRequest) error {
 
 // aimBy is aimAt for a drag by an offset: the plan starts at el's point as
 // the page shows it now and ends dx, dy screen points away (dragEnd).
-func (e *Engine) aimBy(ctx context.Context, t *tabState, el grounding.Element, dx, dy int) (audit.Plan, error) {
+func (e *Engine) aimBy(ctx context.Context, t *tabState, el grounding.Element, dx, dy int) (audit.Landing, error) {
 	fresh, cal, plan, err := e.aim(ctx, t, el)
 	if err != nil {
-		return audit.Plan{}, err
+		return audit.Landing{}, err
 	}
 	end, err := e.dragEnd(fresh, cal, dx, dy)
 	if err != nil {
-		return audit.Plan{}, err
+		return audit.Landing{}, err
 	}
 	plan.X2, plan.Y2 = end.X, end.Y
 	return plan, nil

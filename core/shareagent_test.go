@@ -51,16 +51,16 @@ func TestTabSharedWithOneAgentIsNotSharedWithAnother(t *testing.T) {
 	// Neither sees the other's.
 	_, unshared := alice.Snapshot(ctx, mail)
 	_, err = bob.Snapshot(ctx, tab)
-	if codeOf(err) != vocab.CodeGrantRequired || err.Error() != unshared.Error() {
+	if codeOf(err) != vocab.CodeShareRequired || err.Error() != unshared.Error() {
 		t.Fatalf("Bob reading Alice's tab: %v; want the words of an unshared tab: %v", err, unshared)
 	}
 	ref := strings.TrimSuffix(strings.Split(strings.Split(snap.Text, "Place order")[1], "[ref=")[1], "]")
 	ref = ref[:strings.IndexByte(ref, ']')]
-	if _, err := bob.Act(ctx, agentdoor.ActRequest{Tab: tab, Ref: ref, Act: vocab.Act{Kind: vocab.Click}}); codeOf(err) != vocab.CodeGrantRequired {
-		t.Fatalf("Bob clicking on Alice's tab: %v, want %s", err, vocab.CodeGrantRequired)
+	if _, err := bob.Act(ctx, agentdoor.ActRequest{Tab: tab, Ref: ref, Act: vocab.Act{Kind: vocab.Click}}); codeOf(err) != vocab.CodeShareRequired {
+		t.Fatalf("Bob clicking on Alice's tab: %v, want %s", err, vocab.CodeShareRequired)
 	}
-	if _, err := bob.Screenshot(ctx, tab); codeOf(err) != vocab.CodeGrantRequired {
-		t.Fatalf("Bob's picture of Alice's tab: %v, want %s", err, vocab.CodeGrantRequired)
+	if _, err := bob.Screenshot(ctx, tab); codeOf(err) != vocab.CodeShareRequired {
+		t.Fatalf("Bob's picture of Alice's tab: %v, want %s", err, vocab.CodeShareRequired)
 	}
 	if cur, err := bob.CurrentTab(ctx); err != nil || cur != mail {
 		t.Fatalf("Bob's tab in front = %q, %v; want %s", cur, err, mail)
@@ -85,10 +85,10 @@ func TestTabSharedWithOneAgentIsNotSharedWithAnother(t *testing.T) {
 	if _, err := alice.Handoff(ctx, agentdoor.HandoffRequest{Tab: tab, Reason: "Sign in, please"}); err != nil {
 		t.Fatalf("Alice's hand-off: %v", err)
 	}
-	if _, err := bob.Handoff(ctx, agentdoor.HandoffRequest{Tab: tab, Reason: "Me too"}); codeOf(err) != vocab.CodeGrantRequired || err.Error() != unshared.Error() {
+	if _, err := bob.Handoff(ctx, agentdoor.HandoffRequest{Tab: tab, Reason: "Me too"}); codeOf(err) != vocab.CodeShareRequired || err.Error() != unshared.Error() {
 		t.Fatalf("Bob's hand-off of Alice's handed-off tab: %v; want the words of an unshared tab: %v", err, unshared)
 	}
-	if _, err := bob.Snapshot(ctx, tab); codeOf(err) != vocab.CodeGrantRequired {
+	if _, err := bob.Snapshot(ctx, tab); codeOf(err) != vocab.CodeShareRequired {
 		t.Fatalf("Bob reading Alice's handed-off tab: %v", err)
 	}
 	for _, r := range rowsOf(t, e, persondoor.AuditFilter{Tab: tab, Outcome: vocab.OutcomeRefused}) {

@@ -24,7 +24,7 @@ func TestStartEndsTheActsAReinsThatDiedWasFiring(t *testing.T) {
 		t.Fatal(err)
 	}
 	req := vocab.Request{ID: "r1", Agent: vocab.Agent{Name: "agent", Session: "s1"}, Act: vocab.Act{Kind: vocab.Type, Text: "abc"}, Target: vocab.Target{Tab: "3"}}
-	tk, err := l.Commit(ctx, approvals.TestOnlyApproved(req), audit.Plan{X: 1, Y: 1})
+	tk, err := l.Commit(ctx, approvals.TestOnlyApproved(req), audit.Landing{X: 1, Y: 1})
 	if err != nil {
 		t.Fatal(err)
 	}

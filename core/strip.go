@@ -246,24 +246,24 @@ func (s *strip) forgetClosed() {
 }
 
 // table is profile's share table, without its Seq, for a connection of
-// the browser session named. The bridge calls it from its own goroutines,
+// the browser run named. The bridge calls it from its own goroutines,
 // for a new connection before the engine has heard of it: until the engine
-// has taken in that session, and dropped the tabs of a browser run that
+// has taken in that run, and dropped the tabs of a browser run that
 // ended, the table shares nothing, since the tabs it knows may be another
 // run's under the same numbers.
-func (s *strip) table(profile, session string) protocol.Shares {
+func (s *strip) table(profile, run string) protocol.Shares {
 	e := s.e
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	t := protocol.Shares{Paused: e.Paused(), Tabs: []protocol.TabShare{}}
-	if e.browserSessions[profile] != session {
+	if e.browserRuns[profile] != run {
 		return t
 	}
 	for id, ts := range e.tabs {
 		if ts.chrome.profile != profile {
 			continue
 		}
-		g := e.grants.Get(id)
+		g := e.shares.Get(id)
 		line := protocol.TabShare{Tab: ts.chrome.id, Level: wireLevel(g.Level)}
 		if g.Level > vocab.None {
 			line.Origin = g.Origin

@@ -15,7 +15,7 @@ import (
 // connection numbers its lists anew.
 func TestAnOlderTabListIsNotApplied(t *testing.T) {
 	e := &Engine{
-		grants: approvals.NewGrants(nil), broker: approvals.NewBroker(approvals.BrokerOptions{}),
+		shares: approvals.NewShares(nil), broker: approvals.NewBroker(approvals.BrokerOptions{}),
 		tabs: map[string]*tabState{}, byChrome: map[chromeTab]string{}, connected: map[string]bool{},
 		tabLists: map[string]uint64{}, tabSeq: map[string]uint64{},
 	}
@@ -31,12 +31,12 @@ func TestAnOlderTabListIsNotApplied(t *testing.T) {
 	gen := e.tabLists["p"] // refreshTabs asks
 	e.applyTabs("p", protocol.TabsResult{Seq: 2, Tabs: []protocol.Tab{tab}}, true, 0)
 	id := e.byChrome[chromeTab{"p", 7}]
-	if err := e.grants.Set(id, "https://shop.example.com", vocab.ReadOnly); err != nil {
+	if err := e.shares.Set(id, "https://shop.example.com", vocab.ReadOnly); err != nil {
 		t.Fatal(err)
 	}
 	e.applyTabs("p", protocol.TabsResult{Seq: 1}, false, gen) // the answer, read first, comes last
-	if got := ids(); !slices.Equal(got, []int{7}) || e.grants.Get(id).Level != vocab.ReadOnly {
-		t.Fatalf("after an older list: tabs %v, share %v", got, e.grants.Get(id).Level)
+	if got := ids(); !slices.Equal(got, []int{7}) || e.shares.Get(id).Level != vocab.ReadOnly {
+		t.Fatalf("after an older list: tabs %v, share %v", got, e.shares.Get(id).Level)
 	}
 	e.applyTabs("p", protocol.TabsResult{Seq: 3}, false, gen) // newer: the tab was closed
 	if got := ids(); len(got) != 0 {

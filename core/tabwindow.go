@@ -91,7 +91,7 @@ func (e *Engine) tabWindow(ctx context.Context, t *tabState, tab string, info pr
 
 // pinWindow names in plan the window that shows tab: the act's keys and
 // buttons land only there.
-func (e *Engine) pinWindow(ctx context.Context, t *tabState, tab string, info protocol.Tab, since time.Time, plan *audit.Plan) error {
+func (e *Engine) pinWindow(ctx context.Context, t *tabState, tab string, info protocol.Tab, since time.Time, plan *audit.Landing) error {
 	tw, err := e.tabWindow(ctx, t, tab, info, since)
 	if err != nil {
 		return err

@@ -101,16 +101,16 @@ func (s *Session) upload(ctx context.Context, r agentdoor.UploadRequest, en *aud
 	req := vocab.Request{ID: e.newAskID("a"), Agent: s.agent, Act: en.Act, Target: en.Target}
 	req.Picture, req.Box, req.Sketch = e.picture(ctx, t, first, snap, el)
 	f := firing{tab: r.Tab, req: req, en: en, input: true}
-	f.ready = func(ctx context.Context) (audit.Plan, error) {
+	f.ready = func(ctx context.Context) (audit.Landing, error) {
 		info, err := e.awaitInFront(ctx, r.Tab, vocab.Upload)
 		if err != nil {
-			return audit.Plan{}, err
+			return audit.Landing{}, err
 		}
-		if err := e.checkGrant(s.key(), r.Tab, approvals.Origin(info.URL), vocab.Control); err != nil {
-			return audit.Plan{}, err
+		if err := e.checkShare(s.key(), r.Tab, approvals.Origin(info.URL), vocab.Control); err != nil {
+			return audit.Landing{}, err
 		}
 		if err := stillSame(raw, file, rules); err != nil {
-			return audit.Plan{}, err
+			return audit.Landing{}, err
 		}
 		return e.aimAt(ctx, t, el)
 	}

@@ -7,8 +7,8 @@ import (
 
 	"github.com/reins-app/reins/audit"
 	"github.com/reins-app/reins/executor"
-	"github.com/reins-app/reins/internal/a11ytest"
-	"github.com/reins-app/reins/internal/testenv"
+	"github.com/reins-app/reins/internal/testrig/a11ytest"
+	"github.com/reins-app/reins/internal/testrig/testenv"
 	"github.com/reins-app/reins/vocab"
 )
 
@@ -98,7 +98,7 @@ func TestX11AccessibleFollowsTheApplicationsOwnScale(t *testing.T) {
 			if err != nil || at != b.ID {
 				t.Errorf("AccessibleAt(%g, %g) = %q, %v; want the button %q", x, y, at, err, b.ID)
 			}
-			if err := ex.Fire(t.Context(), audit.TestOnlyDesktopTicket(vocab.Act{Kind: vocab.Click}, audit.Plan{X: x, Y: y, Scale: scale})); err != nil {
+			if err := ex.Fire(t.Context(), audit.TestOnlyDesktopTicket(vocab.Act{Kind: vocab.Click}, audit.Landing{X: x, Y: y, Scale: scale})); err != nil {
 				t.Fatal(err)
 			}
 			d.Next(t, "clicked Press me")

@@ -14,8 +14,8 @@ import (
 	"time"
 
 	gdesktop "github.com/reins-app/reins/grounding/desktop"
-	"github.com/reins-app/reins/internal/a11ytest"
-	"github.com/reins-app/reins/internal/testenv"
+	"github.com/reins-app/reins/internal/testrig/a11ytest"
+	"github.com/reins-app/reins/internal/testrig/testenv"
 )
 
 // fixtureSecret is what the fixture's password field holds; no read may

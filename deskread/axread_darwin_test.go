@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/reins-app/reins/executor"
-	"github.com/reins-app/reins/internal/testenv"
+	"github.com/reins-app/reins/internal/testrig/testenv"
 )
 
 // macDialogSecret is what the dialog's hidden-answer field holds.

@@ -11,8 +11,8 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/reins-app/reins/core/coretest"
-	"github.com/reins-app/reins/internal/browsertest"
-	"github.com/reins-app/reins/internal/testenv"
+	"github.com/reins-app/reins/internal/testrig/browsertest"
+	"github.com/reins-app/reins/internal/testrig/testenv"
 	"github.com/reins-app/reins/mcp/mcptest"
 	"github.com/reins-app/reins/persondoor"
 	"github.com/reins-app/reins/vocab"
@@ -112,8 +112,8 @@ func TestTabsOfOneAgent(t *testing.T) {
 		{"browser_tabs", map[string]any{"action": "new", "tab": two, "url": r.origin + "/two.html"}},
 	} {
 		text, isErr := call(try.tool, try.args)
-		if !isErr || !strings.HasPrefix(text, vocab.CodeGrantRequired+": ") {
-			t.Errorf("Ada's %s %v on Bea's tab: %s; want %s", try.tool, try.args, text, vocab.CodeGrantRequired)
+		if !isErr || !strings.HasPrefix(text, vocab.CodeShareRequired+": ") {
+			t.Errorf("Ada's %s %v on Bea's tab: %s; want %s", try.tool, try.args, text, vocab.CodeShareRequired)
 		}
 	}
 	if n := r.asked() - asked; n != 2 {

@@ -10,7 +10,7 @@ import (
 )
 
 // BenchmarkClickByRefReal is the whole chain's overhead from an agent's
-// click by ref to the XTEST events sent: grant, two re-resolutions through
+// click by ref to the XTEST events sent: the share check, two re-resolutions through
 // the real extension (every frame hop hit-tested), the audit row committed to
 // SQLite, the deny-list check and the input itself. The person's decision is
 // excluded: "allow on this tab" is remembered after the first click.

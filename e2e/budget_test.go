@@ -18,9 +18,9 @@ import (
 	"github.com/reins-app/reins/core/coretest"
 	"github.com/reins-app/reins/deskread"
 	"github.com/reins-app/reins/executor"
-	"github.com/reins-app/reins/internal/browsertest"
-	"github.com/reins-app/reins/internal/testenv"
-	"github.com/reins-app/reins/internal/xvfb"
+	"github.com/reins-app/reins/internal/testrig/browsertest"
+	"github.com/reins-app/reins/internal/testrig/testenv"
+	"github.com/reins-app/reins/internal/testrig/xvfb"
 	"github.com/reins-app/reins/mcp/mcptest"
 	"github.com/reins-app/reins/vocab"
 )

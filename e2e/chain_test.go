@@ -31,9 +31,9 @@ import (
 	"github.com/reins-app/reins/deskread"
 	"github.com/reins-app/reins/executor"
 	"github.com/reins-app/reins/executor/xdesk"
-	"github.com/reins-app/reins/internal/browsertest"
-	"github.com/reins-app/reins/internal/testenv"
-	"github.com/reins-app/reins/internal/xvfb"
+	"github.com/reins-app/reins/internal/testrig/browsertest"
+	"github.com/reins-app/reins/internal/testrig/testenv"
+	"github.com/reins-app/reins/internal/testrig/xvfb"
 	"github.com/reins-app/reins/persondoor"
 	"github.com/reins-app/reins/vocab"
 )
@@ -389,7 +389,7 @@ func (r *rig) assertNoProcessesLeft() {
 // pressRaw presses a chord straight through the executor, as test set-up
 // (the page zoom), outside the agent's path.
 func (r *rig) pressRaw(keys string) error {
-	return r.raw.Fire(context.Background(), audit.TestOnlyTicket(vocab.Act{Kind: vocab.Key, Keys: keys}, audit.Plan{Scale: 1}))
+	return r.raw.Fire(context.Background(), audit.TestOnlyTicket(vocab.Act{Kind: vocab.Key, Keys: keys}, audit.Landing{Scale: 1}))
 }
 
 // personMoves is the person nudging the mouse: a motion to where the
@@ -468,7 +468,7 @@ func (r *rig) heldRequests() func() int {
 	var n atomic.Int32
 	go func() {
 		for ev := range events {
-			if ev.Kind == persondoor.EventApproval && ev.Request.Held > 0 {
+			if ev.Kind == persondoor.EventApproval && ev.Request.Busy > 0 {
 				n.Add(1)
 			}
 		}

@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/reins-app/reins/internal/browsertest"
+	"github.com/reins-app/reins/internal/testrig/browsertest"
 	"github.com/reins-app/reins/mcp/mcptest"
 	"github.com/reins-app/reins/persondoor"
 	"github.com/reins-app/reins/vocab"

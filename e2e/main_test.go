@@ -3,7 +3,7 @@ package e2e
 import (
 	"testing"
 
-	"github.com/reins-app/reins/internal/testenv"
+	"github.com/reins-app/reins/internal/testrig/testenv"
 )
 
 // The tests never see the person's own settings or login items.

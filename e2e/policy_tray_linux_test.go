@@ -8,8 +8,8 @@ import (
 	"time"
 
 	"github.com/reins-app/reins/app/ui"
-	"github.com/reins-app/reins/internal/browsertest"
-	"github.com/reins-app/reins/internal/testenv"
+	"github.com/reins-app/reins/internal/testrig/browsertest"
+	"github.com/reins-app/reins/internal/testrig/testenv"
 	"github.com/reins-app/reins/policy"
 )
 

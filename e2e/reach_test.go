@@ -13,7 +13,7 @@ import (
 	"github.com/reins-app/reins/agentdoor"
 	"github.com/reins-app/reins/audit"
 	"github.com/reins-app/reins/core/coretest"
-	"github.com/reins-app/reins/internal/browsertest"
+	"github.com/reins-app/reins/internal/testrig/browsertest"
 	"github.com/reins-app/reins/persondoor"
 	"github.com/reins-app/reins/vocab"
 )

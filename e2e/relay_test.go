@@ -25,10 +25,10 @@ import (
 	"github.com/reins-app/reins/bridge"
 	"github.com/reins-app/reins/bridge/protocol"
 	"github.com/reins-app/reins/extension"
-	"github.com/reins-app/reins/internal/browsertest"
-	"github.com/reins-app/reins/internal/chromium"
-	"github.com/reins-app/reins/internal/testenv"
-	"github.com/reins-app/reins/internal/xvfb"
+	"github.com/reins-app/reins/internal/testrig/browsertest"
+	"github.com/reins-app/reins/internal/testrig/chromium"
+	"github.com/reins-app/reins/internal/testrig/testenv"
+	"github.com/reins-app/reins/internal/testrig/xvfb"
 )
 
 // The relay attack, for real: Reins crashed and restarted on a new port,

@@ -14,7 +14,7 @@ import (
 
 	"github.com/reins-app/reins/agentdoor"
 	"github.com/reins-app/reins/extension"
-	"github.com/reins-app/reins/internal/testenv"
+	"github.com/reins-app/reins/internal/testrig/testenv"
 	"github.com/reins-app/reins/persondoor"
 	"github.com/reins-app/reins/vocab"
 )
@@ -71,7 +71,7 @@ func TestChain(t *testing.T) {
 
 	t.Run("unshared and read-only tabs", func(t *testing.T) {
 		_, err := r.agent.Snapshot(ctx, r.tab)
-		if code(err) != vocab.CodeGrantRequired {
+		if code(err) != vocab.CodeShareRequired {
 			t.Fatalf("snapshot of an unshared tab: want grant_required, got %v", err)
 		}
 		tabs, err := r.agent.ListTabs(ctx)
@@ -232,7 +232,7 @@ func TestChain(t *testing.T) {
 				t.Fatal("a stale ref clicked the new page's button")
 			}
 		}
-		// Same origin: the grant holds, and the new page's button works.
+		// Same origin: the share holds, and the new page's button works.
 		s2 := r.snapshot()
 		if err := r.clickRef(ref(t, s2, "button", "Main button"), ""); err != nil {
 			t.Fatal(err)

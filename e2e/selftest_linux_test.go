@@ -22,9 +22,9 @@ import (
 	"github.com/reins-app/reins/audit"
 	"github.com/reins-app/reins/core"
 	"github.com/reins-app/reins/executor/xdesk"
-	"github.com/reins-app/reins/internal/a11ytest"
-	"github.com/reins-app/reins/internal/testenv"
-	"github.com/reins-app/reins/internal/trayhost/hosttest"
+	"github.com/reins-app/reins/internal/testrig/a11ytest"
+	"github.com/reins-app/reins/internal/testrig/hosttest"
+	"github.com/reins-app/reins/internal/testrig/testenv"
 	"github.com/reins-app/reins/persondoor"
 	"github.com/reins-app/reins/vocab"
 )

@@ -16,10 +16,10 @@ import (
 	benchrig "github.com/reins-app/reins/bench/rig"
 	"github.com/reins-app/reins/bridge/protocol"
 	"github.com/reins-app/reins/grounding"
-	"github.com/reins-app/reins/internal/browsertest"
-	"github.com/reins-app/reins/internal/chromium"
-	"github.com/reins-app/reins/internal/testenv"
-	"github.com/reins-app/reins/internal/xvfb"
+	"github.com/reins-app/reins/internal/testrig/browsertest"
+	"github.com/reins-app/reins/internal/testrig/chromium"
+	"github.com/reins-app/reins/internal/testrig/testenv"
+	"github.com/reins-app/reins/internal/testrig/xvfb"
 )
 
 // pageServer serves inline pages on 127.0.0.1. A page may fetch /release?k=K,

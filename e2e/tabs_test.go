@@ -14,8 +14,8 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/reins-app/reins/core/coretest"
-	"github.com/reins-app/reins/internal/browsertest"
-	"github.com/reins-app/reins/internal/testenv"
+	"github.com/reins-app/reins/internal/testrig/browsertest"
+	"github.com/reins-app/reins/internal/testrig/testenv"
 	"github.com/reins-app/reins/mcp/mcptest"
 	"github.com/reins-app/reins/persondoor"
 	"github.com/reins-app/reins/vocab"
@@ -104,7 +104,7 @@ func TestTabsSelectAndClose(t *testing.T) {
 	if m == nil || !strings.Contains(out, "in a new tab, not shared with the agent") {
 		t.Fatalf("opening a tab on another site: %s", out)
 	}
-	mcptest.Refused(t, cs, "browser_snapshot", map[string]any{"tab": m[1]}, vocab.CodeGrantRequired)
+	mcptest.Refused(t, cs, "browser_snapshot", map[string]any{"tab": m[1]}, vocab.CodeShareRequired)
 	if n := r.asked() - asked; n != 2 {
 		t.Errorf("the person was asked %d times about two new tabs", n)
 	}

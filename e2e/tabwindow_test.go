@@ -14,8 +14,8 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/reins-app/reins/core/coretest"
-	"github.com/reins-app/reins/internal/browsertest"
-	"github.com/reins-app/reins/internal/testenv"
+	"github.com/reins-app/reins/internal/testrig/browsertest"
+	"github.com/reins-app/reins/internal/testrig/testenv"
 	"github.com/reins-app/reins/mcp/mcptest"
 	"github.com/reins-app/reins/persondoor"
 	"github.com/reins-app/reins/vocab"

@@ -22,10 +22,10 @@ import (
 
 	"github.com/reins-app/reins/app/ui"
 	"github.com/reins-app/reins/executor/xdesk"
-	"github.com/reins-app/reins/internal/browsertest"
-	"github.com/reins-app/reins/internal/testenv"
-	"github.com/reins-app/reins/internal/trayhost/hosttest"
-	"github.com/reins-app/reins/internal/xvfb"
+	"github.com/reins-app/reins/internal/testrig/browsertest"
+	"github.com/reins-app/reins/internal/testrig/hosttest"
+	"github.com/reins-app/reins/internal/testrig/testenv"
+	"github.com/reins-app/reins/internal/testrig/xvfb"
 	"github.com/reins-app/reins/mcp/mcptest"
 )
 

@@ -20,9 +20,9 @@ import (
 	"github.com/reins-app/reins/core"
 	"github.com/reins-app/reins/core/coretest"
 	"github.com/reins-app/reins/executor"
-	"github.com/reins-app/reins/internal/browsertest"
-	"github.com/reins-app/reins/internal/testenv"
-	"github.com/reins-app/reins/internal/xvfb"
+	"github.com/reins-app/reins/internal/testrig/browsertest"
+	"github.com/reins-app/reins/internal/testrig/testenv"
+	"github.com/reins-app/reins/internal/testrig/xvfb"
 	"github.com/reins-app/reins/mcp/mcptest"
 	"github.com/reins-app/reins/vocab"
 )
@@ -283,7 +283,7 @@ func (g *gtkField) typeInto(t testing.TB, text string, pace *executor.KeyPace) t
 	if pace != nil {
 		ctx = executor.WithKeyPace(ctx, *pace)
 	}
-	tk := audit.TestOnlyDesktopTicket(vocab.Act{Kind: vocab.Type, Text: text, Submit: true}, audit.Plan{X: g.x, Y: g.y, Scale: 1})
+	tk := audit.TestOnlyDesktopTicket(vocab.Act{Kind: vocab.Type, Text: text, Submit: true}, audit.Landing{X: g.x, Y: g.y, Scale: 1})
 	if err := g.ex.Fire(ctx, tk); err != nil {
 		t.Fatalf("typing into the GTK field: %v", err)
 	}

@@ -13,7 +13,7 @@ import (
 	"github.com/jezek/xgb"
 	"github.com/jezek/xgb/xproto"
 
-	"github.com/reins-app/reins/internal/testenv"
+	"github.com/reins-app/reins/internal/testrig/testenv"
 	"github.com/reins-app/reins/mcp/mcptest"
 	"github.com/reins-app/reins/vocab"
 )

@@ -25,9 +25,9 @@ type backend interface {
 	// ready refuses an act before anything is asked of the screen, when
 	// no input can be sent at all.
 	ready() error
-	// reach returns pts (DIP at the given scale) in the backend's units,
+	// toDevice returns pts (DIP at the given scale) in the backend's units,
 	// or an error wrapping ErrOffScreen when one is on no screen.
-	reach(pts []point, scale float64) ([]point, error)
+	toDevice(pts []point, scale float64) ([]point, error)
 	// pointer is where the pointer is; back is false when it is where
 	// events cannot put it back (another X screen).
 	pointer() (at point, back bool, err error)

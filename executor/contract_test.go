@@ -86,7 +86,7 @@ func (r rect) bounds() Bounds { return Bounds{X: r.X, Y: r.Y, W: r.W, H: r.H} }
 
 // tabTicket is a tab's act at (x, y) whose plan names the tab's window.
 func tabTicket(r rig, act vocab.Act, x, y float64, tw TabWindow) audit.Ticket {
-	return audit.TestOnlyTicket(act, audit.Plan{X: x, Y: y, Scale: r.Scale(), Window: tw.ID, PID: tw.App.PID})
+	return audit.TestOnlyTicket(act, audit.Landing{X: x, Y: y, Scale: r.Scale(), Window: tw.ID, PID: tw.App.PID})
 }
 
 // tabWindowOf finds the window a browser would report at area, focused.
@@ -100,7 +100,7 @@ func tabWindowOf(t *testing.T, r rig, area rect) TabWindow {
 }
 
 func ticket(r rig, act vocab.Act, x, y float64) audit.Ticket {
-	return audit.TestOnlyTicket(act, audit.Plan{X: x, Y: y, Scale: r.Scale()})
+	return audit.TestOnlyTicket(act, audit.Landing{X: x, Y: y, Scale: r.Scale()})
 }
 
 var (
@@ -277,7 +277,7 @@ func runContract(t *testing.T, newRig func(t *testing.T) rig) {
 			{Kind: vocab.DoubleClick},
 			{Kind: vocab.Type, Text: "hello"},
 		} {
-			tk := audit.TestOnlyDesktopTicket(act, audit.Plan{X: x, Y: y, Scale: r.Scale()})
+			tk := audit.TestOnlyDesktopTicket(act, audit.Landing{X: x, Y: y, Scale: r.Scale()})
 			if err := r.Executor().Fire(ctx, tk); !errors.Is(err, ErrBrowser) || !strings.Contains(err.Error(), "under the pointer") {
 				t.Errorf("desktop Fire(%s) on the browser = %v, want ErrBrowser saying it is under the pointer", act.Kind, err)
 			}
@@ -285,7 +285,7 @@ func runContract(t *testing.T, newRig func(t *testing.T) rig) {
 		// Keys that go wherever the focus is, with the browser in front.
 		r.Front(t, "Chromium")
 		for _, act := range []vocab.Act{{Kind: vocab.Key, Keys: "Enter"}, {Kind: vocab.Type, Text: "hello"}} {
-			tk := audit.TestOnlyDesktopTicket(act, audit.Plan{Scale: r.Scale()})
+			tk := audit.TestOnlyDesktopTicket(act, audit.Landing{Scale: r.Scale()})
 			if err := r.Executor().Fire(ctx, tk); !errors.Is(err, ErrBrowser) || !strings.Contains(err.Error(), "in front") {
 				t.Errorf("desktop Fire(%s) with the browser in front = %v, want ErrBrowser saying it is in front", act.Kind, err)
 			}
@@ -309,7 +309,7 @@ func runContract(t *testing.T, newRig func(t *testing.T) rig) {
 		r.Fired(t)
 		x, y := witnessArea.center()
 		x2, y2 := keepassArea.center()
-		tk := audit.TestOnlyTicket(vocab.Act{Kind: vocab.Drag}, audit.Plan{X: x, Y: y, X2: x2, Y2: y2, Scale: r.Scale()})
+		tk := audit.TestOnlyTicket(vocab.Act{Kind: vocab.Drag}, audit.Landing{X: x, Y: y, X2: x2, Y2: y2, Scale: r.Scale()})
 		if err := r.Executor().Fire(ctx, tk); !errors.Is(err, ErrDenyListed) {
 			t.Errorf("Fire(drag onto KeePassXC) = %v, want ErrDenyListed", err)
 		}
@@ -472,7 +472,7 @@ func runContract(t *testing.T, newRig func(t *testing.T) rig) {
 		r.ShowOnPress(t, "Terminal", termArea)
 		x, y := 200.0, 200.0
 		x2, y2 := termArea.center()
-		tk := audit.TestOnlyTicket(vocab.Act{Kind: vocab.Drag}, audit.Plan{X: x, Y: y, X2: x2, Y2: y2, Scale: r.Scale(), Window: tw.ID, PID: tw.App.PID})
+		tk := audit.TestOnlyTicket(vocab.Act{Kind: vocab.Drag}, audit.Landing{X: x, Y: y, X2: x2, Y2: y2, Scale: r.Scale(), Window: tw.ID, PID: tw.App.PID})
 		err := r.Executor().Fire(ctx, tk)
 		if !errors.Is(err, ErrNotInTabWindow) || !strings.Contains(err.Error(), "Terminal (pid") || !strings.Contains(err.Error(), "release") {
 			t.Fatalf("a drag released over the terminal = %v, want ErrNotInTabWindow naming it under the release", err)
@@ -496,7 +496,7 @@ func runContract(t *testing.T, newRig func(t *testing.T) rig) {
 		tx, ty := termArea.center()
 		for _, tk := range []audit.Ticket{
 			tabTicket(r, vocab.Act{Kind: vocab.Click}, tx, ty, tw),
-			audit.TestOnlyTicket(vocab.Act{Kind: vocab.Drag}, audit.Plan{X: 200, Y: 200, X2: tx, Y2: ty, Scale: r.Scale(), Window: tw.ID}),
+			audit.TestOnlyTicket(vocab.Act{Kind: vocab.Drag}, audit.Landing{X: 200, Y: 200, X2: tx, Y2: ty, Scale: r.Scale(), Window: tw.ID}),
 		} {
 			if err := r.Executor().Fire(ctx, tk); !errors.Is(err, ErrNotInTabWindow) || !strings.Contains(err.Error(), "Terminal") {
 				t.Errorf("Fire(%s) over the terminal = %v, want ErrNotInTabWindow naming it", tk.Act().Kind, err)
@@ -508,13 +508,13 @@ func runContract(t *testing.T, newRig func(t *testing.T) rig) {
 		// Reach's wheel bursts: refused over the terminal, turned over the
 		// tab's window.
 		reach := tabTicket(r, vocab.Act{Kind: vocab.Click, Reach: true}, 200, 200, tw)
-		if err := r.Executor().Fire(WithReachStep(ctx, ReachStep{X: tx, Y: ty, DY: 3}), reach); !errors.Is(err, ErrNotInTabWindow) {
+		if err := r.Executor().Fire(WithIntoViewStep(ctx, IntoViewStep{X: tx, Y: ty, DY: 3}), reach); !errors.Is(err, ErrNotInTabWindow) {
 			t.Errorf("a wheel burst over the terminal = %v, want ErrNotInTabWindow", err)
 		}
 		if ls := r.Landed(t); kinds(ls, "wheel") != 0 {
 			t.Errorf("the wheel turned over the terminal: %+v", ls)
 		}
-		if err := r.Executor().Fire(WithReachStep(ctx, ReachStep{X: 200, Y: 200, DY: 3}), reach); err != nil {
+		if err := r.Executor().Fire(WithIntoViewStep(ctx, IntoViewStep{X: 200, Y: 200, DY: 3}), reach); err != nil {
 			t.Errorf("a wheel burst over the tab's window = %v", err)
 		}
 		if ls := r.Landed(t); count(ls, "wheel", "Chromium") != 3 || len(ls) != 3 {
@@ -593,7 +593,7 @@ func approvedTickets(t *testing.T, scale, x, y float64) func(quiet time.Time) au
 		if err != nil {
 			t.Fatal(err)
 		}
-		tk, err := log.Commit(ctx, a, audit.Plan{X: x, Y: y, Scale: scale, QuietFrom: quiet})
+		tk, err := log.Commit(ctx, a, audit.Landing{X: x, Y: y, Scale: scale, QuietFrom: quiet})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -39,91 +39,91 @@ import (
 	"time"
 )
 
-// holdKind is what a hold holds.
-type holdKind uint8
+// pressKind is what a press holds down or lends.
+type pressKind uint8
 
 const (
-	holdKey    holdKind = iota // a key, by the backend's code
-	holdButton                 // a mouse button, by the sequence's button
-	holdLent                   // a spare key code lent a character
+	pressKey    pressKind = iota // a key, by the backend's code
+	pressButton                  // a mouse button, by the sequence's button
+	pressLent                    // a spare key code lent a character
 )
 
-// hold is one thing the sequence holds: a key or button down, or a key
+// press is one thing the sequence has pressed: a key or button down, or a key
 // code lent.
-type hold struct {
-	kind holdKind
+type press struct {
+	kind pressKind
 	code uint16
 }
 
 // line is how a change to h is written: on is a press or a lending.
-func (h hold) line(on bool) string {
+func (h press) line(on bool) string {
 	switch {
-	case h.kind == holdLent && on:
+	case h.kind == pressLent && on:
 		return "lend " + strconv.Itoa(int(h.code))
-	case h.kind == holdLent:
+	case h.kind == pressLent:
 		return "back " + strconv.Itoa(int(h.code))
 	}
 	verb, what := "up", "key"
 	if on {
 		verb = "down"
 	}
-	if h.kind == holdButton {
+	if h.kind == pressButton {
 		what = "button"
 	}
 	return verb + " " + what + " " + strconv.Itoa(int(h.code))
 }
 
-func (h hold) String() string {
+func (h press) String() string {
 	switch h.kind {
-	case holdButton:
+	case pressButton:
 		return "button " + strconv.Itoa(int(h.code))
-	case holdLent:
+	case pressLent:
 		return "lent key code " + strconv.Itoa(int(h.code))
 	}
 	return "key " + strconv.Itoa(int(h.code))
 }
 
-// parseHold reads one line of the protocol.
-func parseHold(line string) (h hold, on bool, err error) {
+// parsePress reads one line of the protocol.
+func parsePress(line string) (h press, on bool, err error) {
 	f := strings.Fields(line)
 	bad := fmt.Errorf("release guard: cannot read %q", line)
 	var num string
 	switch {
 	case len(f) == 2 && (f[0] == "lend" || f[0] == "back"):
-		h.kind, on, num = holdLent, f[0] == "lend", f[1]
+		h.kind, on, num = pressLent, f[0] == "lend", f[1]
 	case len(f) == 3 && (f[0] == "down" || f[0] == "up") && (f[1] == "key" || f[1] == "button"):
 		on, num = f[0] == "down", f[2]
 		if f[1] == "button" {
-			h.kind = holdButton
+			h.kind = pressButton
 		}
 	default:
-		return hold{}, false, bad
+		return press{}, false, bad
 	}
 	n, err := strconv.ParseUint(num, 10, 16)
 	if err != nil {
-		return hold{}, false, bad
+		return press{}, false, bad
 	}
 	h.code = uint16(n)
-	if h.kind == holdButton && h.code > uint16(wheelRight) {
-		return hold{}, false, bad
+	if h.kind == pressButton && h.code > uint16(wheelRight) {
+		return press{}, false, bad
 	}
 	return h, on, nil
 }
 
 // guard is what the fire sequence tells of everything it holds. A press
-// waits for holding to succeed; a release has been sent by the time
+// waits for pressing to succeed; a release has been sent by the time
 // letGo is told.
 type guard interface {
 	// ready is nil when a Reins that died now would have its holds let
 	// go of; the sequence asks before each act, and fires nothing
 	// otherwise.
 	ready() error
-	// holding is told of h before it is pressed or lent: an error stops
+	// pressing is told of h before it is pressed or lent: an error stops
 	// the act there, before h. A press that then fails stays listed: it
 	// may have gone down, and letting go of a key that is up does nothing.
-	holding(h hold) error
+	pressing(h press) error
 	// letGo is told of h once it is released or given back.
-	letGo(h hold)
+	letGo(h press)
 	// Close is called once the executor has let go of everything.
 	Close() error
 }
@@ -144,10 +144,10 @@ type GuardOptions struct {
 type Guard struct {
 	opts GuardOptions
 
-	mu     sync.Mutex
-	held   []hold     // guarded by mu: in press order
-	proc   *guardProc // guarded by mu: nil while no helper runs
-	closed bool       // guarded by mu
+	mu      sync.Mutex
+	pressed []press    // guarded by mu: in press order
+	proc    *guardProc // guarded by mu: nil while no helper runs
+	closed  bool       // guarded by mu
 }
 
 var _ guard = (*Guard)(nil)
@@ -229,7 +229,7 @@ func (g *Guard) spawn() error {
 		return fmt.Errorf("the release guard (%s) could not start: %w", g.opts.Program, err)
 	}
 	p := &guardProc{cmd: cmd, in: in, exited: make(chan struct{})}
-	for _, h := range g.held {
+	for _, h := range g.pressed {
 		if _, err := io.WriteString(in, h.line(true)+"\n"); err != nil {
 			in.Close()
 			cmd.Process.Kill()
@@ -309,16 +309,16 @@ func (g *Guard) ready() error {
 	return nil
 }
 
-// holding tells the helper of h before it is held, starting a new helper
+// pressing tells the helper of h before it is pressed, starting a new helper
 // (told of everything held, h included) when the one running is gone.
-func (g *Guard) holding(h hold) error {
+func (g *Guard) pressing(h press) error {
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	if h.kind == holdLent && slices.Contains(g.held, h) {
+	if h.kind == pressLent && slices.Contains(g.pressed, h) {
 		// Lent again for another round: still one code to give back.
 		return nil
 	}
-	g.held = append(g.held, h)
+	g.pressed = append(g.pressed, h)
 	p, err := g.running()
 	if err == nil {
 		if _, err = io.WriteString(p.in, h.line(true)+"\n"); err != nil {
@@ -332,18 +332,18 @@ func (g *Guard) holding(h hold) error {
 		}
 	}
 	if err != nil {
-		g.held = remove(g.held, h)
+		g.pressed = remove(g.pressed, h)
 		return fmt.Errorf("the release guard cannot be told of %s, so the act stopped there: %w", h, err)
 	}
 	return nil
 }
 
-// letGo tells the helper h is no longer held. A helper that cannot be told
+// letGo tells the helper h is no longer pressed. A helper that cannot be told
 // is replaced at the next hold, told only of what is still held.
-func (g *Guard) letGo(h hold) {
+func (g *Guard) letGo(h press) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	g.held = remove(g.held, h)
+	g.pressed = remove(g.pressed, h)
 	if g.proc == nil || !g.proc.alive() {
 		return
 	}
@@ -391,16 +391,16 @@ func ServeGuard(in io.Reader, out io.Writer, display string) ([]string, error) {
 	if _, err := io.WriteString(out, "ready\n"); err != nil {
 		return nil, err
 	}
-	var held []hold
+	var held []press
 	sc := bufio.NewScanner(in)
 	for sc.Scan() {
-		h, on, err := parseHold(sc.Text())
+		h, on, err := parsePress(sc.Text())
 		if err != nil {
 			// A line it cannot read is not a reason to leave keys down.
 			continue
 		}
 		switch {
-		case on && h.kind == holdLent && slices.Contains(held, h):
+		case on && h.kind == pressLent && slices.Contains(held, h):
 		case on:
 			held = append(held, h)
 		default:
@@ -413,7 +413,7 @@ func ServeGuard(in io.Reader, out io.Writer, display string) ([]string, error) {
 
 // letGoOf releases held on b, the last held first, and gives lent key
 // codes back once no key is down.
-func letGoOf(b backend, held []hold) ([]string, error) {
+func letGoOf(b backend, held []press) ([]string, error) {
 	var done []string
 	var errs []error
 	at, _, err := b.pointer()
@@ -425,10 +425,10 @@ func letGoOf(b backend, held []hold) ([]string, error) {
 		h := held[i]
 		var e event
 		switch h.kind {
-		case holdLent:
+		case pressLent:
 			lent = append(lent, h.code)
 			continue
-		case holdButton:
+		case pressButton:
 			e = event{kind: buttonUp, button: button(h.code), at: at, clicks: 1}
 		default:
 			e = event{kind: keyUp, key: key{code: h.code}}
@@ -444,7 +444,7 @@ func letGoOf(b backend, held []hold) ([]string, error) {
 			errs = append(errs, err)
 			continue
 		}
-		done = append(done, hold{kind: holdLent, code: code}.String())
+		done = append(done, press{kind: pressLent, code: code}.String())
 	}
 	return done, errors.Join(errs...)
 }

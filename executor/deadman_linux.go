@@ -167,7 +167,7 @@ func (x *X11) giveBackDeadLoans() ([]string, error) {
 				errs = append(errs, err)
 				continue
 			}
-			done = append(done, hold{kind: holdLent, code: code}.String())
+			done = append(done, press{kind: pressLent, code: code}.String())
 		}
 	}
 	return done, errors.Join(errs...)

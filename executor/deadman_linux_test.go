@@ -11,7 +11,7 @@ import (
 	"github.com/jezek/xgb/xproto"
 
 	"github.com/reins-app/reins/executor/xdesk"
-	"github.com/reins-app/reins/internal/testenv"
+	"github.com/reins-app/reins/internal/testrig/testenv"
 )
 
 // guardHelperEnv, when set, makes this test binary the release guard's
@@ -76,9 +76,9 @@ func x11State(t *testing.T, display string, code xproto.Keycode) (down map[int]b
 	return down, m.Keysyms[0]
 }
 
-// holdOnX presses key code and lends spare the character →, telling g
+// pressOnX presses key code and lends spare the character →, telling g
 // first, as the fire sequence does, and returns the two codes.
-func holdOnX(t *testing.T, x *X11, g *Guard) (code, spare xproto.Keycode) {
+func pressOnX(t *testing.T, x *X11, g *Guard) (code, spare xproto.Keycode) {
 	t.Helper()
 	km, err := x.keymap()
 	if err != nil {
@@ -91,9 +91,9 @@ func holdOnX(t *testing.T, x *X11, g *Guard) (code, spare xproto.Keycode) {
 	}
 	spare = km.spares()[0]
 	for _, step := range []func() error{
-		func() error { return g.holding(hold{kind: holdLent, code: uint16(spare)}) },
+		func() error { return g.pressing(press{kind: pressLent, code: uint16(spare)}) },
 		func() error { return x.lend(loan{code: uint16(spare), sym: uint32(runeKeysym('→'))}) },
-		func() error { return g.holding(hold{kind: holdKey, code: uint16(code)}) },
+		func() error { return g.pressing(press{kind: pressKey, code: uint16(code)}) },
 		func() error { return x.post(event{kind: keyDown, key: key{code: uint16(code)}}) },
 	} {
 		if err := step(); err != nil {
@@ -113,7 +113,7 @@ func TestTheReleaseGuardLetsGoWhenReinsDies(t *testing.T) {
 
 	t.Run("Reins dies", func(t *testing.T) {
 		g := startTestGuard(t, d.srv.Display)
-		code, spare := holdOnX(t, x, g)
+		code, spare := pressOnX(t, x, g)
 		if down, sym := x11State(t, d.srv.Display, spare); !down[int(code)] || sym != runeKeysym('→') {
 			t.Fatalf("before: key %d down %v, spare %d types %#x", code, down[int(code)], spare, sym)
 		}
@@ -126,7 +126,7 @@ func TestTheReleaseGuardLetsGoWhenReinsDies(t *testing.T) {
 
 	t.Run("the helper is killed, then Reins dies", func(t *testing.T) {
 		g := startTestGuard(t, d.srv.Display)
-		code, spare := holdOnX(t, x, g)
+		code, spare := pressOnX(t, x, g)
 		first := g.PID()
 		syscall.Kill(first, syscall.SIGKILL)
 		// Another helper starts at once and is told what is held.

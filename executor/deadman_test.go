@@ -14,24 +14,24 @@ import (
 // steps, so that a test sees it in order with the events, and keeps the
 // set it would let go of.
 type stepGuard struct {
-	f      *Fake
-	held   []hold
-	refuse string // a line holding refuses
-	closed bool
+	f       *Fake
+	pressed []press
+	refuse  string // a line pressing refuses
+	closed  bool
 }
 
 func (g *stepGuard) ready() error { return nil }
 
-func (g *stepGuard) holding(h hold) error {
+func (g *stepGuard) pressing(h press) error {
 	if h.line(true) == g.refuse {
 		return errors.New("the guard is gone")
 	}
-	g.held = append(g.held, h)
+	g.pressed = append(g.pressed, h)
 	return g.f.step("guard: " + h.line(true))
 }
 
-func (g *stepGuard) letGo(h hold) {
-	g.held = remove(g.held, h)
+func (g *stepGuard) letGo(h press) {
+	g.pressed = remove(g.pressed, h)
 	g.f.step("guard: " + h.line(false))
 }
 
@@ -74,8 +74,8 @@ func TestTheGuardHearsOfEachPressBeforeItAndEachReleaseAfterIt(t *testing.T) {
 		wait 50ms
 		give back spare0
 		guard: back 768`)
-	if len(g.held) != 0 {
-		t.Errorf("the guard still counts %v as held", g.held)
+	if len(g.pressed) != 0 {
+		t.Errorf("the guard still counts %v as held", g.pressed)
 	}
 	f.Close()
 	if !g.closed {
@@ -100,22 +100,22 @@ func TestAnActStopsBeforeAPressTheGuardCannotHearOf(t *testing.T) {
 		key up a
 		guard: up key 97
 		front?`)
-	if len(g.held) != 0 {
-		t.Errorf("the guard still counts %v as held", g.held)
+	if len(g.pressed) != 0 {
+		t.Errorf("the guard still counts %v as held", g.pressed)
 	}
 }
 
 func TestTheGuardsLinesReadBack(t *testing.T) {
-	for _, h := range []hold{{holdKey, 38}, {holdButton, uint16(rightButton)}, {holdLent, 255}} {
+	for _, h := range []press{{pressKey, 38}, {pressButton, uint16(rightButton)}, {pressLent, 255}} {
 		for _, on := range []bool{true, false} {
-			got, gotOn, err := parseHold(h.line(on))
+			got, gotOn, err := parsePress(h.line(on))
 			if err != nil || got != h || gotOn != on {
 				t.Errorf("%q read back as %v %v %v", h.line(on), got, gotOn, err)
 			}
 		}
 	}
 	for _, bad := range []string{"", "down", "down key", "down key x", "down key 70000", "down button 9", "lend", "press key 3"} {
-		if _, _, err := parseHold(bad); err == nil {
+		if _, _, err := parsePress(bad); err == nil {
 			t.Errorf("%q was read", bad)
 		}
 	}
@@ -123,7 +123,7 @@ func TestTheGuardsLinesReadBack(t *testing.T) {
 
 func TestTheHelperLetsGoOfTheLastHeldFirstAndGivesBackLast(t *testing.T) {
 	f := fakeWithPointer(5, 6)
-	held := []hold{{holdLent, fakeSpareCode}, {holdButton, uint16(leftButton)}, {holdKey, fakeModCode + uint16(modShift)}, {holdKey, 'g'}}
+	held := []press{{pressLent, fakeSpareCode}, {pressButton, uint16(leftButton)}, {pressKey, fakeModCode + uint16(modShift)}, {pressKey, 'g'}}
 	done, err := letGoOf(f, held)
 	if err != nil {
 		t.Fatal(err)

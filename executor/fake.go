@@ -51,7 +51,7 @@ var _ Executor = (*Fake)(nil)
 type Fired struct {
 	Seq  int64 // the ticket's audit row
 	Act  vocab.Act
-	Plan audit.Plan
+	Plan audit.Landing
 }
 
 var errClosed = errors.New("the executor is closed")
@@ -78,7 +78,7 @@ func (f *Fake) firing(ctx context.Context, t audit.Ticket) error {
 func (f *Fake) fired(t audit.Ticket) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	f.acts = append(f.acts, Fired{Seq: t.Seq(), Act: t.Act(), Plan: t.Plan()})
+	f.acts = append(f.acts, Fired{Seq: t.Seq(), Act: t.Act(), Plan: t.Landing()})
 }
 
 // Fired returns the acts performed so far, oldest first.

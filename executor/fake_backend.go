@@ -98,7 +98,7 @@ func (d *fakeDesk) traits() traits {
 
 func (d *fakeDesk) ready() error { return nil }
 
-func (d *fakeDesk) reach(pts []point, _ float64) ([]point, error) {
+func (d *fakeDesk) toDevice(pts []point, _ float64) ([]point, error) {
 	screens := d.screensNow()
 	for _, p := range pts {
 		if !OnScreen(screens, p.X, p.Y) {

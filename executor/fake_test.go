@@ -15,20 +15,20 @@ func TestFakeRecordsActsInOrder(t *testing.T) {
 	f := &Fake{}
 	ctx := context.Background()
 	acts := []struct {
-		act  vocab.Act
-		plan audit.Plan
+		act     vocab.Act
+		landing audit.Landing
 	}{
-		{vocab.Act{Kind: vocab.Click}, audit.Plan{X: 10, Y: 20, Scale: 2}},
-		{vocab.Act{Kind: vocab.Type, Text: "hi", Submit: true}, audit.Plan{X: 30, Y: 40}},
-		{vocab.Act{Kind: vocab.Key, Keys: "Control+Shift+K"}, audit.Plan{}},
-		{vocab.Act{Kind: vocab.Drag}, audit.Plan{X: 1, Y: 2, X2: 3, Y2: 4}},
+		{vocab.Act{Kind: vocab.Click}, audit.Landing{X: 10, Y: 20, Scale: 2}},
+		{vocab.Act{Kind: vocab.Type, Text: "hi", Submit: true}, audit.Landing{X: 30, Y: 40}},
+		{vocab.Act{Kind: vocab.Key, Keys: "Control+Shift+K"}, audit.Landing{}},
+		{vocab.Act{Kind: vocab.Drag}, audit.Landing{X: 1, Y: 2, X2: 3, Y2: 4}},
 	}
 	var want []Fired
 	for _, a := range acts {
-		if err := f.Fire(ctx, audit.TestOnlyTicket(a.act, a.plan)); err != nil {
+		if err := f.Fire(ctx, audit.TestOnlyTicket(a.act, a.landing)); err != nil {
 			t.Fatalf("Fire(%s) = %v", a.act.Kind, err)
 		}
-		want = append(want, Fired{Seq: -1, Act: a.act, Plan: a.plan})
+		want = append(want, Fired{Seq: -1, Act: a.act, Plan: a.landing})
 	}
 	if got := f.Fired(); !reflect.DeepEqual(got, want) {
 		t.Errorf("Fired = %+v\nwant %+v", got, want)
@@ -52,17 +52,17 @@ func TestFakeCallsBeforeFireOnlyWhenEveryCheckPassed(t *testing.T) {
 	if err := f.Fire(ctx, audit.Ticket{}); !errors.Is(err, ErrInvalid) {
 		t.Errorf("invalid ticket: %v", err)
 	}
-	if err := f.Fire(ctx, audit.TestOnlyTicket(vocab.Act{Kind: vocab.Click}, audit.Plan{X: 50, Y: 50})); !errors.Is(err, ErrDenyListed) {
+	if err := f.Fire(ctx, audit.TestOnlyTicket(vocab.Act{Kind: vocab.Click}, audit.Landing{X: 50, Y: 50})); !errors.Is(err, ErrDenyListed) {
 		t.Errorf("click on 1Password: %v", err)
 	}
 	if len(calls) != 0 {
 		t.Errorf("BeforeFire called %d times for refused acts", len(calls))
 	}
-	ok := audit.TestOnlyTicket(vocab.Act{Kind: vocab.Click}, audit.Plan{X: 150, Y: 50})
+	ok := audit.TestOnlyTicket(vocab.Act{Kind: vocab.Click}, audit.Landing{X: 150, Y: 50})
 	if err := f.Fire(ctx, ok); err != nil {
 		t.Errorf("click beside 1Password: %v", err)
 	}
-	refused := audit.TestOnlyTicket(vocab.Act{Kind: vocab.Type, Text: "refuse"}, audit.Plan{X: 150, Y: 50})
+	refused := audit.TestOnlyTicket(vocab.Act{Kind: vocab.Type, Text: "refuse"}, audit.Landing{X: 150, Y: 50})
 	if err := f.Fire(ctx, refused); !errors.Is(err, hookErr) {
 		t.Errorf("Fire when BeforeFire fails = %v, want its error", err)
 	}
@@ -100,7 +100,7 @@ func TestFakeAppAt(t *testing.T) {
 func TestFakeFailureAndClose(t *testing.T) {
 	f := &Fake{}
 	ctx := context.Background()
-	tk := audit.TestOnlyTicket(vocab.Act{Kind: vocab.Click}, audit.Plan{X: 1, Y: 1})
+	tk := audit.TestOnlyTicket(vocab.Act{Kind: vocab.Click}, audit.Landing{X: 1, Y: 1})
 	dropped := errors.New("input dropped")
 	f.SetFailure(dropped)
 	if err := f.Fire(ctx, tk); !errors.Is(err, dropped) {
@@ -131,7 +131,7 @@ func TestFakeIsSafeForConcurrentUse(t *testing.T) {
 			defer func() { done <- struct{}{} }()
 			for j := range 50 {
 				f.SetFrontmost(App{Name: "Chromium"})
-				_ = f.Fire(ctx, audit.TestOnlyTicket(vocab.Act{Kind: vocab.Click}, audit.Plan{X: float64(i), Y: float64(j)}))
+				_ = f.Fire(ctx, audit.TestOnlyTicket(vocab.Act{Kind: vocab.Click}, audit.Landing{X: float64(i), Y: float64(j)}))
 				f.Fired()
 			}
 		}()

@@ -18,13 +18,13 @@ type point struct{ X, Y float64 }
 // checked is a ticket that passed every check that needs no screen: what
 // every executor fires from.
 type checked struct {
-	act    vocab.Act
-	plan   audit.Plan
-	chord  chord   // Key
-	points []point // where the pointer goes, in order; none for Key
-	keys   []chord // Type: the text, key by key
-	clear  []chord // Type: select all, then delete
-	submit *chord  // Type: Enter after the text
+	act     vocab.Act
+	landing audit.Landing
+	chord   chord   // Key
+	points  []point // where the pointer goes, in order; none for Key
+	keys    []chord // Type: the text, key by key
+	clear   []chord // Type: select all, then delete
+	submit  *chord  // Type: Enter after the text
 	// desktop: a desktop act, which lands in no web browser ([denylist.Browsers]).
 	desktop bool
 }
@@ -36,13 +36,13 @@ func check(t audit.Ticket) (checked, error) {
 	if !t.Valid() {
 		return checked{}, ErrInvalid
 	}
-	c := checked{act: dialogKeys(t.Act()), plan: t.Plan(), desktop: t.Approved().Request().Target.Desktop}
-	here := point{c.plan.X, c.plan.Y}
+	c := checked{act: dialogKeys(t.Act()), landing: t.Landing(), desktop: t.Approved().Request().Target.Desktop}
+	here := point{c.landing.X, c.landing.Y}
 	switch c.act.Kind {
 	case vocab.Click, vocab.DoubleClick, vocab.RightClick, vocab.Hover, vocab.Scroll:
 		c.points = []point{here}
 	case vocab.Drag:
-		c.points = []point{here, {c.plan.X2, c.plan.Y2}}
+		c.points = []point{here, {c.landing.X2, c.landing.Y2}}
 	case vocab.Key:
 		ch, err := parseChord(c.act.Keys)
 		if err != nil {
@@ -77,40 +77,40 @@ func check(t audit.Ticket) (checked, error) {
 	return c, nil
 }
 
-// ReachStep is one step of an act whose target is first scrolled into view
+// IntoViewStep is one step of an act whose target is first scrolled into view
 // (vocab.Act.Reach), fired under the act's one ticket: a burst of wheel
 // notches over a point, or, with no notches, the act itself at the point
 // where its target was found once it showed. The caller finds each point
 // afresh; each step goes through every check an act does.
-type ReachStep struct {
+type IntoViewStep struct {
 	X, Y   float64 // DIP
 	DX, DY int     // wheel notches, right and down positive; both 0: the act itself
 }
 
-// MaxReachNotches is the most wheel notches one step of a reach turns along
+// MaxIntoViewNotches is the most wheel notches one step of a scroll into view turns along
 // each axis.
-const MaxReachNotches = 15
+const MaxIntoViewNotches = 15
 
-type reachKey struct{}
+type intoViewKey struct{}
 
-// WithReachStep returns ctx carrying s, for Fire to fire that step of the
+// WithIntoViewStep returns ctx carrying s, for Fire to fire that step of the
 // ticket's act. A ticket whose act has Reach fires only step by step, and a
 // step only under such a ticket.
-func WithReachStep(ctx context.Context, s ReachStep) context.Context {
-	return context.WithValue(ctx, reachKey{}, s)
+func WithIntoViewStep(ctx context.Context, s IntoViewStep) context.Context {
+	return context.WithValue(ctx, intoViewKey{}, s)
 }
 
-// ReachStepOf is the reach step ctx carries, if any: for a recorder or a
+// IntoViewStepOf is the reach step ctx carries, if any: for a recorder or a
 // test to see which step of a reach act is firing.
-func ReachStepOf(ctx context.Context) (ReachStep, bool) {
-	s, ok := ctx.Value(reachKey{}).(ReachStep)
+func IntoViewStepOf(ctx context.Context) (IntoViewStep, bool) {
+	s, ok := ctx.Value(intoViewKey{}).(IntoViewStep)
 	return s, ok
 }
 
 // stepped turns c into the reach step ctx carries, or refuses a step that
 // does not belong to c's act.
 func stepped(ctx context.Context, c checked) (checked, error) {
-	st, ok := ReachStepOf(ctx)
+	st, ok := IntoViewStepOf(ctx)
 	switch {
 	case !ok && !c.act.Reach:
 		return c, nil
@@ -119,15 +119,15 @@ func stepped(ctx context.Context, c checked) (checked, error) {
 	case !c.act.Reach:
 		return checked{}, fmt.Errorf("%w: a reach step under a ticket whose act does not scroll", ErrInvalid)
 	}
-	if abs(st.DX) > MaxReachNotches || abs(st.DY) > MaxReachNotches {
-		return checked{}, fmt.Errorf("%w: %d, %d wheel notches is more than one step turns (%d)", ErrInvalid, st.DX, st.DY, MaxReachNotches)
+	if abs(st.DX) > MaxIntoViewNotches || abs(st.DY) > MaxIntoViewNotches {
+		return checked{}, fmt.Errorf("%w: %d, %d wheel notches is more than one step turns (%d)", ErrInvalid, st.DX, st.DY, MaxIntoViewNotches)
 	}
 	p := point{st.X, st.Y}
 	if math.IsNaN(p.X) || math.IsNaN(p.Y) || math.IsInf(p.X, 0) || math.IsInf(p.Y, 0) {
 		return checked{}, fmt.Errorf("%w: the step's point (%g, %g) is not a place", ErrOffScreen, p.X, p.Y)
 	}
 	if st.DX != 0 || st.DY != 0 {
-		return checked{act: vocab.Act{Kind: vocab.Scroll, DX: st.DX, DY: st.DY}, plan: c.plan, points: []point{p}}, nil
+		return checked{act: vocab.Act{Kind: vocab.Scroll, DX: st.DX, DY: st.DY}, landing: c.landing, points: []point{p}}, nil
 	}
 	c.points = []point{p}
 	return c, nil
@@ -278,7 +278,7 @@ func personCheck(in inputAt, own, since time.Time) error {
 
 // quietFrom is the moment from which t's act is held by the person's input.
 func quietFrom(t audit.Ticket) time.Time {
-	if q := t.Plan().QuietFrom; !q.IsZero() {
+	if q := t.Landing().QuietFrom; !q.IsZero() {
 		return q
 	}
 	return t.Approved().At()

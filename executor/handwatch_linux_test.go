@@ -132,7 +132,7 @@ func TestHandWatchIgnoresReinsOwnInput(t *testing.T) {
 			t.Fatalf("%s: %v", act.Kind, err)
 		}
 	}
-	drag := audit.TestOnlyTicket(vocab.Act{Kind: vocab.Drag}, audit.Plan{X: 200, Y: 200, X2: 500, Y2: 400, Scale: 1})
+	drag := audit.TestOnlyTicket(vocab.Act{Kind: vocab.Drag}, audit.Landing{X: 200, Y: 200, X2: 500, Y2: 400, Scale: 1})
 	must(t, r.ex.Fire(context.Background(), drag))
 
 	// And plain XTEST, as any other program sends it: 2,000 keys, 1,000

@@ -25,7 +25,7 @@ func TestADialogIsAnsweredWithKeys(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			f := &Fake{}
 			f.SetFrontmost(App{Name: "Chromium", PID: 10})
-			if err := f.Fire(context.Background(), audit.TestOnlyTicket(tc.act, audit.Plan{Scale: 1})); err != nil {
+			if err := f.Fire(context.Background(), audit.TestOnlyTicket(tc.act, audit.Landing{Scale: 1})); err != nil {
 				t.Fatal(err)
 			}
 			got := strings.Join(f.steps(), "\n")

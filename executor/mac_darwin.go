@@ -135,7 +135,7 @@ func cfDictionaryValue(d uintptr, key string) uintptr {
 	return macos.CFDictionaryGetValue(d, k)
 }
 
-func (m *Mac) reach(pts []point, _ float64) ([]point, error) {
+func (m *Mac) toDevice(pts []point, _ float64) ([]point, error) {
 	for _, p := range pts {
 		var n uint32
 		if quartz.GetDisplaysWithPoint(quartz.Point{X: p.X, Y: p.Y}, 0, nil, &n) != 0 || n == 0 {

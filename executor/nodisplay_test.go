@@ -20,7 +20,7 @@ func TestNoDisplayRefusesInputSayingWhyAndWhatToDo(t *testing.T) {
 		{Kind: vocab.Click}, {Kind: vocab.DoubleClick}, {Kind: vocab.RightClick}, {Kind: vocab.Hover},
 		{Kind: vocab.Scroll}, {Kind: vocab.Drag}, {Kind: vocab.Type, Text: "hi"}, {Kind: vocab.Key, Keys: "Enter"},
 	} {
-		err := n.Fire(ctx, audit.TestOnlyTicket(act, audit.Plan{X: 10, Y: 20, Scale: 1}))
+		err := n.Fire(ctx, audit.TestOnlyTicket(act, audit.Landing{X: 10, Y: 20, Scale: 1}))
 		if !errors.Is(err, ErrNoDisplay) || !errors.Is(err, why) || err.Error() != want {
 			t.Errorf("Fire(%s) = %v; want %q wrapping ErrNoDisplay", act.Kind, err, want)
 		}
@@ -28,7 +28,7 @@ func TestNoDisplayRefusesInputSayingWhyAndWhatToDo(t *testing.T) {
 	if err := n.Fire(ctx, audit.Ticket{}); !errors.Is(err, ErrInvalid) {
 		t.Errorf("an invalid ticket: %v, want ErrInvalid as from every executor", err)
 	}
-	if err := n.Fire(ctx, audit.TestOnlyTicket(vocab.Act{Kind: vocab.Navigate, URL: "https://example.com"}, audit.Plan{})); !errors.Is(err, ErrUnsupported) {
+	if err := n.Fire(ctx, audit.TestOnlyTicket(vocab.Act{Kind: vocab.Navigate, URL: "https://example.com"}, audit.Landing{})); !errors.Is(err, ErrUnsupported) {
 		t.Errorf("an act that is not input: %v, want ErrUnsupported", err)
 	}
 	if _, err := n.Frontmost(ctx); !errors.Is(err, ErrNoDisplay) {

@@ -152,7 +152,7 @@ func (s *sequence) fire(ctx context.Context, b backend, t audit.Ticket) (err err
 	if err := s.begin(ctx, b); err != nil {
 		return err
 	}
-	pts, err := b.reach(c.points, scale(c.plan.Scale))
+	pts, err := b.toDevice(c.points, scale(c.landing.Scale))
 	if err != nil {
 		return err
 	}
@@ -167,7 +167,7 @@ func (s *sequence) fire(ctx context.Context, b backend, t audit.Ticket) (err err
 	defer a.close(&err)
 	a.desktop = c.desktop
 	if !c.desktop {
-		a.tab = c.plan.Window
+		a.tab = c.landing.Window
 	}
 	if len(keys.loans) > 0 {
 		// Before the deny check, because lending waits for clients to
@@ -241,7 +241,7 @@ func (s *sequence) giveBack(b backend, codes []uint16) error {
 			errs = append(errs, err)
 			continue
 		}
-		s.letGo(hold{kind: holdLent, code: code})
+		s.letGo(press{kind: pressLent, code: code})
 	}
 	if len(errs) == 0 {
 		return nil
@@ -250,16 +250,16 @@ func (s *sequence) giveBack(b backend, codes []uint16) error {
 		s.stillLent, errors.Join(errs...))
 }
 
-// holding tells the guard of h before it is held; an error stops the act.
-func (s *sequence) holding(h hold) error {
+// pressing tells the guard of h before it is pressed; an error stops the act.
+func (s *sequence) pressing(h press) error {
 	if s.guard == nil {
 		return nil
 	}
-	return s.guard.holding(h)
+	return s.guard.pressing(h)
 }
 
-// letGo tells the guard h is no longer held.
-func (s *sequence) letGo(h hold) {
+// letGo tells the guard h is no longer pressed.
+func (s *sequence) letGo(h press) {
 	if s.guard != nil {
 		s.guard.letGo(h)
 	}
@@ -305,9 +305,9 @@ type act struct {
 	asked   bool // the witness has been asked
 
 	at      point    // where the pointer was last sent
-	buttons []button // held, in press order
-	held    []key    // held, in press order
-	mods    mods     // modifiers held
+	buttons []button // pressed, in press order
+	pressed []key    // pressed, in press order
+	mods    mods     // modifiers pressed
 	sent    bool     // an event was sent
 	count   int      // events sent
 	// desktop: a desktop act, whose keys stop when a web browser comes to
@@ -317,7 +317,7 @@ type act struct {
 	// which its keys and buttons must land in; 0 for none.
 	tab uint64
 	// downAt is where the left button last went down, inside the tab's
-	// window; strayed says a button is held over another window, so that
+	// window; strayed says a button is pressed over another window, so that
 	// it is let go of back at downAt, where a drop lands on the page.
 	downAt  point
 	strayed bool
@@ -514,7 +514,7 @@ func (a *act) buttonDown(b button, clicks int) error {
 	if err := a.alive(); err != nil {
 		return err
 	}
-	if err := a.s.holding(heldButton(b)); err != nil {
+	if err := a.s.pressing(pressedButton(b)); err != nil {
 		return err
 	}
 	what := "the press"
@@ -524,7 +524,7 @@ func (a *act) buttonDown(b button, clicks int) error {
 	at, before := a.at, a.count
 	if err := a.sendIn(func() error { return a.pointerInTab(at, what) }, event{kind: buttonDown, button: b, at: at, clicks: clicks}); err != nil {
 		if a.count == before {
-			a.s.letGo(heldButton(b)) // never went down
+			a.s.letGo(pressedButton(b)) // never went down
 		}
 		return err
 	}
@@ -536,7 +536,7 @@ func (a *act) buttonDown(b button, clicks int) error {
 }
 
 // buttonUp lets go of b where the pointer is: a wheel notch's at once, any
-// other button only over the tab's window, else it stays held for finish.
+// other button only over the tab's window, else it stays pressed for finish.
 func (a *act) buttonUp(b button, clicks int) error {
 	e := event{kind: buttonUp, button: b, at: a.at, clicks: clicks}
 	var err error
@@ -547,19 +547,19 @@ func (a *act) buttonUp(b button, clicks int) error {
 		err = a.sendIn(func() error { return a.pointerInTab(e.at, "the release") }, e)
 	}
 	if err != nil && a.count == before {
-		return err // not let go of: still held, for finish
+		return err // not let go of: still pressed, for finish
 	}
 	a.buttons = remove(a.buttons, b)
 	if err != nil {
 		return err
 	}
-	a.s.letGo(heldButton(b))
+	a.s.letGo(pressedButton(b))
 	return nil
 }
 
-func heldButton(b button) hold { return hold{kind: holdButton, code: uint16(b)} }
+func pressedButton(b button) press { return press{kind: pressButton, code: uint16(b)} }
 
-func heldKey(k key) hold { return hold{kind: holdKey, code: k.code} }
+func pressedKey(k key) press { return press{kind: pressKey, code: k.code} }
 
 // press is one click of b; clicks says which of a double click it is.
 func (a *act) press(b button, clicks int) error {
@@ -703,27 +703,27 @@ func (a *act) keyDown(k key) error {
 	if err := a.alive(); err != nil {
 		return err
 	}
-	if err := a.s.holding(heldKey(k)); err != nil {
+	if err := a.s.pressing(pressedKey(k)); err != nil {
 		return err
 	}
 	before := a.count
 	if err := a.sendIn(a.keysInTab, event{kind: keyDown, key: k, mods: a.mods}); err != nil {
 		if a.count == before {
-			a.s.letGo(heldKey(k)) // never went down
+			a.s.letGo(pressedKey(k)) // never went down
 		}
 		return err
 	}
-	a.held = append(a.held, k)
+	a.pressed = append(a.pressed, k)
 	return nil
 }
 
 func (a *act) keyUp(k key) error {
 	a.mods &^= k.mod
-	a.held = remove(a.held, k)
+	a.pressed = remove(a.pressed, k)
 	if err := a.send(event{kind: keyUp, key: k, mods: a.mods}); err != nil {
 		return err
 	}
-	a.s.letGo(heldKey(k))
+	a.s.letGo(pressedKey(k))
 	return nil
 }
 
@@ -732,7 +732,7 @@ func (a *act) lend(r int) error {
 	// Marked first, so that a failure half-way still gives back.
 	a.round = r
 	for _, l := range a.keys.loans[r] {
-		if err := a.s.holding(hold{kind: holdLent, code: l.code}); err != nil {
+		if err := a.s.pressing(press{kind: pressLent, code: l.code}); err != nil {
 			return err
 		}
 		if err := a.b.lend(l); err != nil {
@@ -742,7 +742,7 @@ func (a *act) lend(r int) error {
 	return a.wait(a.tr.lendWait)
 }
 
-// finish lets go of whatever is still held, last pressed first, then gives
+// finish lets go of whatever is still pressed, last pressed first, then gives
 // back any key codes lent to characters. It runs even when the act's
 // context has ended, and says what it could not let go of.
 func (a *act) finish() error {
@@ -766,18 +766,18 @@ func (a *act) finish() error {
 			errs = append(errs, fmt.Errorf("a mouse button may still be down: %w", err))
 			continue
 		}
-		a.s.letGo(heldButton(a.buttons[i]))
+		a.s.letGo(pressedButton(a.buttons[i]))
 	}
-	for i := len(a.held) - 1; i >= 0; i-- {
-		k := a.held[i]
+	for i := len(a.pressed) - 1; i >= 0; i-- {
+		k := a.pressed[i]
 		k.text = 0
 		if err := a.send(event{kind: keyUp, key: k, mods: a.mods}); err != nil {
 			errs = append(errs, fmt.Errorf("a key may still be down: %w", err))
 			continue
 		}
-		a.s.letGo(heldKey(k))
+		a.s.letGo(pressedKey(k))
 	}
-	a.buttons, a.held, a.mods = nil, nil, 0
+	a.buttons, a.pressed, a.mods = nil, nil, 0
 	if a.round >= 0 && len(a.keys.lent) > 0 {
 		_ = a.b.wait(context.Background(), a.tr.lendWait)
 		if err := a.s.giveBack(a.b, a.keys.lent); err != nil {

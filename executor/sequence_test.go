@@ -48,7 +48,7 @@ func failStep(f *Fake, line string, err error, times int) {
 }
 
 func fire(ctx context.Context, f *Fake, act vocab.Act, x, y float64) error {
-	return f.Fire(ctx, audit.TestOnlyTicket(act, audit.Plan{X: x, Y: y}))
+	return f.Fire(ctx, audit.TestOnlyTicket(act, audit.Landing{X: x, Y: y}))
 }
 
 func TestSequenceChecksRightBeforeFiringAndPutsThePointerBack(t *testing.T) {
@@ -82,7 +82,7 @@ func TestSequenceStoppedPartWayLetsGoOfWhatItHolds(t *testing.T) {
 			}
 			return nil
 		}
-		tk := audit.TestOnlyTicket(vocab.Act{Kind: vocab.Drag}, audit.Plan{X: 100, Y: 200, X2: 200, Y2: 200})
+		tk := audit.TestOnlyTicket(vocab.Act{Kind: vocab.Drag}, audit.Landing{X: 100, Y: 200, X2: 200, Y2: 200})
 		if err := f.Fire(ctx, tk); !errors.Is(err, context.Canceled) {
 			t.Fatalf("Fire = %v, want context.Canceled", err)
 		}

@@ -13,8 +13,8 @@ import (
 // A tab's act lands only in the window that shows the tab. Before the act
 // fires, core asks which window that is ([Executor.TabWindow]), from the
 // window's place and size as the browser itself reports them, and names
-// it in the act's plan (audit.Plan.Window, with the browser's process,
-// audit.Plan.PID). The fire sequence then checks, under its lock, before
+// it in the act's landing (audit.Landing.Window, with the browser's process,
+// audit.Landing.PID). The fire sequence then checks, under its lock, before
 // every key the act presses (the clear chord and the submit among them)
 // that the keyboard focus is in that window, and before every button and
 // wheel event (a press, a release, each wheel notch, a drag's end) that

@@ -11,7 +11,7 @@ import (
 	"github.com/jezek/xgb/xproto"
 
 	"github.com/reins-app/reins/audit"
-	"github.com/reins-app/reins/internal/xvfb"
+	"github.com/reins-app/reins/internal/testrig/xvfb"
 	"github.com/reins-app/reins/vocab"
 )
 
@@ -191,7 +191,7 @@ func TestX11ABrowsersDragIconIsLookedThrough(t *testing.T) {
 			_ = xproto.MapWindowChecked(r.w.conn, id).Check()
 		})
 	})
-	tk := audit.TestOnlyTicket(vocab.Act{Kind: vocab.Drag}, audit.Plan{X: 200, Y: 200, X2: 500, Y2: 350, Scale: 1, Window: tw.ID, PID: tw.App.PID})
+	tk := audit.TestOnlyTicket(vocab.Act{Kind: vocab.Drag}, audit.Landing{X: 200, Y: 200, X2: 500, Y2: 350, Scale: 1, Window: tw.ID, PID: tw.App.PID})
 	if err := r.ex.Fire(context.Background(), tk); err != nil {
 		t.Fatalf("a drag whose end shows the browser's drag icon = %v", err)
 	}

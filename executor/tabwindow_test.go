@@ -21,7 +21,7 @@ func browserAt(t *testing.T) *Fake {
 	return f
 }
 
-func inTab(act vocab.Act, p audit.Plan) audit.Ticket {
+func inTab(act vocab.Act, p audit.Landing) audit.Ticket {
 	p.Window, p.PID = 7, 4000
 	return audit.TestOnlyTicket(act, p)
 }
@@ -31,7 +31,7 @@ func inTab(act vocab.Act, p audit.Plan) audit.Ticket {
 // by the question which window is under the point.
 func TestATabActAsksWhereEachKeyAndButtonLands(t *testing.T) {
 	f := browserAt(t)
-	tk := inTab(vocab.Act{Kind: vocab.Type, Text: "ok", Clear: true, Submit: true}, audit.Plan{X: 100, Y: 200})
+	tk := inTab(vocab.Act{Kind: vocab.Type, Text: "ok", Clear: true, Submit: true}, audit.Landing{X: 100, Y: 200})
 	if err := f.Fire(context.Background(), tk); err != nil {
 		t.Fatal(err)
 	}
@@ -56,8 +56,8 @@ func TestATabActAsksWhereEachKeyAndButtonLands(t *testing.T) {
 	// A desktop act, and one whose plan names no window, ask nothing of
 	// the kind.
 	for _, tk := range []audit.Ticket{
-		audit.TestOnlyTicket(vocab.Act{Kind: vocab.Type, Text: "ok"}, audit.Plan{X: 100, Y: 200}),
-		audit.TestOnlyDesktopTicket(vocab.Act{Kind: vocab.Type, Text: "ok"}, audit.Plan{X: 100, Y: 200, Window: 7}),
+		audit.TestOnlyTicket(vocab.Act{Kind: vocab.Type, Text: "ok"}, audit.Landing{X: 100, Y: 200}),
+		audit.TestOnlyDesktopTicket(vocab.Act{Kind: vocab.Type, Text: "ok"}, audit.Landing{X: 100, Y: 200, Window: 7}),
 	} {
 		f.SetFrontmost(App{Name: "xterm"})
 		f.SetAppAt(App{Name: "xterm"})
@@ -84,7 +84,7 @@ func TestARefusedReleaseLetsGoWhereTheDragBegan(t *testing.T) {
 		}
 		return nil
 	}
-	tk := inTab(vocab.Act{Kind: vocab.Drag}, audit.Plan{X: 100, Y: 200, X2: 200, Y2: 200})
+	tk := inTab(vocab.Act{Kind: vocab.Drag}, audit.Landing{X: 100, Y: 200, X2: 200, Y2: 200})
 	err := f.Fire(context.Background(), tk)
 	if !errors.Is(err, ErrNotInTabWindow) || !strings.Contains(err.Error(), "xterm (pid 4242) is under the release") || !strings.Contains(err.Error(), "after 12 input events") {
 		t.Fatalf("Fire = %v, want ErrNotInTabWindow saying xterm is under the release, after the move, the press and 10 drag steps", err)
@@ -144,7 +144,7 @@ func TestKeysStopWhenTheFocusLeavesTheTabsWindow(t *testing.T) {
 		}
 		return nil
 	}
-	err := f.Fire(context.Background(), inTab(vocab.Act{Kind: vocab.Type, Text: "Hi there"}, audit.Plan{}))
+	err := f.Fire(context.Background(), inTab(vocab.Act{Kind: vocab.Type, Text: "Hi there"}, audit.Landing{}))
 	if !errors.Is(err, ErrFocusMoved) || !strings.Contains(err.Error(), "Chromium (pid 4000) holds it") || !strings.Contains(err.Error(), "after 4 input events") {
 		t.Fatalf("Fire = %v, want ErrFocusMoved naming the popup's browser, after 4 events", err)
 	}
@@ -250,7 +250,7 @@ func TestAReleaseWhoseWindowCannotBeReadStillLetsGo(t *testing.T) {
 		}
 		return nil
 	}
-	err := f.Fire(context.Background(), inTab(vocab.Act{Kind: vocab.Click}, audit.Plan{X: 100, Y: 200}))
+	err := f.Fire(context.Background(), inTab(vocab.Act{Kind: vocab.Click}, audit.Landing{X: 100, Y: 200}))
 	if !errors.Is(err, unreadable) || errors.Is(err, ErrNotInTabWindow) {
 		t.Fatalf("Fire = %v, want the display's error", err)
 	}

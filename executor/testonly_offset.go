@@ -42,12 +42,12 @@ type offsetBackend struct {
 	dx, dy float64
 }
 
-func (b offsetBackend) reach(pts []point, scale float64) ([]point, error) {
+func (b offsetBackend) toDevice(pts []point, scale float64) ([]point, error) {
 	moved := make([]point, len(pts))
 	for i, p := range pts {
 		moved[i] = point{p.X + b.dx, p.Y + b.dy}
 	}
-	return b.backend.reach(moved, scale)
+	return b.backend.toDevice(moved, scale)
 }
 
 // guarded is the wrapped executor's sequence, so that the release guard

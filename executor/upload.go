@@ -163,7 +163,7 @@ func (s *sequence) upload(ctx context.Context, b backend, t audit.Ticket) (err e
 	if !t.Valid() {
 		return ErrInvalid
 	}
-	up, plan := t.Act(), t.Plan()
+	up, plan := t.Act(), t.Landing()
 	if up.Kind != vocab.Upload {
 		return fmt.Errorf("%w: %q is not an upload", ErrUnsupported, up.Kind)
 	}
@@ -188,13 +188,13 @@ func (s *sequence) upload(ctx context.Context, b backend, t audit.Ticket) (err e
 	if err := s.begin(ctx, b); err != nil {
 		return err
 	}
-	pts, err := b.reach([]point{here}, scale(plan.Scale))
+	pts, err := b.toDevice([]point{here}, scale(plan.Scale))
 	if err != nil {
 		return err
 	}
 	// Every key resolved before anything fires: the path on the layout in
 	// use, as typing is; the dialog's chords as key presses are.
-	keys, err := b.strokes(checked{act: vocab.Act{Kind: vocab.Type, Text: path}, plan: plan, keys: textKeys(path)})
+	keys, err := b.strokes(checked{act: vocab.Act{Kind: vocab.Type, Text: path}, landing: plan, keys: textKeys(path)})
 	if err != nil {
 		return err
 	}

@@ -12,7 +12,7 @@ import (
 )
 
 func uploadTicket(path string) audit.Ticket {
-	return audit.TestOnlyTicket(vocab.Act{Kind: vocab.Upload, File: vocab.File{Path: path, Size: 5}}, audit.Plan{X: 40, Y: 60, Scale: 1})
+	return audit.TestOnlyTicket(vocab.Act{Kind: vocab.Upload, File: vocab.File{Path: path, Size: 5}}, audit.Landing{X: 40, Y: 60, Scale: 1})
 }
 
 // keysAfter is the keys pressed after the last button release, as the
@@ -120,7 +120,7 @@ func TestOnlyAnUploadTicketFiresAnUpload(t *testing.T) {
 	if err := f.FireUpload(context.Background(), audit.Ticket{}); !errors.Is(err, ErrInvalid) {
 		t.Errorf("invalid ticket: %v", err)
 	}
-	if err := f.FireUpload(context.Background(), audit.TestOnlyTicket(vocab.Act{Kind: vocab.Click}, audit.Plan{})); !errors.Is(err, ErrUnsupported) {
+	if err := f.FireUpload(context.Background(), audit.TestOnlyTicket(vocab.Act{Kind: vocab.Click}, audit.Landing{})); !errors.Is(err, ErrUnsupported) {
 		t.Errorf("a click: %v", err)
 	}
 	if err := f.Fire(context.Background(), uploadTicket("/tmp/x.txt")); !errors.Is(err, ErrUnsupported) {

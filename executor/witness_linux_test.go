@@ -14,7 +14,7 @@ import (
 	"github.com/jezek/xgb/xproto"
 	"github.com/jezek/xgb/xtest"
 
-	"github.com/reins-app/reins/internal/xvfb"
+	"github.com/reins-app/reins/internal/testrig/xvfb"
 )
 
 // display is one Xvfb for a whole test, with a connection held open for its

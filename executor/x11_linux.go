@@ -220,7 +220,7 @@ func (x *X11) traits() traits {
 
 func (x *X11) ready() error { return nil }
 
-func (x *X11) reach(pts []point, s float64) ([]point, error) {
+func (x *X11) toDevice(pts []point, s float64) ([]point, error) {
 	geo, err := xproto.GetGeometry(x.conn, xproto.Drawable(x.root)).Reply()
 	if err != nil {
 		return nil, fmt.Errorf("cannot read the screen size: %w", err)

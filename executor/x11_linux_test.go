@@ -30,7 +30,7 @@ func TestX11Contract(t *testing.T) {
 // witness saw.
 func (r *x11Rig) fire(t *testing.T, act vocab.Act, x, y float64) ([]xev, error) {
 	t.Helper()
-	err := r.ex.Fire(context.Background(), audit.TestOnlyTicket(act, audit.Plan{X: x, Y: y, Scale: r.d.scale}))
+	err := r.ex.Fire(context.Background(), audit.TestOnlyTicket(act, audit.Landing{X: x, Y: y, Scale: r.d.scale}))
 	return r.w.take(), err
 }
 
@@ -360,7 +360,7 @@ func TestX11Drag(t *testing.T) {
 	r.w.app("Witness", 100, 100, 1000, 600)
 	r.w.warp(3, 4)
 	r.w.take()
-	tk := audit.TestOnlyTicket(vocab.Act{Kind: vocab.Drag}, audit.Plan{X: 100, Y: 100, X2: 300.2, Y2: 250, Scale: 2})
+	tk := audit.TestOnlyTicket(vocab.Act{Kind: vocab.Drag}, audit.Landing{X: 100, Y: 100, X2: 300.2, Y2: 250, Scale: 2})
 	if err := r.ex.Fire(context.Background(), tk); err != nil {
 		t.Fatal(err)
 	}
@@ -549,7 +549,7 @@ func TestX11DesktopTypingStopsWhenABrowserComesToTheFront(t *testing.T) {
 	r.w.take()
 	text := strings.Repeat("words ", 10)
 	// Into the focus, and by a point, which is clicked first.
-	for _, p := range []audit.Plan{{Scale: r.d.scale}, {X: 200, Y: 150, Scale: r.d.scale}} {
+	for _, p := range []audit.Landing{{Scale: r.d.scale}, {X: 200, Y: 150, Scale: r.d.scale}} {
 		r.w.setActive(witness)
 		r.w.activeOnFirstKey(browser)
 		err := r.ex.Fire(context.Background(), audit.TestOnlyDesktopTicket(vocab.Act{Kind: vocab.Type, Text: text}, p))
@@ -581,7 +581,7 @@ func TestX11CancelLeavesNothingHeldAndRestoresTheKeyboard(t *testing.T) {
 			cancel()
 		}
 	})
-	tk := audit.TestOnlyTicket(vocab.Act{Kind: vocab.Type, Text: "Straße ÄÖÜ ß and much more text"}, audit.Plan{X: 200, Y: 150, Scale: 1})
+	tk := audit.TestOnlyTicket(vocab.Act{Kind: vocab.Type, Text: "Straße ÄÖÜ ß and much more text"}, audit.Landing{X: 200, Y: 150, Scale: 1})
 	err = r.ex.Fire(ctx, tk)
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("Fire = %v, want context.Canceled", err)
@@ -650,7 +650,7 @@ func TestX11CloseEndsTheExecutor(t *testing.T) {
 	if err := ex.Close(); err != nil {
 		t.Fatalf("second Close: %v", err)
 	}
-	tk := audit.TestOnlyTicket(vocab.Act{Kind: vocab.Click}, audit.Plan{X: 1, Y: 1})
+	tk := audit.TestOnlyTicket(vocab.Act{Kind: vocab.Click}, audit.Landing{X: 1, Y: 1})
 	if err := ex.Fire(context.Background(), tk); err == nil {
 		t.Error("Fire after Close succeeded")
 	}

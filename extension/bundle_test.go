@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/reins-app/reins/internal/testenv"
+	"github.com/reins-app/reins/internal/testrig/testenv"
 )
 
 // TestBundleIsFresh rebuilds content.js from src/ with the pinned esbuild and

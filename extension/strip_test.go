@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/reins-app/reins/internal/testenv"
+	"github.com/reins-app/reins/internal/testrig/testenv"
 )
 
 // The strip where the tab is: a toolbar button whose click opens the side

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/reins-app/reins/internal/testenv"
+	"github.com/reins-app/reins/internal/testrig/testenv"
 )
 
 // TestContentScriptUnits runs the content script's node unit tests

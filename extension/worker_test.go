@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/reins-app/reins/internal/testenv"
+	"github.com/reins-app/reins/internal/testrig/testenv"
 )
 
 // TestWorkerUnits runs the service worker's node unit tests

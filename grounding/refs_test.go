@@ -9,7 +9,7 @@ import (
 
 	"github.com/reins-app/reins/bridge/protocol"
 	"github.com/reins-app/reins/grounding"
-	"github.com/reins-app/reins/internal/testenv"
+	"github.com/reins-app/reins/internal/testrig/testenv"
 )
 
 func TestRefsKeptForSameElementAcrossBuilds(t *testing.T) {

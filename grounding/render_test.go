@@ -7,7 +7,7 @@ import (
 
 	"github.com/reins-app/reins/bridge/protocol"
 	"github.com/reins-app/reins/grounding"
-	"github.com/reins-app/reins/internal/testenv"
+	"github.com/reins-app/reins/internal/testrig/testenv"
 )
 
 func TestRenderStatesInFixedOrderBeforeTheRef(t *testing.T) {

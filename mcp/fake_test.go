@@ -24,7 +24,7 @@ import (
 	"github.com/reins-app/reins/core"
 	"github.com/reins-app/reins/deskread"
 	"github.com/reins-app/reins/executor"
-	"github.com/reins-app/reins/internal/testenv"
+	"github.com/reins-app/reins/internal/testrig/testenv"
 	"github.com/reins-app/reins/persondoor"
 	"github.com/reins-app/reins/vocab"
 )

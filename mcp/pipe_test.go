@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/reins-app/reins/internal/testenv"
+	"github.com/reins-app/reins/internal/testrig/testenv"
 )
 
 const initialize = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"short-lived agent","version":"1"}}}` + "\n"
@@ -23,7 +23,7 @@ const initialize = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"pro
 // because the agent had.
 func TestPipeIsQuietWhenTheAgentExits(t *testing.T) {
 	r := newRig(t)
-	_, dir := startDoor(t, r)
+	_, dir := startListener(t, r)
 	const sessions = 300
 	for i := range sessions {
 		inR, inW := io.Pipe()
@@ -55,7 +55,7 @@ func TestPipeIsQuietWhenTheAgentExits(t *testing.T) {
 // person reading its log) is told.
 func TestPipeSaysWhenReinsClosesTheConnection(t *testing.T) {
 	r := newRig(t)
-	d, dir := startDoor(t, r)
+	d, dir := startListener(t, r)
 	inR, inW := io.Pipe()
 	defer inW.Close()
 	outR, outW := io.Pipe()
@@ -87,7 +87,7 @@ func TestPipeSaysWhenReinsClosesTheConnection(t *testing.T) {
 // when the agent simply exits.
 func TestReinsMCPIsQuietWhenTheAgentExits(t *testing.T) {
 	r := newRig(t)
-	_, dir := startDoor(t, r)
+	_, dir := startListener(t, r)
 	bin := reins(t)
 	const sessions = 40
 	for i := range sessions {

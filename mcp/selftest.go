@@ -36,7 +36,7 @@ type SelfTestRequest struct {
 type SelfTestFunc func(ctx context.Context, r SelfTestRequest) error
 
 // serveSelfTest answers a `reins selftest` connection.
-func (d *Door) serveSelfTest(c *net.UnixConn, proc Process, h hello) {
+func (d *Listener) serveSelfTest(c *net.UnixConn, proc Process, h hello) {
 	if d.opts.SelfTest == nil {
 		writeLine(c, welcome{Error: "this Reins runs no self-test; start Reins from its menu-bar app or `reins serve`"})
 		return

@@ -5,7 +5,7 @@
 //
 // Every connection becomes one agent session, labelled with the client's
 // self-declared name and version beside the process the OS says is behind
-// it. No tool approves, grants, pauses or changes policy: those belong to
+// it. No tool approves, shares, pauses or changes policy: those belong to
 // the person's door, which this package cannot import (internal/deptest).
 package mcp
 

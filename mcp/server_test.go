@@ -22,9 +22,9 @@ import (
 
 var claude = Process{PID: 4242, Exe: "/usr/local/bin/claude"}
 
-// TestNoToolApprovesGrantsOrPauses lists every tool and fails if its name,
+// TestNoToolApprovesSharesOrPauses lists every tool and fails if its name,
 // description or input schema so much as mentions the person's powers.
-func TestNoToolApprovesGrantsOrPauses(t *testing.T) {
+func TestNoToolApprovesSharesOrPauses(t *testing.T) {
 	r := newRig(t)
 	cs := r.client("Claude Code", claude)
 	res, err := cs.ListTools(context.Background(), nil)
@@ -123,7 +123,7 @@ func TestFirstConnectionIsAskedOnceAndLabelledWithTheProcess(t *testing.T) {
 func TestSnapshotClickTypeAndKeyThroughMCP(t *testing.T) {
 	r := newRig(t)
 	cs := r.client("Claude Code", claude)
-	mcptest.Refused(t, cs, "browser_snapshot", nil, vocab.CodeGrantRequired)
+	mcptest.Refused(t, cs, "browser_snapshot", nil, vocab.CodeShareRequired)
 	tabs := mcptest.MustCall(t, cs, "browser_tabs", nil)
 	if strings.Contains(tabs, "Cart") {
 		t.Fatalf("the title of a tab the agent may not read was listed: %q", tabs)
@@ -241,7 +241,7 @@ func TestRefusalsCarryStableCodes(t *testing.T) {
 func TestDesktopToolsNeedTheDesktopAndRespectTheDenyList(t *testing.T) {
 	r := newRig(t)
 	cs := r.client("Cursor", claude)
-	mcptest.Refused(t, cs, "desktop_observe", nil, vocab.CodeGrantRequired)
+	mcptest.Refused(t, cs, "desktop_observe", nil, vocab.CodeShareRequired)
 	r.exec.SetWindows([]executor.Window{{App: executor.App{Name: "Terminal", Exe: "/usr/bin/xterm"}, Title: "shell", X: 0, Y: 0, W: 500, H: 400, Active: true}})
 	r.e.SetShare(vocab.DesktopKey, vocab.ReadOnly)
 	view := mcptest.MustCall(t, cs, "desktop_observe", nil)

@@ -21,8 +21,8 @@ import (
 	"testing"
 
 	"github.com/reins-app/reins/extension"
-	"github.com/reins-app/reins/internal/chromium"
-	"github.com/reins-app/reins/internal/testenv"
+	"github.com/reins-app/reins/internal/testrig/chromium"
+	"github.com/reins-app/reins/internal/testrig/testenv"
 )
 
 // crxFile is a CRX3 as read back: its public keys, and the archive.

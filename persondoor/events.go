@@ -109,7 +109,7 @@ func OutcomeWords(a Activity) (words string, refused bool) {
 
 func refusalWords(a Activity) string {
 	switch a.Code {
-	case vocab.CodeGrantRequired:
+	case vocab.CodeShareRequired:
 		if strings.Contains(a.Detail, "desktop") {
 			return "desktop not shared"
 		}

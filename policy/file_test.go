@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/reins-app/reins/internal/testenv"
+	"github.com/reins-app/reins/internal/testrig/testenv"
 )
 
 // nobody is a uid that is neither root nor the test's.

@@ -20,7 +20,9 @@ const (
 // Stable codes of refusals and failures, as agents and the activity strip
 // see them.
 const (
-	CodeGrantRequired   = "grant_required"
+	// CodeShareRequired: the tab or the desktop is not shared at the level
+	// asked; agents know it as "grant_required", a wire word that stays.
+	CodeShareRequired   = "grant_required"
 	CodeControlRequired = "control_required"
 	CodeStaleRef        = "stale_ref"
 	CodeChanged         = "changed"

@@ -203,11 +203,11 @@ type Request struct {
 	Asked  time.Time `json:"asked"`
 	// Deadline is when silence becomes a deny; the broker sets it.
 	Deadline time.Time `json:"deadline"`
-	// Held counts the times this act was approved and then held back,
+	// Busy counts the times this act was approved and then held back,
 	// because the person was using the mouse or keyboard when it was about
-	// to fire. A held act is always put to the person: a remembered
+	// to fire. An act held back so is always put to the person: a remembered
 	// "allow on this tab" does not cover it.
-	Held int `json:"held,omitempty"`
+	Busy int `json:"held,omitempty"`
 	// Remember reports whether "allow on this tab for a while" may be offered:
 	// never for secret fields or for navigation to another origin.
 	Rememberable bool `json:"rememberable"`
@@ -355,5 +355,5 @@ func ParseLevel(s string) (Level, error) {
 	return None, fmt.Errorf("unknown share level %q: use none, read or control", s)
 }
 
-// DesktopKey is the grant key of the desktop tools.
+// DesktopKey is the share key of the desktop tools.
 const DesktopKey = "desktop"

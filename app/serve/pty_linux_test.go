@@ -15,7 +15,7 @@ import (
 	"github.com/reins-app/reins/executor"
 	"github.com/reins-app/reins/internal/plain"
 	"github.com/reins-app/reins/internal/plain/plaintest"
-	"github.com/reins-app/reins/internal/testenv"
+	"github.com/reins-app/reins/internal/testrig/testenv"
 	"github.com/reins-app/reins/vocab"
 )
 

@@ -278,7 +278,7 @@ func rememberable(pending []vocab.Request, id string) bool {
 // held back, so it does not read as the agent asking twice; "" for a first
 // request.
 func heldNote(r *vocab.Request) string {
-	if r.Held == 0 {
+	if r.Busy == 0 {
 		return ""
 	}
 	return "    Asked again: " + heldWhy + ".\n"
@@ -422,7 +422,7 @@ func (t *Terminal) command(f []string) (quit bool) {
 		}
 		for _, r := range p {
 			again := ""
-			if r.Held > 0 {
+			if r.Busy > 0 {
 				again = "; asked again: " + heldWhy
 			}
 			t.printf("%s  %s: %s (asked %s ago%s)\n%s", r.ID, r.Agent.Label(), r.Sentence(), time.Since(r.Asked).Round(time.Second), again, riskNote(&r))

@@ -192,7 +192,7 @@ func TestTheTerminalSharesATabWithOneAgent(t *testing.T) {
 	if _, err := bob.Snapshot(ctx, tab); err != nil {
 		t.Fatalf("Bob, who has the tab: %v", err)
 	}
-	if _, err := alice.Snapshot(ctx, tab); err == nil || !strings.HasPrefix(err.Error(), vocab.CodeGrantRequired) {
+	if _, err := alice.Snapshot(ctx, tab); err == nil || !strings.HasPrefix(err.Error(), vocab.CodeShareRequired) {
 		t.Fatalf("Alice, who has not: %v", err)
 	}
 	io.WriteString(typed, "share "+tab+" read for 9\n")

@@ -17,7 +17,7 @@ func TestOutcomeWords(t *testing.T) {
 		mark Mark
 	}{
 		{persondoor.Activity{Outcome: vocab.OutcomeDone}, "done", MarkNone},
-		{persondoor.Activity{Outcome: vocab.OutcomeRefused, Code: vocab.CodeGrantRequired}, "refused — tab not shared", MarkRefused},
+		{persondoor.Activity{Outcome: vocab.OutcomeRefused, Code: vocab.CodeShareRequired}, "refused — tab not shared", MarkRefused},
 		{persondoor.Activity{Outcome: vocab.OutcomeRefused, Code: vocab.CodeControlRequired}, "refused — read only", MarkRefused},
 		{persondoor.Activity{Outcome: vocab.OutcomeRefused, Code: vocab.CodeStaleRef}, "refused — page changed, new snapshot needed", MarkRefused},
 		{persondoor.Activity{Outcome: vocab.OutcomeRefused, Code: vocab.CodeDenyListed, Detail: "a deny-listed application is in the way: 1Password is in front (deny list: 1Password); nothing was fired"}, "refused — 1Password is in front", MarkRefused},
@@ -34,7 +34,7 @@ func TestOutcomeWords(t *testing.T) {
 }
 
 func TestCollapseRepeats(t *testing.T) {
-	probe := persondoor.Activity{Agent: "Codex", Act: "Read", Outcome: vocab.OutcomeRefused, Code: vocab.CodeGrantRequired}
+	probe := persondoor.Activity{Agent: "Codex", Act: "Read", Outcome: vocab.OutcomeRefused, Code: vocab.CodeShareRequired}
 	done := persondoor.Activity{Agent: "Codex", Act: "Read", Outcome: vocab.OutcomeRead}
 	var newest []persondoor.Activity
 	for i := 0; i < 12; i++ {
@@ -56,7 +56,7 @@ func TestStripShowsNewestFirstPerTab(t *testing.T) {
 	test.NewTempWindow(t, s.Content())
 	s.SetTabs([]vocab.TabInfo{{ID: "1", Title: "Shop", Origin: "https://shop.example.com"}, {ID: "2", Title: "Mail"}})
 	s.Add("1", persondoor.Activity{Time: t0, Act: "Read", Outcome: vocab.OutcomeRead})
-	s.Add("2", persondoor.Activity{Time: t0, Act: "Read", Outcome: vocab.OutcomeRefused, Code: vocab.CodeGrantRequired})
+	s.Add("2", persondoor.Activity{Time: t0, Act: "Read", Outcome: vocab.OutcomeRefused, Code: vocab.CodeShareRequired})
 	s.Add("1", persondoor.Activity{Time: t0.Add(time.Second), Act: "Click “Buy”", Outcome: vocab.OutcomeDone})
 	if l := s.Lines(); len(l) != 2 || l[0].Act != "Click “Buy”" {
 		t.Fatalf("tab 1 lines = %+v", l)

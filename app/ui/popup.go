@@ -606,7 +606,7 @@ func (p *Popup) fill(r *vocab.Request) {
 		setRich(p.explain, explainSegs(r)...)
 	}
 
-	if r.Held > 0 {
+	if r.Busy > 0 {
 		setPara(p.held, []seg{{text: "Asked again: ", color: colorAmber, bold: true, size: theme.SizeNameCaptionText},
 			{text: "you were using the mouse or keyboard when this was about to happen, so nothing was done.", color: colorSecondary, size: theme.SizeNameCaptionText}})
 		p.held.Show()

@@ -206,7 +206,7 @@ func TestAHeldActSaysWhyItIsAskedAgain(t *testing.T) {
 		t.Fatal("the held note shows for a first request")
 	}
 	again := click("a2", true)
-	again.Held = 1
+	again.Busy = 1
 	r2 := newPopupRig(t, again)
 	if got := richText(r2.p.held); !r2.p.held.Visible() || !strings.Contains(got, "you were using the mouse or keyboard") {
 		t.Fatalf("held note = %q (visible %v)", got, r2.p.held.Visible())

@@ -16,7 +16,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/reins-app/reins/internal/testenv"
+	"github.com/reins-app/reins/internal/testrig/testenv"
 )
 
 // Rsyslog is a running rsyslogd that takes the local syslog(3) protocol on

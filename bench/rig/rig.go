@@ -2,7 +2,7 @@
 // to an in-process bridge, for the snapshot golden tests and the corpus
 // benchmark: the same pairing Reins does (a secret and an address file in a
 // data folder, the reins binary as native messaging host), without the
-// engine, grants or approvals, so that what is measured is the snapshot path
+// engine, shares or approvals, so that what is measured is the snapshot path
 // alone.
 package rig
 
@@ -23,7 +23,7 @@ import (
 	"github.com/reins-app/reins/bridge/protocol"
 	"github.com/reins-app/reins/extension"
 	"github.com/reins-app/reins/grounding"
-	"github.com/reins-app/reins/internal/chromium"
+	"github.com/reins-app/reins/internal/testrig/chromium"
 )
 
 // Options configures [Start].

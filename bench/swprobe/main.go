@@ -28,8 +28,8 @@ import (
 	"github.com/reins-app/reins/bench/rig"
 	"github.com/reins-app/reins/bridge/protocol"
 	"github.com/reins-app/reins/grounding"
-	"github.com/reins-app/reins/internal/chromium"
-	"github.com/reins-app/reins/internal/xvfb"
+	"github.com/reins-app/reins/internal/testrig/chromium"
+	"github.com/reins-app/reins/internal/testrig/xvfb"
 )
 
 func main() {

@@ -5,7 +5,7 @@ import (
 
 	"github.com/jezek/xgb"
 
-	"github.com/reins-app/reins/internal/xvfb"
+	"github.com/reins-app/reins/internal/testrig/xvfb"
 )
 
 // display is an Xvfb of the test's own.

@@ -8,7 +8,7 @@ import (
 	"github.com/jezek/xgb/xproto"
 	"github.com/jezek/xgb/xtest"
 
-	"github.com/reins-app/reins/internal/xvfb"
+	"github.com/reins-app/reins/internal/testrig/xvfb"
 )
 
 // The watch's cost on Xvfb, as the budget counts it (≤ 0.5 ms a key, ≤ 2 ms

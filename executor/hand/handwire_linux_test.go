@@ -17,7 +17,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/reins-app/reins/internal/testenv"
+	"github.com/reins-app/reins/internal/testrig/testenv"
 )
 
 func TestParseDisplay(t *testing.T) {

@@ -7,7 +7,7 @@ import (
 
 	"github.com/reins-app/reins/audit"
 	"github.com/reins-app/reins/executor"
-	"github.com/reins-app/reins/internal/xvfb"
+	"github.com/reins-app/reins/internal/testrig/xvfb"
 	"github.com/reins-app/reins/keychord"
 	"github.com/reins-app/reins/vocab"
 )
@@ -36,7 +36,7 @@ func TestPauseChordIsHeardAcrossTheDesktop(t *testing.T) {
 	}
 	press := func(keys string) {
 		t.Helper()
-		if err := x.Fire(ctx, audit.TestOnlyTicket(vocab.Act{Kind: vocab.Key, Keys: keys}, audit.Plan{Scale: 1})); err != nil {
+		if err := x.Fire(ctx, audit.TestOnlyTicket(vocab.Act{Kind: vocab.Key, Keys: keys}, audit.Landing{Scale: 1})); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -11,8 +11,8 @@ import (
 )
 
 // testHelper matches this module's test-helper packages: core/coretest,
-// bridge/bridgetest, internal/testenv and the like.
-var testHelper = regexp.MustCompile(`(^|/)(\w*test|testenv|test\w*)$`)
+// bridge/bridgetest, and every package under internal/testrig/.
+var testHelper = regexp.MustCompile(`^internal/testrig/|(^|/)(\w*test|test\w*)$`)
 
 // neverShipped are the packages, named otherwise, that drive a desktop as
 // a person would, for tests and developers' tools: executor/xdesk holds

@@ -22,9 +22,9 @@ import (
 
 	"github.com/reins-app/reins/agentdoor"
 	"github.com/reins-app/reins/core"
-	"github.com/reins-app/reins/internal/chromium"
 	"github.com/reins-app/reins/internal/plain"
-	"github.com/reins-app/reins/internal/xvfb"
+	"github.com/reins-app/reins/internal/testrig/chromium"
+	"github.com/reins-app/reins/internal/testrig/xvfb"
 	"github.com/reins-app/reins/persondoor"
 	"github.com/reins-app/reins/vocab"
 )

@@ -16,7 +16,7 @@ import (
 	"github.com/godbus/dbus/v5"
 
 	"github.com/reins-app/reins/extension"
-	"github.com/reins-app/reins/internal/testenv"
+	"github.com/reins-app/reins/internal/testrig/testenv"
 )
 
 // TestFirstContact runs the real binary as a person meets it first: on a

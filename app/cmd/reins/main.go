@@ -135,7 +135,7 @@ func runServe(args []string) error {
 }
 
 // startReins starts the core for the tray, which needs a display, and
-// opens the agents' door; stop closes both, the door first. edit, when
+// opens the agents' listeners; stop closes both, the listeners first. edit, when
 // not nil, changes the options first.
 func startReins(ctx context.Context, port, mcpPort int, logf func(string, ...any), front *selfTestFront, edit func(*core.StartOptions)) (rt *core.Runtime, stop func() error, err error) {
 	opts := core.StartOptions{Port: port}
@@ -145,7 +145,7 @@ func startReins(ctx context.Context, port, mcpPort int, logf func(string, ...any
 	return startCore(ctx, opts, mcpPort, logf, front)
 }
 
-// startCore starts the core with opts and opens the agents' door, which
+// startCore starts the core with opts and opens the agents' listeners, which
 // also takes `reins selftest` for front; stop closes both, the door first.
 func startCore(ctx context.Context, opts core.StartOptions, mcpPort int, logf func(string, ...any), front *selfTestFront) (rt *core.Runtime, stop func() error, err error) {
 	if opts.Logf == nil {
@@ -159,7 +159,7 @@ func startCore(ctx context.Context, opts core.StartOptions, mcpPort int, logf fu
 		return nil, nil, err
 	}
 	front.door = rt.PersonDoor()
-	closeDoor, err := startAgentDoor(ctx, rt, mcpPort, logf, front.serve)
+	closeListener, err := startListener(ctx, rt, mcpPort, logf, front.serve)
 	if err != nil {
 		rt.Close()
 		return nil, nil, err
@@ -174,7 +174,7 @@ func startCore(ctx context.Context, opts core.StartOptions, mcpPort int, logf fu
 		}()
 	}
 	return rt, sync.OnceValue(func() error {
-		closeDoor()
+		closeListener()
 		return rt.Close()
 	}), nil
 }

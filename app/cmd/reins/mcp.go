@@ -30,17 +30,17 @@ func runMCP(args []string) error {
 	return mcp.Pipe(ctx, mcp.PipeOptions{Stdin: os.Stdin, Stdout: os.Stdout})
 }
 
-// startAgentDoor opens the agents' door of a started Reins: the socket that
+// startListener opens the agents' listeners of a started Reins: the socket that
 // `reins mcp` pipes into (and `reins selftest` asks selfTest on) and the
-// HTTP door on 127.0.0.1, whose address and token it prints to out. The
+// HTTP listener on 127.0.0.1, whose address and token it prints to out. The
 // returned function closes it.
-func startAgentDoor(ctx context.Context, rt *core.Runtime, httpPort int, logf func(string, ...any), selfTest mcp.SelfTestFunc) (func(), error) {
-	door, err := mcp.Start(ctx, mcp.Options{Agents: rt.AgentDoor(), DataDir: rt.DataDir, HTTPPort: httpPort, Logf: logf, SelfTest: selfTest})
+func startListener(ctx context.Context, rt *core.Runtime, httpPort int, logf func(string, ...any), selfTest mcp.SelfTestFunc) (func(), error) {
+	l, err := mcp.Start(ctx, mcp.Options{Agents: rt.AgentDoor(), DataDir: rt.DataDir, HTTPPort: httpPort, Logf: logf, SelfTest: selfTest})
 	if err != nil {
 		return nil, err
 	}
-	if door.Port() != 0 {
-		fmt.Fprintf(os.Stderr, "Agents connect with `reins mcp`, or over HTTP at http://127.0.0.1:%d/mcp with the token in %s.\n", door.Port(), mcp.TokenFile)
+	if l.Port() != 0 {
+		fmt.Fprintf(os.Stderr, "Agents connect with `reins mcp`, or over HTTP at http://127.0.0.1:%d/mcp with the token in %s.\n", l.Port(), mcp.TokenFile)
 	}
-	return func() { door.Close() }, nil
+	return func() { l.Close() }, nil
 }

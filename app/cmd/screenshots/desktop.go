@@ -19,8 +19,8 @@ import (
 	"github.com/godbus/dbus/v5"
 
 	"github.com/reins-app/reins/executor/xdesk"
-	"github.com/reins-app/reins/internal/trayhost/hosttest"
-	"github.com/reins-app/reins/internal/xvfb"
+	"github.com/reins-app/reins/internal/testrig/hosttest"
+	"github.com/reins-app/reins/internal/testrig/xvfb"
 )
 
 // errNoDesktop means a program the desktop picture needs is missing.

@@ -221,9 +221,9 @@ func (s *scene) windows() []shot {
 	add := func(ago time.Duration, act, outcome, code, detail string) {
 		strip.Add("3", persondoor.Activity{Time: s.now.Add(-ago), Agent: who, Act: act, Outcome: outcome, Code: code, Detail: detail})
 	}
-	add(9*time.Minute, "Read", vocab.OutcomeRefused, vocab.CodeGrantRequired, "")
+	add(9*time.Minute, "Read", vocab.OutcomeRefused, vocab.CodeShareRequired, "")
 	for i := 0; i < 12; i++ {
-		add(8*time.Minute-time.Duration(i)*time.Second, "Read", vocab.OutcomeRefused, vocab.CodeGrantRequired, "")
+		add(8*time.Minute-time.Duration(i)*time.Second, "Read", vocab.OutcomeRefused, vocab.CodeShareRequired, "")
 	}
 	add(6*time.Minute, "Read", vocab.OutcomeRead, "", "")
 	add(5*time.Minute, "Click “Checkout”", vocab.OutcomeRefused, vocab.CodeControlRequired, "")

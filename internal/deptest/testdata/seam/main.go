@@ -14,7 +14,7 @@ import (
 func main() {
 	calls := map[string]func(){
 		"approvals.TestOnlyApproved": func() { approvals.TestOnlyApproved(vocab.Request{}) },
-		"audit.TestOnlyTicket":       func() { audit.TestOnlyTicket(vocab.Act{Kind: vocab.Click}, audit.Plan{}) },
+		"audit.TestOnlyTicket":       func() { audit.TestOnlyTicket(vocab.Act{Kind: vocab.Click}, audit.Landing{}) },
 	}
 	for _, name := range os.Args[1:] {
 		call, ok := calls[name]

@@ -157,7 +157,7 @@ func BuildReins(dir string) (string, error) {
 // ModuleRoot is the folder of go.mod.
 func ModuleRoot() string {
 	_, file, _, _ := runtime.Caller(0)
-	return filepath.Dir(filepath.Dir(filepath.Dir(file)))
+	return filepath.Join(filepath.Dir(file), "..", "..", "..")
 }
 
 // PID is Chromium's process id; its process group has the same id.

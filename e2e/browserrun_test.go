@@ -14,14 +14,14 @@ import (
 	"github.com/reins-app/reins/core"
 	"github.com/reins-app/reins/core/coretest"
 	"github.com/reins-app/reins/extension"
-	"github.com/reins-app/reins/internal/browsertest"
-	"github.com/reins-app/reins/internal/testenv"
-	"github.com/reins-app/reins/internal/xvfb"
+	"github.com/reins-app/reins/internal/testrig/browsertest"
+	"github.com/reins-app/reins/internal/testrig/testenv"
+	"github.com/reins-app/reins/internal/testrig/xvfb"
 	"github.com/reins-app/reins/persondoor"
 	"github.com/reins-app/reins/vocab"
 )
 
-// The page shared in the browser session test: a button whose clicks the
+// The page shared in the browser run test: a button whose clicks the
 // page reports.
 const sessionPage = `<!doctype html><html><head><title>Session page</title>
 <style>body{margin:0;font:16px sans-serif} button{width:200px;height:40px;margin:40px}</style></head>
@@ -38,7 +38,7 @@ report({type: "loaded", page: "session"});
 // the same profile, the profile is the same but every share is gone,
 // though Chrome numbers the new run's tabs from the start again and shows
 // the same page.
-func TestBrowserSession(t *testing.T) {
+func TestBrowserRun(t *testing.T) {
 	if _, ok := browsertest.Chromium(); !ok {
 		browsertest.Start(t, browsertest.Options{}) // skips on a laptop, fails under CI
 	}
@@ -73,7 +73,7 @@ func TestBrowserSession(t *testing.T) {
 	}
 	clickBuy(t, ctx, agent, witness, tab)
 
-	// The worker's own view: its profile and browser session, and a mark
+	// The worker's own view: its profile and browser run, and a mark
 	// in its global scope that only this instance of the worker holds.
 	cdp := dialCDP(t, ctx, browser.Profile)
 	worker, sw := serviceWorker(t, ctx, cdp)
@@ -137,14 +137,14 @@ func TestBrowserSession(t *testing.T) {
 	}
 	// Nothing is shared in the new run, so the agent's default tab is
 	// none, and never the old run's.
-	if got, err := agent.CurrentTab(ctx); code(err) != vocab.CodeGrantRequired {
-		t.Errorf("the agent's default tab after the browser restarted: %q %v, want %s", got, err, vocab.CodeGrantRequired)
+	if got, err := agent.CurrentTab(ctx); code(err) != vocab.CodeShareRequired {
+		t.Errorf("the agent's default tab after the browser restarted: %q %v, want %s", got, err, vocab.CodeShareRequired)
 	}
 	if _, err := agent.Snapshot(ctx, tab); code(err) != vocab.CodeNoTab {
 		t.Errorf("a snapshot of the old tab after the browser restarted: %v, want %s", err, vocab.CodeNoTab)
 	}
-	if _, err := agent.Snapshot(ctx, newTab); code(err) != vocab.CodeGrantRequired {
-		t.Errorf("a snapshot of the restarted browser's page: %v, want %s", err, vocab.CodeGrantRequired)
+	if _, err := agent.Snapshot(ctx, newTab); code(err) != vocab.CodeShareRequired {
+		t.Errorf("a snapshot of the restarted browser's page: %v, want %s", err, vocab.CodeShareRequired)
 	}
 	rows, err := rt.AuditRows(ctx, persondoor.AuditFilter{Act: string(vocab.Share), Tab: tab})
 	if err != nil {
@@ -156,7 +156,7 @@ func TestBrowserSession(t *testing.T) {
 }
 
 // workerIDs is what the service worker holds: the profile id in
-// chrome.storage.local, the browser session in chrome.storage.session, and
+// chrome.storage.local, the browser run in chrome.storage.session, and
 // whether the test's mark is in its global scope.
 type workerIDs struct {
 	Profile string `json:"profile"`

@@ -27,11 +27,11 @@ import (
 	"github.com/reins-app/reins/vocab"
 )
 
-// Files of the agents' door in Reins' data folder, all owner-only.
+// Files of the agents' listeners in Reins' data folder, all owner-only.
 const (
 	SocketFile = "mcp.sock"      // the local socket `reins mcp` pipes into
-	TokenFile  = "mcp-token"     // the bearer token of the HTTP door
-	HTTPFile   = "mcp-http.json" // where the HTTP door listens: HTTPAddress
+	TokenFile  = "mcp-token"     // the bearer token of the HTTP listener
+	HTTPFile   = "mcp-http.json" // where the HTTP listener is: HTTPAddress
 )
 
 // HTTPAddress is what HTTPFile holds.
@@ -44,8 +44,8 @@ type HTTPAddress struct {
 type Options struct {
 	Agents  agentdoor.Door // required: the agents' door of a running Reins
 	DataDir string         // required: Reins' data folder (owner-only)
-	// HTTPPort is the HTTP door's port on 127.0.0.1: 0 picks a free one, a
-	// negative value leaves the HTTP door closed.
+	// HTTPPort is the HTTP listener's port on 127.0.0.1: 0 picks a free one, a
+	// negative value leaves the HTTP listener closed.
 	HTTPPort int
 	Settle   time.Duration // optional: see ServerOptions
 	Logf     func(format string, args ...any)
@@ -54,8 +54,8 @@ type Options struct {
 	SelfTest SelfTestFunc // optional
 }
 
-// Door is the running agents' door: the local socket and the HTTP listener.
-type Door struct {
+// Listener is where agents connect: the local socket and the HTTP listener.
+type Listener struct {
 	opts   Options
 	sock   *net.UnixListener
 	http   *http.Server
@@ -69,9 +69,9 @@ type Door struct {
 	conns map[net.Conn]struct{} // guarded by mu: open socket connections
 }
 
-// Start opens the agents' door: the socket in the data folder, and the HTTP
-// door on 127.0.0.1 unless opts.HTTPPort is negative. Close stops both.
-func Start(ctx context.Context, opts Options) (*Door, error) {
+// Start opens the agents' listeners: the socket in the data folder, and the HTTP
+// listener on 127.0.0.1 unless opts.HTTPPort is negative. Close stops both.
+func Start(ctx context.Context, opts Options) (*Listener, error) {
 	if opts.Agents == nil || opts.DataDir == "" {
 		return nil, errors.New("mcp.Start needs the engine and the data folder")
 	}
@@ -94,7 +94,7 @@ func Start(ctx context.Context, opts Options) (*Door, error) {
 		l.Close()
 		return nil, err
 	}
-	d := &Door{opts: opts, sock: l, conns: map[net.Conn]struct{}{}}
+	d := &Listener{opts: opts, sock: l, conns: map[net.Conn]struct{}{}}
 	d.ctx, d.cancel = context.WithCancel(context.WithoutCancel(ctx))
 	if opts.HTTPPort >= 0 {
 		if err := d.startHTTP(); err != nil {
@@ -107,14 +107,14 @@ func Start(ctx context.Context, opts Options) (*Door, error) {
 	return d, nil
 }
 
-// Port is the HTTP door's port; 0 when it is closed.
-func (d *Door) Port() int { return d.port }
+// Port is the HTTP listener's port; 0 when it is closed.
+func (d *Listener) Port() int { return d.port }
 
-// Token is the HTTP door's bearer token.
-func (d *Door) Token() string { return string(d.token) }
+// Token is the HTTP listener's bearer token.
+func (d *Listener) Token() string { return string(d.token) }
 
-// Close stops both doors and ends every agent's connection.
-func (d *Door) Close() error {
+// Close stops both listeners and ends every agent's connection.
+func (d *Listener) Close() error {
 	d.cancel()
 	err := d.sock.Close()
 	if d.http != nil {
@@ -130,7 +130,7 @@ func (d *Door) Close() error {
 	return err
 }
 
-func (d *Door) accept() {
+func (d *Listener) accept() {
 	defer d.wg.Done()
 	for {
 		c, err := d.sock.AcceptUnix()
@@ -156,7 +156,7 @@ func (d *Door) accept() {
 }
 
 // hello is the first line `reins mcp` sends: what it says about the program
-// that started it. The door checks it against the OS and trusts the OS.
+// that started it. The listener checks it against the OS and trusts the OS.
 type hello struct {
 	Reins string `json:"reins"` // "mcp/1"
 	PPID  int    `json:"ppid"`
@@ -164,7 +164,7 @@ type hello struct {
 	Hand  bool   `json:"hand,omitempty"` // selftest/1: the person will move the mouse when asked
 }
 
-// welcome is the door's one-line answer: OK, or why not.
+// welcome is the listener's one-line answer: OK, or why not.
 type welcome struct {
 	OK    bool   `json:"ok,omitempty"`
 	Error string `json:"error,omitempty"`
@@ -172,7 +172,7 @@ type welcome struct {
 
 const helloVersion = "mcp/1"
 
-func (d *Door) serveConn(c *net.UnixConn) {
+func (d *Listener) serveConn(c *net.UnixConn) {
 	cred, err := peercred.Of(c)
 	if err != nil || cred.UID != os.Geteuid() {
 		why := "the agents' socket serves only the user who runs Reins"
@@ -243,7 +243,7 @@ func writeLine(w io.Writer, v any) error {
 // The guard overwrites whatever a client puts there.
 const peerHeader = "X-Reins-Peer"
 
-func (d *Door) startHTTP() error {
+func (d *Listener) startHTTP() error {
 	tok, err := loadOrCreateToken(d.opts.DataDir)
 	if err != nil {
 		return err
@@ -272,7 +272,7 @@ func (d *Door) startHTTP() error {
 // guard lets through only requests a local agent makes: addressed to
 // 127.0.0.1 or localhost on our port (a DNS-rebound name is refused), not
 // sent by a web page (no Origin, no fetch metadata), and carrying the token.
-func (d *Door) guard(next http.Handler) http.Handler {
+func (d *Listener) guard(next http.Handler) http.Handler {
 	hosts := map[string]bool{
 		"127.0.0.1:" + strconv.Itoa(d.port): true,
 		"localhost:" + strconv.Itoa(d.port): true,
@@ -315,7 +315,7 @@ func processOfHTTP(extra *sdk.RequestExtra) Process {
 	return Process{PID: cred.PID, Exe: exe}
 }
 
-// loadOrCreateToken reads the HTTP door's token, making one on first use.
+// loadOrCreateToken reads the HTTP listener's token, making one on first use.
 func loadOrCreateToken(dir string) ([]byte, error) {
 	path := filepath.Join(dir, TokenFile)
 	if b, err := os.ReadFile(path); err == nil {

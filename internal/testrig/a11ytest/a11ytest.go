@@ -21,8 +21,8 @@ import (
 
 	"github.com/godbus/dbus/v5"
 
-	"github.com/reins-app/reins/internal/testenv"
-	"github.com/reins-app/reins/internal/xvfb"
+	"github.com/reins-app/reins/internal/testrig/testenv"
+	"github.com/reins-app/reins/internal/testrig/xvfb"
 )
 
 //go:embed fixture.py

@@ -18,9 +18,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/reins-app/reins/internal/chromium"
-	"github.com/reins-app/reins/internal/testenv"
-	"github.com/reins-app/reins/internal/xvfb"
+	"github.com/reins-app/reins/internal/testrig/chromium"
+	"github.com/reins-app/reins/internal/testrig/testenv"
+	"github.com/reins-app/reins/internal/testrig/xvfb"
 )
 
 // Chromium finds Debian's Chromium binary.

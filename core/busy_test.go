@@ -58,18 +58,18 @@ func TestAnActIsHeldAndAskedAgainWhileThePersonUsesTheMouse(t *testing.T) {
 		t.Fatalf("%d acts fired while the person was at the mouse", n)
 	}
 	reqs := seen()
-	if len(reqs) != core.MaxHolds {
-		t.Fatalf("asked %d times, want %d", len(reqs), core.MaxHolds)
+	if len(reqs) != core.MaxBusy {
+		t.Fatalf("asked %d times, want %d", len(reqs), core.MaxBusy)
 	}
 	for i, r := range reqs {
-		if r.Held != i {
-			t.Errorf("request %d says it was held %d times, want %d", i+1, r.Held, i)
+		if r.Busy != i {
+			t.Errorf("request %d says it was held %d times, want %d", i+1, r.Busy, i)
 		}
 	}
-	// Each hold is a row of its own, and nothing was about to fire.
+	// Each time the person was busy is a row of its own, and nothing was about to fire.
 	rows := f.rows(persondoor.AuditFilter{Act: "click"})
-	if len(rows) != core.MaxHolds {
-		t.Fatalf("%d rows, want %d holds: %+v", len(rows), core.MaxHolds, rows)
+	if len(rows) != core.MaxBusy {
+		t.Fatalf("%d rows, want %d holds: %+v", len(rows), core.MaxBusy, rows)
 	}
 	for _, r := range rows {
 		if r.Phase == audit.PhaseFire || r.Code != vocab.CodePersonActive || r.Decision != "allowed once" {
@@ -107,7 +107,7 @@ func TestAHeldActFiresOnceThePersonAllowsItAgain(t *testing.T) {
 	f.SetShare(f.tab, vocab.Control)
 	ref, _ := f.snapRef("Place order")
 	seen := f.answerWith(func(r vocab.Request) vocab.Decision {
-		if r.Held == 0 {
+		if r.Busy == 0 {
 			f.Exec.SetLastInput(time.Now().Add(time.Hour)) // still at the mouse
 		} else {
 			f.Exec.SetLastInput(time.Time{}) // back from it
@@ -120,7 +120,7 @@ func TestAHeldActFiresOnceThePersonAllowsItAgain(t *testing.T) {
 	if n := len(f.Exec.Fired()); n != 1 {
 		t.Fatalf("fired %d acts, want 1", n)
 	}
-	if reqs := seen(); len(reqs) != 2 || reqs[1].Held != 1 {
+	if reqs := seen(); len(reqs) != 2 || reqs[1].Busy != 1 {
 		t.Fatalf("want the act asked about twice, the second time as held: %+v", reqs)
 	}
 	if rows := f.rows(persondoor.AuditFilter{Act: "click", Outcome: vocab.OutcomeDone}); len(rows) != 1 {
@@ -136,7 +136,7 @@ func TestARememberedAllowDoesNotCoverAHeldAct(t *testing.T) {
 	f.SetShare(f.tab, vocab.Control)
 	ref, _ := f.snapRef("Next")
 	seen := f.answerWith(func(r vocab.Request) vocab.Decision {
-		if r.Held > 0 {
+		if r.Busy > 0 {
 			f.Exec.SetLastInput(time.Time{})
 			return vocab.AllowOnce
 		}
@@ -152,7 +152,7 @@ func TestARememberedAllowDoesNotCoverAHeldAct(t *testing.T) {
 		t.Fatal(err)
 	}
 	reqs := seen()
-	if len(reqs) != 2 || reqs[0].Held != 0 || reqs[1].Held != 1 {
+	if len(reqs) != 2 || reqs[0].Busy != 0 || reqs[1].Busy != 1 {
 		t.Fatalf("want the first click asked and the remembered second one asked again as held: %+v", reqs)
 	}
 	if n := len(f.Exec.Fired()); n != 2 {

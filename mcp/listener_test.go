@@ -17,8 +17,8 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/reins-app/reins/audit"
-	"github.com/reins-app/reins/internal/browsertest"
-	"github.com/reins-app/reins/internal/testenv"
+	"github.com/reins-app/reins/internal/testrig/browsertest"
+	"github.com/reins-app/reins/internal/testrig/testenv"
 	"github.com/reins-app/reins/mcp/mcptest"
 	"github.com/reins-app/reins/vocab"
 )
@@ -46,7 +46,7 @@ func reins(t *testing.T) string {
 	return reinsBin.path
 }
 
-func startDoor(t *testing.T, r *rig) (*Door, string) {
+func startListener(t *testing.T, r *rig) (*Listener, string) {
 	t.Helper()
 	dir := filepath.Join(t.TempDir(), "data")
 	d, err := Start(context.Background(), Options{Agents: r.e.AgentDoor(), DataDir: dir, Settle: 20 * time.Millisecond, Logf: t.Logf})
@@ -59,7 +59,7 @@ func startDoor(t *testing.T, r *rig) (*Door, string) {
 
 func TestSocketIsOwnerOnly(t *testing.T) {
 	r := newRig(t)
-	_, dir := startDoor(t, r)
+	_, dir := startListener(t, r)
 	for path, want := range map[string]os.FileMode{dir: 0o700, filepath.Join(dir, SocketFile): 0o600, filepath.Join(dir, TokenFile): 0o600} {
 		st, err := os.Stat(path)
 		if err != nil {
@@ -72,11 +72,11 @@ func TestSocketIsOwnerOnly(t *testing.T) {
 }
 
 // TestStdioThroughTheReinsBinary speaks MCP to `reins mcp`, which pipes to
-// the door; the agent is the process that started `reins mcp` (this test),
+// the listener; the agent is the process that started `reins mcp` (this test),
 // as the OS says, whatever the client calls itself.
 func TestStdioThroughTheReinsBinary(t *testing.T) {
 	r := newRig(t)
-	_, dir := startDoor(t, r)
+	_, dir := startListener(t, r)
 	r.e.SetShare(r.tab, vocab.Control)
 	cmd := exec.Command(reins(t), "mcp")
 	cmd.Env = append(os.Environ(), "REINS_DATA_DIR="+dir)
@@ -147,7 +147,7 @@ func TestReinsMCPSaysWhenReinsIsNotRunning(t *testing.T) {
 func TestAnotherUsersProcessIsRefused(t *testing.T) {
 	testenv.Need(t, os.Geteuid() == 0, "root (to run a process as another user)")
 	r := newRig(t)
-	_, dir := startDoor(t, r)
+	_, dir := startListener(t, r)
 	for p := dir; p != "/" && p != os.TempDir(); p = filepath.Dir(p) {
 		os.Chmod(p, 0o755)
 	}
@@ -188,9 +188,9 @@ func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
 	return b.base.RoundTrip(r)
 }
 
-func TestHTTPDoor(t *testing.T) {
+func TestHTTPListener(t *testing.T) {
 	r := newRig(t)
-	d, _ := startDoor(t, r)
+	d, _ := startListener(t, r)
 	url := "http://127.0.0.1:" + strconv.Itoa(d.Port()) + "/mcp"
 	initBody := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"curl","version":"1"}}}`
 	post := func(mod func(*http.Request)) int {

@@ -19,43 +19,43 @@ import (
 	"github.com/reins-app/reins/vocab"
 )
 
-// sessionBrowser is the fake browser whose connections name a browser
+// runBrowser is the fake browser whose connections name a browser
 // session, as the bridge's connected event does: each Connect takes the
-// next session from a queue, so that no event can be stamped with a session
+// next run from a queue, so that no event can be stamped with a run
 // meant for a later one.
-type sessionBrowser struct {
+type runBrowser struct {
 	*coretest.Browser
 	events chan bridge.Event
 
-	mu       sync.Mutex
-	sessions []string // guarded by mu: for the Connects to come, in order
+	mu   sync.Mutex
+	runs []string // guarded by mu: for the Connects to come, in order
 }
 
-func (b *sessionBrowser) Events() <-chan bridge.Event { return b.events }
+func (b *runBrowser) Events() <-chan bridge.Event { return b.events }
 
-// connect connects the fake extension in browser session session.
-func (b *sessionBrowser) connect(session string) {
+// connect connects the fake extension in the browser run named run.
+func (b *runBrowser) connect(run string) {
 	b.mu.Lock()
-	b.sessions = append(b.sessions, session)
+	b.runs = append(b.runs, run)
 	b.mu.Unlock()
 	b.Connect()
 }
 
-var _ core.Browser = (*sessionBrowser)(nil)
+var _ core.Browser = (*runBrowser)(nil)
 
-type sessionRig struct {
+type runRig struct {
 	*core.Engine
-	browser *sessionBrowser
+	browser *runBrowser
 	log     *audit.Log
 	exec    *executor.Fake
 	events  <-chan persondoor.Event
 	agent   *core.Session
 }
 
-func newSessionRig(t *testing.T) *sessionRig {
+func newRunRig(t *testing.T) *runRig {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
-	b := &sessionBrowser{Browser: coretest.NewBrowser(), events: make(chan bridge.Event, 256)}
+	b := &runBrowser{Browser: coretest.NewBrowser(), events: make(chan bridge.Event, 256)}
 	forwarded := make(chan struct{})
 	go func() {
 		defer close(forwarded)
@@ -66,7 +66,7 @@ func newSessionRig(t *testing.T) *sessionRig {
 			case ev := <-b.Browser.Events():
 				if ev.Method == bridge.EventConnected {
 					b.mu.Lock()
-					ev.BrowserSession, b.sessions = b.sessions[0], b.sessions[1:]
+					ev.BrowserSession, b.runs = b.runs[0], b.runs[1:]
 					b.mu.Unlock()
 				}
 				select {
@@ -97,7 +97,7 @@ func newSessionRig(t *testing.T) *sessionRig {
 		<-forwarded
 		log.Close()
 	})
-	r := &sessionRig{Engine: e, browser: b, log: log, exec: ex, events: events}
+	r := &runRig{Engine: e, browser: b, log: log, exec: ex, events: events}
 	r.agent = e.Connect(vocab.Agent{Name: "Test agent", PID: 4121, Exe: "/usr/bin/claude"})
 	b.connect("run-1")
 	r.waitConnected(t)
@@ -106,8 +106,8 @@ func newSessionRig(t *testing.T) *sessionRig {
 
 // waitConnected waits until the engine has told of a connection, and
 // returns the events it published before. By then it has dropped what a
-// new browser session drops.
-func (r *sessionRig) waitConnected(t *testing.T) []persondoor.Event {
+// new browser run drops.
+func (r *runRig) waitConnected(t *testing.T) []persondoor.Event {
 	t.Helper()
 	var seen []persondoor.Event
 	deadline := time.After(30 * time.Second)
@@ -126,7 +126,7 @@ func (r *sessionRig) waitConnected(t *testing.T) []persondoor.Event {
 
 // restart disconnects the fake extension and connects it again in browser
 // session session. It returns the events the engine published meanwhile.
-func (r *sessionRig) restart(t *testing.T, session string) []persondoor.Event {
+func (r *runRig) restart(t *testing.T, run string) []persondoor.Event {
 	t.Helper()
 	// What was told before the restart is not the restart's: a share set a
 	// moment ago may still wait in the subscription.
@@ -138,12 +138,12 @@ func (r *sessionRig) restart(t *testing.T, session string) []persondoor.Event {
 		}
 	}
 	r.browser.Disconnect()
-	r.browser.connect(session)
+	r.browser.connect(run)
 	return r.waitConnected(t)
 }
 
 // tabAt waits until the engine lists a connected tab at url and returns it.
-func (r *sessionRig) tabAt(t *testing.T, url string) vocab.TabInfo {
+func (r *runRig) tabAt(t *testing.T, url string) vocab.TabInfo {
 	t.Helper()
 	var found vocab.TabInfo
 	deadline := time.Now().Add(30 * time.Second)
@@ -163,7 +163,7 @@ func (r *sessionRig) tabAt(t *testing.T, url string) vocab.TabInfo {
 	}
 }
 
-func (r *sessionRig) shareRows(t *testing.T) []audit.Row {
+func (r *runRig) shareRows(t *testing.T) []audit.Row {
 	t.Helper()
 	rows, err := r.log.Rows(context.Background(), audit.Filter{Act: string(vocab.Share)})
 	if err != nil {
@@ -172,11 +172,11 @@ func (r *sessionRig) shareRows(t *testing.T) []audit.Row {
 	return rows
 }
 
-// A service worker that restarts names the browser session it named
+// A service worker that restarts names the browser run it named
 // before: the tab keeps its id and its share, and the agent reads and acts
 // on it as before.
 func TestSharesSurviveARestartOfTheServiceWorker(t *testing.T) {
-	r := newSessionRig(t)
+	r := newRunRig(t)
 	r.browser.Open(7, shop())
 	tab := r.tabAt(t, shopURL).ID
 	if err := r.SetShare(tab, vocab.Control); err != nil {
@@ -216,13 +216,13 @@ func TestSharesSurviveARestartOfTheServiceWorker(t *testing.T) {
 	}
 }
 
-// A browser that restarts names a new browser session, and numbers its
+// A browser that restarts names a new browser run, and numbers its
 // tabs from the start again. Every tab of the old run is dropped, and its
 // share ends, written and told; the new run's tab under the same number is
 // another tab, unshared, under an id of its own. Only the profile that
 // restarted loses its tabs.
 func TestSharesEndWhenTheBrowserRestarts(t *testing.T) {
-	r := newSessionRig(t)
+	r := newRunRig(t)
 	r.browser.Open(7, shop())
 	tab := r.tabAt(t, shopURL).ID
 	if err := r.SetShare(tab, vocab.Control); err != nil {
@@ -289,8 +289,8 @@ func TestSharesEndWhenTheBrowserRestarts(t *testing.T) {
 	if _, err := r.agent.Snapshot(context.Background(), tab); codeOf(err) != vocab.CodeNoTab {
 		t.Fatalf("a snapshot of the old tab: %v, want %s", err, vocab.CodeNoTab)
 	}
-	if _, err := r.agent.Snapshot(context.Background(), now.ID); codeOf(err) != vocab.CodeGrantRequired {
-		t.Fatalf("a snapshot of the new run's tab: %v, want %s", err, vocab.CodeGrantRequired)
+	if _, err := r.agent.Snapshot(context.Background(), now.ID); codeOf(err) != vocab.CodeShareRequired {
+		t.Fatalf("a snapshot of the new run's tab: %v, want %s", err, vocab.CodeShareRequired)
 	}
 
 	rows := r.shareRows(t)
@@ -304,7 +304,7 @@ func TestSharesEndWhenTheBrowserRestarts(t *testing.T) {
 	}
 }
 
-func waitGone(t *testing.T, r *sessionRig, id string) {
+func waitGone(t *testing.T, r *runRig, id string) {
 	t.Helper()
 	deadline := time.After(30 * time.Second)
 	for slices.ContainsFunc(r.Tabs(), func(ti vocab.TabInfo) bool { return ti.ID == id }) {

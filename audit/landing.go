@@ -7,9 +7,10 @@ import (
 	"github.com/reins-app/reins/vocab"
 )
 
-// Plan is where an approved act lands on screen, worked out just before it
-// fires. Points are in DIP (screen points); Scale is device pixels per DIP.
-type Plan struct {
+// Landing is where an approved act lands on screen, worked out just before
+// it fires: its own word, since a plan is a multi-step plan (approvals.Plan).
+// Points are in DIP (screen points); Scale is device pixels per DIP.
+type Landing struct {
 	X     float64 `json:"x"`
 	Y     float64 `json:"y"`
 	X2    float64 `json:"x2,omitempty"` // Drag: where it ends
@@ -34,7 +35,7 @@ type Plan struct {
 type Ticket struct {
 	seq      int64
 	approved approvals.Approved
-	plan     Plan
+	landing  Landing
 	ok       bool
 }
 
@@ -50,5 +51,5 @@ func (t Ticket) Approved() approvals.Approved { return t.approved }
 // Act is the approved act.
 func (t Ticket) Act() vocab.Act { return t.approved.Request().Act }
 
-// Plan is where it lands.
-func (t Ticket) Plan() Plan { return t.plan }
+// Landing is where it lands.
+func (t Ticket) Landing() Landing { return t.landing }

@@ -32,8 +32,8 @@ func TestLoopbackOrigins(t *testing.T) {
 	}
 }
 
-func TestAGrantPinnedToAProgramEndsWhenAnotherServesIt(t *testing.T) {
-	g := NewGrants(nil)
+func TestASharePinnedToAProgramEndsWhenAnotherServesIt(t *testing.T) {
+	g := NewShares(nil)
 	if err := g.SetPinned("1", "http://localhost:8000", `"/usr/bin/python3" "/home/p"`, vocab.Control); err != nil {
 		t.Fatal(err)
 	}
@@ -51,11 +51,11 @@ func TestAGrantPinnedToAProgramEndsWhenAnotherServesIt(t *testing.T) {
 	}
 }
 
-// A grant for one agent is, to every other, no grant: refused as not shared,
+// A share for one agent is, to every other, no share: refused as not shared,
 // never as read-only or handed off, which would tell it the tab is shared.
-// A hand-off keeps the grant's agent.
-func TestGrantForOneAgent(t *testing.T) {
-	g := NewGrants(nil)
+// A hand-off keeps the share's agent.
+func TestShareForOneAgent(t *testing.T) {
+	g := NewShares(nil)
 	const shop = "https://shop.example"
 	if err := g.SetFor("1", shop, "", "alice", vocab.Control); err != nil {
 		t.Fatal(err)
@@ -68,7 +68,7 @@ func TestGrantForOneAgent(t *testing.T) {
 			t.Fatalf("bob at %v: %v, want ErrNotShared", need, err)
 		}
 	}
-	if err := g.Hold("1", shop); err != nil {
+	if err := g.HandOff("1", shop); err != nil {
 		t.Fatal(err)
 	}
 	if err := g.CheckFor("1", "bob", shop, vocab.ReadOnly); err != ErrNotShared {

@@ -12,32 +12,32 @@ const (
 	sso  = "https://login.example.net"
 )
 
-func heldGrants(t *testing.T) *Grants {
+func handedOffShares(t *testing.T) *Shares {
 	t.Helper()
-	g := NewGrants(nil)
+	g := NewShares(nil)
 	if err := g.Set("1", shop, vocab.Control); err != nil {
 		t.Fatal(err)
 	}
-	if err := g.Hold("1", shop); err != nil {
+	if err := g.HandOff("1", shop); err != nil {
 		t.Fatal(err)
 	}
 	return g
 }
 
-func TestAHeldTabKeepsItsShareOffItsOrigin(t *testing.T) {
-	g := heldGrants(t)
+func TestAHandedOffTabKeepsItsShareOffItsOrigin(t *testing.T) {
+	g := handedOffShares(t)
 	if g.Observe("1", sso) {
 		t.Fatal("leaving the origin withdrew a held share")
 	}
 	err := g.Check("1", sso, vocab.ReadOnly)
 	var ce *vocab.Error
-	if !errors.Is(err, ErrHeldElsewhere) || !errors.As(err, &ce) || ce.Code != vocab.CodeHandedOff {
+	if !errors.Is(err, ErrHandedOffElsewhere) || !errors.As(err, &ce) || ce.Code != vocab.CodeHandedOff {
 		t.Fatalf("a read on the other site: want handed_off, got %v", err)
 	}
 	if got := g.Get("1"); got.Level != vocab.None {
 		t.Fatalf("Get on the other site shows level %v, want none", got.Level)
 	}
-	if gr, now, held := g.Held("1"); !held || gr.Origin != shop || gr.Level != vocab.Control || now != sso {
+	if gr, now, held := g.HandedOff("1"); !held || gr.Origin != shop || gr.Level != vocab.Control || now != sso {
 		t.Fatalf("Held = %+v %q %v", gr, now, held)
 	}
 	// Back home, the share reads and checks as before, still held.
@@ -63,12 +63,12 @@ func TestAHeldTabKeepsItsShareOffItsOrigin(t *testing.T) {
 }
 
 func TestResumeOffTheOriginNeedsARebind(t *testing.T) {
-	g := heldGrants(t)
+	g := handedOffShares(t)
 	g.Observe("1", sso)
 	if err := g.Resume("1", sso); !errors.Is(err, ErrMoved) {
 		t.Fatalf("Resume on another site: %v, want ErrMoved", err)
 	}
-	if _, _, held := g.Held("1"); !held {
+	if _, _, held := g.HandedOff("1"); !held {
 		t.Fatal("a refused Resume ended the hold")
 	}
 	was, err := g.Rebind("1", sso, "")
@@ -81,13 +81,13 @@ func TestResumeOffTheOriginNeedsARebind(t *testing.T) {
 	if err := g.Check("1", sso, vocab.Control); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := g.Rebind("1", sso, ""); !errors.Is(err, ErrNotHeld) {
+	if _, err := g.Rebind("1", sso, ""); !errors.Is(err, ErrNotHandedOff) {
 		t.Fatalf("a second Rebind: %v", err)
 	}
 }
 
 func TestDropOffTheOriginWithdrawsTheShare(t *testing.T) {
-	g := heldGrants(t)
+	g := handedOffShares(t)
 	g.Observe("1", sso)
 	if !g.Drop("1", sso) {
 		t.Fatal("Drop on another site kept the share")
@@ -95,36 +95,36 @@ func TestDropOffTheOriginWithdrawsTheShare(t *testing.T) {
 	if g.Get("1").Level != vocab.None {
 		t.Fatal("the share survived")
 	}
-	g = heldGrants(t)
+	g = handedOffShares(t)
 	if g.Drop("1", shop) || g.Get("1").Level != vocab.Control {
 		t.Fatal("Drop on the share's own site withdrew it")
 	}
 }
 
-func TestHoldNeedsAShare(t *testing.T) {
-	g := NewGrants(nil)
-	if err := g.Hold("1", shop); !errors.Is(err, ErrNotShared) {
+func TestHandOffNeedsAShare(t *testing.T) {
+	g := NewShares(nil)
+	if err := g.HandOff("1", shop); !errors.Is(err, ErrNotShared) {
 		t.Fatalf("Hold without a share: %v", err)
 	}
-	if err := g.Hold(vocab.DesktopKey, ""); !errors.Is(err, ErrNotShared) {
+	if err := g.HandOff(vocab.DesktopKey, ""); !errors.Is(err, ErrNotShared) {
 		t.Fatalf("Hold of the desktop: %v", err)
 	}
-	g = heldGrants(t)
+	g = handedOffShares(t)
 	g.Forget("1")
-	if _, _, held := g.Held("1"); held {
+	if _, _, held := g.HandedOff("1"); held {
 		t.Fatal("a forgotten tab is still held")
 	}
 }
 
-func TestAStaleReadDoesNotMoveAHeldTabBack(t *testing.T) {
-	g := heldGrants(t)
+func TestAStaleReadDoesNotMoveAHandedOffTabBack(t *testing.T) {
+	g := handedOffShares(t)
 	g.Observe("1", sso) // the sign-on page, by navigation
 	// A read begun on the shop site checks in after the navigation: the
 	// tab is elsewhere now, so it is refused.
 	if err := g.Check("1", shop, vocab.ReadOnly); err == nil {
 		t.Fatal("a read that began on the shop site was let through while the tab shows the sign-on site")
 	}
-	if _, now, _ := g.Held("1"); now != sso {
+	if _, now, _ := g.HandedOff("1"); now != sso {
 		t.Fatalf("a read's origin moved the held tab to %q", now)
 	}
 	if got := g.Get("1"); got.Level != vocab.None {
