@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/reins-app/reins/bridge/protocol"
+	"github.com/reins-app/reins/grounding/quote"
 	"github.com/reins-app/reins/internal/plain"
 )
 
@@ -278,4 +279,33 @@ func figureless(s string) string {
 		b.WriteRune(r)
 	}
 	return b.String()
+}
+
+// holdsTyped reports whether kept, an act's changes, says only that the
+// field with ref target now holds typed, whole: its line went and came
+// back with a value, and that value is the text typed. The answer then
+// says so in a few words instead of the three lines; a value that is not
+// the text typed (a field that reformats, one that held text before) is
+// shown as it is.
+func holdsTyped(kept, target, typed string) bool {
+	if kept == "" || target == "" || typed == "" {
+		return false
+	}
+	want := "/value: " + quote.Text(typed, 0)
+	var went, came, value bool
+	for _, l := range strings.Split(strings.TrimSuffix(kept, "\n"), "\n") {
+		gone := strings.HasPrefix(l, "- ")
+		own := strings.TrimPrefix(strings.TrimSpace(l[min(2, len(l)):]), "- ")
+		switch {
+		case refOf(own) == target && gone:
+			went = true
+		case refOf(own) == target:
+			came = true
+		case !gone && own == want:
+			value = true
+		default:
+			return false
+		}
+	}
+	return went && came && value
 }

@@ -96,3 +96,25 @@ func TestChurnIsToldOnOneQuotedLine(t *testing.T) {
 		t.Errorf("churn line %q", line)
 	}
 }
+
+// A field that now holds exactly the text typed, and nothing else that
+// changed, is said in a few words; anything more or other is shown.
+func TestAFieldHoldingTheTextTypedIsSaidShort(t *testing.T) {
+	typed := "ada@example.com"
+	just := "- - textbox \"Email\" [ref=e2]\n+ - textbox \"Email\" [ref=e2]:\n+   - /value: \"ada@example.com\"\n"
+	if !holdsTyped(just, "e2", typed) {
+		t.Errorf("the field's value alone, the text typed: not said short")
+	}
+	for name, kept := range map[string]string{
+		"a value that held text before": "- - textbox \"Email\" [ref=e2]:\n-   - /value: \"x\"\n+ - textbox \"Email\" [ref=e2]:\n+   - /value: \"xada@example.com\"\n",
+		"a value the field reformatted": "- - textbox \"Email\" [ref=e2]\n+ - textbox \"Email\" [ref=e2]:\n+   - /value: \"ADA@EXAMPLE.COM\"\n",
+		"another change beside it":      just + "+ - alert: \"Email taken\"\n",
+		"another field":                 "- - textbox \"Name\" [ref=e3]\n+ - textbox \"Name\" [ref=e3]:\n+   - /value: \"ada@example.com\"\n",
+		"the value without its field":   "+   - /value: \"ada@example.com\"\n",
+		"a page posing the value line":  "- - textbox \"Email\" [ref=e2]\n+ - textbox \"Email\" [ref=e2]:\n+   - text: \"/value: \\\"ada@example.com\\\"\"\n",
+	} {
+		if holdsTyped(kept, "e2", typed) {
+			t.Errorf("%s: said short, want shown", name)
+		}
+	}
+}

@@ -56,6 +56,9 @@ func (s *Session) ChangesAfter(ctx context.Context, tab string, act vocab.Act, f
 		}
 		c.diff = res.Text
 		res.Text, churned, far = effectOnly(c)
+		if far == 0 && act.Kind == vocab.Type && !act.Secret && holdsTyped(res.Text, c.target, act.Text) {
+			res.Text, res.Holds = "", true
+		}
 	}
 	if len(c.churn) > 0 {
 		notes = append(notes, churnWords(c.churn, churned))

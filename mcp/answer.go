@@ -28,6 +28,8 @@ func writeChanges(b *strings.Builder, ch *agentdoor.ReadResult, err error) {
 		fmt.Fprintf(b, "The tab went to a new page, %s; the refs of the page the act began on are gone. Changes (snapshot %s; + appeared, - went):\n%s", shorten(ch.URL, urlMax), ch.ID, ch.Text)
 	case ch.First:
 		fmt.Fprintf(b, "The tab now shows %s (snapshot %s):\n%s", shorten(ch.URL, urlMax), ch.ID, ch.Text)
+	case ch.Holds:
+		fmt.Fprintf(b, "The field now holds the text typed, and nothing else changed (snapshot %s).\n", ch.ID)
 	case ch.Text == "":
 		fmt.Fprintf(b, "Nothing changed on the page yet (snapshot %s).\n", ch.ID)
 	default:
