@@ -29,7 +29,7 @@ func writeChanges(b *strings.Builder, ch *agentdoor.ReadResult, err error) {
 	case ch.First:
 		fmt.Fprintf(b, "The tab now shows %s (snapshot %s):\n%s", shorten(ch.URL, urlMax), ch.ID, ch.Text)
 	case ch.Holds:
-		fmt.Fprintf(b, "The field now holds the text typed, and nothing else changed (snapshot %s).\n", ch.ID)
+		fmt.Fprintf(b, "It now holds the text; nothing else changed (snapshot %s).\n", ch.ID)
 	case ch.Text == "":
 		fmt.Fprintf(b, "Nothing changed on the page yet (snapshot %s).\n", ch.ID)
 	default:
