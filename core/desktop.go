@@ -3,7 +3,6 @@ package core
 import (
 	"context"
 	"fmt"
-	"os"
 	"slices"
 	"time"
 
@@ -257,28 +256,6 @@ func (e *Engine) seenAt(ctx context.Context, r agentdoor.DesktopActRequest) (app
 		}
 	}
 	return app, "", terminal
-}
-
-// personTerminalShown refuses input, on the desktop or in a tab, while
-// `reins serve` is the person's door and no window on the desktop belongs
-// to a process Reins descends from: under tmux, screen or ssh the window
-// that shows its terminal cannot be told, so Reins cannot keep agents'
-// input off it.
-func (e *Engine) personTerminalShown(ctx context.Context) error {
-	if !e.opts.PersonTerminal {
-		return nil
-	}
-	const why = "so Reins puts no agent's input on the desktop or in a tab: typed text could answer its own approval there. Run reins serve in a terminal window on this desktop (not inside tmux, screen or ssh), or use the Reins menu"
-	ws, err := e.opts.Executor.Windows(ctx)
-	if err != nil {
-		return errorf(vocab.CodePersonTerminalHidden, "Reins cannot list the windows to find the terminal running reins serve (%v), %s", err, why)
-	}
-	for _, w := range ws {
-		if w.App.PID > 1 && w.App.PID != os.Getpid() && slices.Contains(e.opts.OwnProcesses, w.App.PID) {
-			return nil
-		}
-	}
-	return errorf(vocab.CodePersonTerminalHidden, "reins serve is the person's door, and Reins cannot tell which window shows it, %s", why)
 }
 
 // notOwn refuses, before the person is asked, a desktop act that would land
