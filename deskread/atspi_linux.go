@@ -87,18 +87,7 @@ type AccessibleOptions struct {
 }
 
 func (o *AccessibleOptions) defaults() {
-	if o.MaxElements <= 0 {
-		o.MaxElements = defaultMaxElements
-	}
-	if o.MaxDepth <= 0 {
-		o.MaxDepth = defaultMaxDepth
-	}
-	if o.MaxValue <= 0 {
-		o.MaxValue = defaultMaxValue
-	}
-	if o.CallTimeout <= 0 {
-		o.CallTimeout = defaultCallTimeout
-	}
+	fillBounds(&o.MaxElements, &o.MaxDepth, &o.MaxValue, &o.CallTimeout)
 }
 
 // Errors a reader of the desktop may see.

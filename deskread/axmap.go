@@ -167,18 +167,7 @@ type axReadOptions struct {
 }
 
 func (o *axReadOptions) defaults() {
-	if o.MaxElements <= 0 {
-		o.MaxElements = defaultMaxElements
-	}
-	if o.MaxDepth <= 0 {
-		o.MaxDepth = defaultMaxDepth
-	}
-	if o.MaxValue <= 0 {
-		o.MaxValue = defaultMaxValue
-	}
-	if o.CallTimeout <= 0 {
-		o.CallTimeout = defaultCallTimeout
-	}
+	fillBounds(&o.MaxElements, &o.MaxDepth, &o.MaxValue, &o.CallTimeout)
 }
 
 // axTarget names the application being read, for errors.

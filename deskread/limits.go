@@ -15,3 +15,19 @@ const (
 	defaultMaxValue    = 1000
 	defaultCallTimeout = 2 * time.Second
 )
+
+// fillBounds sets each bound of a read left at zero (or below) to its
+// default.
+func fillBounds(elements, depth, value *int, call *time.Duration) {
+	for _, b := range []struct {
+		n   *int
+		def int
+	}{{elements, defaultMaxElements}, {depth, defaultMaxDepth}, {value, defaultMaxValue}} {
+		if *b.n <= 0 {
+			*b.n = b.def
+		}
+	}
+	if *call <= 0 {
+		*call = defaultCallTimeout
+	}
+}
