@@ -105,9 +105,9 @@ type ReadResult struct {
 	// NewPage: with Diff, the tab shows another page (document or
 	// navigation) than the session's previous snapshot, whose refs are gone.
 	NewPage bool `json:"newPage,omitempty"`
-	// Holds: after typing, the only change is the field's value, which
-	// is now exactly the text typed; Text is then empty.
-	Holds bool `json:"holds,omitempty"`
+	// Filled is how many fields typed into since the last read now hold
+	// exactly the text typed: they are left out of Text.
+	Filled int `json:"filled,omitempty"`
 }
 
 // FindResult lists the lines of a fresh snapshot that match.

@@ -281,31 +281,54 @@ func figureless(s string) string {
 	return b.String()
 }
 
-// holdsTyped reports whether kept, an act's changes, says only that the
-// field with ref target now holds typed, whole: its line went and came
-// back with a value, and that value is the text typed. The answer then
-// says so in a few words instead of the three lines; a value that is not
-// the text typed (a field that reformats, one that held text before) is
-// shown as it is.
-func holdsTyped(kept, target, typed string) bool {
-	if kept == "" || target == "" || typed == "" {
-		return false
+// holdingTyped takes out of diff, an act's changes, every field that now
+// holds exactly the text typed into it (its line went and came back with
+// that value), and counts them: the answer says so in a few words instead
+// of three lines each. A value that is not the text typed (a field that
+// reformats, one that held text before) stays in diff, shown as it is.
+// Where a field was typed into more than once, the last text counts.
+func holdingTyped(diff string, typed []typedInto) (rest string, n int) {
+	if diff == "" || len(typed) == 0 {
+		return diff, 0
 	}
-	want := "/value: " + quote.Text(typed, 0)
-	var went, came, value bool
-	for _, l := range strings.Split(strings.TrimSuffix(kept, "\n"), "\n") {
-		gone := strings.HasPrefix(l, "- ")
-		own := strings.TrimPrefix(strings.TrimSpace(l[min(2, len(l)):]), "- ")
-		switch {
-		case refOf(own) == target && gone:
-			went = true
-		case refOf(own) == target:
-			came = true
-		case !gone && own == want:
-			value = true
-		default:
-			return false
+	last := map[string]string{}
+	for _, t := range typed {
+		last[t.ref] = t.text
+	}
+	lines := strings.Split(strings.TrimSuffix(diff, "\n"), "\n")
+	drop := make([]bool, len(lines))
+	own := func(l string) string { return strings.TrimPrefix(strings.TrimSpace(l[min(2, len(l)):]), "- ") }
+	for ref, text := range last {
+		if ref == "" {
+			continue
+		}
+		want := "/value: " + quote.Text(text, 0)
+		went, came := -1, -1
+		for i, l := range lines {
+			if drop[i] || refOf(own(l)) != ref {
+				continue
+			}
+			if strings.HasPrefix(l, "- ") {
+				went = i
+			} else if strings.HasPrefix(l, "+ ") {
+				came = i
+			}
+		}
+		v := came + 1
+		if went < 0 || came < 0 || v >= len(lines) || drop[v] || !strings.HasPrefix(lines[v], "+ ") || own(lines[v]) != want {
+			continue
+		}
+		drop[went], drop[came], drop[v] = true, true, true
+		n++
+	}
+	if n == 0 {
+		return diff, 0
+	}
+	var b strings.Builder
+	for i, l := range lines {
+		if !drop[i] {
+			b.WriteString(l + "\n")
 		}
 	}
-	return went && came && value
+	return b.String(), n
 }

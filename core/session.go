@@ -5,6 +5,7 @@ import (
 	"encoding/base64"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -44,7 +45,15 @@ type Session struct {
 	acted atomic.Pointer[actedOn]
 }
 
-type actedOn struct{ tab, ref string }
+type actedOn struct {
+	tab, ref string
+	// typed is what the acts since the tab's changes were last read typed
+	// into fields other than secret ones: a plan's steps, or the one act.
+	typed []typedInto
+}
+
+// typedInto is text typed into the field with ref.
+type typedInto struct{ ref, text string }
 
 // session opens a session for an agent.
 func (e *Engine) session(a vocab.Agent) *Session {
@@ -303,7 +312,14 @@ func (s *Session) actIn(ctx context.Context, r agentdoor.ActRequest, turn *planT
 		}
 		return nil, s.refuse(ctx, en, err)
 	}
-	s.acted.Store(&actedOn{tab: r.Tab, ref: r.Ref})
+	next := &actedOn{tab: r.Tab, ref: r.Ref}
+	if prev := s.acted.Load(); prev != nil && prev.tab == r.Tab {
+		next.typed = slices.Clone(prev.typed)
+	}
+	if en.Act.Kind == vocab.Type && !en.Act.Secret && en.Act.Text != "" {
+		next.typed = append(next.typed, typedInto{ref: r.Ref, text: en.Act.Text})
+	}
+	s.acted.Store(next)
 	return res, nil
 }
 

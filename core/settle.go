@@ -50,15 +50,18 @@ func (s *Session) ChangesAfter(ctx context.Context, tab string, act vocab.Act, f
 	}
 	var notes []string
 	churned, far := 0, 0
+	a := s.acted.Load()
+	if a != nil && a.tab == tab {
+		// What was typed is told once: the next act starts afresh.
+		s.acted.CompareAndSwap(a, &actedOn{tab: a.tab, ref: a.ref})
+	}
 	if res.Diff && !res.First && !res.NewPage {
-		if a := s.acted.Load(); a != nil && a.tab == tab && !navigation {
-			c.target = a.ref
+		var typed []typedInto
+		if a != nil && a.tab == tab && !navigation {
+			c.target, typed = a.ref, a.typed
 		}
-		c.diff = res.Text
+		c.diff, res.Filled = holdingTyped(res.Text, typed)
 		res.Text, churned, far = effectOnly(c)
-		if far == 0 && act.Kind == vocab.Type && !act.Secret && holdsTyped(res.Text, c.target, act.Text) {
-			res.Text, res.Holds = "", true
-		}
 	}
 	if len(c.churn) > 0 {
 		notes = append(notes, churnWords(c.churn, churned))

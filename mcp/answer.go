@@ -28,10 +28,16 @@ func writeChanges(b *strings.Builder, ch *agentdoor.ReadResult, err error) {
 		fmt.Fprintf(b, "The tab went to a new page, %s; the refs of the page the act began on are gone. Changes (snapshot %s; + appeared, - went):\n%s", shorten(ch.URL, urlMax), ch.ID, ch.Text)
 	case ch.First:
 		fmt.Fprintf(b, "The tab now shows %s (snapshot %s):\n%s", shorten(ch.URL, urlMax), ch.ID, ch.Text)
-	case ch.Holds:
-		fmt.Fprintf(b, "It now holds the text; nothing else changed (snapshot %s).\n", ch.ID)
+	case ch.Text == "" && ch.Filled == 1:
+		fmt.Fprintf(b, "It now holds the text; no other change near it (snapshot %s).\n", ch.ID)
+	case ch.Text == "" && ch.Filled > 1:
+		fmt.Fprintf(b, "The %d fields typed into hold the text typed; no other change near them (snapshot %s).\n", ch.Filled, ch.ID)
 	case ch.Text == "":
 		fmt.Fprintf(b, "Nothing changed on the page yet (snapshot %s).\n", ch.ID)
+	case ch.Filled == 1:
+		fmt.Fprintf(b, "Changes on the page (snapshot %s; + appeared, - went; the field typed into holds the text typed):\n%s", ch.ID, ch.Text)
+	case ch.Filled > 1:
+		fmt.Fprintf(b, "Changes on the page (snapshot %s; + appeared, - went; the %d fields typed into hold the text typed):\n%s", ch.ID, ch.Filled, ch.Text)
 	default:
 		fmt.Fprintf(b, "Changes on the page (snapshot %s; + appeared, - went):\n%s", ch.ID, ch.Text)
 	}

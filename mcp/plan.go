@@ -56,19 +56,21 @@ func (h *handler) browserRunPlan(ctx context.Context, req *sdk.CallToolRequest, 
 		return refusal(err)
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "Plan %s: the person allowed steps 1 to %d of %d.\n", r.Plan, r.Allowed, len(p.Steps))
+	fmt.Fprintf(&b, "Plan %s: the person allowed steps 1 to %d of %d (rows are the audit log's).\n", r.Plan, r.Allowed, len(p.Steps))
 	for _, st := range r.Steps {
-		effect := ""
+		// A step done whose events the page saw arrive on its element
+		// says "arrived"; the witness's words would name the element again.
+		done := "done"
 		if st.Effect != "" {
-			effect = "; " + st.Effect
+			done = "arrived"
 		}
 		switch {
 		case st.Code == vocab.CodeMissed:
-			fmt.Fprintf(&b, "%d. fired but missed: %s (audit row %d); %s\n", st.Step, st.Done, st.Audit, st.Effect)
+			fmt.Fprintf(&b, "%d. fired but missed: %s (row %d); %s\n", st.Step, st.Done, st.Audit, st.Effect)
 		case st.Code == "" && st.Asked:
-			fmt.Fprintf(&b, "%d. done, asked on its own: %s (audit row %d)%s\n", st.Step, st.Done, st.Audit, effect)
+			fmt.Fprintf(&b, "%d. %s, asked on its own: %s (row %d)\n", st.Step, done, st.Done, st.Audit)
 		case st.Code == "":
-			fmt.Fprintf(&b, "%d. done: %s (audit row %d)%s\n", st.Step, st.Done, st.Audit, effect)
+			fmt.Fprintf(&b, "%d. %s: %s (row %d)\n", st.Step, done, st.Done, st.Audit)
 		default:
 			fmt.Fprintf(&b, "%d. not done (%s): %s\n", st.Step, st.Code, shorten(st.Error, stepMessageMax))
 		}

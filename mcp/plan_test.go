@@ -18,7 +18,7 @@ func TestARunPlanIsOneQuestionAndSaysHowEachStepWent(t *testing.T) {
 		{"action": "type", "ref": search, "text": "socks", "reason": "find them"},
 		{"action": "click", "ref": order},
 	}})
-	for _, want := range []string{"the person allowed steps 1 to 2 of 2", "1. done: Type “socks” into “Search”", "2. done, asked on its own: Click “Place order”", "Order placed"} {
+	for _, want := range []string{"the person allowed steps 1 to 2 of 2", "1. arrived: Type “socks” into “Search”", "2. arrived, asked on its own: Click “Place order”", "Order placed"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("the result does not say %q:\n%s", want, out)
 		}
