@@ -98,6 +98,7 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz FuzzDecode -fuzztime 30s ./bridge/protocol/
 	$(GO) test -run '^$$' -fuzz FuzzCheck -fuzztime 30s ./grounding/
 	$(GO) test -run '^$$' -fuzz FuzzText -fuzztime 30s ./internal/plain/
+	$(GO) test -run '^$$' -fuzz FuzzEscape -fuzztime 30s ./grounding/quote/
 	$(GO) test -run '^$$' -fuzz FuzzOpenSealed -fuzztime 30s ./bridge/
 	$(GO) test -run '^$$' -fuzz FuzzCheckHello -fuzztime 30s ./bridge/
 
