@@ -606,6 +606,10 @@ func (e *Engine) landsOnScreen(ctx context.Context, t *tabState, at *protocol.Re
 // and Chrome reports it, in their own time.
 const tabWait = 500 * time.Millisecond
 
+// activateWait is how long bringing a tab to the front waits for Reins'
+// tab list to show it there.
+const activateWait = 3 * time.Second
+
 // awaitInFront returns the tab once input of kind can land in it: the
 // visible tab of its window, and for keys in the window with the keyboard
 // focus. Checked before the person was asked, it is checked again now,
@@ -640,7 +644,18 @@ func (e *Engine) perform(ctx context.Context, t *tabState, ticket audit.Ticket) 
 	case vocab.Back, vocab.Forward:
 		return e.opts.Browser.Call(ctx, t.chrome.profile, protocol.MethodNavigate, protocol.NavigateParams{Tab: t.chrome.id, Direction: string(act.Kind)}, nil)
 	case vocab.Activate:
-		return e.opts.Browser.Call(ctx, t.chrome.profile, protocol.MethodActivate, protocol.ActivateParams{Tab: t.chrome.id}, nil)
+		if err := e.opts.Browser.Call(ctx, t.chrome.profile, protocol.MethodActivate, protocol.ActivateParams{Tab: t.chrome.id}, nil); err != nil {
+			return err
+		}
+		// Done once Reins' own list shows the tab in front, as the next
+		// act asks it: the list follows the browser's event a moment after
+		// the browser answers.
+		tab := ticket.Approved().Request().Target.Tab
+		pollUntil(ctx, activateWait, func() bool {
+			_, info, err := e.lookup(tab)
+			return err != nil || info.Active
+		})
+		return nil
 	case vocab.CloseTab:
 		return e.opts.Browser.Call(ctx, t.chrome.profile, protocol.MethodCloseTab, protocol.ActivateParams{Tab: t.chrome.id}, nil)
 	}

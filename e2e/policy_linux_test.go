@@ -184,10 +184,20 @@ func TestOrganisationPolicyEndToEnd(t *testing.T) {
 	text := strings.Repeat("the quick brown fox jumps over the lazy dog ", 20)[:800]
 	witness.Reset("keys")
 	typing := mcptest.Go(ctx, cs, "browser_type", map[string]any{"tab": shopTab, "ref": field, "text": text})
+	var early *mcptest.Result
 	testenv.WaitWithin(t, 30*time.Second, "the page to see the agent's keys", func() bool {
+		select {
+		case r := <-typing:
+			early = &r
+			return true
+		default:
+		}
 		events, _ := pageKeys(witness)
 		return len(events) >= 20
 	})
+	if early != nil {
+		t.Fatalf("the typing ended before the policy changed: %s\n%s", early.Reply(), reins.shown(0))
+	}
 	changed := time.Now()
 	from = len(reins.shown(0))
 	pol.write(`{"sites": {"never": ["*.bank.example", "shop.example"], "maxLevel": {"mail.example": "read"}}}`)
