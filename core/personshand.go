@@ -2,11 +2,8 @@ package core
 
 import (
 	"context"
-	"errors"
-	"fmt"
 	"os"
 	"runtime"
-	"sync"
 	"time"
 
 	"github.com/reins-app/reins/executor"
@@ -22,10 +19,7 @@ type personsHand struct {
 	display string
 	appAt   func(ctx context.Context, x, y float64) (executor.App, error)
 	pid     int // this Reins: a press must land on its windows
-
-	mu     sync.Mutex
-	l      *hand.Listener // guarded by mu: nil until needed, and after it failed
-	closed bool           // guarded by mu
+	held    hand.Holder
 }
 
 // handWait bounds what a window's watch may wait on the display: the
@@ -48,58 +42,14 @@ func (h *personsHand) WatchPresses(opts persondoor.PressOptions) (persondoor.Pre
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), handWait)
 	defer cancel()
-	for try := 0; ; try++ {
-		l, err := h.listener(ctx)
-		if err != nil {
-			return nil, err
-		}
-		w, err := l.WatchPresses(ctx, hand.PressOptions{Keys: opts.Keys})
-		if err == nil {
-			return &pressWatch{h: h, w: w, opts: opts}, nil
-		}
-		if !errors.Is(err, hand.ErrNoWatch) || try > 0 {
-			return nil, err
-		}
-		h.drop(l) // lost its display: once more, on a new connection
+	w, err := h.held.WatchPresses(ctx, hand.Options{Display: h.display}, hand.PressOptions{Keys: opts.Keys})
+	if err != nil {
+		return nil, err
 	}
+	return &pressWatch{h: h, w: w, opts: opts}, nil
 }
 
-func (h *personsHand) listener(ctx context.Context) (*hand.Listener, error) {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	if h.closed {
-		return nil, fmt.Errorf("%w: Reins is quitting", hand.ErrNoWatch)
-	}
-	if h.l == nil {
-		l, err := hand.NewListener(ctx, hand.Options{Display: h.display})
-		if err != nil {
-			return nil, err
-		}
-		h.l = l
-	}
-	return h.l, nil
-}
-
-// drop closes l, if it is still the one in use, so the next watch opens
-// another.
-func (h *personsHand) drop(l *hand.Listener) {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	if h.l == l {
-		h.l = nil
-		l.Close()
-	}
-}
-
-func (h *personsHand) close() {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	h.closed = true
-	if h.l != nil {
-		h.l.Close()
-		h.l = nil
-	}
-}
+func (h *personsHand) close() { h.held.Close() }
 
 // pressWatch is one window's watch.
 type pressWatch struct {

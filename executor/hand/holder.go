@@ -8,9 +8,10 @@ import (
 	"time"
 )
 
-// Holder keeps the executor's listener: opened at the first act, opened
-// again after its display failed it, closed with the executor. The zero
-// Holder is ready to use; its methods are safe for concurrent use.
+// Holder keeps a listener: opened when first needed, opened again after
+// its display failed it, closed with its owner (the executor, or the
+// person's door). The zero Holder is ready to use; its methods are safe for
+// concurrent use.
 type Holder struct {
 	mu     sync.Mutex
 	l      *Listener // guarded by mu: nil until needed, and after it failed
@@ -20,12 +21,24 @@ type Holder struct {
 // Watch starts the watch for one act on a listener of opts, opening one
 // when none is open or the last one failed.
 func (h *Holder) Watch(ctx context.Context, opts Options) (*Watch, error) {
+	return h.start(ctx, opts, func(l *Listener) (*Watch, error) { return l.Watch(ctx) })
+}
+
+// WatchPresses starts a watch of presses ([Listener.WatchPresses]) on a
+// listener of opts, as Watch does.
+func (h *Holder) WatchPresses(ctx context.Context, opts Options, p PressOptions) (*Watch, error) {
+	return h.start(ctx, opts, func(l *Listener) (*Watch, error) { return l.WatchPresses(ctx, p) })
+}
+
+// start runs watch on the listener, once more on a new one when the
+// display failed the old.
+func (h *Holder) start(ctx context.Context, opts Options, watch func(*Listener) (*Watch, error)) (*Watch, error) {
 	for try := 0; ; try++ {
 		l, err := h.listener(ctx, opts)
 		if err != nil {
 			return nil, err
 		}
-		w, err := l.Watch(ctx)
+		w, err := watch(l)
 		if err == nil {
 			return w, nil
 		}
@@ -40,7 +53,7 @@ func (h *Holder) listener(ctx context.Context, opts Options) (*Listener, error) 
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if h.closed {
-		return nil, fmt.Errorf("%w: the executor is closed", ErrNoWatch)
+		return nil, fmt.Errorf("%w: it is closed", ErrNoWatch)
 	}
 	if h.l == nil {
 		l, err := NewListener(ctx, opts)
