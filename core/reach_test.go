@@ -158,7 +158,7 @@ func (r *intoViewRig) clicks() (wheel, act int) {
 }
 
 func TestAnActOnAnElementBelowTheFoldScrollsToItFirst(t *testing.T) {
-	r := newIntoViewRig(t, 3000, 100)
+	r := newIntoViewRig(t, 6000, 100)
 	res, err := r.clickBuy(t)
 	if err != nil {
 		t.Fatal(err)
@@ -177,7 +177,7 @@ func TestAnActOnAnElementBelowTheFoldScrollsToItFirst(t *testing.T) {
 	first := r.page.steps[0]
 	r.page.mu.Unlock()
 	if first.DY != executor.MaxIntoViewNotches {
-		t.Errorf("the first burst turned %d notches, want the most a burst turns (%d) for a button 2,700 px away", first.DY, executor.MaxIntoViewNotches)
+		t.Errorf("the first burst turned %d notches, want the most a burst turns (%d) for a button 5,700 px away", first.DY, executor.MaxIntoViewNotches)
 	}
 	rows, _ := core.ReadAudit(context.Background(), r.log, persondoor.AuditFilter{})
 	var fire, outcome int
@@ -212,10 +212,10 @@ func TestAReachThatCannotScrollClicksNothing(t *testing.T) {
 }
 
 func TestAScrollIntoViewGivesUpAfterMaxIntoViewBursts(t *testing.T) {
-	r := newIntoViewRig(t, 3000, 100)
+	r := newIntoViewRig(t, 6000, 100)
 	// The page grows as it scrolls: the button is always further on.
 	r.page.mu.Lock()
-	r.page.grow = 15 * 100
+	r.page.grow = executor.MaxIntoViewNotches * 100
 	r.page.mu.Unlock()
 	_, err := r.clickBuy(t)
 	if codeOf(err) != vocab.CodeNotVisible || !strings.Contains(err.Error(), "still out of view") {
@@ -224,7 +224,8 @@ func TestAScrollIntoViewGivesUpAfterMaxIntoViewBursts(t *testing.T) {
 	if wheel, act := r.clicks(); act != 0 || wheel != core.MaxIntoViewBursts {
 		t.Errorf("%d bursts and %d clicks, want %d bursts and no click", wheel, act, core.MaxIntoViewBursts)
 	}
-	for _, want := range []string{"it scrolled 15,000 px of ", "press End or PageDown", "browser_find", "browser_handoff"} {
+	all := fmt.Sprintf("it scrolled %d,%03d px of ", core.MaxIntoViewBursts*executor.MaxIntoViewNotches*100/1000, core.MaxIntoViewBursts*executor.MaxIntoViewNotches*100%1000)
+	for _, want := range []string{all, "press End or PageDown", "browser_find", "browser_handoff"} {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("the refusal does not say %q: %v", want, err)
 		}
@@ -240,7 +241,7 @@ func TestAReachOutOfRangeStopsEarlyAndSaysWhatToDo(t *testing.T) {
 		at, per float64
 	}{
 		{"a button 344,000 px down", 344000, 100},
-		{"a page that scrolls a pixel a notch", 3000, 1},
+		{"a page that scrolls a pixel a notch", 6000, 1},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			r := newIntoViewRig(t, c.at, c.per)

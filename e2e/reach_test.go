@@ -187,9 +187,9 @@ func (r *rig) outcomeOf(seq int64) persondoor.AuditRow {
 	return persondoor.AuditRow{}
 }
 
-// farPage has a button 344,000 px down a page, and a line that stays in
+// farPage has a button down px down a page, and a line that stays in
 // view counting the wheel events the page has had.
-func farPage() string {
+func farPage(down int) string {
 	return `<!doctype html>
 <html><head><title>Far reach test page</title>
 <style>body { margin: 0; font: 16px sans-serif; } button { width: 150px; height: 40px; margin: 6px; }
@@ -197,7 +197,7 @@ func farPage() string {
 <body>
 <h1>Far</h1>
 <p id="count">Wheel events: 0</p>
-<div style="height:344000px">Far spacer</div>
+<div style="height:` + strconv.Itoa(down) + `px">Far spacer</div>
 <button id="far">Far button</button>
 <script>
 ` + reportJS + `
@@ -210,6 +210,40 @@ addEventListener('load', () => report({type: 'loaded', page: 'far'}));
 </body></html>`
 }
 
+// TestReachAFooterFarDown clicks, by ref, a button 18,500 px down a real
+// page, as far down as a long news page's footer links: the bursts bring it
+// into view and the page's own handler sees the one click.
+func TestReachAFooterFarDown(t *testing.T) {
+	r := reinsOn(t, "1280x800x24", 10*time.Second)
+	r.origin = browsertest.Serve(t, r.witness, map[string]string{"/far.html": farPage(18500)})
+	r.browser = browsertest.Start(t, browsertest.Options{
+		X: r.x, DataDir: r.data, Reins: reinsBinary.path, URL: r.origin + "/far.html", Width: 1200, Height: 780,
+	})
+	r.agent = coretest.Admitted(t, r.rt.AgentDoor(), r.rt.PersonDoor(), vocab.Agent{Name: "e2e reach agent", Version: "1", PID: os.Getpid(), Exe: os.Args[0]})
+	r.tab = r.pairedTab(r.origin + "/far.html")
+	ctx := context.Background()
+	r.wait(ctx, "loaded", func(m map[string]any) bool { return m["page"] == "far" })
+	if err := r.rt.SetShare(r.tab, vocab.Control); err != nil {
+		t.Fatal(err)
+	}
+	s := r.snapshot()
+	t0 := time.Now()
+	res, err := r.agent.Act(ctx, agentdoor.ActRequest{Tab: r.tab, Ref: ref(t, s, "button", "Far button"), Snapshot: s.ID, Act: vocab.Act{Kind: vocab.Click}})
+	if err != nil {
+		t.Fatalf("click the button 18,500 px down: %v", err)
+	}
+	out := r.outcomeOf(res.Audit)
+	t.Logf("clicked after %v: %s; %s", time.Since(t0).Round(time.Millisecond), res.Done, out.Detail)
+	if out.Outcome != vocab.OutcomeDone || !regexp.MustCompile(`turned the wheel \d+ notches down in \d+ bursts`).MatchString(out.Detail) {
+		t.Errorf("outcome row %s %q, want done, saying how the wheel brought the button into view", out.Outcome, out.Detail)
+	}
+	r.wait(ctx, "click", func(m map[string]any) bool { return m["type"] == "click" && m["id"] == "far" })
+	if n := len(r.clicks("far")); n != 1 {
+		t.Errorf("the far button saw %d clicks, want 1", n)
+	}
+	r.assertFiredChecked()
+}
+
 // TestReachTooFarSaysWhatToDo clicks, by ref, a button 344,000 px down a
 // real page: the reach stops once a burst shows the rest is out of its
 // range, and the refusal says how far it got, of how far, and what the
@@ -217,7 +251,7 @@ addEventListener('load', () => report({type: 'loaded', page: 'far'}));
 // input after the refusal: no key, and no wheel event but the bursts'.
 func TestReachTooFarSaysWhatToDo(t *testing.T) {
 	r := reinsOn(t, "1280x800x24", 10*time.Second)
-	r.origin = browsertest.Serve(t, r.witness, map[string]string{"/far.html": farPage()})
+	r.origin = browsertest.Serve(t, r.witness, map[string]string{"/far.html": farPage(344000)})
 	r.browser = browsertest.Start(t, browsertest.Options{
 		X: r.x, DataDir: r.data, Reins: reinsBinary.path, URL: r.origin + "/far.html", Width: 1200, Height: 780,
 	})

@@ -89,7 +89,7 @@ type IntoViewStep struct {
 
 // MaxIntoViewNotches is the most wheel notches one step of a scroll into view turns along
 // each axis.
-const MaxIntoViewNotches = 15
+const MaxIntoViewNotches = 40
 
 type intoViewKey struct{}
 

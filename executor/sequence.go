@@ -604,7 +604,7 @@ func (a *act) scroll(at point, dx, dy int) error {
 			if err := a.notch(vertical, sign); err != nil {
 				return err
 			}
-			if err := a.wait(stepGap); err != nil {
+			if err := a.wait(wheelGap); err != nil {
 				return err
 			}
 		}
@@ -799,7 +799,8 @@ const (
 	buttonHold = 15 * time.Millisecond
 	keyHold    = 10 * time.Millisecond // a key or chord of its own; typed text keeps its KeyPace
 	doubleGap  = 60 * time.Millisecond // well inside every double-click interval
-	stepGap    = 15 * time.Millisecond // between drag steps and wheel notches
+	stepGap    = 15 * time.Millisecond // between drag steps
+	wheelGap   = 5 * time.Millisecond  // between wheel notches: the X server queues each as its own
 	dragSteps  = 10
 	focusWait  = 30 * time.Millisecond // after the click that focuses a field
 )
