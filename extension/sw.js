@@ -11,25 +11,36 @@
 // holds every listener that wakes the worker, in the order Chrome is told
 // of them: pairing.js (the connection), tabs.js (the tab list), requests.js
 // (the handler of each request), frames.js (the frames' content scripts),
-// settle.js, capture.js (the capture queue) and badge.js (badge and panel).
+// settle.js, inflight.js (requests in flight), capture.js (the capture
+// queue) and badge.js (badge and panel).
 import { answered, askApp, failAsks, paintBadge, panelFor, panelPort, refreshStrip, strip } from "./worker/badge.js";
 import { forgetFacts, framePort } from "./worker/frames.js";
 import { emit, ensureConnected, linked, send, wire } from "./worker/pairing.js";
+import { followRequests, forgetRequests } from "./worker/inflight.js";
 import { handleRequest } from "./worker/requests.js";
 import { injectIntoOpenTabs, pushTabs } from "./worker/tabs.js";
+
+// followControlled follows the requests of the tabs shared at control, so
+// an act's settle can wait for the answers it asked for (inflight.js).
+const followControlled = () => followRequests([...strip.levels].filter(([, level]) => level === "control").map(([tab]) => tab));
 
 wire({
   paired() {
     strip.reset(true); // every tab unshared until the app's table comes
+    followControlled();
     refreshStrip("all");
     pushTabs();
   },
   request: handleRequest,
   answer: answered,
-  event: (method, params) => refreshStrip(strip.apply(method, params)),
+  event: (method, params) => {
+    refreshStrip(strip.apply(method, params));
+    followControlled();
+  },
   lost() {
     failAsks();
     strip.reset(false);
+    followControlled();
     refreshStrip("all");
   },
 });
@@ -64,7 +75,10 @@ chrome.runtime.onConnect.addListener((port) => {
 
 chrome.webNavigation.onBeforeNavigate.addListener((d) => forgetFacts(d.tabId));
 chrome.webNavigation.onCommitted.addListener((d) => forgetFacts(d.tabId));
-chrome.tabs.onRemoved.addListener((tab) => forgetFacts(tab));
+chrome.tabs.onRemoved.addListener((tab) => {
+  forgetFacts(tab);
+  forgetRequests(tab);
+});
 
 // --- the strip where the tab is --------------------------------------------------
 

@@ -3,7 +3,8 @@ package protocol
 // MethodSettle asks the extension to answer once a tab's page has settled
 // after an act: SettleParams → SettleResult. It reads the tab (it needs
 // LevelRead) and changes nothing on the page: each frame's content script
-// only watches for mutations, and the worker counts the time.
+// only watches for mutations, and the worker counts the time and the
+// page's requests that began with the act, until they are answered.
 const MethodSettle = "settle"
 
 // How a settle ended, in [SettleResult].
@@ -11,6 +12,9 @@ const (
 	SettledQuiet  = "quiet"  // no frame of the tab changed for the quiet time
 	SettledCap    = "cap"    // the cap came first: the page was still changing
 	SettledStayed = "stayed" // with After: the top frame never left that document in time
+	// SettledRequests: the page went quiet, but a request it began with
+	// the act (fetch or XMLHttpRequest) was still unanswered at the cap.
+	SettledRequests = "requests"
 )
 
 // SettleParams says how long a tab must stay unchanged to count as settled,
@@ -45,6 +49,6 @@ type SettleAfter struct {
 
 // SettleResult says how a settle ended.
 type SettleResult struct {
-	Settled string `json:"settled"` // SettledQuiet, SettledCap or SettledStayed
+	Settled string `json:"settled"` // SettledQuiet, SettledCap, SettledStayed or SettledRequests
 	Took    int    `json:"took"`    // milliseconds from the request to the answer
 }

@@ -1,13 +1,14 @@
 // Requests from the app: the level each needs on its tab, the extension's
 // own refusal of a tab the person's latest share table does not share, and
 // the handler of each method, one table. Imports pairing.js, badge.js (for
-// the share table's mirror), tabs.js, frames.js, settle.js, capture.js and
-// failure.js.
+// the share table's mirror), tabs.js, frames.js, settle.js, inflight.js,
+// capture.js and failure.js.
 import { strip } from "./badge.js";
 import { captureTab } from "./capture.js";
 import { Failure } from "./failure.js";
 import { ask, forgetFacts, quietReport, snapshotFacts, zoomOf } from "./frames.js";
 import { send } from "./pairing.js";
+import { answered as answeredRequests } from "./inflight.js";
 import { settleFrame, settleLeft } from "./settle.js";
 import { listTabs } from "./tabs.js";
 
@@ -28,6 +29,28 @@ async function mirror(method, params) {
   const t = await chrome.tabs.get(params.tab);
   const why = strip.refusal(params.tab, need, t.url || "");
   if (why) throw new Failure("not_shared", `the Reins extension refused to ${method}: ${why}`);
+}
+
+// ACT_REQUESTS_MS is how long before a settle is asked a page request may
+// have begun and still count as the act's: the act fired, and its frame saw
+// the events arrive, just before. REQUEST_ROUNDS bounds how often a settle
+// waits for requests and then for the page again.
+const ACT_REQUESTS_MS = 500;
+const REQUEST_ROUNDS = 3;
+
+// settleFrames settles every frame of tab, frames that appear meanwhile
+// too, and says "quiet" or "cap".
+async function settleFrames(tab, quiet, deadline) {
+  const done = new Set();
+  for (;;) {
+    const frames = await chrome.webNavigation.getAllFrames({ tabId: tab });
+    if (!frames) throw new Failure("no_tab", `No tab with id: ${tab}`);
+    const todo = frames.filter((f) => !done.has(f.frameId));
+    if (!todo.length) return "quiet";
+    for (const f of todo) done.add(f.frameId);
+    const ends = await Promise.all(todo.map((f) => settleFrame(tab, f.frameId, quiet, deadline)));
+    if (ends.includes("cap")) return "cap";
+  }
 }
 
 export async function handleRequest(l, m) {
@@ -209,22 +232,25 @@ export const HANDLERS = {
   // cap ms (bridge/protocol SettleParams); with after, only once the top
   // frame has left that document or epoch, within after.within ms. Frames
   // that appear meanwhile are settled too, while time is left.
+  //
+  // Once quiet, it waits for the page's requests the act began (those that
+  // began up to ACT_REQUESTS_MS before the settle was asked, or since),
+  // then for the page to go quiet again with their answers, a few rounds
+  // at most: an answer that comes past the cap is said as "requests".
   async settle({ tab, quiet, cap, after }) {
     const start = performance.now();
+    const since = Date.now() - ACT_REQUESTS_MS;
     const ms = (v) => Math.max(0, Number(v) || 0);
     quiet = ms(quiet);
     const answer = (settled) => ({ settled, took: Math.round(performance.now() - start) });
     if (after && !(await settleLeft(tab, after, start + ms(after.within)))) return answer("stayed");
     const deadline = performance.now() + ms(cap);
-    const done = new Set();
-    for (;;) {
-      const frames = await chrome.webNavigation.getAllFrames({ tabId: tab });
-      if (!frames) throw new Failure("no_tab", `No tab with id: ${tab}`);
-      const todo = frames.filter((f) => !done.has(f.frameId));
-      if (!todo.length) return answer("quiet");
-      for (const f of todo) done.add(f.frameId);
-      const ends = await Promise.all(todo.map((f) => settleFrame(tab, f.frameId, quiet, deadline)));
-      if (ends.includes("cap")) return answer("cap");
+    for (let round = 1; ; round++) {
+      if ((await settleFrames(tab, quiet, deadline)) === "cap") return answer("cap");
+      if (round > REQUEST_ROUNDS) return answer("quiet");
+      const r = await answeredRequests(tab, since, deadline);
+      if (r.ended === "none") return answer("quiet");
+      if (r.ended === "waiting") return answer("requests");
     }
   },
 
