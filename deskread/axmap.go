@@ -13,6 +13,7 @@ import (
 
 	"github.com/reins-app/reins/executor"
 	gdesktop "github.com/reins-app/reins/grounding/desktop"
+	"github.com/reins-app/reins/internal/macos/ax"
 )
 
 // The macOS accessibility reader, apart from the OS: how an application's
@@ -76,25 +77,11 @@ const (
 // axAppAttrs are what the reader asks the application element for.
 var axAppAttrs = []string{axAttrTitle, axAttrFocusedWin, axAttrMainWin, axAttrWindows}
 
-// AXError codes the reader tells apart (AXError.h).
-const (
-	axCodeIllegalArgument  int32 = -25201
-	axCodeInvalidUIElement int32 = -25202
-	axCodeCannotComplete   int32 = -25204
-	axCodeAttrUnsupported  int32 = -25205
-	axCodeNotImplemented   int32 = -25208
-	axCodeAPIDisabled      int32 = -25211
-	axCodeNoValue          int32 = -25212
-)
-
-// axCoder is an error that carries an AXError code.
-type axCoder interface{ axCode() int32 }
-
-// axCodeOf is err's AXError code, or 0.
-func axCodeOf(err error) int32 {
-	var c axCoder
-	if errors.As(err, &c) {
-		return c.axCode()
+// axCodeOf is err's AXError, or 0.
+func axCodeOf(err error) ax.Error {
+	var e ax.Error
+	if errors.As(err, &e) {
+		return e
 	}
 	return 0
 }
@@ -122,10 +109,10 @@ const (
 type axVal struct {
 	Kind  axKind
 	Str   string
-	Num   float64 // a number; a boolean as 0 or 1
-	X, Y  float64 // a point, or a size's width and height
-	Elems []axRef // owned by the caller, each to be released
-	Code  int32   // for axkAbsent: the AXError the application gave, if any
+	Num   float64  // a number; a boolean as 0 or 1
+	X, Y  float64  // a point, or a size's width and height
+	Elems []axRef  // owned by the caller, each to be released
+	Code  ax.Error // for axkAbsent: the AXError the application gave, if any
 }
 
 func (v axVal) str() string { return v.Str }
@@ -201,11 +188,11 @@ func (axPermissionError) Is(target error) bool { return target == executor.ErrPe
 // answer which call, or what else went wrong.
 func (a axTarget) fail(what string, err error, timeout time.Duration) error {
 	switch axCodeOf(err) {
-	case axCodeCannotComplete:
+	case ax.CannotComplete:
 		return fmt.Errorf("%v did not answer %s within %v; it may be hung or busy: try again, or read it from a screenshot: %w", a, what, timeout, err)
-	case axCodeAPIDisabled:
+	case ax.APIDisabled:
 		return errAXPermission
-	case axCodeInvalidUIElement, axCodeNotImplemented:
+	case ax.InvalidUIElement, ax.NotImplemented:
 		return fmt.Errorf("%w: %v: %s: %v", ErrNoAccessibleApp, a, what, err)
 	}
 	return fmt.Errorf("%v: %s: %w", a, what, err)
@@ -358,7 +345,7 @@ func (w *axWalker) windowID(win axRef, windows, focused, main axVal) string {
 func (w *axWalker) read(el axRef, id string, inSecret bool) (*axNode, error) {
 	vals, err := w.src.attrs(el, axElementAttrs)
 	if err != nil {
-		if c := axCodeOf(err); c == axCodeCannotComplete || c == axCodeAPIDisabled {
+		if c := axCodeOf(err); c == ax.CannotComplete || c == ax.APIDisabled {
 			return nil, w.app.fail("the attributes of element "+id, err, w.opts.CallTimeout)
 		}
 		// Gone, or unreadable on its own: the rest of the window still is.
@@ -376,7 +363,7 @@ func (w *axWalker) read(el axRef, id string, inSecret bool) (*axNode, error) {
 		case err == nil:
 			w.own(v)
 			n.value = v
-		case axCodeOf(err) == axCodeCannotComplete || axCodeOf(err) == axCodeAPIDisabled:
+		case axCodeOf(err) == ax.CannotComplete || axCodeOf(err) == ax.APIDisabled:
 			return nil, w.app.fail("the value of element "+id, err, w.opts.CallTimeout)
 		}
 	}
@@ -684,7 +671,7 @@ func axElementAt(ctx context.Context, src axSource, app axTarget, x, y float64, 
 	defer w.releaseAll()
 	hit, err := src.at(x, y)
 	if err != nil {
-		if axCodeOf(err) == axCodeNoValue {
+		if axCodeOf(err) == ax.NoValue {
 			return "", nil
 		}
 		return "", app.fail(fmt.Sprintf("what is at (%g, %g)", x, y), err, opts.CallTimeout)

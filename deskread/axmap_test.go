@@ -15,6 +15,7 @@ import (
 
 	"github.com/reins-app/reins/executor"
 	gdesktop "github.com/reins-app/reins/grounding/desktop"
+	"github.com/reins-app/reins/internal/macos/ax"
 	"github.com/reins-app/reins/internal/plain"
 )
 
@@ -92,11 +93,6 @@ func refsOf(v any) []string {
 	return out
 }
 
-type recordedErr int32
-
-func (e recordedErr) Error() string { return fmt.Sprintf("AXError %d", int32(e)) }
-func (e recordedErr) axCode() int32 { return int32(e) }
-
 func (s *recordedSource) hand(name string) axRef {
 	s.next++
 	s.handles[s.next] = name
@@ -105,10 +101,10 @@ func (s *recordedSource) hand(name string) axRef {
 
 func (s *recordedSource) element(el axRef) (string, map[string]any, error) {
 	if s.noPerm {
-		return "", nil, recordedErr(axCodeAPIDisabled)
+		return "", nil, ax.APIDisabled
 	}
 	if s.hang {
-		return "", nil, recordedErr(axCodeCannotComplete)
+		return "", nil, ax.CannotComplete
 	}
 	if el == recordedAppHandle {
 		return "", s.rec.App, nil
@@ -119,10 +115,10 @@ func (s *recordedSource) element(el axRef) (string, map[string]any, error) {
 	}
 	e := s.rec.Elements[name]
 	if e["gone"] == true {
-		return name, nil, recordedErr(axCodeInvalidUIElement)
+		return name, nil, ax.InvalidUIElement
 	}
 	if e["hang"] == true {
-		return name, nil, recordedErr(axCodeCannotComplete)
+		return name, nil, ax.CannotComplete
 	}
 	return name, e, nil
 }
@@ -130,7 +126,7 @@ func (s *recordedSource) element(el axRef) (string, map[string]any, error) {
 func (s *recordedSource) value(attr string, v any) axVal {
 	switch v := v.(type) {
 	case nil:
-		return axVal{Code: axCodeNoValue}
+		return axVal{Code: ax.NoValue}
 	case bool:
 		if v {
 			return axVal{Kind: axkBool, Num: 1}
@@ -192,7 +188,7 @@ func (s *recordedSource) attr(el axRef, n string) (axVal, error) {
 	s.asked = append(s.asked, name+"."+n)
 	v, ok := e[n]
 	if !ok {
-		return axVal{}, recordedErr(axCodeNoValue)
+		return axVal{}, ax.NoValue
 	}
 	return s.value(n, v), nil
 }
@@ -201,7 +197,7 @@ func (s *recordedSource) attr(el axRef, n string) (axVal, error) {
 // over earlier ones, windows in AXWindows order front to back.
 func (s *recordedSource) at(x, y float64) (axRef, error) {
 	if s.hang {
-		return 0, recordedErr(axCodeCannotComplete)
+		return 0, ax.CannotComplete
 	}
 	var hit func(name string) string
 	hit = func(name string) string {
@@ -228,7 +224,7 @@ func (s *recordedSource) at(x, y float64) (axRef, error) {
 			return s.hand(d), nil
 		}
 	}
-	return 0, recordedErr(axCodeNoValue)
+	return 0, ax.NoValue
 }
 
 func (s *recordedSource) pid(el axRef) (int, error) {

@@ -13,10 +13,12 @@ import (
 	"github.com/reins-app/reins/executor"
 	gdesktop "github.com/reins-app/reins/grounding/desktop"
 	"github.com/reins-app/reins/internal/macos"
+	"github.com/reins-app/reins/internal/macos/ax"
 )
 
 // The accessibility reader's macOS half: [axSource] over AXUIElement and
-// CoreFoundation through purego (internal/macos). What it reads becomes a tree in axmap.go.
+// CoreFoundation, through the bindings of internal/macos/ax and
+// internal/macos. What it reads becomes a tree in axmap.go.
 //
 // Ownership follows the CoreFoundation rule: what a Create or Copy
 // function returns is the caller's (+1) and is released with CFRelease;
@@ -24,79 +26,9 @@ import (
 // out is retained first and counted in axLive until released, so a test
 // can tell that a read left nothing behind.
 
-var (
-	// AXUIElementRef AXUIElementCreateApplication(pid_t)
-	axUIElementCreateApplication func(pid int32) uintptr
-	// AXError AXUIElementCopyMultipleAttributeValues(AXUIElementRef,
-	// CFArrayRef attributes, AXCopyMultipleAttributeOptions, CFArrayRef *values)
-	axUIElementCopyMultipleAttributeValues func(el, attrs uintptr, options uint32, values *uintptr) int32
-	// AXError AXUIElementCopyElementAtPosition(AXUIElementRef, float x, float y, AXUIElementRef *)
-	axUIElementCopyElementAtPosition func(app uintptr, x, y float32, el *uintptr) int32
-	// CFTypeID AXUIElementGetTypeID(void), AXValueGetTypeID(void)
-	axUIElementGetTypeID func() uint
-	axValueGetTypeID     func() uint
-	// AXValueType AXValueGetType(AXValueRef)
-	axValueGetType func(v uintptr) uint32
-	// Boolean AXValueGetValue(AXValueRef, AXValueType, void *), bound once
-	// per type of the pointer it fills.
-	axValueGetPoint func(v uintptr, typ uint32, p *cgPoint) bool
-	axValueGetSize  func(v uintptr, typ uint32, s *cgSize) bool
-	axValueGetError func(v uintptr, typ uint32, e *int32) bool
-
-	// Type IDs, read once.
-	typeAXElement, typeAXValue, typeCFString, typeCFBoolean, typeCFNumber, typeCFArray uint
-)
-
-// AXValueType constants (AXValue.h).
-const (
-	axValueCGPointType = 1
-	axValueCGSizeType  = 2
-	axValueAXErrorType = 5
-)
-
-var (
-	axReadOnce sync.Once
-	axReadErr  error
-	// axLive counts the element references this file has handed out and
-	// not yet released.
-	axLive atomic.Int64
-)
-
-// loadAXRead binds the reader's functions, once, after loadMac.
-func loadAXRead() error {
-	axReadOnce.Do(func() {
-		if err := loadMac(); err != nil {
-			axReadErr = err
-			return
-		}
-		axReadErr = bindAXRead()
-	})
-	return axReadErr
-}
-
-func bindAXRead() error {
-	var b macos.Binder
-	as := b.Open(macos.ApplicationServices)
-	b.Func(as, "AXUIElementCreateApplication", &axUIElementCreateApplication)
-	b.Func(as, "AXUIElementCopyMultipleAttributeValues", &axUIElementCopyMultipleAttributeValues)
-	b.Func(as, "AXUIElementCopyElementAtPosition", &axUIElementCopyElementAtPosition)
-	b.Func(as, "AXUIElementGetTypeID", &axUIElementGetTypeID)
-	b.Func(as, "AXValueGetTypeID", &axValueGetTypeID)
-	b.Func(as, "AXValueGetType", &axValueGetType)
-	b.Func(as, "AXValueGetValue", &axValueGetPoint)
-	b.Func(as, "AXValueGetValue", &axValueGetSize)
-	b.Func(as, "AXValueGetValue", &axValueGetError)
-	if err := b.Err(); err != nil {
-		return err
-	}
-	typeAXElement, typeAXValue = axUIElementGetTypeID(), axValueGetTypeID()
-	typeCFString, typeCFBoolean = macos.CFStringGetTypeID(), macos.CFBooleanGetTypeID()
-	typeCFNumber, typeCFArray = macos.CFNumberGetTypeID(), macos.CFArrayGetTypeID()
-	return nil
-}
-
-// axCode lets axmap.go tell AXErrors apart.
-func (e axError) axCode() int32 { return int32(e) }
+// axLive counts the element references this file has handed out and not
+// yet released.
+var axLive atomic.Int64
 
 var (
 	attrArraysMu sync.Mutex
@@ -113,7 +45,7 @@ func attrArray(names []string) (uintptr, error) {
 	}
 	refs := make([]uintptr, len(names))
 	for i, n := range names {
-		s, err := cfConst(n)
+		s, err := macos.ConstString(n)
 		if err != nil {
 			return 0, err
 		}
@@ -129,8 +61,8 @@ func attrArray(names []string) (uintptr, error) {
 
 // axApp is the [axSource] of one running application.
 type axApp struct {
-	el      uintptr // AXUIElementCreateApplication's, released by close
-	timeout float32 // seconds, set on every element handed out
+	el      ax.Element // the application's, released by close
+	timeout float32    // seconds, set on every element handed out
 }
 
 var _ axSource = (*axApp)(nil)
@@ -139,16 +71,16 @@ var _ axSource = (*axApp)(nil)
 // timeout: setting it on one element sets it for that element only, so
 // every element handed out gets it too.
 func newAXApp(pid int, timeout time.Duration) (*axApp, error) {
-	el := axUIElementCreateApplication(int32(pid))
+	el := ax.Application(pid)
 	if el == 0 {
 		return nil, fmt.Errorf("%w (pid %d): macOS gave no Accessibility element for it", ErrNoAccessibleApp, pid)
 	}
 	a := &axApp{el: el, timeout: float32(timeout.Seconds())}
-	axUIElementSetMessagingTimeout(el, a.timeout)
+	el.SetMessagingTimeout(a.timeout)
 	return a, nil
 }
 
-func (a *axApp) close() { macos.CFRelease(a.el) }
+func (a *axApp) close() { a.el.Release() }
 
 func (a *axApp) app() axRef { return axRef(a.el) }
 
@@ -156,7 +88,7 @@ func (a *axApp) app() axRef { return axRef(a.el) }
 func (a *axApp) hold(el uintptr) axRef {
 	macos.CFRetain(el)
 	axLive.Add(1)
-	axUIElementSetMessagingTimeout(el, a.timeout)
+	ax.Element(el).SetMessagingTimeout(a.timeout)
 	return axRef(el)
 }
 
@@ -174,12 +106,12 @@ func (a *axApp) attrs(el axRef, names []string) ([]axVal, error) {
 	if err != nil {
 		return nil, err
 	}
-	var vals uintptr
-	if err := axErr(axUIElementCopyMultipleAttributeValues(uintptr(el), arr, 0, &vals)); err != nil {
+	vals, err := ax.Element(el).CopyAttributes(arr)
+	if err != nil {
 		return nil, err
 	}
 	if vals == 0 {
-		return nil, axError(axCodeNoValue)
+		return nil, ax.NoValue
 	}
 	defer macos.CFRelease(vals)
 	out := make([]axVal, len(names))
@@ -191,12 +123,8 @@ func (a *axApp) attrs(el axRef, names []string) ([]axVal, error) {
 }
 
 func (a *axApp) attr(el axRef, name string) (axVal, error) {
-	attr, err := cfConst(name)
+	v, err := ax.Element(el).CopyAttribute(name)
 	if err != nil {
-		return axVal{}, err
-	}
-	var v uintptr
-	if err := axErr(axUIElementCopyAttributeValue(uintptr(el), attr, &v)); err != nil {
 		return axVal{}, err
 	}
 	if v == 0 {
@@ -207,26 +135,20 @@ func (a *axApp) attr(el axRef, name string) (axVal, error) {
 }
 
 func (a *axApp) at(x, y float64) (axRef, error) {
-	var el uintptr
-	if err := axErr(axUIElementCopyElementAtPosition(a.el, float32(x), float32(y), &el)); err != nil {
+	el, err := a.el.CopyElementAt(x, y)
+	if err != nil {
 		return 0, err
 	}
 	if el == 0 {
-		return 0, axError(axCodeNoValue)
+		return 0, ax.NoValue
 	}
 	// Copied, so already the caller's: counted, not retained again.
 	axLive.Add(1)
-	axUIElementSetMessagingTimeout(el, a.timeout)
+	el.SetMessagingTimeout(a.timeout)
 	return axRef(el), nil
 }
 
-func (a *axApp) pid(el axRef) (int, error) {
-	var p int32
-	if err := axErr(axUIElementGetPid(uintptr(el), &p)); err != nil {
-		return 0, fmt.Errorf("cannot read the element's process: %w", err)
-	}
-	return int(p), nil
-}
+func (a *axApp) pid(el axRef) (int, error) { return ax.Element(el).PID() }
 
 // convert reads a borrowed CFTypeRef into an axVal; elements in it are
 // retained for the caller.
@@ -235,45 +157,38 @@ func (a *axApp) convert(v uintptr) axVal {
 		return axVal{}
 	}
 	switch macos.CFGetTypeID(v) {
-	case typeCFString:
+	case macos.CFStringGetTypeID():
 		return axVal{Kind: axkString, Str: macos.GoString(v)}
-	case typeCFBoolean:
+	case macos.CFBooleanGetTypeID():
 		if macos.CFBooleanGetValue(v) {
 			return axVal{Kind: axkBool, Num: 1}
 		}
 		return axVal{Kind: axkBool}
-	case typeCFNumber:
+	case macos.CFNumberGetTypeID():
 		if f, ok := macos.NumberFloat(v); ok {
 			return axVal{Kind: axkNumber, Num: f}
 		}
 		return axVal{Kind: axkOther}
-	case typeAXValue:
-		switch axValueGetType(v) {
-		case axValueCGPointType:
-			var p cgPoint
-			if axValueGetPoint(v, axValueCGPointType, &p) {
-				return axVal{Kind: axkPoint, X: p.X, Y: p.Y}
-			}
-		case axValueCGSizeType:
-			var s cgSize
-			if axValueGetSize(v, axValueCGSizeType, &s) {
-				return axVal{Kind: axkSize, X: s.W, Y: s.H}
-			}
-		case axValueAXErrorType:
-			// The slot of an attribute the element lacks, in a
-			// CopyMultipleAttributeValues answer.
-			var code int32
-			axValueGetError(v, axValueAXErrorType, &code)
+	case ax.ValueTypeID():
+		if p, ok := ax.ValuePoint(v); ok {
+			return axVal{Kind: axkPoint, X: p.X, Y: p.Y}
+		}
+		if s, ok := ax.ValueSize(v); ok {
+			return axVal{Kind: axkSize, X: s.W, Y: s.H}
+		}
+		// The slot of an attribute the element lacks, in a
+		// CopyAttributes answer.
+		if code, ok := ax.ValueError(v); ok {
 			return axVal{Code: code}
 		}
 		return axVal{Kind: axkOther}
-	case typeAXElement:
+	case ax.ElementTypeID():
 		return axVal{Kind: axkElements, Elems: []axRef{a.hold(v)}}
-	case typeCFArray:
+	case macos.CFArrayGetTypeID():
 		n := macos.CFArrayGetCount(v)
 		out := axVal{Kind: axkElements, Elems: make([]axRef, 0, n)}
 		for i := range n {
-			if e := macos.CFArrayGetValueAtIndex(v, i); e != 0 && macos.CFGetTypeID(e) == typeAXElement {
+			if e := macos.CFArrayGetValueAtIndex(v, i); e != 0 && macos.CFGetTypeID(e) == ax.ElementTypeID() {
 				out.Elems = append(out.Elems, a.hold(e))
 			}
 		}
@@ -312,13 +227,13 @@ func (m *Mac) axBegin(ctx context.Context, pid int) (*axApp, axTarget, axReadOpt
 	if m.isClosed() {
 		return nil, axTarget{}, none, errClosed
 	}
-	if err := loadAXRead(); err != nil {
+	if err := loadMac(); err != nil {
 		return nil, axTarget{}, none, fmt.Errorf("%w: %v", executor.ErrUnsupported, err)
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, axTarget{}, none, err
 	}
-	if !axIsProcessTrusted() {
+	if !ax.IsProcessTrusted() {
 		return nil, axTarget{}, none, errAXPermission
 	}
 	target, err := axTargetOf(pid)

@@ -35,7 +35,7 @@ var (
 	cgRequestScreenCaptureAccess   func() bool
 	// CGImageRef CGWindowListCreateImage(CGRect, CGWindowListOption,
 	// CGWindowID, CGWindowImageOption); nil where missing.
-	cgWindowListCreateImage func(bounds cgRect, list uint32, window uint32, options uint32) uintptr
+	cgWindowListCreateImage func(bounds macos.Rect, list uint32, window uint32, options uint32) uintptr
 
 	cgImageGetWidth            func(img uintptr) uint
 	cgImageGetHeight           func(img uintptr) uint
@@ -197,14 +197,13 @@ func macOSVersion() (macVersion, error) {
 // macDisplays lists the active displays with their IDs, bounds in global
 // points and widths in pixels.
 func macDisplays() ([]macDisplay, error) {
-	var ids [maxDisplays]uint32
-	var n uint32
-	if rc := cgGetActiveDisplayList(maxDisplays, &ids[0], &n); rc != 0 {
-		return nil, fmt.Errorf("cannot list the displays (CoreGraphics error %d)", rc)
+	ids, err := macos.ActiveDisplays()
+	if err != nil {
+		return nil, err
 	}
-	out := make([]macDisplay, 0, n)
-	for _, id := range ids[:min(n, maxDisplays)] {
-		b := cgDisplayBounds(id)
+	out := make([]macDisplay, 0, len(ids))
+	for _, id := range ids {
+		b := macos.DisplayBounds(id)
 		d := macDisplay{ID: id, Bounds: executor.Screen{X: b.Origin.X, Y: b.Origin.Y, W: b.Size.W, H: b.Size.H}}
 		if mode := cgDisplayCopyDisplayMode(id); mode != 0 {
 			d.PixelWidth = int(cgDisplayModeGetPixelWidth(mode))
@@ -219,7 +218,7 @@ func macDisplays() ([]macDisplay, error) {
 // from global (0, 0) to the farthest right and bottom edges. A display left
 // of or above the main one has negative coordinates, which a picture whose
 // origin is DIP (0, 0) cannot hold; it is left out.
-func captureArea(displays []macDisplay) (cgRect, bool) {
+func captureArea(displays []macDisplay) (macos.Rect, bool) {
 	var w, h float64
 	for _, d := range displays {
 		s := d.Bounds
@@ -227,11 +226,11 @@ func captureArea(displays []macDisplay) (cgRect, bool) {
 			w, h = max(w, s.X+s.W), max(h, s.Y+s.H)
 		}
 	}
-	return cgRect{Size: cgSize{W: w, H: h}}, w > 0 && h > 0
+	return macos.Rect{Size: macos.Size{W: w, H: h}}, w > 0 && h > 0
 }
 
 // pictureOf copies a CGImage of area into a Picture.
-func pictureOf(img uintptr, area cgRect) (Picture, error) {
+func pictureOf(img uintptr, area macos.Rect) (Picture, error) {
 	rgba, err := rgbaOfImage(img)
 	if err != nil {
 		return Picture{}, err

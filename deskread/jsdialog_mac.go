@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"strings"
+
+	"github.com/reins-app/reins/internal/macos/ax"
 )
 
 // A browser's JavaScript dialog on macOS, read from the browser's own
@@ -105,7 +107,7 @@ type axDialogReader struct {
 func (r *axDialogReader) node(el axRef) (*axDialogNode, error) {
 	vals, err := r.src.attrs(el, axDialogAttrs)
 	if err != nil {
-		if c := axCodeOf(err); c == axCodeCannotComplete || c == axCodeAPIDisabled {
+		if c := axCodeOf(err); c == ax.CannotComplete || c == ax.APIDisabled {
 			return nil, r.w.app.fail("a dialog's element", err, r.w.opts.CallTimeout)
 		}
 		return nil, nil // gone, or unreadable on its own
@@ -131,7 +133,7 @@ func (r *axDialogReader) text(n *axDialogNode) (string, error) {
 		if s := v.str(); s != "" {
 			return s, nil
 		}
-	case axCodeOf(err) == axCodeCannotComplete || axCodeOf(err) == axCodeAPIDisabled:
+	case axCodeOf(err) == ax.CannotComplete || axCodeOf(err) == ax.APIDisabled:
 		return "", r.w.app.fail("a dialog's text", err, r.w.opts.CallTimeout)
 	}
 	return n.name, nil

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/reins-app/reins/executor"
+	"github.com/reins-app/reins/internal/macos/ax"
 )
 
 var _ executor.SheetFocus = SheetFocus
@@ -15,10 +16,10 @@ var _ executor.SheetFocus = SheetFocus
 // before it types into macOS's file dialog.
 func SheetFocus(pid int) (sheet, window executor.Bounds, ok bool, err error) {
 	var none executor.Bounds
-	if err := loadAXRead(); err != nil {
+	if err := loadMac(); err != nil {
 		return none, none, false, fmt.Errorf("%w: %v", executor.ErrUnsupported, err)
 	}
-	if !axIsProcessTrusted() {
+	if !ax.IsProcessTrusted() {
 		return none, none, false, errAXPermission
 	}
 	src, err := newAXApp(pid, time.Second)
@@ -27,7 +28,7 @@ func SheetFocus(pid int) (sheet, window executor.Bounds, ok bool, err error) {
 	}
 	defer src.close()
 	sheet, window, ok, err = axFocusSheet(src)
-	if axCodeOf(err) == axCodeAPIDisabled {
+	if axCodeOf(err) == ax.APIDisabled {
 		err = errAXPermission
 	}
 	return sheet, window, ok, err

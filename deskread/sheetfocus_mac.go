@@ -1,6 +1,9 @@
 package deskread
 
-import "github.com/reins-app/reins/executor"
+import (
+	"github.com/reins-app/reins/executor"
+	"github.com/reins-app/reins/internal/macos/ax"
+)
 
 // The macOS file dialog as Accessibility shows it, apart from the OS, so
 // that it is built and tested on every system. Chrome shows its open panel
@@ -35,7 +38,7 @@ const axFocusMaxDepth = 64
 // the focus is not inside a sheet of a window, or a frame is not known.
 func axFocusSheet(src axSource) (sheet, window executor.Bounds, ok bool, err error) {
 	v, err := src.attr(src.app(), axAttrFocusedElement)
-	if axCodeOf(err) == axCodeNoValue {
+	if axCodeOf(err) == ax.NoValue {
 		return executor.Bounds{}, executor.Bounds{}, false, nil // nothing has the focus
 	}
 	if err != nil {

@@ -9,75 +9,23 @@ import (
 
 	"github.com/reins-app/reins/executor/internal/quartz"
 	"github.com/reins-app/reins/internal/macos"
+	"github.com/reins-app/reins/internal/macos/ax"
 )
 
-// Accessibility (HIServices, through ApplicationServices) through purego:
-// the permission prompt, and a small typed layer over AXUIElement.
-
-// axError is an AXError other than kAXErrorSuccess.
-type axError int32
-
-const (
-	axSuccess              axError = 0
-	axFailure              axError = -25200
-	axIllegalArgument      axError = -25201
-	axInvalidUIElement     axError = -25202
-	axCannotComplete       axError = -25204
-	axAttributeUnsupported axError = -25205
-	axAPIDisabled          axError = -25211
-	axNoValue              axError = -25212
-)
-
-func (e axError) Error() string {
-	switch e {
-	case axFailure:
-		return "the Accessibility call failed (kAXErrorFailure)"
-	case axIllegalArgument:
-		return "the Accessibility call was given a bad argument (kAXErrorIllegalArgument)"
-	case axInvalidUIElement:
-		return "the element is gone (kAXErrorInvalidUIElement)"
-	case axCannotComplete:
-		return "the application did not answer in time (kAXErrorCannotComplete)"
-	case axAttributeUnsupported:
-		return "the element has no such attribute (kAXErrorAttributeUnsupported)"
-	case axAPIDisabled:
-		return "Reins has no Accessibility permission (kAXErrorAPIDisabled)"
-	case axNoValue:
-		return "the attribute has no value (kAXErrorNoValue)"
-	}
-	return fmt.Sprintf("AXError %d", int32(e))
-}
-
-func axErr(rc int32) error {
-	if axError(rc) == axSuccess {
-		return nil
-	}
-	return axError(rc)
-}
+// The permission prompt, and the application with the keyboard focus,
+// through the Accessibility bindings of internal/macos/ax.
 
 // axTimeout bounds each Accessibility call, a synchronous IPC to the target
 // application, which by default may block for seconds.
 const axTimeout = 0.5
 
 var (
-	// Boolean AXIsProcessTrustedWithOptions(CFDictionaryRef options)
-	axIsProcessTrustedWithOptions func(options uintptr) bool
-	// AXUIElementRef AXUIElementCreateSystemWide(void)
-	axUIElementCreateSystemWide func() uintptr
-	// AXError AXUIElementCopyAttributeValue(AXUIElementRef, CFStringRef, CFTypeRef *value)
-	axUIElementCopyAttributeValue func(el, attr uintptr, value *uintptr) int32
-	// AXError AXUIElementGetPid(AXUIElementRef, pid_t *pid)
-	axUIElementGetPid func(el uintptr, pid *int32) int32
-	// AXError AXUIElementSetMessagingTimeout(AXUIElementRef, float timeoutInSeconds)
-	axUIElementSetMessagingTimeout func(el uintptr, seconds float32) int32
 	// CFDictionaryRef CGSessionCopyCurrentDictionary(void)
 	cgSessionCopyCurrentDictionary func() uintptr
 	// bool CGPreflightPostEventAccess(void), bool CGRequestPostEventAccess(void):
 	// macOS 10.15 and later; nil before.
 	cgPreflightPostEventAccess func() bool
 	cgRequestPostEventAccess   func() bool
-
-	kAXTrustedCheckOptionPrompt uintptr // CFStringRef
 )
 
 var (
@@ -86,31 +34,27 @@ var (
 )
 
 // loadQuartz binds every function the macOS executor calls, once: the
-// events, windows and displays of package quartz, and the Accessibility
-// layer here. A missing symbol is an error rather than purego's panic.
+// events and windows of package quartz, Accessibility (internal/macos/ax)
+// and the session's questions here. A missing symbol is an error rather
+// than purego's panic.
 func loadQuartz() error {
 	quartzOnce.Do(func() {
 		if quartzErr = quartz.Load(); quartzErr != nil {
 			return
 		}
+		if quartzErr = ax.Load(); quartzErr != nil {
+			return
+		}
 		var b macos.Binder
-		bindAX(&b, b.Open(macos.CoreGraphics), b.Open(macos.ApplicationServices))
-		quartzErr = b.Err()
+		cg := b.Open(macos.CoreGraphics)
+		b.Func(cg, "CGSessionCopyCurrentDictionary", &cgSessionCopyCurrentDictionary)
+		if quartzErr = b.Err(); quartzErr != nil {
+			return
+		}
+		macos.BindOptional(cg, "CGPreflightPostEventAccess", &cgPreflightPostEventAccess)
+		macos.BindOptional(cg, "CGRequestPostEventAccess", &cgRequestPostEventAccess)
 	})
 	return quartzErr
-}
-
-// bindAX binds the Accessibility layer with the frameworks' handles.
-func bindAX(b *macos.Binder, cg, as uintptr) {
-	b.Func(as, "AXIsProcessTrustedWithOptions", &axIsProcessTrustedWithOptions)
-	b.Func(as, "AXUIElementCreateSystemWide", &axUIElementCreateSystemWide)
-	b.Func(as, "AXUIElementCopyAttributeValue", &axUIElementCopyAttributeValue)
-	b.Func(as, "AXUIElementGetPid", &axUIElementGetPid)
-	b.Func(as, "AXUIElementSetMessagingTimeout", &axUIElementSetMessagingTimeout)
-	b.Func(cg, "CGSessionCopyCurrentDictionary", &cgSessionCopyCurrentDictionary)
-	b.Global(as, "kAXTrustedCheckOptionPrompt", &kAXTrustedCheckOptionPrompt)
-	macos.BindOptional(cg, "CGPreflightPostEventAccess", &cgPreflightPostEventAccess)
-	macos.BindOptional(cg, "CGRequestPostEventAccess", &cgRequestPostEventAccess)
 }
 
 var (
@@ -132,11 +76,11 @@ func RequestAccessibility() (trusted bool, err error) {
 	}
 	promptMu.Lock()
 	defer promptMu.Unlock()
-	if quartz.AXIsProcessTrusted() && postEventAllowed() {
+	if ax.IsProcessTrusted() && postEventAllowed() {
 		return true, nil
 	}
 	promptOnce.Do(promptAccessibility)
-	return quartz.AXIsProcessTrusted(), nil
+	return ax.IsProcessTrusted(), nil
 }
 
 // postEventAllowed is CGPreflightPostEventAccess where macOS has it (10.15
@@ -149,11 +93,11 @@ func postEventAllowed() bool {
 // when Accessibility is granted already but posting events is not, with
 // CGRequestPostEventAccess: never two dialogs at once.
 func promptAccessibility() {
-	opts := macos.NewCFDictionary([]uintptr{kAXTrustedCheckOptionPrompt}, []uintptr{macos.CFBooleanTrue()})
+	opts := macos.NewCFDictionary([]uintptr{ax.TrustedCheckOptionPrompt()}, []uintptr{macos.CFBooleanTrue()})
 	if opts == 0 {
 		return
 	}
-	trusted := axIsProcessTrustedWithOptions(opts)
+	trusted := ax.IsProcessTrustedWithOptions(opts)
 	macos.CFRelease(opts)
 	if trusted && !postEventAllowed() && cgRequestPostEventAccess != nil {
 		cgRequestPostEventAccess()
@@ -178,92 +122,28 @@ func AccessibilityStatus() (trusted, bareBinary bool, err error) {
 	if err := loadQuartz(); err != nil {
 		return false, bare, fmt.Errorf("%w: %v", ErrUnsupported, err)
 	}
-	return quartz.AXIsProcessTrusted(), bare, nil
+	return ax.IsProcessTrusted(), bare, nil
 }
-
-// axElement is an AXUIElementRef the caller owns.
-type axElement uintptr
 
 var (
 	systemWideOnce sync.Once
-	systemWide     axElement // never released: one per process
+	systemWide     ax.Element // never released: one per process
 )
 
 // axSystemWide is the system-wide element, with the short messaging timeout
 // set on it, which applies to every element.
-func axSystemWide() (axElement, error) {
+func axSystemWide() (ax.Element, error) {
 	systemWideOnce.Do(func() {
-		el := axUIElementCreateSystemWide()
+		el := ax.SystemWide()
 		if el != 0 {
-			axUIElementSetMessagingTimeout(el, axTimeout)
+			el.SetMessagingTimeout(axTimeout)
 		}
-		systemWide = axElement(el)
+		systemWide = el
 	})
 	if systemWide == 0 {
 		return 0, errors.New("macOS gave no system-wide Accessibility element")
 	}
 	return systemWide, nil
-}
-
-var (
-	cfConstsMu sync.Mutex
-	cfConsts   = map[string]uintptr{} // guarded by cfConstsMu; kept for the process
-)
-
-// cfConst is a CFString for a constant the headers define as a CFSTR
-// macro rather than export as a symbol: the kAX…Attribute names, the
-// session dictionary's keys.
-func cfConst(name string) (uintptr, error) {
-	cfConstsMu.Lock()
-	defer cfConstsMu.Unlock()
-	if s, ok := cfConsts[name]; ok {
-		return s, nil
-	}
-	s := macos.NewCFString(name)
-	if s == 0 {
-		return 0, fmt.Errorf("cannot make the CFString %q", name)
-	}
-	cfConsts[name] = s
-	return s, nil
-}
-
-// copyAttribute returns the value of attribute name, which the caller must
-// CFRelease.
-func (e axElement) copyAttribute(name string) (uintptr, error) {
-	attr, err := cfConst(name)
-	if err != nil {
-		return 0, err
-	}
-	var v uintptr
-	if err := axErr(axUIElementCopyAttributeValue(uintptr(e), attr, &v)); err != nil {
-		return 0, fmt.Errorf("cannot read %s: %w", name, err)
-	}
-	if v == 0 {
-		return 0, fmt.Errorf("cannot read %s: %w", name, axNoValue)
-	}
-	return v, nil
-}
-
-// copyElement is an attribute whose value is an element, such as
-// AXFocusedApplication; the caller releases it.
-func (e axElement) copyElement(name string) (axElement, error) {
-	v, err := e.copyAttribute(name)
-	return axElement(v), err
-}
-
-// pid is the process that owns the element.
-func (e axElement) pid() (int, error) {
-	var p int32
-	if err := axErr(axUIElementGetPid(uintptr(e), &p)); err != nil {
-		return 0, fmt.Errorf("cannot read the element's process: %w", err)
-	}
-	return int(p), nil
-}
-
-func (e axElement) release() {
-	if e != 0 {
-		macos.CFRelease(uintptr(e))
-	}
 }
 
 // focusedAppPID is the process of the application that has the keyboard
@@ -274,10 +154,10 @@ func focusedAppPID() (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	app, err := sw.copyElement("AXFocusedApplication")
+	app, err := sw.CopyElement("AXFocusedApplication")
 	if err != nil {
 		return 0, err
 	}
-	defer app.release()
-	return app.pid()
+	defer app.Release()
+	return app.PID()
 }

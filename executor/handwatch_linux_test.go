@@ -2,7 +2,6 @@ package executor
 
 import (
 	"context"
-	"errors"
 	"strings"
 	"testing"
 
@@ -12,88 +11,18 @@ import (
 
 	"github.com/reins-app/reins/audit"
 	"github.com/reins-app/reins/executor/hand"
-	"github.com/reins-app/reins/executor/xdesk"
+	"github.com/reins-app/reins/internal/testrig/handtest"
 	"github.com/reins-app/reins/vocab"
 )
 
 // The watch on the person's hand against the executor's own input and the
 // test desktop's windows; the watch's own tests are in package hand.
 
-// watchHand starts a watch on d for the test's duration.
-func watchHand(t testing.TB, display string) *hand.Watch {
-	t.Helper()
-	w, err := hand.Start(context.Background(), hand.Options{Display: display})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { w.Close() })
-	return w
-}
-
-// standIn is the person's stand-in on d, for the test's duration.
-func standIn(t testing.TB, display string) *xdesk.Person {
-	t.Helper()
-	p, err := xdesk.NewPerson(display)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(p.Close)
-	return p
-}
-
-// wantHand checks that w has seen the person's hand, first as kind from
-// device.
-func wantHand(t *testing.T, w *hand.Watch, kind hand.Kind, device int) {
-	t.Helper()
-	err := w.Check(context.Background())
-	if !errors.Is(err, hand.ErrPersonsHand) {
-		t.Fatalf("Check = %v, want the person's hand (%s)", err, kind)
-	}
-	in, ok := w.First()
-	if !ok || in.Kind != kind || in.Device != device {
-		t.Errorf("First = %+v, %v; want a %s from device %d", in, ok, kind, device)
-	}
-	select {
-	case <-w.Tripped():
-	default:
-		t.Error("Tripped is still open")
-	}
-}
-
-// wantNoHand checks that w has seen nothing of the person's.
-func wantNoHand(t *testing.T, w *hand.Watch) {
-	t.Helper()
-	if err := w.Check(context.Background()); err != nil {
-		t.Fatalf("Check = %v, want nothing seen", err)
-	}
-	if in, ok := w.First(); ok {
-		t.Fatalf("First = %+v, want nothing seen", in)
-	}
-}
-
-// keycodeOf is a key code that types r.
-func keycodeOf(t testing.TB, c *xgb.Conn, r rune) byte {
-	t.Helper()
-	s := xproto.Setup(c)
-	km, err := xproto.GetKeyboardMapping(c, s.MinKeycode, byte(s.MaxKeycode-s.MinKeycode+1)).Reply()
-	if err != nil {
-		t.Fatal(err)
-	}
-	per := int(km.KeysymsPerKeycode)
-	for i := 0; i*per < len(km.Keysyms); i++ {
-		if km.Keysyms[i*per] == xproto.Keysym(r) {
-			return byte(int(s.MinKeycode) + i)
-		}
-	}
-	t.Fatalf("no key code types %q", r)
-	return 0
-}
-
 func TestHandWatchCountsMotionOnlyBeyondAFewPixels(t *testing.T) {
 	d := startDisplay(t, 1)
-	p := standIn(t, d.srv.Display)
+	p := handtest.StandIn(t, d.srv.Display)
 	must(t, p.MoveTo(300, 200))
-	w := watchHand(t, d.srv.Display)
+	w := handtest.StartWatch(t, hand.Start, hand.Options{Display: d.srv.Display})
 	// A nudge, and back and forth, a pixel at a time (so that the
 	// server's pointer acceleration keeps to the pixel): the pointer
 	// never goes 4 pixels from where it was.
@@ -104,16 +33,16 @@ func TestHandWatchCountsMotionOnlyBeyondAFewPixels(t *testing.T) {
 	if x, y := r.pointer(); x != 300 || y != 200 {
 		t.Fatalf("the pointer is at (%d, %d), not back at (300, 200)", x, y)
 	}
-	wantNoHand(t, w)
+	handtest.WantNoHand(t, w)
 	must(t, p.MoveBy(3, 0))
-	wantNoHand(t, w)
+	handtest.WantNoHand(t, w)
 	must(t, p.MoveBy(1, 1)) // (4, 1) from the start: 4.1 pixels
-	wantHand(t, w, hand.Motion, p.Mouse)
+	handtest.WantHand(t, w, hand.ErrPersonsHand, hand.Motion, p.Mouse)
 }
 
 func TestHandWatchIgnoresReinsOwnInput(t *testing.T) {
 	d := startDisplay(t, 1)
-	w := watchHand(t, d.srv.Display)
+	w := handtest.StartWatch(t, hand.Start, hand.Options{Display: d.srv.Display})
 
 	// Through the executor's X11 backend: clicks, typing (with a
 	// character the keyboard lacks, so a key code is lent), a drag and
@@ -144,7 +73,7 @@ func TestHandWatchIgnoresReinsOwnInput(t *testing.T) {
 	defer c.Close()
 	must(t, xtest.Init(c))
 	root := xproto.Setup(c).DefaultScreen(c).Root
-	code := keycodeOf(t, c, 'x')
+	code := handtest.KeycodeOf(t, d.srv.Display, 'x')
 	for range 1000 {
 		xtest.FakeInput(c, xproto.KeyPress, code, 0, root, 0, 0, 0)
 		xtest.FakeInput(c, xproto.KeyRelease, code, 0, root, 0, 0, 0)
@@ -163,7 +92,7 @@ func TestHandWatchIgnoresReinsOwnInput(t *testing.T) {
 	if _, err := xproto.GetInputFocus(c).Reply(); err != nil {
 		t.Fatal(err)
 	}
-	wantNoHand(t, w)
+	handtest.WantNoHand(t, w)
 
 	// The presses were seen, and known for synthetic.
 	last, ok, err := w.LastPress(context.Background())
@@ -177,7 +106,7 @@ func TestStandInClicksAndTypesInWindows(t *testing.T) {
 	d := startDisplay(t, 1)
 	r := newWitness(t, d)
 	win := r.app("Witness", 100, 100, 400, 300)
-	p := standIn(t, d.srv.Display)
+	p := handtest.StandIn(t, d.srv.Display)
 	r.take()
 	must(t, p.MoveTo(250, 180))
 	must(t, p.Press(1))

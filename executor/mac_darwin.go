@@ -11,6 +11,7 @@ import (
 	"github.com/reins-app/reins/executor/hand"
 	"github.com/reins-app/reins/executor/internal/quartz"
 	"github.com/reins-app/reins/internal/macos"
+	"github.com/reins-app/reins/internal/macos/ax"
 )
 
 // MacOptions configures [NewMac].
@@ -48,7 +49,7 @@ func NewMac(opts MacOptions) (*Mac, error) {
 // CheckPermission returns an error wrapping [ErrPermission] when macOS
 // would silently drop the input Reins posts.
 func (m *Mac) CheckPermission() error {
-	if !quartz.AXIsProcessTrusted() {
+	if !ax.IsProcessTrusted() {
 		return fmt.Errorf("%w: macOS has not given Reins Accessibility permission; in System Settings › Privacy & Security › Accessibility turn Reins on (or add it with +), then try again", ErrPermission)
 	}
 	return nil
@@ -128,7 +129,7 @@ func currentSession() *macSession {
 // rather than an exported symbol. macos.NumberInt reads both CFBoolean and
 // CFNumber values.
 func cfDictionaryValue(d uintptr, key string) uintptr {
-	k, err := cfConst(key)
+	k, err := macos.ConstString(key)
 	if err != nil {
 		return 0
 	}
@@ -138,7 +139,7 @@ func cfDictionaryValue(d uintptr, key string) uintptr {
 func (m *Mac) toDevice(pts []point, _ float64) ([]point, error) {
 	for _, p := range pts {
 		var n uint32
-		if quartz.GetDisplaysWithPoint(quartz.Point{X: p.X, Y: p.Y}, 0, nil, &n) != 0 || n == 0 {
+		if quartz.GetDisplaysWithPoint(macos.Point{X: p.X, Y: p.Y}, 0, nil, &n) != 0 || n == 0 {
 			return nil, fmt.Errorf("%w: (%g, %g) is on no display", ErrOffScreen, p.X, p.Y)
 		}
 	}
@@ -240,12 +241,12 @@ func (m *Mac) post(e event) error {
 	var ev uintptr
 	switch e.kind {
 	case moveTo:
-		ev = quartz.EventCreateMouseEvent(0, quartz.EventMouseMoved, quartz.Point{X: e.at.X, Y: e.at.Y}, quartz.MouseButtonLeft)
+		ev = quartz.EventCreateMouseEvent(0, quartz.EventMouseMoved, macos.Point{X: e.at.X, Y: e.at.Y}, quartz.MouseButtonLeft)
 	case dragTo:
-		ev = quartz.EventCreateMouseEvent(0, quartz.EventLeftMouseDragged, quartz.Point{X: e.at.X, Y: e.at.Y}, quartz.MouseButtonLeft)
+		ev = quartz.EventCreateMouseEvent(0, quartz.EventLeftMouseDragged, macos.Point{X: e.at.X, Y: e.at.Y}, quartz.MouseButtonLeft)
 	case buttonDown, buttonUp:
 		typ, b := macButtonEvent(e.button, e.kind == buttonDown)
-		ev = quartz.EventCreateMouseEvent(0, typ, quartz.Point{X: e.at.X, Y: e.at.Y}, b)
+		ev = quartz.EventCreateMouseEvent(0, typ, macos.Point{X: e.at.X, Y: e.at.Y}, b)
 		if ev != 0 && e.clicks > 0 {
 			// The click state is what makes the second click a double click.
 			quartz.EventSetIntegerValueField(ev, quartz.MouseEventClickState, int64(e.clicks))
@@ -367,10 +368,10 @@ func (m *Mac) LastInput(ctx context.Context) (time.Time, error) {
 	return m.seq.lastInput(m)
 }
 
-func pointerLocation() quartz.Point {
+func pointerLocation() macos.Point {
 	ev := quartz.EventCreate(0)
 	if ev == 0 {
-		return quartz.Point{}
+		return macos.Point{}
 	}
 	defer macos.CFRelease(ev)
 	return quartz.EventGetLocation(ev)
@@ -417,7 +418,7 @@ func onScreenWindows() ([]macWindowInfo, error) {
 		n := macos.CFArrayGetCount(list)
 		for i := range n {
 			d := macos.CFArrayGetValueAtIndex(list, i)
-			var r quartz.Rect
+			var r macos.Rect
 			b := macos.CFDictionaryGetValue(d, quartz.KCGWindowBounds)
 			if b == 0 || !quartz.RectMakeWithDictionaryRepresentation(b, &r) {
 				continue
@@ -485,23 +486,19 @@ func (m *Mac) AppAt(ctx context.Context, x, y float64) (App, error) {
 	return appOfWindow(w), nil
 }
 
-// maxDisplays is more displays than any Mac drives at once.
-const maxDisplays = 32
-
 // Screens lists the active displays in global points, the coordinates
 // CGEvent and CGWindowList use, with the main display's top left at (0, 0).
 func (m *Mac) Screens(ctx context.Context) ([]Screen, error) {
 	if m.isClosed() {
 		return nil, errClosed
 	}
-	var ids [maxDisplays]uint32
-	var n uint32
-	if rc := quartz.GetActiveDisplayList(maxDisplays, &ids[0], &n); rc != 0 {
-		return nil, fmt.Errorf("cannot list the displays (CoreGraphics error %d)", rc)
+	ids, err := macos.ActiveDisplays()
+	if err != nil {
+		return nil, err
 	}
-	out := make([]Screen, 0, n)
-	for _, id := range ids[:min(n, maxDisplays)] {
-		b := quartz.DisplayBounds(id)
+	out := make([]Screen, 0, len(ids))
+	for _, id := range ids {
+		b := macos.DisplayBounds(id)
 		out = append(out, Screen{X: b.Origin.X, Y: b.Origin.Y, W: b.Size.W, H: b.Size.H})
 	}
 	return out, nil

@@ -8,6 +8,7 @@ import (
 	"github.com/jezek/xgb/xproto"
 	"github.com/jezek/xgb/xtest"
 
+	"github.com/reins-app/reins/internal/testrig/handtest"
 	"github.com/reins-app/reins/internal/testrig/xvfb"
 )
 
@@ -84,7 +85,7 @@ func BenchmarkHandKey(b *testing.B) {
 	for _, mode := range []string{"unwatched", "watched", "checked"} {
 		b.Run(mode, func(b *testing.B) {
 			display, c, root := benchDisplay(b)
-			code := keycodeOf(b, c, 'x')
+			code := handtest.KeycodeOf(b, display, 'x')
 			var w *Watch
 			if mode != "unwatched" {
 				var err error

@@ -10,64 +10,12 @@ import (
 	"github.com/jezek/xgb/xproto"
 	"github.com/jezek/xgb/xtest"
 
-	"github.com/reins-app/reins/executor/xdesk"
+	"github.com/reins-app/reins/internal/testrig/handtest"
 )
-
-// watchHand starts a watch on d for the test's duration.
-func watchHand(t testing.TB, display string) *Watch {
-	t.Helper()
-	w, err := Start(context.Background(), Options{Display: display})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { w.Close() })
-	return w
-}
-
-// standIn is the person's stand-in on d, for the test's duration.
-func standIn(t testing.TB, display string) *xdesk.Person {
-	t.Helper()
-	p, err := xdesk.NewPerson(display)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(p.Close)
-	return p
-}
-
-// wantHand checks that w has seen the person's hand, first as kind from
-// device.
-func wantHand(t *testing.T, w *Watch, kind Kind, device int) {
-	t.Helper()
-	err := w.Check(context.Background())
-	if !errors.Is(err, ErrPersonsHand) {
-		t.Fatalf("Check = %v, want the person's hand (%s)", err, kind)
-	}
-	in, ok := w.First()
-	if !ok || in.Kind != kind || in.Device != device {
-		t.Errorf("First = %+v, %v; want a %s from device %d", in, ok, kind, device)
-	}
-	select {
-	case <-w.Tripped():
-	default:
-		t.Error("Tripped is still open")
-	}
-}
-
-// wantNoHand checks that w has seen nothing of the person's.
-func wantNoHand(t *testing.T, w *Watch) {
-	t.Helper()
-	if err := w.Check(context.Background()); err != nil {
-		t.Fatalf("Check = %v, want nothing seen", err)
-	}
-	if in, ok := w.First(); ok {
-		t.Fatalf("First = %+v, want nothing seen", in)
-	}
-}
 
 func TestHandWatchSeesThePersonsHand(t *testing.T) {
 	d := startDisplay(t)
-	p := standIn(t, d.srv.Display)
+	p := handtest.StandIn(t, d.srv.Display)
 	must(t, p.MoveTo(300, 200))
 	for _, tc := range []struct {
 		name   string
@@ -82,10 +30,10 @@ func TestHandWatchSeesThePersonsHand(t *testing.T) {
 		{"a move", func() error { return p.MoveBy(30, 0) }, Motion, p.Mouse},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			w := watchHand(t, d.srv.Display)
-			wantNoHand(t, w)
+			w := handtest.StartWatch(t, Start, Options{Display: d.srv.Display})
+			handtest.WantNoHand(t, w)
 			must(t, tc.do())
-			wantHand(t, w, tc.kind, tc.device)
+			handtest.WantHand(t, w, ErrPersonsHand, tc.kind, tc.device)
 			// What the person holds, they let go of; the next subtest's
 			// watch does not count a release.
 			if tc.kind == Button {
@@ -98,24 +46,24 @@ func TestHandWatchSeesThePersonsHand(t *testing.T) {
 
 func TestHandWatchIgnoresTheReleaseOfWhatWasHeldBefore(t *testing.T) {
 	d := startDisplay(t)
-	p := standIn(t, d.srv.Display)
+	p := handtest.StandIn(t, d.srv.Display)
 	must(t, p.MoveTo(300, 200))
 	// The Enter and the click that approved the act are still down when
 	// it begins to fire.
 	must(t, p.KeyDown("Return"))
 	must(t, p.Press(1))
-	w := watchHand(t, d.srv.Display)
+	w := handtest.StartWatch(t, Start, Options{Display: d.srv.Display})
 	must(t, p.KeyUp("Return"))
 	must(t, p.Release(1))
-	wantNoHand(t, w)
+	handtest.WantNoHand(t, w)
 	// A key pressed afresh is the person's hand.
 	must(t, p.Key("Return"))
-	wantHand(t, w, Key, p.Keyboard)
+	handtest.WantHand(t, w, ErrPersonsHand, Key, p.Keyboard)
 }
 
 func TestHandWatchSeesPressesDuringAnotherClientsGrab(t *testing.T) {
 	d := startDisplay(t)
-	p := standIn(t, d.srv.Display)
+	p := handtest.StandIn(t, d.srv.Display)
 	must(t, p.MoveTo(300, 200))
 	// Another client grabs the pointer and the keyboard, as a browser
 	// does while a button is down or a menu is open.
@@ -135,20 +83,20 @@ func TestHandWatchSeesPressesDuringAnotherClientsGrab(t *testing.T) {
 		t.Fatalf("GrabKeyboard: %v, %+v", err, k)
 	}
 
-	w := watchHand(t, d.srv.Display)
+	w := handtest.StartWatch(t, Start, Options{Display: d.srv.Display})
 	must(t, p.Press(1))
-	wantHand(t, w, Button, p.Mouse)
+	handtest.WantHand(t, w, ErrPersonsHand, Button, p.Mouse)
 	must(t, p.Release(1))
 
-	w = watchHand(t, d.srv.Display)
+	w = handtest.StartWatch(t, Start, Options{Display: d.srv.Display})
 	must(t, p.Key("a"))
-	wantHand(t, w, Key, p.Keyboard)
+	handtest.WantHand(t, w, ErrPersonsHand, Key, p.Keyboard)
 }
 
 func TestHandWatchTellsWhereThePersonPressed(t *testing.T) {
 	d := startDisplay(t)
-	p := standIn(t, d.srv.Display)
-	w := watchHand(t, d.srv.Display)
+	p := handtest.StandIn(t, d.srv.Display)
+	w := handtest.StartWatch(t, Start, Options{Display: d.srv.Display})
 	ctx := context.Background()
 	if _, ok, err := w.LastPress(ctx); ok || err != nil {
 		t.Fatalf("LastPress before any press: %v, %v", ok, err)
@@ -179,7 +127,7 @@ func TestHandWatchTellsWhereThePersonPressed(t *testing.T) {
 
 func TestHandWatchFollowsNewDevices(t *testing.T) {
 	d := startDisplay(t)
-	w := watchHand(t, d.srv.Display)
+	w := handtest.StartWatch(t, Start, Options{Display: d.srv.Display})
 
 	// A second master pointer and keyboard, and their XTEST devices, come
 	// while the watch is on; a client's XTEST input then comes from the
@@ -216,14 +164,14 @@ func TestHandWatchFollowsNewDevices(t *testing.T) {
 	xiRequest(t, c, op, 44, false, set) // XISetClientPointer: this client's
 
 	root := xproto.Setup(c).DefaultScreen(c).Root
-	code := keycodeOf(t, c, 'x')
+	code := handtest.KeycodeOf(t, d.srv.Display, 'x')
 	for range 50 {
 		must(t, xtest.FakeInputChecked(c, xproto.KeyPress, code, 0, root, 0, 0, 0).Check())
 		must(t, xtest.FakeInputChecked(c, xproto.KeyRelease, code, 0, root, 0, 0, 0).Check())
 		must(t, xtest.FakeInputChecked(c, xproto.ButtonPress, 1, 0, root, 0, 0, 0).Check())
 		must(t, xtest.FakeInputChecked(c, xproto.ButtonRelease, 1, 0, root, 0, 0, 0).Check())
 	}
-	wantNoHand(t, w)
+	handtest.WantNoHand(t, w)
 	last, ok, err := w.LastPress(context.Background())
 	if err != nil || !ok || last.Person {
 		t.Fatalf("LastPress = %+v, %v, %v; want a synthetic press", last, ok, err)
@@ -232,14 +180,14 @@ func TestHandWatchFollowsNewDevices(t *testing.T) {
 		t.Errorf("the press came from device %d, which the watch does not know for an XTEST device", last.Device)
 	}
 
-	p := standIn(t, d.srv.Display)
+	p := handtest.StandIn(t, d.srv.Display)
 	must(t, p.Key("a"))
-	wantHand(t, w, Key, p.Keyboard)
+	handtest.WantHand(t, w, ErrPersonsHand, Key, p.Keyboard)
 }
 
 func TestHandWatchTripsWhenTheDisplayGoes(t *testing.T) {
 	d := startDisplay(t)
-	w := watchHand(t, d.srv.Display)
+	w := handtest.StartWatch(t, Start, Options{Display: d.srv.Display})
 	must(t, d.srv.Close())
 	<-w.Tripped()
 	if err := w.Err(); !errors.Is(err, ErrNoWatch) || errors.Is(err, ErrPersonsHand) {
@@ -255,7 +203,7 @@ func TestHandWatchTripsWhenTheDisplayGoes(t *testing.T) {
 
 func TestHandWatchClosed(t *testing.T) {
 	d := startDisplay(t)
-	w := watchHand(t, d.srv.Display)
+	w := handtest.StartWatch(t, Start, Options{Display: d.srv.Display})
 	must(t, w.Close())
 	must(t, w.Close())
 	if err := w.Check(context.Background()); !errors.Is(err, ErrNoWatch) {
@@ -272,24 +220,6 @@ func TestWatchHandWithoutADisplay(t *testing.T) {
 			t.Errorf("Start(%q) = %v, want ErrNoWatch", display, err)
 		}
 	}
-}
-
-// keycodeOf is a key code that types r.
-func keycodeOf(t testing.TB, c *xgb.Conn, r rune) byte {
-	t.Helper()
-	s := xproto.Setup(c)
-	km, err := xproto.GetKeyboardMapping(c, s.MinKeycode, byte(s.MaxKeycode-s.MinKeycode+1)).Reply()
-	if err != nil {
-		t.Fatal(err)
-	}
-	per := int(km.KeysymsPerKeycode)
-	for i := 0; i*per < len(km.Keysyms); i++ {
-		if km.Keysyms[i*per] == xproto.Keysym(r) {
-			return byte(int(s.MinKeycode) + i)
-		}
-	}
-	t.Fatalf("no key code types %q", r)
-	return 0
 }
 
 func xiOpcode(t testing.TB, c *xgb.Conn) byte {
@@ -358,7 +288,7 @@ func selected(t *testing.T, l *Listener) uint32 {
 
 func TestHandListenerReadsInputOnlyWhileAWatchIsOn(t *testing.T) {
 	d := startDisplay(t)
-	p := standIn(t, d.srv.Display)
+	p := handtest.StandIn(t, d.srv.Display)
 	ctx := context.Background()
 	l, err := NewListener(ctx, Options{Display: d.srv.Display})
 	if err != nil {
@@ -377,7 +307,7 @@ func TestHandListenerReadsInputOnlyWhileAWatchIsOn(t *testing.T) {
 		t.Fatal("with a watch on, the listener selects no input")
 	}
 	must(t, p.Key("a"))
-	wantHand(t, a, Key, p.Keyboard)
+	handtest.WantHand(t, a, ErrPersonsHand, Key, p.Keyboard)
 
 	// A watch started after an input does not see it, though another
 	// watch did; both see what comes after.
@@ -385,10 +315,10 @@ func TestHandListenerReadsInputOnlyWhileAWatchIsOn(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	wantNoHand(t, b)
+	handtest.WantNoHand(t, b)
 	must(t, p.Press(1))
 	must(t, p.Release(1))
-	wantHand(t, b, Button, p.Mouse)
+	handtest.WantHand(t, b, ErrPersonsHand, Button, p.Mouse)
 	if last, ok, err := a.LastPress(ctx); err != nil || !ok || !last.Person {
 		t.Errorf("the first watch's LastPress = %+v, %v, %v; want the person's", last, ok, err)
 	}
@@ -407,9 +337,9 @@ func TestHandListenerReadsInputOnlyWhileAWatchIsOn(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	wantNoHand(t, c)
+	handtest.WantNoHand(t, c)
 	must(t, p.MoveBy(10, 0))
-	wantHand(t, c, Motion, p.Mouse)
+	handtest.WantHand(t, c, ErrPersonsHand, Motion, p.Mouse)
 
 	// Closing the listener trips the watches on.
 	e, err := l.Watch(ctx)
@@ -428,8 +358,8 @@ func TestHandListenerReadsInputOnlyWhileAWatchIsOn(t *testing.T) {
 
 func TestHandWatchContextEndsWhenThePersonReachesIn(t *testing.T) {
 	d := startDisplay(t)
-	p := standIn(t, d.srv.Display)
-	w := watchHand(t, d.srv.Display)
+	p := handtest.StandIn(t, d.srv.Display)
+	w := handtest.StartWatch(t, Start, Options{Display: d.srv.Display})
 	ctx, cancel := w.Context(context.Background())
 	defer cancel()
 	must(t, p.Key("a"))
@@ -439,7 +369,7 @@ func TestHandWatchContextEndsWhenThePersonReachesIn(t *testing.T) {
 	}
 
 	// An act that ends first ends its context, and leaves nothing running.
-	w = watchHand(t, d.srv.Display)
+	w = handtest.StartWatch(t, Start, Options{Display: d.srv.Display})
 	ctx, cancel = w.Context(context.Background())
 	cancel()
 	if cause := context.Cause(ctx); !errors.Is(cause, context.Canceled) {

@@ -7,6 +7,8 @@ import (
 	"github.com/jezek/xgb"
 	"github.com/jezek/xgb/xproto"
 	"github.com/jezek/xgb/xtest"
+
+	"github.com/reins-app/reins/internal/testrig/handtest"
 )
 
 // syntheticPresser presses keys and buttons through plain XTEST, as
@@ -54,7 +56,7 @@ func lastPress(t *testing.T, w *Watch) Press {
 // more than it needs: no motion, and keys only when it counts them.
 func TestHandWatchOfPressesTellsWhosePressItWas(t *testing.T) {
 	d := startDisplay(t)
-	p := standIn(t, d.srv.Display)
+	p := handtest.StandIn(t, d.srv.Display)
 	syn := newSyntheticPresser(t, d.srv.Display)
 	ctx := context.Background()
 	l, err := NewListener(ctx, Options{Display: d.srv.Display})
@@ -126,7 +128,7 @@ func TestHandWatchOfPressesTellsWhosePressItWas(t *testing.T) {
 		t.Error("an act's watch counts a key as a press")
 	}
 	must(t, p.Key("a"))
-	wantHand(t, act, Key, p.Keyboard)
+	handtest.WantHand(t, act, ErrPersonsHand, Key, p.Keyboard)
 	must(t, act.Close())
 	must(t, withKeys.Close())
 	if m := selected(t, l); m&(keys|motion) != 0 {

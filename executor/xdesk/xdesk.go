@@ -202,3 +202,25 @@ func KeysDown(display string) ([]int, error) {
 	}
 	return down, nil
 }
+
+// KeyOf is the key code that types r, a Latin-1 character, unshifted in
+// display's keyboard mapping now.
+func KeyOf(display string, r rune) (byte, error) {
+	conn, err := xgb.NewConnDisplay(display)
+	if err != nil {
+		return 0, err
+	}
+	defer conn.Close()
+	s := xproto.Setup(conn)
+	km, err := xproto.GetKeyboardMapping(conn, s.MinKeycode, byte(s.MaxKeycode-s.MinKeycode+1)).Reply()
+	if err != nil {
+		return 0, err
+	}
+	per := int(km.KeysymsPerKeycode)
+	for i := 0; i*per < len(km.Keysyms); i++ {
+		if km.Keysyms[i*per] == xproto.Keysym(r) {
+			return byte(int(s.MinKeycode) + i), nil
+		}
+	}
+	return 0, fmt.Errorf("no key code types %q on %s", r, display)
+}

@@ -145,8 +145,10 @@ var (
 		// linking the code that sends input.
 		"denylist": {"vocab"},
 		"keychord": {},
-		// The macOS bindings are a leaf, under both the executor and the app.
-		"internal/macos": {},
+		// The macOS bindings are a leaf, under both the executor and the app;
+		// Accessibility's, on them, under the executor and the desktop reader.
+		"internal/macos":    {},
+		"internal/macos/ax": {"internal/macos"},
 		// Under the executor: the watch on the person's hand, and the
 		// CoreGraphics event bindings it shares with the executor. Neither
 		// reaches up into the executor or any stage.

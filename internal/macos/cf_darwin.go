@@ -79,7 +79,7 @@ func Load() error {
 
 func load() error {
 	var b Binder
-	lib, sys := b.Open(CoreFoundation), b.Open(LibSystem)
+	lib, sys, cg := b.Open(CoreFoundation), b.Open(LibSystem), b.Open(CoreGraphics)
 	appKit = b.Open(AppKit) // the Objective-C classes below are in it, or load with it
 	b.Func(lib, "CFRelease", &cf.release)
 	b.Func(lib, "CFRetain", &cf.retain)
@@ -102,6 +102,7 @@ func load() error {
 	b.Func(lib, "CFDataGetBytePtr", &cf.dataGetBytePtr)
 	b.Func(lib, "CFBooleanGetValue", &cf.booleanGetValue)
 	bindRunLoop(&b, lib)
+	bindDisplays(&b, cg)
 	// One C function, bound once per type of the pointer it fills.
 	b.Func(lib, "CFNumberGetValue", &cf.numberGetFloat64)
 	b.Func(lib, "CFNumberGetValue", &cf.numberGetInt64)
@@ -205,6 +206,32 @@ func NewCFDictionary(keys, vals []uintptr) uintptr {
 
 // NewCFString makes a CFString (+1) of s, or returns 0.
 func NewCFString(s string) uintptr { return cf.stringCreateWithCString(0, s, utf8) }
+
+var constStrings struct {
+	mu sync.Mutex
+	m  map[string]uintptr // guarded by mu; kept for the process
+}
+
+// ConstString is a CFString of name, made once and kept for the process:
+// for a constant the headers define as a CFSTR macro rather than export
+// as a symbol, such as the kAX…Attribute names or the session
+// dictionary's keys. Never release it.
+func ConstString(name string) (uintptr, error) {
+	constStrings.mu.Lock()
+	defer constStrings.mu.Unlock()
+	if s, ok := constStrings.m[name]; ok {
+		return s, nil
+	}
+	s := NewCFString(name)
+	if s == 0 {
+		return 0, fmt.Errorf("cannot make the CFString %q", name)
+	}
+	if constStrings.m == nil {
+		constStrings.m = map[string]uintptr{}
+	}
+	constStrings.m[name] = s
+	return s, nil
+}
 
 // GoString copies a CFString, or a toll-free bridged NSString; "" for nil,
 // or for one longer than MaxString.

@@ -2,12 +2,13 @@
 // Objective-C APIs it calls without cgo, through purego: loading frameworks
 // and their symbols, CoreFoundation's basics (release, arrays,
 // dictionaries, strings, numbers, data, run loops and Mach ports),
-// Objective-C autorelease pools and blocks, NSRunningApplication, the main
-// dispatch queue, and the activation hand-off of macOS 14 that darwinkit
-// does not have.
+// CoreGraphics' geometry and displays, Objective-C autorelease pools and
+// blocks, NSRunningApplication, the main dispatch queue, and the
+// activation hand-off of macOS 14 that darwinkit does not have.
+// Accessibility's bindings are in its package ax.
 //
-// The executor's input, window, Accessibility, hot key and keyboard layout
-// bindings are built on it. The app's AppKit calls are typed, through
+// The executor's input, window, hot key and keyboard layout bindings, and
+// the desktop reader's, are built on it. The app's AppKit calls are typed, through
 // darwinkit (cgo), except for what darwinkit lacks, which is here.
 //
 // Nothing here needs cgo, so `GOOS=darwin CGO_ENABLED=0 go vet` checks it

@@ -6,20 +6,15 @@ import (
 	"github.com/reins-app/reins/internal/macos"
 )
 
-// Bindings to CoreGraphics' events, windows and displays through purego,
+// Bindings to CoreGraphics' events and windows through purego,
 // on internal/macos's CoreFoundation and Objective-C: no cgo, so
 // `GOOS=darwin CGO_ENABLED=0 go vet` checks this package on any machine.
 
-// Point, Size and Rect are CGPoint, CGSize and CGRect.
-
-type Point struct{ X, Y float64 }
-
-type Size struct{ W, H float64 }
-
-type Rect struct {
-	Origin Point
-	Size   Size
-}
+// Point and Rect are CGPoint and CGRect, as internal/macos has them.
+type (
+	Point = macos.Point
+	Rect  = macos.Rect
+)
 
 var (
 	EventCreate                          func(source uintptr) uintptr
@@ -37,9 +32,6 @@ var (
 	WindowListCopyWindowInfo             func(option uint32, relativeTo uint32) uintptr
 	RectMakeWithDictionaryRepresentation func(dict uintptr, rect *Rect) bool
 	GetDisplaysWithPoint                 func(at Point, max uint32, displays *uint32, count *uint32) int32
-	GetActiveDisplayList                 func(max uint32, displays *uint32, count *uint32) int32
-	DisplayBounds                        func(display uint32) Rect
-	AXIsProcessTrusted                   func() bool
 
 	// Keys of the dictionaries CGWindowListCopyWindowInfo returns.
 	KCGWindowOwnerPID  uintptr
@@ -69,7 +61,7 @@ func bindQuartz() error {
 		return err
 	}
 	var b macos.Binder
-	cg, as := b.Open(macos.CoreGraphics), b.Open(macos.ApplicationServices)
+	cg := b.Open(macos.CoreGraphics)
 	b.Func(cg, "CGEventCreate", &EventCreate)
 	b.Func(cg, "CGEventGetLocation", &EventGetLocation)
 	b.Func(cg, "CGEventCreateMouseEvent", &EventCreateMouseEvent)
@@ -85,9 +77,6 @@ func bindQuartz() error {
 	b.Func(cg, "CGWindowListCopyWindowInfo", &WindowListCopyWindowInfo)
 	b.Func(cg, "CGRectMakeWithDictionaryRepresentation", &RectMakeWithDictionaryRepresentation)
 	b.Func(cg, "CGGetDisplaysWithPoint", &GetDisplaysWithPoint)
-	b.Func(cg, "CGGetActiveDisplayList", &GetActiveDisplayList)
-	b.Func(cg, "CGDisplayBounds", &DisplayBounds)
-	b.Func(as, "AXIsProcessTrusted", &AXIsProcessTrusted)
 	b.Global(cg, "kCGWindowOwnerPID", &KCGWindowOwnerPID)
 	b.Global(cg, "kCGWindowOwnerName", &KCGWindowOwnerName)
 	b.Global(cg, "kCGWindowName", &KCGWindowName)
