@@ -267,15 +267,13 @@ func (s *Session) proposePlan(ctx context.Context, p agentdoor.PlanRequest, en *
 	}
 	keys := false
 	for i, st := range p.Steps {
-		switch st.Act.Kind {
-		case vocab.Click, vocab.DoubleClick, vocab.RightClick, vocab.Hover, vocab.Type, vocab.Scroll:
-			if st.Ref == "" {
-				return nil, "", errorf(vocab.CodeBadRequest, "step %d: %s needs a ref from a snapshot", i+1, st.Act.Kind)
-			}
-		case vocab.Key:
-			keys = true
-		default:
+		switch k := st.Act.Kind; {
+		case !k.InPlan():
 			return nil, "", errorf(vocab.CodeBadRequest, "step %d: %q cannot be a step of a plan, which stays in one document: open addresses with browser_navigate, on their own", i+1, st.Act.Kind)
+		case k.OnElement() && st.Ref == "":
+			return nil, "", errorf(vocab.CodeBadRequest, "step %d: %s needs a ref from a snapshot", i+1, st.Act.Kind)
+		case k == vocab.Key:
+			keys = true
 		}
 		one := audit.Entry{Act: st.Act}
 		if err := possible(&one); err != nil {

@@ -40,15 +40,6 @@ const (
 	intoViewStill  = 60 * time.Millisecond
 )
 
-// scrollsIntoView reports whether an act of kind may scroll its target into view.
-func scrollsIntoView(kind vocab.ActKind) bool {
-	switch kind {
-	case vocab.Click, vocab.DoubleClick, vocab.RightClick, vocab.Hover, vocab.Type:
-		return true
-	}
-	return false
-}
-
 // intoViewOf is how to bring el into view when err is a resolve's refusal of
 // it as scrolled out of view, and the act can be fired that way; nil
 // otherwise. An element in a child frame is reached once the extension has

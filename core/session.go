@@ -328,8 +328,8 @@ func (s *Session) actIn(ctx context.Context, r agentdoor.ActRequest, turn *planT
 // which: the plan's leave is tried before the person is asked.
 func (s *Session) act(ctx context.Context, r agentdoor.ActRequest, en *audit.Entry, found *bool, turn *planTurn) (*agentdoor.ActResult, error) {
 	e := s.e
-	switch r.Act.Kind {
-	case vocab.Click, vocab.DoubleClick, vocab.RightClick, vocab.Hover, vocab.Type, vocab.Scroll, vocab.Drag:
+	switch k := r.Act.Kind; {
+	case k.OnElement():
 		if r.Ref == "" {
 			return nil, errorf(vocab.CodeBadRequest, "%s needs a ref from a snapshot", r.Act.Kind)
 		}
@@ -338,8 +338,8 @@ func (s *Session) act(ctx context.Context, r agentdoor.ActRequest, en *audit.Ent
 				return nil, err
 			}
 		}
-	case vocab.Key, vocab.Navigate, vocab.Back, vocab.Forward, vocab.Activate, vocab.CloseTab:
-	case vocab.Dialog:
+	case k == vocab.Key || k == vocab.Navigate || k == vocab.Back || k == vocab.Forward || k == vocab.Activate || k == vocab.CloseTab:
+	case k == vocab.Dialog:
 		return s.handleDialog(ctx, r, en)
 	default:
 		return nil, errorf(vocab.CodeBadRequest, "unknown act %q", r.Act.Kind)
@@ -420,7 +420,7 @@ func (s *Session) act(ctx context.Context, r agentdoor.ActRequest, en *audit.Ent
 		// Find it now, so the person is asked about what is really there.
 		first, err = e.resolve(ctx, t, el)
 		if err != nil {
-			if reach = intoViewOf(err, el); reach == nil || !scrollsIntoView(r.Act.Kind) {
+			if reach = intoViewOf(err, el); reach == nil || !r.Act.Kind.IntoView() {
 				return nil, err
 			}
 			// One act that scrolls to the element first, asked about as such.

@@ -38,18 +38,18 @@ func check(t audit.Ticket) (checked, error) {
 	}
 	c := checked{act: dialogKeys(t.Act()), landing: t.Landing(), desktop: t.Approved().Request().Target.Desktop}
 	here := point{c.landing.X, c.landing.Y}
-	switch c.act.Kind {
-	case vocab.Click, vocab.DoubleClick, vocab.RightClick, vocab.Hover, vocab.Scroll:
+	switch k := c.act.Kind; {
+	case k.AtPoint():
 		c.points = []point{here}
-	case vocab.Drag:
+	case k == vocab.Drag:
 		c.points = []point{here, {c.landing.X2, c.landing.Y2}}
-	case vocab.Key:
+	case k == vocab.Key:
 		ch, err := parseChord(c.act.Keys)
 		if err != nil {
 			return checked{}, err
 		}
 		c.chord = ch
-	case vocab.Type:
+	case k == vocab.Type:
 		if err := typeable(c.act.Text); err != nil {
 			return checked{}, err
 		}

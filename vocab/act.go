@@ -57,15 +57,50 @@ const (
 	DialogLeave   = "beforeunload" // "Leave site?", from a page's beforeunload handler
 )
 
+// kindTraits is what every stage asks of a kind of act, in one place: a
+// kind added here is known to the checks, the plan, the scroll into view
+// and the executor's landing at once. A kind not in the table is none of
+// these, which every stage refuses.
+type kindTraits struct {
+	input     bool // real OS input, fired by the executor
+	onElement bool // done to an element a snapshot's ref names
+	intoView  bool // scrolled into view first when its element is out of it
+	atPoint   bool // lands at the one point of its element or the desktop
+	inPlan    bool // may be a step of a plan
+}
+
+var traits = map[ActKind]kindTraits{
+	Click:       {input: true, onElement: true, intoView: true, atPoint: true, inPlan: true},
+	DoubleClick: {input: true, onElement: true, intoView: true, atPoint: true, inPlan: true},
+	RightClick:  {input: true, onElement: true, intoView: true, atPoint: true, inPlan: true},
+	Hover:       {input: true, onElement: true, intoView: true, atPoint: true, inPlan: true},
+	Type:        {input: true, onElement: true, intoView: true, inPlan: true},
+	Scroll:      {input: true, onElement: true, atPoint: true, inPlan: true},
+	Drag:        {input: true, onElement: true},
+	Key:         {input: true, inPlan: true},
+	Dialog:      {input: true},
+	Upload:      {input: true},
+}
+
 // IsInput reports whether the act is real OS input (fired by the executor),
 // as opposed to a read or a browser-level call.
-func (k ActKind) IsInput() bool {
-	switch k {
-	case Click, DoubleClick, RightClick, Hover, Type, Key, Scroll, Drag, Dialog, Upload:
-		return true
-	}
-	return false
-}
+func (k ActKind) IsInput() bool { return traits[k].input }
+
+// OnElement reports whether the act is done to an element a snapshot's
+// ref names, and so needs one.
+func (k ActKind) OnElement() bool { return traits[k].onElement }
+
+// IntoView reports whether the act scrolls its element into view first
+// when the element is scrolled out of it.
+func (k ActKind) IntoView() bool { return traits[k].intoView }
+
+// AtPoint reports whether the act lands at one point: its element's, or
+// the desktop's it names. A drag lands at two; keys where the focus is.
+func (k ActKind) AtPoint() bool { return traits[k].atPoint }
+
+// InPlan reports whether the act may be a step of a plan, which stays in
+// one document: keys, and acts on an element by ref but a drag.
+func (k ActKind) InPlan() bool { return traits[k].inPlan }
 
 // Act is what an agent asks for, exactly as the person approves it.
 type Act struct {
@@ -129,11 +164,8 @@ type File struct {
 // capped.
 func (a Act) Sentence(target string) string {
 	s := a.sentence(target)
-	if a.Reach {
-		switch a.Kind {
-		case Click, DoubleClick, RightClick, Hover, Type:
-			return "Scroll to and " + strings.ToLower(s[:1]) + s[1:]
-		}
+	if a.Reach && a.Kind.IntoView() {
+		return "Scroll to and " + strings.ToLower(s[:1]) + s[1:]
 	}
 	return s
 }
