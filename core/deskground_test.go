@@ -3,6 +3,7 @@ package core_test
 import (
 	"context"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -179,5 +180,41 @@ func TestADesktopShareTakenBackWhileThePersonLooksRefusesTheAct(t *testing.T) {
 	}
 	if n := len(e.Exec.Fired()); n != 0 {
 		t.Errorf("%d acts fired", n)
+	}
+}
+
+// Text typed into a password field and refused before the desktop is read
+// where it lands (here, the desktop open read-only) is kept in no row:
+// typed where the focus is, or by ref.
+func TestTypingARefusedSecretKeepsItOutOfTheRow(t *testing.T) {
+	e, agent := desktopRig(t)
+	ctx := context.Background()
+	tree := fixtureTree("Press me")
+	tree.Root.Children[1].State.Focused = true
+	e.Read.SetAccessible(fixtureApp.PID, tree)
+	v, err := agent.Desktop(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ref := deskRefOf(t, v, "textbox", "Password")
+	if err := e.SetShare(vocab.DesktopKey, vocab.ReadOnly); err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range []agentdoor.DesktopActRequest{
+		{Act: vocab.Act{Kind: vocab.Type, Text: "hunter2"}},
+		{Act: vocab.Act{Kind: vocab.Type, Text: "hunter2"}, Ref: ref},
+	} {
+		if _, err := agent.DesktopAct(ctx, r); codeOf(err) != vocab.CodeControlRequired {
+			t.Errorf("typing (ref %q) on a read-only desktop: %v, want %s", r.Ref, err, vocab.CodeControlRequired)
+		}
+	}
+	rows, err := core.ReadAudit(ctx, e.Log, persondoor.AuditFilter{Limit: 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range rows {
+		if strings.Contains(string(r.Act), "hunter2") || strings.Contains(r.Detail, "hunter2") {
+			t.Errorf("row %d keeps the typed secret: %s", r.Seq, r.Act)
+		}
 	}
 }

@@ -128,6 +128,7 @@ func (s *Session) desktopAct(ctx context.Context, r agentdoor.DesktopActRequest,
 		en.Target.Name = fmt.Sprintf("the point %.0f, %.0f", r.X, r.Y)
 	}
 	if err := s.admitted(ctx); err != nil {
+		s.typedSecret(ctx, r, en)
 		return nil, err
 	}
 	// want is, for an act by desktop ref, the element as the person is
@@ -148,6 +149,7 @@ func (s *Session) desktopAct(ctx context.Context, r agentdoor.DesktopActRequest,
 		stale = err
 	}
 	if err := s.mayActOnDesktop(r.Act.Kind); err != nil {
+		s.typedSecret(ctx, r, en)
 		return nil, err
 	}
 	if stale != nil {
@@ -216,6 +218,21 @@ func deskActShape(r agentdoor.DesktopActRequest) error {
 		return nil
 	default:
 		return errorf(vocab.CodeBadRequest, "%q is not a desktop act; use click, type or key", k)
+	}
+}
+
+// typedSecret marks text to type wherever the focus is, refused before the
+// desktop was read, as secret when the focus is in a password field: its
+// row keeps only its length, as the row of one refused later does. Text
+// typed by ref is marked from the agent's last desktop view.
+func (s *Session) typedSecret(ctx context.Context, r agentdoor.DesktopActRequest, en *audit.Entry) {
+	if r.Act.Kind != vocab.Type || r.Ref != "" {
+		return
+	}
+	e := s.e
+	front, err := e.opts.Executor.Frontmost(ctx)
+	if err == nil && s.focusedSecret(ctx, front, e.denyList(e.Settings().DenyAdded)) {
+		en.Act.Secret = true
 	}
 }
 
