@@ -162,9 +162,6 @@ func (s *Session) desktopAct(ctx context.Context, r agentdoor.DesktopActRequest,
 	if g.secret && r.Act.Kind == vocab.Type {
 		r.Act.Secret, en.Act.Secret = true, true
 	}
-	if byRef {
-		r.X, r.Y = g.x, g.y
-	}
 	if err := possible(en); err != nil {
 		return nil, err
 	}
