@@ -84,8 +84,9 @@ func (s *Session) deskRef(ref string) (gdesktop.Target, error) {
 // again by its id in a fresh read, still t's role and name (the ones the
 // person is asked about), showing and enabled, and what the application
 // itself says is at its centre, in a window of its own. It returns the
-// target and the centre, in DIP.
-func (s *Session) deskTarget(ctx context.Context, t gdesktop.Target) (gdesktop.Target, float64, float64, error) {
+// target, the centre, in DIP, and the application the desktop says is
+// there (t's own).
+func (s *Session) deskTarget(ctx context.Context, t gdesktop.Target) (gdesktop.Target, float64, float64, executor.App, error) {
 	e := s.e
 	ref := t.Ref
 	cctx, cancel := context.WithTimeout(ctx, accessibleWait)
@@ -93,45 +94,45 @@ func (s *Session) deskTarget(ctx context.Context, t gdesktop.Target) (gdesktop.T
 	tree, err := e.opts.Reader.Accessible(cctx, t.PID)
 	if err != nil {
 		if errors.Is(err, deskread.ErrNoAccessibleApp) || errors.Is(err, deskread.ErrNoAccessibleWindow) {
-			return t, 0, 0, errorf(vocab.CodeStaleRef, "the application of %s is gone or shows no window now: look again with desktop_observe", ref)
+			return t, 0, 0, executor.App{}, errorf(vocab.CodeStaleRef, "the application of %s is gone or shows no window now: look again with desktop_observe", ref)
 		}
-		return t, 0, 0, errorf(vocab.CodeFailed, "the element cannot be found again: %s", plain.Text(err.Error(), plain.DetailMax))
+		return t, 0, 0, executor.App{}, errorf(vocab.CodeFailed, "the element cannot be found again: %s", plain.Text(err.Error(), plain.DetailMax))
 	}
 	el := gdesktop.FindID(tree, t.ID)
 	switch {
 	case el == nil:
-		return t, 0, 0, errorf(vocab.CodeStaleRef, "%s is no longer in its application's window: look again with desktop_observe", ref)
+		return t, 0, 0, executor.App{}, errorf(vocab.CodeStaleRef, "%s is no longer in its application's window: look again with desktop_observe", ref)
 	case !t.Matches(el):
-		return t, 0, 0, errorf(vocab.CodeChanged, "%s changed since desktop_observe: it is now %s %s; look again and check it is still what you want", ref, plain.Text(gdesktop.Shown(el.Role), plain.NameMax), plain.Quote(el.Name, plain.NameMax))
+		return t, 0, 0, executor.App{}, errorf(vocab.CodeChanged, "%s changed since desktop_observe: it is now %s %s; look again and check it is still what you want", ref, plain.Text(gdesktop.Shown(el.Role), plain.NameMax), plain.Quote(el.Name, plain.NameMax))
 	case !el.State.Showing || !el.State.Visible || el.Box.Empty():
-		return t, 0, 0, errorf(vocab.CodeNotVisible, "%s is not showing on the screen now", ref)
+		return t, 0, 0, executor.App{}, errorf(vocab.CodeNotVisible, "%s is not showing on the screen now", ref)
 	case !el.State.Enabled:
-		return t, 0, 0, errorf(vocab.CodeDisabled, "%s is disabled", ref)
+		return t, 0, 0, executor.App{}, errorf(vocab.CodeDisabled, "%s is disabled", ref)
 	}
 	x, y := float64(el.Box.X)+float64(el.Box.W)/2, float64(el.Box.Y)+float64(el.Box.H)/2
 	at, err := e.opts.Executor.AppAt(ctx, x, y)
 	if err != nil {
-		return t, 0, 0, errorf(vocab.CodeFailed, "cannot tell which application is at the element's point (%.0f, %.0f): %v", x, y, err)
+		return t, 0, 0, executor.App{}, errorf(vocab.CodeFailed, "cannot tell which application is at the element's point (%.0f, %.0f): %v", x, y, err)
 	}
 	if at.PID != t.PID {
-		return t, 0, 0, errorf(vocab.CodeObscured, "a window of %s covers %s at (%.0f, %.0f); nothing was done", plain.App(at.Name, at.Exe, at.PID), ref, x, y)
+		return t, 0, 0, executor.App{}, errorf(vocab.CodeObscured, "a window of %s covers %s at (%.0f, %.0f); nothing was done", plain.App(at.Name, at.Exe, at.PID), ref, x, y)
 	}
 	// The application's own answer to what the pointer would reach there:
 	// a menu or dialog of its own over the element, or extents that are not
 	// where it draws, are refused rather than guessed at.
 	hit, err := e.opts.Reader.AccessibleAt(cctx, t.PID, tree.Root.ID, x, y)
 	if err != nil {
-		return t, 0, 0, errorf(vocab.CodeUnmapped, "the application cannot say what is at %s's point (%s); nothing was done", ref, plain.Text(err.Error(), plain.DetailMax))
+		return t, 0, 0, executor.App{}, errorf(vocab.CodeUnmapped, "the application cannot say what is at %s's point (%s); nothing was done", ref, plain.Text(err.Error(), plain.DetailMax))
 	}
 	if hit != el.ID && !holds(el, hit) {
 		what := "nothing it names"
 		if h := gdesktop.FindID(tree, hit); h != nil {
 			what = plain.Text(gdesktop.Shown(h.Role), plain.NameMax) + " " + plain.Quote(h.Name, plain.NameMax)
 		}
-		return t, 0, 0, errorf(vocab.CodeObscured, "the application says %s is at %s's point (%.0f, %.0f), not the element; nothing was done", what, ref, x, y)
+		return t, 0, 0, executor.App{}, errorf(vocab.CodeObscured, "the application says %s is at %s's point (%.0f, %.0f), not the element; nothing was done", what, ref, x, y)
 	}
 	t.Secret = t.Secret || el.Secret
-	return t, x, y, nil
+	return t, x, y, at, nil
 }
 
 // deskRefTarget fills en's target from a desktop ref's element, as Reins
@@ -152,11 +153,11 @@ func desktopRefWords(v *agentdoor.DesktopView, snap *gdesktop.Snapshot, text, no
 // focusedSecret reports whether the element with the keyboard focus in the
 // application in front is a password field, as its accessibility elements
 // say: then typing into it is a secret type, its text shown as a length and
-// never kept. An application whose elements are not read says no.
-func (s *Session) focusedSecret(ctx context.Context) bool {
+// never kept. front is the application in front, as read, and deny the
+// deny list. An application whose elements are not read says no.
+func (s *Session) focusedSecret(ctx context.Context, front executor.App, deny denylist.List) bool {
 	e := s.e
-	front, err := e.opts.Executor.Frontmost(ctx)
-	if err != nil || front.PID <= 0 || e.hidden(front, e.denyList(e.Settings().DenyAdded)) {
+	if front.PID <= 0 || e.hidden(front, deny) {
 		return false // not read; the executor refuses what it must
 	}
 	cctx, cancel := context.WithTimeout(ctx, accessibleWait)

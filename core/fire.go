@@ -112,6 +112,12 @@ func textRefused(text string, desktop bool) error {
 // fire time.
 func (e *Engine) onScreen(ctx context.Context, what string, x, y float64, advice string) error {
 	screens, err := e.opts.Executor.Screens(ctx)
+	return onScreens(screens, err, what, x, y, advice)
+}
+
+// onScreens is [Engine.onScreen] on the screens as read, err saying they
+// could not be.
+func onScreens(screens []executor.Screen, err error, what string, x, y float64, advice string) error {
 	if err != nil {
 		return errorf(vocab.CodeFailed, "the screens' bounds cannot be read (%v), so %s cannot be checked; nothing was asked: try again", err, what)
 	}
@@ -421,8 +427,17 @@ func (e *Engine) personTerminalShown(ctx context.Context) error {
 	if !e.opts.PersonTerminal {
 		return nil
 	}
-	const why = "so Reins puts no agent's input on the desktop or in a tab: typed text could answer its own approval there. Run reins serve in a terminal window on this desktop (not inside tmux, screen or ssh), or use the Reins menu"
 	ws, err := e.opts.Executor.Windows(ctx)
+	return e.personTerminalIn(ws, err)
+}
+
+// personTerminalIn is [Engine.personTerminalShown] on the windows as
+// listed, err saying they could not be.
+func (e *Engine) personTerminalIn(ws []executor.Window, err error) error {
+	if !e.opts.PersonTerminal {
+		return nil
+	}
+	const why = "so Reins puts no agent's input on the desktop or in a tab: typed text could answer its own approval there. Run reins serve in a terminal window on this desktop (not inside tmux, screen or ssh), or use the Reins menu"
 	if err != nil {
 		return errorf(vocab.CodePersonTerminalHidden, "Reins cannot list the windows to find the terminal running reins serve (%v), %s", err, why)
 	}
