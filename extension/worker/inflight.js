@@ -4,6 +4,7 @@
 // one listener each, and only when each request began and ended is kept;
 // nothing is read from a request and nothing is sent anywhere. The
 // listeners only observe: they never block, change or delay a request.
+// Imports nothing.
 
 // FOLLOW_MAX is the most requests of one tab remembered as open: a page
 // that opens more without their ending (long polls, streams) is not
