@@ -25,6 +25,10 @@ const (
 	// settleSlack is how much longer than its cap the extension gets to
 	// answer a settle before the fixed wait stands in.
 	settleSlack = 2 * time.Second
+	// actRequestsWithin is how recently the session's last act must have
+	// fired for its settle to wait for the page requests begun since then
+	// (a navigation's waits for its new document instead).
+	actRequestsWithin = 30 * time.Second
 )
 
 // ChangesAfter is [Session.Changes] for the act just done on tab: it waits
@@ -75,7 +79,7 @@ func (s *Session) ChangesAfter(ctx context.Context, tab string, act vocab.Act, f
 	case protocol.SettledCap:
 		notes = append(notes, fmt.Sprintf("The page was still changing %s after it was reached (a clock, an animation or a feed, say), so this is how it stood then and more may change. Wait for what you expect with browser_wait_for.", settleCap))
 	case protocol.SettledRequests:
-		notes = append(notes, fmt.Sprintf("The page was still waiting %s after the act for the answer to a request it sent then, so this is how it stood before that answer. Wait for what you expect with browser_wait_for.", settleCap))
+		notes = append(notes, "The page was still waiting for the answer to a request it sent after the act, so this is how it stood before that answer. Wait for what you expect with browser_wait_for.")
 	}
 	return res, strings.Join(notes, " "), nil
 }
@@ -105,6 +109,9 @@ func (s *Session) settle(ctx context.Context, tab string, navigation bool, fallb
 		return "", nil
 	}
 	p := protocol.SettleParams{Tab: t.chrome.id, Quiet: int(settleQuiet.Milliseconds()), Cap: int(settleCap.Milliseconds())}
+	if fired := s.fired.Load(); !navigation && fired > 0 && time.Since(time.UnixMilli(fired)) < actRequestsWithin {
+		p.Since = fired
+	}
 	limit := settleCap + settleSlack
 	if navigation {
 		if p.After = s.e.settleAfter(t, s.agent.Session); p.After != nil {

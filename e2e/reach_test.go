@@ -187,7 +187,7 @@ func (r *rig) outcomeOf(seq int64) persondoor.AuditRow {
 	return persondoor.AuditRow{}
 }
 
-// farPage has a button down px down a page, and a line that stays in
+// farPage has a button the given number of px down a page, and a line that stays in
 // view counting the wheel events the page has had.
 func farPage(down int) string {
 	return `<!doctype html>

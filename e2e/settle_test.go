@@ -232,7 +232,7 @@ func TestSettleWaitsForTheActsRequest(t *testing.T) {
 		not   string
 	}{
 		{400, "The total is 42.00", "still waiting"},
-		{4000, "still waiting 1.5s after the act for the answer to a request", "The total is"},
+		{4000, "still waiting for the answer to a request it sent after the act", "The total is"},
 	} {
 		t.Run(fmt.Sprintf("an answer after %d ms", c.after), func(t *testing.T) {
 			mcptest.MustCall(t, r.cs, "browser_navigate", map[string]any{"url": fmt.Sprintf("%s/total.html?after=%d", r.origin, c.after)})

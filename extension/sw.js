@@ -35,7 +35,7 @@ wire({
   answer: answered,
   event: (method, params) => {
     refreshStrip(strip.apply(method, params));
-    followControlled();
+    if (method === "shares") followControlled();
   },
   lost() {
     failAsks();

@@ -79,7 +79,7 @@ var traits = map[ActKind]kindTraits{
 	Drag:        {input: true, onElement: true},
 	Key:         {input: true, inPlan: true},
 	Dialog:      {input: true},
-	Upload:      {input: true},
+	Upload:      {input: true}, // on an element too, by its own way (core/upload.go)
 }
 
 // IsInput reports whether the act is real OS input (fired by the executor),

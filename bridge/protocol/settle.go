@@ -35,6 +35,11 @@ type SettleParams struct {
 	// quiet. A frame that is leaving its document (a link was followed) is
 	// waited for in any case, until its new document is quiet.
 	After *SettleAfter `json:"after,omitempty"`
+	// Since is when the act began to fire, in milliseconds since the
+	// epoch: the page requests (fetch, XMLHttpRequest) of the tab that
+	// began since are the act's, and the page is settled only once they
+	// are answered and it is quiet again. 0: requests are not waited for.
+	Since int64 `json:"since,omitempty"`
 }
 
 // SettleAfter is the document a navigation leaves, and how long it may take

@@ -17,7 +17,7 @@ const waiters = new Set(); // functions told each time a followed request ends
 // followRequests follows exactly the tabs in ids (shared at control) from
 // now on, and stops following any other.
 export function followRequests(ids) {
-  const want = new Set(ids);
+  const want = new Set(chrome.webRequest ? ids : []); // a browser that withholds webRequest: none followed
   for (const [tab, f] of followed) {
     if (!want.has(tab)) {
       f.stop();
@@ -49,6 +49,7 @@ function follow(tab) {
       wr.onCompleted.removeListener(ended);
       wr.onErrorOccurred.removeListener(ended);
       open.clear();
+      for (const w of [...waiters]) w(); // a wait on this tab ends: it is no longer followed
     },
   };
 }
@@ -66,8 +67,8 @@ export function openSince(tab, since) {
 
 // answered waits until every request of tab that began at or after since
 // has ended, or until deadline (performance.now() time). It says "none"
-// when none was open, "answered" once they ended and "waiting" with how
-// many were still open at the deadline.
+// when none was open, "answered" once they ended (or the tab stopped being
+// followed) and "waiting" with how many were still open at the deadline.
 export function answered(tab, since, deadline) {
   if (openSince(tab, since) === 0) return Promise.resolve({ ended: "none" });
   return new Promise((resolve) => {

@@ -8,7 +8,7 @@ import { captureTab } from "./capture.js";
 import { Failure } from "./failure.js";
 import { ask, forgetFacts, quietReport, snapshotFacts, zoomOf } from "./frames.js";
 import { send } from "./pairing.js";
-import { answered as answeredRequests } from "./inflight.js";
+import { answered as answeredRequests, openSince } from "./inflight.js";
 import { settleFrame, settleLeft } from "./settle.js";
 import { listTabs } from "./tabs.js";
 
@@ -31,16 +31,13 @@ async function mirror(method, params) {
   if (why) throw new Failure("not_shared", `the Reins extension refused to ${method}: ${why}`);
 }
 
-// ACT_REQUESTS_MS is how long before a settle is asked a page request may
-// have begun and still count as the act's: the act fired, and its frame saw
-// the events arrive, just before. REQUEST_ROUNDS bounds how often a settle
-// waits for requests and then for the page again.
-const ACT_REQUESTS_MS = 500;
+// REQUEST_ROUNDS bounds how often a settle waits for the act's requests
+// and then for the page again.
 const REQUEST_ROUNDS = 3;
 
 // settleFrames settles every frame of tab, frames that appear meanwhile
-// too, and says "quiet" or "cap".
-async function settleFrames(tab, quiet, deadline) {
+// too, none sooner than least ms, and says "quiet" or "cap".
+async function settleFrames(tab, quiet, deadline, least) {
   const done = new Set();
   for (;;) {
     const frames = await chrome.webNavigation.getAllFrames({ tabId: tab });
@@ -48,7 +45,7 @@ async function settleFrames(tab, quiet, deadline) {
     const todo = frames.filter((f) => !done.has(f.frameId));
     if (!todo.length) return "quiet";
     for (const f of todo) done.add(f.frameId);
-    const ends = await Promise.all(todo.map((f) => settleFrame(tab, f.frameId, quiet, deadline)));
+    const ends = await Promise.all(todo.map((f) => settleFrame(tab, f.frameId, quiet, deadline, least)));
     if (ends.includes("cap")) return "cap";
   }
 }
@@ -233,24 +230,28 @@ export const HANDLERS = {
   // frame has left that document or epoch, within after.within ms. Frames
   // that appear meanwhile are settled too, while time is left.
   //
-  // Once quiet, it waits for the page's requests the act began (those that
-  // began up to ACT_REQUESTS_MS before the settle was asked, or since),
-  // then for the page to go quiet again with their answers, a few rounds
-  // at most: an answer that comes past the cap is said as "requests".
-  async settle({ tab, quiet, cap, after }) {
+  // With since (when the act began to fire, ms since the epoch), once quiet
+  // it waits for the page's requests that began since, then for the page
+  // to go quiet again with their answers, a whole quiet time at least, a
+  // few rounds at most: a request still open at the cap, or after the last
+  // round, is said as "requests". A tab no longer shared meanwhile is
+  // refused as any request is.
+  async settle({ tab, quiet, cap, after, since }) {
     const start = performance.now();
-    const since = Date.now() - ACT_REQUESTS_MS;
     const ms = (v) => Math.max(0, Number(v) || 0);
     quiet = ms(quiet);
+    since = ms(since);
     const answer = (settled) => ({ settled, took: Math.round(performance.now() - start) });
     if (after && !(await settleLeft(tab, after, start + ms(after.within)))) return answer("stayed");
     const deadline = performance.now() + ms(cap);
     for (let round = 1; ; round++) {
-      if ((await settleFrames(tab, quiet, deadline)) === "cap") return answer("cap");
-      if (round > REQUEST_ROUNDS) return answer("quiet");
+      if ((await settleFrames(tab, quiet, deadline, round > 1 ? quiet : 0)) === "cap") return answer("cap");
+      if (!since) return answer("quiet");
+      if (round > REQUEST_ROUNDS) return answer(openSince(tab, since) ? "requests" : "quiet");
       const r = await answeredRequests(tab, since, deadline);
       if (r.ended === "none") return answer("quiet");
       if (r.ended === "waiting") return answer("requests");
+      await mirror("settle", { tab });
     }
   },
 

@@ -82,3 +82,15 @@ test("a page that opens requests without end is followed up to a bound", () => {
   assert.equal(I.openSince(5, 0), I.FOLLOW_MAX);
   I.followRequests([]);
 });
+
+test("a wait on a tab that stops being followed ends then, not at its deadline", async () => {
+  I.followRequests([5]);
+  begin(5, "e", 4000);
+  let got = null;
+  I.answered(5, 3500, clock + 1500).then((r) => (got = r));
+  await settled();
+  assert.equal(got, null);
+  I.followRequests([]); // the share was taken back, or the app went away
+  await settled();
+  assert.deepEqual(got, { ended: "answered" });
+});
