@@ -391,7 +391,7 @@ func (a *act) perform(c checked, pts []point) error {
 			if err := a.click(pts[0], leftButton, 1); err != nil {
 				return err
 			}
-			if err := a.wait(focusWait); err != nil {
+			if err := a.awaitFocus(); err != nil {
 				return err
 			}
 		}
@@ -433,6 +433,26 @@ func (a *act) perform(c checked, pts []point) error {
 		return nil
 	}
 	return fmt.Errorf("%w: %q", ErrUnsupported, c.act.Kind)
+}
+
+// awaitFocus waits, after the click that focuses a field, until the
+// field's page says the focus is there, at most focusWait; without a page
+// to ask, or one that cannot tell, the whole of focusWait.
+func (a *act) awaitFocus() error {
+	w := focusWitnessOf(a.ctx)
+	if w == nil {
+		return a.wait(focusWait)
+	}
+	start := time.Now()
+	if _, err := w(a.ctx, focusWait); err != nil {
+		if err := a.alive(); err != nil {
+			return err
+		}
+		if left := focusWait - time.Since(start); left > 0 {
+			return a.wait(left)
+		}
+	}
+	return a.alive()
 }
 
 // keyGap is the pause between two typed keys, if the pace has one.
