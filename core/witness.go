@@ -98,6 +98,20 @@ func (e *Engine) witness(t *tabState, el grounding.Element, watch string) execut
 	}
 }
 
+// focusWitness asks el's frame, after the click that focuses a field,
+// whether the keyboard focus is in el, waiting for it at most within.
+func (e *Engine) focusWitness(t *tabState, el grounding.Element, watch string) executor.FocusWitness {
+	return func(ctx context.Context, within time.Duration) (bool, error) {
+		cctx, cancel := context.WithTimeout(ctx, within+4*time.Second)
+		defer cancel()
+		var res protocol.WitnessResult
+		err := e.opts.Browser.Call(cctx, t.chrome.profile, protocol.MethodWitness, protocol.WitnessParams{
+			Tab: t.chrome.id, Frame: el.Frame, Watch: watch, Focus: true, Within: int(within.Milliseconds()),
+		}, &res)
+		return res.Focused, err
+	}
+}
+
 // effects asks el's frame where the act's events arrived, and ends the
 // watch. A frame whose document went away meanwhile cannot say: the act
 // left the page.
@@ -253,7 +267,11 @@ func (e *Engine) fireWatched(ctx context.Context, t *tabState, el grounding.Elem
 		return effect{}, err
 	}
 	kind := ticket.Act().Kind
-	if err := fire(executor.WithWitness(ctx, e.witness(t, el, watch))); err != nil {
+	fctx := executor.WithWitness(ctx, e.witness(t, el, watch))
+	if kind == vocab.Type {
+		fctx = executor.WithFocusWitness(fctx, e.focusWitness(t, el, watch))
+	}
+	if err := fire(fctx); err != nil {
 		e.unwatch(ctx, t, el, watch)
 		var ce *vocab.Error
 		if errors.Is(err, executor.ErrPointerNotBack) && errors.As(err, &ce) {

@@ -64,6 +64,13 @@ type backend interface {
 	topIs(ctx context.Context, p point, w uint64) (is bool, there App, err error)
 }
 
+// batcher is a backend that can send several events and have the desktop
+// answer once for all of them: they have all reached it when postAll
+// returns, and the first that failed is its error.
+type batcher interface {
+	postAll(es []event) error
+}
+
 // traits are the ways desktops differ in how input works.
 type traits struct {
 	// wheelButtons: a wheel notch is a button pressed and released (X),

@@ -164,6 +164,25 @@ func witnessOf(ctx context.Context) Witness {
 	return w
 }
 
+// FocusWitness waits, at most within, until the keyboard focus is in the
+// act's target as its own page sees it, and says whether it got there.
+type FocusWitness func(ctx context.Context, within time.Duration) (bool, error)
+
+type focusWitnessKey struct{}
+
+// WithFocusWitness returns ctx carrying w: a Type act fired under it that
+// clicks its field first types once w says the focus arrived there, rather
+// than after a fixed wait; when it does not within that wait, or w cannot
+// tell, the act types as it would have after the wait.
+func WithFocusWitness(ctx context.Context, w FocusWitness) context.Context {
+	return context.WithValue(ctx, focusWitnessKey{}, w)
+}
+
+func focusWitnessOf(ctx context.Context) FocusWitness {
+	w, _ := ctx.Value(focusWitnessKey{}).(FocusWitness)
+	return w
+}
+
 // selectAllMod is the modifier of the select-all shortcut.
 func selectAllMod() mods {
 	return keychord.ControlOrMeta()

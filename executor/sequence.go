@@ -324,9 +324,15 @@ type act struct {
 	// hand is the watch on the person's hand while the act fires
 	// (handact.go); nil before it begins.
 	hand *hand.Watch
+	// sentAt is when the last event was sent, hadAt when post returned
+	// (the desktop had it); upSent and upHad are those of the last typed
+	// key's release.
+	sentAt, hadAt, upSent, upHad time.Time
 }
 
 func (a *act) send(e event) error {
+	a.sentAt = time.Now()
+	defer func() { a.hadAt = time.Now() }()
 	err := a.b.post(e)
 	if !errors.Is(err, errNoEvent) {
 		a.sent = true
@@ -391,7 +397,7 @@ func (a *act) perform(c checked, pts []point) error {
 			if err := a.click(pts[0], leftButton, 1); err != nil {
 				return err
 			}
-			if err := a.wait(focusWait); err != nil {
+			if err := a.awaitFocus(); err != nil {
 				return err
 			}
 		}
@@ -435,12 +441,29 @@ func (a *act) perform(c checked, pts []point) error {
 	return fmt.Errorf("%w: %q", ErrUnsupported, c.act.Kind)
 }
 
+// awaitFocus waits, after the click that focuses a field, until the
+// field's page says the focus is there, at most focusWait; without a page
+// to ask, or one that cannot tell, the whole of focusWait.
+func (a *act) awaitFocus() error {
+	w := focusWitnessOf(a.ctx)
+	if w == nil {
+		return a.wait(focusWait)
+	}
+	start := time.Now()
+	if _, err := w(a.ctx, focusWait); err != nil {
+		if err := a.alive(); err != nil {
+			return err
+		}
+		if left := focusWait - time.Since(start); left > 0 {
+			return a.wait(left)
+		}
+	}
+	return a.alive()
+}
+
 // keyGap is the pause between two typed keys, if the pace has one.
 func (a *act) keyGap() error {
-	if a.pace.Gap <= 0 {
-		return nil
-	}
-	return a.wait(a.pace.Gap)
+	return a.pause(a.upSent, a.upHad, a.pace.Gap)
 }
 
 // frontStillAllowed stops typing when a deny-listed application has come to
@@ -667,64 +690,118 @@ func (a *act) typedKey(st stroke) error { return a.strokeHeld(st, a.pace.Hold) }
 
 // strokeHeld holds the modifiers, presses the key, waits hold and lets go
 // in reverse order, lending the key's code first when it needs another
-// round.
+// round. The hold counts from when the key was sent.
 func (a *act) strokeHeld(st stroke, hold time.Duration) error {
 	if st.round >= 0 && st.round != a.round {
 		if err := a.lend(st.round); err != nil {
 			return err
 		}
 	}
-	for _, m := range st.mods {
-		if err := a.keyDown(m); err != nil {
-			return err
-		}
-	}
-	if err := a.keyDown(st.key); err != nil {
+	if err := a.keysDown(append(slices.Clone(st.mods), st.key)); err != nil {
 		return err
 	}
-	if hold > 0 {
-		if err := a.wait(hold); err != nil {
-			return err
-		}
-	}
-	if err := a.keyUp(st.key); err != nil {
+	if err := a.pause(a.sentAt, a.hadAt, hold); err != nil {
 		return err
 	}
+	ups := []key{st.key}
 	for i := len(st.mods) - 1; i >= 0; i-- {
-		if err := a.keyUp(st.mods[i]); err != nil {
-			return err
-		}
+		ups = append(ups, st.mods[i])
 	}
+	if err := a.keysUp(ups); err != nil {
+		return err
+	}
+	a.upSent, a.upHad = a.sentAt, a.hadAt
 	return nil
 }
 
-func (a *act) keyDown(k key) error {
-	a.mods |= k.mod
+// pause waits d from when an event was sent, and at least serverTick (d,
+// when shorter) after the desktop had it: the wait starts once post has
+// returned, so the event's own round trip counts towards d.
+func (a *act) pause(sent, had time.Time, d time.Duration) error {
+	if d <= 0 {
+		return nil
+	}
+	took := had.Sub(sent).Truncate(tookGrain)
+	return a.wait(max(d-took, min(d, serverTick)))
+}
+
+// keysDown presses ks in order, one chord: the checks that come before
+// every key (the person's hand, the focus in the tab's window) run once,
+// right before the first, and the presses go out together, the desktop
+// answering once for all of them.
+func (a *act) keysDown(ks []key) error {
+	es := make([]event, len(ks))
+	for i, k := range ks {
+		a.mods |= k.mod
+		es[i] = event{kind: keyDown, key: k, mods: a.mods}
+	}
 	if err := a.alive(); err != nil {
 		return err
 	}
-	if err := a.s.pressing(pressedKey(k)); err != nil {
-		return err
-	}
-	before := a.count
-	if err := a.sendIn(a.keysInTab, event{kind: keyDown, key: k, mods: a.mods}); err != nil {
-		if a.count == before {
-			a.s.letGo(pressedKey(k)) // never went down
+	for i, k := range ks {
+		if err := a.s.pressing(pressedKey(k)); err != nil {
+			a.neverDown(ks[:i])
+			return err
 		}
+	}
+	if err := a.handCheck(); err != nil {
+		a.neverDown(ks)
 		return err
 	}
-	a.pressed = append(a.pressed, k)
+	if err := a.keysInTab(); err != nil {
+		a.neverDown(ks)
+		return err
+	}
+	// Any of them may have gone down, whatever the answer: finish lets go.
+	a.pressed = append(a.pressed, ks...)
+	before := a.count
+	if err := a.sendAll(es); err != nil {
+		return fmt.Errorf("a key could not be sent, so the act stopped after %s: %w", inputEvents(before), err)
+	}
 	return nil
 }
 
-func (a *act) keyUp(k key) error {
-	a.mods &^= k.mod
-	a.pressed = remove(a.pressed, k)
-	if err := a.send(event{kind: keyUp, key: k, mods: a.mods}); err != nil {
+// neverDown tells the guard that ks were not pressed after all.
+func (a *act) neverDown(ks []key) {
+	for _, k := range ks {
+		a.s.letGo(pressedKey(k))
+	}
+}
+
+// keysUp lets go of ks in order, together, as keysDown pressed them.
+func (a *act) keysUp(ks []key) error {
+	es := make([]event, len(ks))
+	for i, k := range ks {
+		a.mods &^= k.mod
+		a.pressed = remove(a.pressed, k)
+		es[i] = event{kind: keyUp, key: k, mods: a.mods}
+	}
+	if err := a.sendAll(es); err != nil {
 		return err
 	}
-	a.s.letGo(pressedKey(k))
+	for _, k := range ks {
+		a.s.letGo(pressedKey(k))
+	}
 	return nil
+}
+
+// sendAll sends es in order, on a desktop that can send several events for
+// one answer all at once, else one by one; the first that fails stops it.
+func (a *act) sendAll(es []event) error {
+	b, ok := a.b.(batcher)
+	if !ok || len(es) == 1 {
+		for _, e := range es {
+			if err := a.send(e); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	a.sentAt = time.Now()
+	defer func() { a.hadAt = time.Now() }()
+	a.sent = true
+	a.count += len(es)
+	return b.postAll(es)
 }
 
 // lend binds round r's key codes and gives clients time to notice.
@@ -803,6 +880,16 @@ const (
 	wheelGap   = 5 * time.Millisecond  // between wheel notches: the X server queues each as its own
 	dragSteps  = 10
 	focusWait  = 30 * time.Millisecond // after the click that focuses a field
+)
+
+// serverTick is the shortest pause after the desktop has a key event
+// before the next one is sent: the X server stamps events in whole
+// milliseconds, and a press, its release and the next press each need a
+// millisecond of their own. tookGrain rounds an event's round trip down
+// before it counts towards a pause.
+const (
+	serverTick = time.Millisecond
+	tookGrain  = 250 * time.Microsecond
 )
 
 // KeyPace is how typing paces its keys: how long each key is held down,

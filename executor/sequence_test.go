@@ -3,6 +3,7 @@ package executor
 import (
 	"context"
 	"errors"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -112,10 +113,12 @@ func TestSequenceStoppedPartWayLetsGoOfWhatItHolds(t *testing.T) {
 		if err := fire(context.Background(), f, vocab.Act{Kind: vocab.Key, Keys: "Control+Shift+K"}, 0, 0); !errors.Is(err, dropped) {
 			t.Fatalf("Fire = %v, want the dropped key's error", err)
 		}
+		// The key may have gone down all the same: it is let go of too.
 		checkSteps(t, f, `
 			front?
 			key down Control
 			key down Shift
+			key up k
 			key up Shift
 			key up Control`)
 	})
@@ -390,5 +393,38 @@ func TestTheClearingChordIsCheckedAsEveryTypedKeyIs(t *testing.T) {
 		if strings.HasPrefix(l, "key down") {
 			t.Errorf("%q was sent with 1Password in front", l)
 		}
+	}
+}
+
+// After the click that focuses a field, typing starts once the field's page
+// says the focus is there, and waits the whole focusWait only when it
+// cannot tell.
+func TestTypingWaitsForTheFocusTheClickPuts(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		says error
+		want string
+	}{
+		{"the page sees it arrive", nil, "focus?\nfront?\nkey down a"},
+		{"the page cannot tell", errors.New("the frame went away"), "focus?\nwait the rest\nfront?\nkey down a"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f := fakeWithPointer(7, 9)
+			ctx := WithFocusWitness(context.Background(), func(ctx context.Context, within time.Duration) (bool, error) {
+				if within != focusWait {
+					t.Errorf("asked to wait %s for the focus, want %s", within, focusWait)
+				}
+				f.step("focus?")
+				return tc.says == nil, tc.says
+			})
+			if err := fire(ctx, f, vocab.Act{Kind: vocab.Type, Text: "a"}, 150, 200); err != nil {
+				t.Fatal(err)
+			}
+			// What is left of focusWait once the page was asked.
+			got := regexp.MustCompile(`focus\?\nwait [0-9.]+[µm]?s`).ReplaceAllString(strings.Join(f.steps(), "\n"), "focus?\nwait the rest")
+			if !strings.Contains(got, "up left 1\n"+tc.want) {
+				t.Errorf("steps:\n%s\nwant after the click:\n%s", got, tc.want)
+			}
+		})
 	}
 }

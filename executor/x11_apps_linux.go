@@ -63,7 +63,18 @@ func isGone(err error) bool {
 
 // prop reads a whole property; nil when the window lacks it.
 func (x *X11) prop(w xproto.Window, atom xproto.Atom) (*xproto.GetPropertyReply, error) {
-	r, err := xproto.GetProperty(x.conn, false, w, atom, xproto.GetPropertyTypeAny, 0, math.MaxUint32/4).Reply()
+	return propReply(x.askProp(w, atom))
+}
+
+// askProp sends the request for w's property atom; propReply waits for its
+// answer. Several asked before the first is awaited share one round trip.
+func (x *X11) askProp(w xproto.Window, atom xproto.Atom) xproto.GetPropertyCookie {
+	return xproto.GetProperty(x.conn, false, w, atom, xproto.GetPropertyTypeAny, 0, math.MaxUint32/4)
+}
+
+// propReply is the property c asked for; nil when w has none.
+func propReply(c xproto.GetPropertyCookie) (*xproto.GetPropertyReply, error) {
+	r, err := c.Reply()
 	if err != nil {
 		return nil, err
 	}
@@ -85,14 +96,17 @@ func (x *X11) propWindow(w xproto.Window, atom xproto.Atom) (xproto.Window, erro
 // ok is false when w carries neither property, as window-manager frames and
 // a toolkit's inner windows do not.
 func (x *X11) identity(w xproto.Window) (app App, ok bool, err error) {
-	class, err := x.prop(w, xproto.AtomWmClass)
+	// Asked together: one round trip for the three.
+	classC, pidC, machineC := x.askProp(w, xproto.AtomWmClass), x.askProp(w, x.atoms.wmPID), x.askProp(w, x.atoms.clientMachine)
+	class, err := propReply(classC)
 	if err != nil {
 		return App{}, false, err
 	}
-	pidProp, err := x.prop(w, x.atoms.wmPID)
+	pidProp, err := propReply(pidC)
 	if err != nil {
 		return App{}, false, err
 	}
+	machine, merr := propReply(machineC)
 	if class != nil && class.Format == 8 {
 		// Two NUL-terminated strings: the instance, then the class.
 		parts := strings.SplitN(strings.TrimRight(string(class.Value), "\x00"), "\x00", 2)
@@ -110,10 +124,10 @@ func (x *X11) identity(w xproto.Window) (app App, ok bool, err error) {
 	if pidProp != nil && pidProp.Format == 32 && len(pidProp.Value) >= 4 {
 		ok = true
 		pid := int(xgb.Get32(pidProp.Value))
-		local, err := x.isLocal(w)
-		if err != nil {
-			return App{}, false, err
+		if merr != nil {
+			return App{}, false, merr
 		}
+		local := isLocalMachine(machine)
 		// Another machine's pid names some unrelated process here.
 		if pid > 0 && local {
 			app.PID = pid
@@ -128,16 +142,15 @@ func (x *X11) identity(w xproto.Window) (app App, ok bool, err error) {
 	return app, ok, nil
 }
 
-// isLocal reports whether w's client says it runs on this machine, or says
-// nothing about it.
-func (x *X11) isLocal(w xproto.Window) (bool, error) {
-	r, err := x.prop(w, x.atoms.clientMachine)
-	if err != nil || r == nil || r.Format != 8 {
-		return true, err
+// isLocalMachine reports whether a window's WM_CLIENT_MACHINE (r; nil when
+// the window has none) names this machine, or names none.
+func isLocalMachine(r *xproto.GetPropertyReply) bool {
+	if r == nil || r.Format != 8 {
+		return true
 	}
 	host, err := os.Hostname()
 	if err != nil {
-		return true, nil
+		return true
 	}
 	// One side may be fully qualified and the other not.
 	short := func(h string) string {
@@ -145,7 +158,7 @@ func (x *X11) isLocal(w xproto.Window) (bool, error) {
 		return h
 	}
 	claimed := short(string(r.Value))
-	return strings.EqualFold(claimed, short(host)) || strings.EqualFold(claimed, "localhost"), nil
+	return strings.EqualFold(claimed, short(host)) || strings.EqualFold(claimed, "localhost")
 }
 
 // client finds the window under top that carries the application's

@@ -248,8 +248,34 @@ func (x *X11) pointer() (point, bool, error) {
 // post sends one event. Checked, so each event has reached the server
 // before the next pause starts: the pauses between events are then real.
 func (x *X11) post(e event) error {
-	var typ, detail byte
-	var at pixel
+	typ, detail, at, err := fakeInput(e)
+	if err != nil {
+		return err
+	}
+	return xtest.FakeInputChecked(x.conn, typ, detail, 0, x.root, at.X, at.Y, 0).Check()
+}
+
+// postAll sends es checked, one after the other, and waits for the server
+// once: the first check's round trip answers for all of them.
+func (x *X11) postAll(es []event) error {
+	cookies := make([]xtest.FakeInputCookie, 0, len(es))
+	for _, e := range es {
+		typ, detail, at, err := fakeInput(e)
+		if err != nil {
+			return err
+		}
+		cookies = append(cookies, xtest.FakeInputChecked(x.conn, typ, detail, 0, x.root, at.X, at.Y, 0))
+	}
+	for _, c := range cookies {
+		if err := c.Check(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// fakeInput is e as XTEST's FakeInput takes it.
+func fakeInput(e event) (typ, detail byte, at pixel, err error) {
 	switch e.kind {
 	case moveTo, dragTo:
 		typ, at = xproto.MotionNotify, asPixel(e.at)
@@ -262,9 +288,9 @@ func (x *X11) post(e event) error {
 	case keyUp:
 		typ, detail = xproto.KeyRelease, byte(e.key.code)
 	default:
-		return fmt.Errorf("X has no event of kind %d: %w", e.kind, errNoEvent)
+		return 0, 0, pixel{}, fmt.Errorf("X has no event of kind %d: %w", e.kind, errNoEvent)
 	}
-	return xtest.FakeInputChecked(x.conn, typ, detail, 0, x.root, at.X, at.Y, 0).Check()
+	return typ, detail, at, nil
 }
 
 func (x *X11) wait(ctx context.Context, d time.Duration) error { return sleep(ctx, d) }

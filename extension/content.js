@@ -2246,7 +2246,8 @@
     "beforeinput",
     "input",
     "drop",
-    "dragend"
+    "dragend",
+    "focusin"
   ];
   var ENDS = { click: "click", double_click: "dblclick", right_click: "contextmenu", scroll: "wheel", drag: "up" };
   var KEYED = /* @__PURE__ */ new Set(["type", "key"]);
@@ -2301,6 +2302,7 @@
   function witness(p) {
     const w = live(p.watch);
     if (!w) return ended();
+    if (p.focus) return focused3(w, p.within);
     const x = Number(p.x), y = Number(p.y);
     const slack = Math.max(0, Number(p.slack) || 0);
     const near = (m) => Math.abs(m.x - x) <= slack && Math.abs(m.y - y) <= slack;
@@ -2320,6 +2322,23 @@
         for (let i = w.moves.length - 1; i >= 0; i--) if (near(w.moves[i])) return finish(answer3(w.moves[i], true));
       };
       const timer = setTimeout(() => finish(answer3(w.moves[w.moves.length - 1], false)), wait(p.within));
+      w.wakes.add(check);
+      check();
+    });
+  }
+  function focused3(w, within) {
+    return new Promise((resolve2) => {
+      const finish = (a) => {
+        clearTimeout(timer);
+        w.wakes.delete(check);
+        resolve2(a);
+      };
+      const check = (over) => {
+        if (over) return finish(ended());
+        const a = deepActive();
+        if (a && inside2(w, a)) finish({ result: { focused: true } });
+      };
+      const timer = setTimeout(() => finish({ result: { focused: false } }), wait(within));
       w.wakes.add(check);
       check();
     });
@@ -2427,6 +2446,9 @@
         if (el) input(w, el);
         break;
       }
+      case "focusin":
+        break;
+      // wakes an answer waiting for the focus
       default:
         return;
     }

@@ -52,6 +52,10 @@ type WitnessParams struct {
 	Y      float64 `json:"y"`
 	Slack  float64 `json:"slack"`
 	Within int     `json:"within"`
+	// Focus asks instead whether the keyboard focus is in the watched
+	// element: the answer comes once it is (Focused), else after Within
+	// milliseconds. X, Y and Slack play no part.
+	Focus bool `json:"focus,omitempty"`
 }
 
 // WitnessResult is what the frame saw. Near says an event arrived at the
@@ -64,6 +68,8 @@ type WitnessResult struct {
 	// X, Y: where the event At comes from arrived, screenX and screenY.
 	X float64 `json:"x,omitempty"`
 	Y float64 `json:"y,omitempty"`
+	// Focused answers Focus: the keyboard focus is in the watched element.
+	Focused bool `json:"focused,omitempty"`
 }
 
 // Landed is an element an event arrived at. On says it is the watched

@@ -217,7 +217,7 @@ export const HANDLERS = {
 
   async witness(p) {
     const within = waitOf(p.within);
-    return ask(p.tab, p.frame, { type: "witness", watch: p.watch, x: p.x, y: p.y, slack: p.slack, within }, within);
+    return ask(p.tab, p.frame, { type: "witness", watch: p.watch, x: p.x, y: p.y, slack: p.slack, focus: !!p.focus, within }, within);
   },
 
   async effects(p) {

@@ -29,7 +29,7 @@ const LISTEN = { capture: true, passive: true };
 // never a pointermove, on an iframe the pointer has entered.
 const EVENTS = [
   "pointermove", "pointerdown", "pointerup", "click", "dblclick", "contextmenu", "wheel",
-  "keydown", "beforeinput", "input", "drop", "dragend",
+  "keydown", "beforeinput", "input", "drop", "dragend", "focusin",
 ];
 // The field of a watch whose event ends each kind of act; kinds not here
 // end at once, but for keys.
@@ -95,6 +95,7 @@ export function watch(p) {
 export function witness(p) {
   const w = live(p.watch);
   if (!w) return ended();
+  if (p.focus) return focused(w, p.within);
   const x = Number(p.x), y = Number(p.y);
   const slack = Math.max(0, Number(p.slack) || 0);
   const near = (m) => Math.abs(m.x - x) <= slack && Math.abs(m.y - y) <= slack;
@@ -114,6 +115,27 @@ export function witness(p) {
       for (let i = w.moves.length - 1; i >= 0; i--) if (near(w.moves[i])) return finish(answer(w.moves[i], true));
     };
     const timer = setTimeout(() => finish(answer(w.moves[w.moves.length - 1], false)), wait(p.within));
+    w.wakes.add(check);
+    check();
+  });
+}
+
+// focused answers {focused} once the keyboard focus is in the watched
+// element (the click before typing has put it there), or after within ms
+// with focused false.
+function focused(w, within) {
+  return new Promise((resolve) => {
+    const finish = (a) => {
+      clearTimeout(timer);
+      w.wakes.delete(check);
+      resolve(a);
+    };
+    const check = (over) => {
+      if (over) return finish(ended());
+      const a = deepActive();
+      if (a && inside(w, a)) finish({ result: { focused: true } });
+    };
+    const timer = setTimeout(() => finish({ result: { focused: false } }), wait(within));
     w.wakes.add(check);
     check();
   });
@@ -236,6 +258,8 @@ function noted(e) {
       if (el) input(w, el);
       break;
     }
+    case "focusin":
+      break; // wakes an answer waiting for the focus
     default:
       return;
   }

@@ -108,6 +108,21 @@ test("effects counts typing on the focused element once the keys stop", async ()
   doc.activeElement = null;
 });
 
+test("asked about the focus, witness answers once it arrives in the element, or says it did not", async () => {
+  const w = watch("Note");
+  doc.activeElement = el.save;
+  const asked = sw.request({ type: "witness", watch: w, focus: true, within: 3000 });
+  const start = performance.now();
+  doc.activeElement = el.note;
+  fire("focusin", el.note);
+  assert.deepEqual(await asked, { result: { focused: true } });
+  assert.ok(performance.now() - start < 1000, "waited for within instead of the focus");
+  assert.deepEqual(await sw.request({ type: "witness", watch: w, focus: true, within: 3000 }), { result: { focused: true } }, "already there: at once");
+  doc.activeElement = el.save;
+  assert.deepEqual(await sw.request({ type: "witness", watch: w, focus: true, within: 30 }), { result: { focused: false } });
+  doc.activeElement = null;
+});
+
 test("effects notes keys that went elsewhere, a hover answers at once, and a page left cuts a wait short", async () => {
   let w = watch("Note");
   doc.activeElement = el.save;
