@@ -13,7 +13,7 @@
 // (the handler of each request), frames.js (the frames' content scripts),
 // settle.js, capture.js (the capture queue) and badge.js (badge and panel).
 import { answered, askApp, failAsks, paintBadge, panelFor, panelPort, refreshStrip, strip } from "./worker/badge.js";
-import { forgetFacts, framePort } from "./worker/frames.js";
+import { forgetFacts, forgetReads, framePort } from "./worker/frames.js";
 import { emit, ensureConnected, linked, send, wire } from "./worker/pairing.js";
 import { handleRequest } from "./worker/requests.js";
 import { injectIntoOpenTabs, pushTabs } from "./worker/tabs.js";
@@ -62,8 +62,16 @@ chrome.runtime.onConnect.addListener((port) => {
   framePort(port);
 });
 
-chrome.webNavigation.onBeforeNavigate.addListener((d) => forgetFacts(d.tabId));
-chrome.webNavigation.onCommitted.addListener((d) => forgetFacts(d.tabId));
+// A navigation drops what a repeat snapshot would be answered from: the
+// frame list and the reads held from the frame's document (the tab's, for
+// the top frame), as soon as the browser says it starts.
+function navigating(tab, frameId) {
+  forgetFacts(tab);
+  forgetReads(tab, frameId);
+}
+chrome.webNavigation.onBeforeNavigate.addListener((d) => navigating(d.tabId, d.frameId));
+chrome.webNavigation.onCommitted.addListener((d) => navigating(d.tabId, d.frameId));
+chrome.tabs.onUpdated.addListener((id, change) => change.url && navigating(id, 0));
 chrome.tabs.onRemoved.addListener((tab) => forgetFacts(tab));
 
 // --- the strip where the tab is --------------------------------------------------
