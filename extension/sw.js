@@ -15,7 +15,7 @@
 import { answered, askApp, failAsks, paintBadge, panelFor, panelPort, refreshStrip, strip } from "./worker/badge.js";
 import { forgetFacts, forgetReads, framePort } from "./worker/frames.js";
 import { emit, ensureConnected, linked, send, wire } from "./worker/pairing.js";
-import { handleRequest } from "./worker/requests.js";
+import { HANDLERS, handleRequest } from "./worker/requests.js";
 import { injectIntoOpenTabs, pushTabs } from "./worker/tabs.js";
 
 wire({
@@ -36,8 +36,9 @@ wire({
 
 // The names the worker's console (chrome://extensions, "service worker")
 // reached in the global scope while the worker was one script: the strip
-// model, the paired link, sending on it and asking the app.
-Object.assign(globalThis, { strip, send, askApp });
+// model, the paired link, sending on it, asking the app and the request
+// handlers (bench/swprobe times them there).
+Object.assign(globalThis, { strip, send, askApp, HANDLERS });
 Object.defineProperty(globalThis, "link", { get: linked });
 
 // --- wake-ups ------------------------------------------------------------------
