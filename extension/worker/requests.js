@@ -113,7 +113,7 @@ export const HANDLERS = {
     if (early) refuse("snapshot", tab, "read", early.origin);
     else await checkTab("snapshot", tab, "read");
     const { frames, zoom } = await snapshotFacts(tab);
-    let placed = true;
+    let placed = (frames || []).some((f) => f.frameId === 0);
     const reports = await Promise.all(
       (frames || []).map(async (f) => {
         const base = { frame: f.frameId, parent: f.parentFrameId, url: f.url, index: -1 };

@@ -4,8 +4,8 @@
 // the latest share table does not share, a snapshot checked against the
 // documents it reads (a quiet repeat asks the browser nothing; a tab that
 // moved to another site is refused with nothing of it sent), and errors as
-// the wire carries them. Imports ../requests.js, ../badge.js (for the strip model) and the
-// harness.
+// the wire carries them. Imports ../requests.js, ../badge.js (for the strip
+// model), ../frames.js (for the frames' ports) and the harness.
 import assert from "node:assert/strict";
 import { readFileSync, readdirSync } from "node:fs";
 import { test } from "node:test";
