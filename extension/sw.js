@@ -73,7 +73,7 @@ function navigating(tab, frameId) {
 chrome.webNavigation.onBeforeNavigate.addListener((d) => navigating(d.tabId, d.frameId));
 chrome.webNavigation.onCommitted.addListener((d) => navigating(d.tabId, d.frameId));
 chrome.tabs.onUpdated.addListener((id, change) => change.url && navigating(id, 0));
-chrome.tabs.onRemoved.addListener((tab) => forgetFacts(tab));
+chrome.tabs.onRemoved.addListener((tab) => navigating(tab, 0));
 
 // --- the strip where the tab is --------------------------------------------------
 

@@ -73,13 +73,21 @@ function originOf(url) {
   }
 }
 
+// Frames whose document has no content script (an error page, a host that
+// did not answer): "tab:frame" → {documentId, error}, so a repeat snapshot
+// does not ask them again while the frame shows that document with no port.
+export const scriptless = new Map();
+
 // forgetReads drops the reads held for a tab's frame, or for all its frames
-// when the top frame navigates: a held read never outlives its document.
+// when the top frame navigates, and what is known of frames without a
+// content script: a held read never outlives its document.
 export function forgetReads(tab, frameId = 0) {
-  for (const [key, entry] of framePorts) {
+  const ours = (key) => {
     const [t, f] = key.split(":").map(Number);
-    if (t === tab && (frameId === 0 || f === frameId)) entry.last = null;
-  }
+    return t === tab && (frameId === 0 || f === frameId);
+  };
+  for (const [key, entry] of framePorts) if (ours(key)) entry.last = null;
+  for (const key of scriptless.keys()) if (ours(key)) scriptless.delete(key);
 }
 
 // quietReport answers a snapshot for a frame that has not stirred since its

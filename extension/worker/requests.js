@@ -6,7 +6,7 @@
 import { strip } from "./badge.js";
 import { captureTab } from "./capture.js";
 import { Failure } from "./failure.js";
-import { ask, askFrom, forgetFacts, framePorts, quietReport, snapshotFacts, zoomOf } from "./frames.js";
+import { ask, askFrom, forgetFacts, framePorts, quietReport, scriptless, snapshotFacts, zoomOf } from "./frames.js";
 import { send } from "./pairing.js";
 import { settleFrame, settleLeft } from "./settle.js";
 import { listTabs } from "./tabs.js";
@@ -104,7 +104,9 @@ export const HANDLERS = {
   // anything is sent. A frame that failed sends only the frame list's
   // address for it, and that list's top document is the one checked.
   // Reads held from a document are dropped when its frame navigates
-  // (sw.js). So a repeat read of a quiet page asks the browser nothing, and
+  // (sw.js), and so is what is known of a frame whose document has no
+  // content script, which is asked once a document, not on every read.
+  // So a repeat read of a quiet page asks the browser nothing, and
   // no content of another site leaves the worker. The app checks the top
   // report's origin against its own share table too (core's snapshot).
   async snapshot({ tab, known }) {
@@ -125,15 +127,22 @@ export const HANDLERS = {
           }
           return { ...report, frame: f.frameId, parent: f.parentFrameId };
         };
+        const key = `${tab}:${f.frameId}`;
+        const entry = framePorts.get(key);
+        const none = scriptless.get(key);
+        if (!entry && none && f.documentId && none.documentId === f.documentId) {
+          if (f.frameId === 0) placed = false;
+          return { ...base, error: none.error };
+        }
         try {
           const k = (known || {})[f.frameId];
-          const entry = framePorts.get(`${tab}:${f.frameId}`);
           const quiet = quietReport(tab, f.frameId, k);
           if (quiet) return at(quiet, entry);
           const { result, from } = await askFrom(tab, f.frameId, { type: "snapshot", known: k });
           return at(result, from);
         } catch (e) {
           if (e.code === "not_shared") throw e;
+          if (!entry && f.documentId) scriptless.set(key, { documentId: f.documentId, error: e.message });
           forgetFacts(tab);
           if (f.frameId === 0) placed = false; // no top report whose origin was checked
           return { ...base, error: e.message };

@@ -214,3 +214,31 @@ test("a tab that moved to another site is refused, with nothing of that site in 
   assert.equal(m3.error.code, "not_shared");
   assert.ok(!leaked(m1) && !leaked(m2) && !leaked(m3), "the other site's words were sent");
 });
+
+test("a frame without a content script is asked once while it shows the same document", async () => {
+  strip.reset(true);
+  strip.apply("shares", golden("shares_event.json").params);
+  F.forgetFacts(1843);
+  FRAMES[1843] = [
+    { frameId: 0, parentFrameId: -1, url: "https://shop.example.com/cart", documentId: "DOC-SHOP" },
+    { frameId: 3, parentFrameId: 0, url: "https://ads.example/", documentId: "DOC-AD" },
+  ];
+  const shop = documentIn(1843, 0, "https://shop.example.com", "DOC-SHOP");
+  const asks = () => chrome.calls.filter((c) => c[0] === "tabs.sendMessage" && c[1] === 1843 && c[3].frameId === 3).length;
+  const snap = async (n) => {
+    const m = call("snapshot", { tab: 1843 });
+    await shop.posted.wait(n);
+    shop.answer({ rid: shop.posted[n - 1].rid, result: read("https://shop.example.com", "Basket") });
+    return (await m).result;
+  };
+  chrome.calls.length = 0;
+  const first = await snap(1);
+  assert.deepEqual(first.frames[1], { frame: 3, parent: 0, url: "https://ads.example/", index: -1, error: "frame 3 has no Reins content script" });
+  assert.equal(asks(), 1);
+  const second = await snap(2);
+  assert.deepEqual(second.frames[1], first.frames[1]);
+  assert.equal(asks(), 1, "the frame was asked again");
+  F.forgetReads(1843, 3); // the frame navigated
+  await snap(3);
+  assert.equal(asks(), 2, "the frame's next document was not asked");
+});
