@@ -1,7 +1,8 @@
 // The content scripts of a tab's frames: the port each opens when its
 // document starts, a request to one frame and its answer, a frame's last
-// full read while it stays quiet, and the tab's frame list and zoom kept
-// for a repeat snapshot. Imports failure.js.
+// full read while it stays quiet, the frames whose document has no content
+// script, and the tab's frame list and zoom kept for a repeat snapshot.
+// Imports failure.js.
 import { Failure } from "./failure.js";
 
 export const FRAME_TIMEOUT_MS = 3000;
