@@ -14,10 +14,10 @@
 // settle.js, inflight.js (requests in flight), capture.js (the capture
 // queue) and badge.js (badge and panel).
 import { answered, askApp, failAsks, paintBadge, panelFor, panelPort, refreshStrip, strip } from "./worker/badge.js";
-import { forgetFacts, framePort } from "./worker/frames.js";
+import { forgetFacts, forgetReads, framePort } from "./worker/frames.js";
 import { emit, ensureConnected, linked, send, wire } from "./worker/pairing.js";
 import { followRequests, forgetRequests } from "./worker/inflight.js";
-import { handleRequest } from "./worker/requests.js";
+import { HANDLERS, handleRequest } from "./worker/requests.js";
 import { injectIntoOpenTabs, pushTabs } from "./worker/tabs.js";
 
 // followControlled follows the requests of the tabs shared at control, so
@@ -47,8 +47,9 @@ wire({
 
 // The names the worker's console (chrome://extensions, "service worker")
 // reached in the global scope while the worker was one script: the strip
-// model, the paired link, sending on it and asking the app.
-Object.assign(globalThis, { strip, send, askApp });
+// model, the paired link, sending on it, asking the app and the request
+// handlers (bench/swprobe times them there).
+Object.assign(globalThis, { strip, send, askApp, HANDLERS });
 Object.defineProperty(globalThis, "link", { get: linked });
 
 // --- wake-ups ------------------------------------------------------------------
@@ -73,10 +74,18 @@ chrome.runtime.onConnect.addListener((port) => {
   framePort(port);
 });
 
-chrome.webNavigation.onBeforeNavigate.addListener((d) => forgetFacts(d.tabId));
-chrome.webNavigation.onCommitted.addListener((d) => forgetFacts(d.tabId));
-chrome.tabs.onRemoved.addListener((tab) => {
+// A navigation drops what a repeat snapshot would be answered from: the
+// frame list and the reads held from the frame's document (the tab's, for
+// the top frame), as soon as the browser says it starts.
+function navigating(tab, frameId) {
   forgetFacts(tab);
+  forgetReads(tab, frameId);
+}
+chrome.webNavigation.onBeforeNavigate.addListener((d) => navigating(d.tabId, d.frameId));
+chrome.webNavigation.onCommitted.addListener((d) => navigating(d.tabId, d.frameId));
+chrome.tabs.onUpdated.addListener((id, change) => change.url && navigating(id, 0));
+chrome.tabs.onRemoved.addListener((tab) => {
+  navigating(tab, 0);
   forgetRequests(tab);
 });
 

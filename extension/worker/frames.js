@@ -1,7 +1,8 @@
 // The content scripts of a tab's frames: the port each opens when its
 // document starts, a request to one frame and its answer, a frame's last
-// full read while it stays quiet, and the tab's frame list and zoom kept
-// for a repeat snapshot. Imports failure.js.
+// full read while it stays quiet, the frames whose document has no content
+// script, and the tab's frame list and zoom kept for a repeat snapshot.
+// Imports failure.js.
 import { Failure } from "./failure.js";
 
 export const FRAME_TIMEOUT_MS = 3000;
@@ -19,15 +20,17 @@ export function withTimeout(p, ms, what) {
 // has lost the ports until the frames reopen them), and so does the frame's
 // notice that something changed since its last full read.
 const QUIET_MS = 1000; // as long as a frame itself trusts quiet
-export const framePorts = new Map(); // "tab:frame" → {port, pending, last, stirred}
+export const framePorts = new Map(); // "tab:frame" → {port, pending, last, stirred, origin, documentId}
 let nextRid = 1;
 
 // framePort takes the port a frame's content script opened (port.name
-// "reins-frame", from this extension, in a tab).
+// "reins-frame", from this extension, in a tab). A port lives as long as
+// its document, whose origin and id the browser gives with the port: what
+// comes over it, or is held from it, is that document's.
 export function framePort(port) {
   const s = port.sender;
   const key = `${s.tab.id}:${s.frameId || 0}`;
-  const entry = { port, pending: new Map(), last: null, stirred: true };
+  const entry = { port, pending: new Map(), last: null, stirred: true, origin: s.origin || originOf(s.url), documentId: s.documentId || "" };
   const old = framePorts.get(key);
   framePorts.set(key, entry);
   if (old) old.port.disconnect();
@@ -63,6 +66,31 @@ export function viaPort(entry, msg) {
   });
 }
 
+function originOf(url) {
+  try {
+    return new URL(url).origin;
+  } catch {
+    return "";
+  }
+}
+
+// Frames whose document has no content script (an error page, a host that
+// did not answer): "tab:frame" → {documentId, error}, so a repeat snapshot
+// does not ask them again while the frame shows that document with no port.
+export const scriptless = new Map();
+
+// forgetReads drops the reads held for a tab's frame, or for all its frames
+// when the top frame navigates, and what is known of frames without a
+// content script: a held read never outlives its document.
+export function forgetReads(tab, frameId = 0) {
+  const ours = (key) => {
+    const [t, f] = key.split(":").map(Number);
+    return t === tab && (frameId === 0 || f === frameId);
+  };
+  for (const [key, entry] of framePorts) if (ours(key)) entry.last = null;
+  for (const key of scriptless.keys()) if (ours(key)) scriptless.delete(key);
+}
+
 // quietReport answers a snapshot for a frame that has not stirred since its
 // last full read, when the app holds that read's tree: nothing to ask.
 export function quietReport(tab, frameId, known) {
@@ -76,6 +104,13 @@ export function quietReport(tab, frameId, known) {
 // ask sends a frame a request and returns its result; waits is how long
 // the frame may take on purpose before it answers, in ms.
 export async function ask(tab, frameId, msg, waits = 0) {
+  return (await askFrom(tab, frameId, msg, waits)).result;
+}
+
+// askFrom is ask's answer with the port entry of the document that gave
+// it, or null when it came by a one-off message, from whichever document
+// the frame shows then.
+export async function askFrom(tab, frameId, msg, waits = 0) {
   const entry = framePorts.get(`${tab}:${frameId}`);
   const limit = FRAME_TIMEOUT_MS + waits;
   let r = entry ? await withTimeout(viaPort(entry, msg), limit, `frame ${frameId}`) : null;
@@ -88,10 +123,11 @@ export async function ask(tab, frameId, msg, waits = 0) {
     entry.last = { doc: report.doc, version: report.version, at, report };
     entry.stirred = false;
   }
+  const from = r ? entry : null;
   if (!r) r = await withTimeout(chrome.tabs.sendMessage(tab, msg, { frameId }), limit, `frame ${frameId}`);
   if (!r) throw new Failure("no_frame", `frame ${frameId} has no Reins content script`);
   if (r.error) throw new Failure(r.error.code, r.error.message, r.error.now);
-  return r.result;
+  return { result: r.result, from };
 }
 
 export async function zoomOf(tab) {

@@ -6,7 +6,7 @@
 import { strip } from "./badge.js";
 import { captureTab } from "./capture.js";
 import { Failure } from "./failure.js";
-import { ask, forgetFacts, quietReport, snapshotFacts, zoomOf } from "./frames.js";
+import { ask, askFrom, forgetFacts, framePorts, quietReport, scriptless, snapshotFacts, zoomOf } from "./frames.js";
 import { send } from "./pairing.js";
 import { answered as answeredRequests, openSince } from "./inflight.js";
 import { settleFrame, settleLeft } from "./settle.js";
@@ -21,13 +21,24 @@ export const NEEDS = {
 // mirror refuses, on the extension's own authority, a request for a tab the
 // person's latest share table does not share at the level it needs, or
 // shared on another site than the tab shows now. Before the first table
-// every tab counts as not shared.
+// every tab counts as not shared. A snapshot is checked against the
+// documents it reads instead (see snapshot).
 async function mirror(method, params) {
   const need = Object.hasOwn(NEEDS, method) && NEEDS[method];
   if (!need) return;
   if (!Number.isInteger(params.tab)) throw new Failure("bad_request", `${method} needs a tab id`);
-  const t = await chrome.tabs.get(params.tab);
-  const why = strip.refusal(params.tab, need, t.url || "");
+  if (method !== "snapshot") await checkTab(method, params.tab, need);
+}
+
+// checkTab refuses unless the tab's address, read from the browser now, is
+// on the site its share is bound to.
+async function checkTab(method, tab, need) {
+  const t = await chrome.tabs.get(tab);
+  refuse(method, tab, need, t.url || "");
+}
+
+function refuse(method, tab, need, url) {
+  const why = strip.refusal(tab, need, url);
   if (why) throw new Failure("not_shared", `the Reins extension refused to ${method}: ${why}`);
 }
 
@@ -100,23 +111,65 @@ export const HANDLERS = {
   keepalive: async () => ({}),
   tabs: listTabs,
 
+  // snapshot's share check is bound to the documents it reads, not to a
+  // moment: a port lives as long as its document, and the browser says
+  // that document's origin and id with the port. Before anything is read,
+  // the top frame's document must be on the shared site: the one its port
+  // came from, or, with no port, the tab's address read from the browser.
+  // After, every answer must have come from the document the frame list
+  // names for its frame (a read held from it, or its port's answer), and
+  // the top one's from the shared site by the port and by its own report;
+  // an answer the worker cannot place (a one-off message, another
+  // document, no top report) has the tab's address read again before
+  // anything is sent. A frame that failed sends only the frame list's
+  // address for it, and that list's top document is the one checked.
+  // Reads held from a document are dropped when its frame navigates
+  // (sw.js), and so is what is known of a frame whose document has no
+  // content script, which is asked once a document, not on every read.
+  // So a repeat read of a quiet page asks the browser nothing, and
+  // no content of another site leaves the worker. The app checks the top
+  // report's origin against its own share table too (core's snapshot).
   async snapshot({ tab, known }) {
+    const top = framePorts.get(`${tab}:0`);
+    const early = top && top.origin && top.documentId ? top : null;
+    if (early) refuse("snapshot", tab, "read", early.origin);
+    else await checkTab("snapshot", tab, "read");
     const { frames, zoom } = await snapshotFacts(tab);
+    let placed = (frames || []).some((f) => f.frameId === 0);
     const reports = await Promise.all(
       (frames || []).map(async (f) => {
         const base = { frame: f.frameId, parent: f.parentFrameId, url: f.url, index: -1 };
+        const at = (report, from) => {
+          if (!from || !from.documentId || from.documentId !== f.documentId) placed = false;
+          if (f.frameId === 0) {
+            if (from) refuse("snapshot", tab, "read", from.origin);
+            refuse("snapshot", tab, "read", report.origin || "");
+          }
+          return { ...report, frame: f.frameId, parent: f.parentFrameId };
+        };
+        const key = `${tab}:${f.frameId}`;
+        const entry = framePorts.get(key);
+        const none = scriptless.get(key);
+        if (!entry && none && f.documentId && none.documentId === f.documentId) {
+          if (f.frameId === 0) placed = false;
+          return { ...base, error: none.error };
+        }
         try {
           const k = (known || {})[f.frameId];
           const quiet = quietReport(tab, f.frameId, k);
-          if (quiet) return { ...quiet, frame: f.frameId, parent: f.parentFrameId };
-          const msg = { type: "snapshot", known: k };
-          return { ...(await ask(tab, f.frameId, msg)), frame: f.frameId, parent: f.parentFrameId };
+          if (quiet) return at(quiet, entry);
+          const { result, from } = await askFrom(tab, f.frameId, { type: "snapshot", known: k });
+          return at(result, from);
         } catch (e) {
+          if (e.code === "not_shared") throw e;
+          if (!entry && f.documentId) scriptless.set(key, { documentId: f.documentId, error: e.message });
           forgetFacts(tab);
+          if (f.frameId === 0) placed = false; // no top report whose origin was checked
           return { ...base, error: e.message };
         }
       })
     );
+    if (early && !placed) await checkTab("snapshot", tab, "read");
     return { tab, zoom, frames: reports };
   },
 

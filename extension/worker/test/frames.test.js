@@ -2,7 +2,8 @@
 // frame's port and its answer comes back by its number; a refusal keeps its
 // code and what the element is now; a frame's last full read answers a
 // repeat snapshot only while the frame has not stirred, within its quiet
-// second; a new document's port replaces the old; and a frame without a
+// second, and not past a navigation of its frame or of the top frame; a
+// new document's port replaces the old; and a frame without a
 // port is asked by a one-off message, or is said to have no content
 // script. Imports ../frames.js and the harness.
 import assert from "node:assert/strict";
@@ -55,6 +56,24 @@ test("a frame's last full read answers again only while it is quiet", async () =
   clock -= 1001;
   f.answer({ stirred: true });
   assert.equal(F.quietReport(7, 1, "d2:3"), null, "the frame stirred");
+});
+
+test("a navigation drops the reads held from the frame's document, every frame's for the top frame", async () => {
+  const reads = {};
+  for (const id of [0, 1, 2]) {
+    const f = frame(10, id);
+    const asked = F.ask(10, id, { type: "snapshot" });
+    await f.posted.wait(1);
+    f.answer({ rid: f.posted[0].rid, result: { doc: `d${id}`, version: 1, tree: "{}", same: false } });
+    await asked;
+    reads[id] = `d${id}:1`;
+  }
+  F.forgetReads(10, 2);
+  assert.equal(F.quietReport(10, 2, reads[2]), null, "the navigating frame's read was kept");
+  assert.notEqual(F.quietReport(10, 1, reads[1]), null, "another frame's read was dropped");
+  F.forgetReads(10, 0);
+  assert.equal(F.quietReport(10, 0, reads[0]), null);
+  assert.equal(F.quietReport(10, 1, reads[1]), null, "a frame's read outlived the top frame's document");
 });
 
 test("a new document's port replaces the old, whose questions go by one-off message", async () => {
