@@ -157,24 +157,11 @@ func TestADesktopShareTakenBackWhileThePersonLooksRefusesTheAct(t *testing.T) {
 		t.Fatal(err)
 	}
 	ref := deskRefOf(t, v, "button", "Press me")
-	events, stop := e.Subscribe(16)
-	defer stop()
-	done := make(chan error, 1)
-	go func() {
-		_, err := agent.DesktopAct(ctx, agentdoor.DesktopActRequest{Act: vocab.Act{Kind: vocab.Click}, Ref: ref})
-		done <- err
-	}()
-	for ev := range events {
-		if ev.Kind != persondoor.EventApproval || ev.Request.Act.Kind != vocab.Click {
-			continue
-		}
+	err = actWhileAsked(t, e, agent, agentdoor.DesktopActRequest{Act: vocab.Act{Kind: vocab.Click}, Ref: ref}, func(vocab.Request) {
 		if err := e.SetShare(vocab.DesktopKey, vocab.None); err != nil {
 			t.Fatal(err)
 		}
-		e.Answer(ev.Request.ID, vocab.AllowOnce)
-		break
-	}
-	err = <-done
+	})
 	if code := codeOf(err); code != vocab.CodeShareRequired {
 		t.Errorf("the click = %v (%s), want %s", err, code, vocab.CodeShareRequired)
 	}

@@ -281,34 +281,45 @@ func TestADesktopRefRenamedWhileThePersonLooksIsRefused(t *testing.T) {
 		t.Fatal(err)
 	}
 	ref := deskRefOf(t, v, "button", "Cancel")
-	events, stop := e.Subscribe(16)
-	defer stop()
-	done := make(chan error, 1)
-	go func() {
-		_, err := agent.DesktopAct(ctx, agentdoor.DesktopActRequest{Act: vocab.Act{Kind: vocab.Click}, Ref: ref})
-		done <- err
-	}()
-	for ev := range events {
-		// The agent's first connection may still be told meanwhile.
-		if ev.Kind != persondoor.EventApproval || ev.Request.Act.Kind != vocab.Click {
-			continue
-		}
-		if !strings.Contains(ev.Request.Sentence(), "“Cancel”") {
-			t.Errorf("the person is asked %q", ev.Request.Sentence())
+	err = actWhileAsked(t, e, agent, agentdoor.DesktopActRequest{Act: vocab.Act{Kind: vocab.Click}, Ref: ref}, func(q vocab.Request) {
+		if !strings.Contains(q.Sentence(), "“Cancel”") {
+			t.Errorf("the person is asked %q", q.Sentence())
 		}
 		e.Read.SetAccessible(fixtureApp.PID, fixtureTree("Delete all"))
 		if _, err := agent.Desktop(ctx); err != nil { // the same ref now names "Delete all"
 			t.Fatal(err)
 		}
-		e.Answer(ev.Request.ID, vocab.AllowOnce)
-		break
-	}
-	if err := <-done; codeOf(err) != vocab.CodeChanged {
+	})
+	if codeOf(err) != vocab.CodeChanged {
 		t.Fatalf("the click = %v, want %s: the person allowed Cancel", err, vocab.CodeChanged)
 	}
 	if n := len(e.Exec.Fired()); n != 0 {
 		t.Errorf("%d acts fired", n)
 	}
+}
+
+// actWhileAsked runs the agent's desktop act r and, once the person is
+// asked about it, runs while with the question before allowing it once;
+// it returns the act's error.
+func actWhileAsked(t *testing.T, e *coretest.Engine, agent agentdoor.Session, r agentdoor.DesktopActRequest, while func(vocab.Request)) error {
+	t.Helper()
+	events, stop := e.Subscribe(16)
+	defer stop()
+	done := make(chan error, 1)
+	go func() {
+		_, err := agent.DesktopAct(context.Background(), r)
+		done <- err
+	}()
+	for ev := range events {
+		// The agent's first connection may still be told meanwhile.
+		if ev.Kind != persondoor.EventApproval || ev.Request.Act.Kind != r.Act.Kind {
+			continue
+		}
+		while(*ev.Request)
+		e.Answer(ev.Request.ID, vocab.AllowOnce)
+		break
+	}
+	return <-done
 }
 
 // The desktop view reads, besides the window in front, the tabs open to

@@ -60,18 +60,7 @@ func TestMovedTabRefusedByExtension(t *testing.T) {
 	if err := bridge.WriteAddress(data, bridge.Address{Port: app.Port(), PID: os.Getpid()}); err != nil {
 		t.Fatal(err)
 	}
-	browser, err := chromium.Launch(chromium.Options{Display: x.Display, Dir: dir, Reins: reinsBinary.path, DataDir: data, URL: shared + "/a.html"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		browser.Stop()
-		if t.Failed() {
-			if log, err := os.ReadFile(browser.LogPath); err == nil {
-				t.Logf("chromium log (tail):\n%s", tailOf(string(log), 3000))
-			}
-		}
-	})
+	launchChromium(t, chromium.Options{Display: x.Display, Dir: dir, Reins: reinsBinary.path, DataDir: data, URL: shared + "/a.html"})
 	app.waitConnected(t, 60*time.Second)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()

@@ -210,22 +210,30 @@ addEventListener('load', () => report({type: 'loaded', page: 'far'}));
 </body></html>`
 }
 
-// TestReachAFooterFarDown clicks, by ref, a button 18,500 px down a real
-// page, as far down as a long news page's footer links: the bursts bring it
-// into view and the page's own handler sees the one click.
-func TestReachAFooterFarDown(t *testing.T) {
+// farRig is Reins with the real extension in one Chromium showing
+// farPage(down), shared at control.
+func farRig(t *testing.T, down int) *rig {
+	t.Helper()
 	r := reinsOn(t, "1280x800x24", 10*time.Second)
-	r.origin = browsertest.Serve(t, r.witness, map[string]string{"/far.html": farPage(18500)})
+	r.origin = browsertest.Serve(t, r.witness, map[string]string{"/far.html": farPage(down)})
 	r.browser = browsertest.Start(t, browsertest.Options{
 		X: r.x, DataDir: r.data, Reins: reinsBinary.path, URL: r.origin + "/far.html", Width: 1200, Height: 780,
 	})
 	r.agent = coretest.Admitted(t, r.rt.AgentDoor(), r.rt.PersonDoor(), vocab.Agent{Name: "e2e reach agent", Version: "1", PID: os.Getpid(), Exe: os.Args[0]})
 	r.tab = r.pairedTab(r.origin + "/far.html")
-	ctx := context.Background()
-	r.wait(ctx, "loaded", func(m map[string]any) bool { return m["page"] == "far" })
+	r.wait(context.Background(), "loaded", func(m map[string]any) bool { return m["page"] == "far" })
 	if err := r.rt.SetShare(r.tab, vocab.Control); err != nil {
 		t.Fatal(err)
 	}
+	return r
+}
+
+// TestReachAFooterFarDown clicks, by ref, a button 18,500 px down a real
+// page, as far down as a long news page's footer links: the bursts bring it
+// into view and the page's own handler sees the one click.
+func TestReachAFooterFarDown(t *testing.T) {
+	r := farRig(t, 18500)
+	ctx := context.Background()
 	s := r.snapshot()
 	t0 := time.Now()
 	res, err := r.agent.Act(ctx, agentdoor.ActRequest{Tab: r.tab, Ref: ref(t, s, "button", "Far button"), Snapshot: s.ID, Act: vocab.Act{Kind: vocab.Click}})
@@ -250,18 +258,8 @@ func TestReachAFooterFarDown(t *testing.T) {
 // agent can do instead. The button is never clicked, and the page has no
 // input after the refusal: no key, and no wheel event but the bursts'.
 func TestReachTooFarSaysWhatToDo(t *testing.T) {
-	r := reinsOn(t, "1280x800x24", 10*time.Second)
-	r.origin = browsertest.Serve(t, r.witness, map[string]string{"/far.html": farPage(344000)})
-	r.browser = browsertest.Start(t, browsertest.Options{
-		X: r.x, DataDir: r.data, Reins: reinsBinary.path, URL: r.origin + "/far.html", Width: 1200, Height: 780,
-	})
-	r.agent = coretest.Admitted(t, r.rt.AgentDoor(), r.rt.PersonDoor(), vocab.Agent{Name: "e2e reach agent", Version: "1", PID: os.Getpid(), Exe: os.Args[0]})
-	r.tab = r.pairedTab(r.origin + "/far.html")
+	r := farRig(t, 344000)
 	ctx := context.Background()
-	r.wait(ctx, "loaded", func(m map[string]any) bool { return m["page"] == "far" })
-	if err := r.rt.SetShare(r.tab, vocab.Control); err != nil {
-		t.Fatal(err)
-	}
 	s := r.snapshot()
 	t0 := time.Now()
 	_, err := r.agent.Act(ctx, agentdoor.ActRequest{Tab: r.tab, Ref: ref(t, s, "button", "Far button"), Snapshot: s.ID, Act: vocab.Act{Kind: vocab.Click}})

@@ -327,20 +327,9 @@ func TestRelayAndBypassGetNothing(t *testing.T) {
 	if err := bridge.WriteAddress(data, bridge.Address{Port: app.Port(), PID: os.Getpid()}); err != nil {
 		t.Fatal(err)
 	}
-	browser, err := chromium.Launch(chromium.Options{
+	launchChromium(t, chromium.Options{
 		Display: x.Display, Dir: dir, Reins: reinsBinary.path, DataDir: data,
 		Args: []string{origin + "/bank.html"}, URL: origin + "/shop.html",
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		browser.Stop()
-		if t.Failed() {
-			if log, err := os.ReadFile(browser.LogPath); err == nil {
-				t.Logf("chromium log (tail):\n%s", tailOf(string(log), 3000))
-			}
-		}
 	})
 	app.waitConnected(t, 60*time.Second)
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
@@ -493,4 +482,23 @@ func TestRelayAndBypassGetNothing(t *testing.T) {
 			t.Fatalf("after the relay, the extension paired but lists %+v, %v", res.Tabs, err)
 		}
 	})
+}
+
+// launchChromium starts Chromium as o says and stops it at cleanup, with
+// the tail of its log when the test failed.
+func launchChromium(t *testing.T, o chromium.Options) *chromium.Process {
+	t.Helper()
+	browser, err := chromium.Launch(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		browser.Stop()
+		if t.Failed() {
+			if log, err := os.ReadFile(browser.LogPath); err == nil {
+				t.Logf("chromium log (tail):\n%s", tailOf(string(log), 3000))
+			}
+		}
+	})
+	return browser
 }
