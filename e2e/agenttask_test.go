@@ -1,12 +1,10 @@
 package e2e
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -41,16 +39,9 @@ import (
 //
 //	go test -run '^$' -bench AgentTask -benchtime 1x ./e2e
 func BenchmarkAgentTask(b *testing.B) {
-	node := testenv.NeedCommand(b, "node")
-	cli, err := filepath.Abs(filepath.Join("..", "bench", "node_modules", "@playwright", "mcp", "cli.js"))
-	if err != nil {
-		b.Fatal(err)
-	}
-	if _, err := os.Stat(cli); err != nil {
-		b.Skipf("Playwright MCP is not installed (cd bench && npm ci): %v", err)
-	}
+	peer := needPlaywrightMCP(b)
 	for b.Loop() {
-		runAgentTask(b, node, cli)
+		runAgentTask(b, peer)
 	}
 }
 
@@ -189,7 +180,7 @@ func (p *taskPerson) count() int {
 	return p.asked
 }
 
-func runAgentTask(b *testing.B, node, cli string) {
+func runAgentTask(b *testing.B, peer playwrightMCP) {
 	r := reinsOn(b, "1280x800x24", 20*time.Second)
 	r.answer.set("silent")
 	person := &taskPerson{}
@@ -395,17 +386,7 @@ func runAgentTask(b *testing.B, node, cli string) {
 		{"Playwright MCP (default)", nil},
 		{"Playwright MCP (--snapshot-mode none --codegen none)", []string{"--snapshot-mode", "none", "--codegen", "none"}},
 	} {
-		args := append([]string{cli, "--cdp-endpoint", fmt.Sprintf("http://127.0.0.1:%d", port), "--output-dir", b.TempDir()}, pw.args...)
-		cmd := exec.Command(node, args...)
-		var stderr bytes.Buffer
-		cmd.Stderr = &stderr
-		pc, err := sdk.NewClient(&sdk.Implementation{Name: "task agent", Version: "1"}, nil).Connect(context.Background(), &sdk.CommandTransport{Command: cmd}, nil)
-		if err != nil {
-			b.Fatalf("%s: %v\n%s", pw.name, err, stderr.String())
-		}
-		if res := pc.InitializeResult(); res != nil && res.ServerInfo != nil {
-			b.Logf("%s is version %s", pw.name, res.ServerInfo.Version)
-		}
+		pc := peer.connect(b, port, "task agent", pw.name, pw.args...)
 		if pw.args == nil {
 			listSize("Playwright MCP", pc)
 		}

@@ -8,11 +8,9 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync/atomic"
 	"testing"
 	"time"
 
-	"github.com/reins-app/reins/bridge"
 	"github.com/reins-app/reins/bridge/protocol"
 	"github.com/reins-app/reins/internal/testrig/browsertest"
 	"github.com/reins-app/reins/internal/testrig/chromium"
@@ -41,25 +39,11 @@ func TestMovedTabRefusedByExtension(t *testing.T) {
 	dir := t.TempDir()
 	data := filepath.Join(dir, "data")
 	os.MkdirAll(data, 0o700)
-	secret, err := bridge.LoadOrCreateSecret(data)
-	if err != nil {
-		t.Fatal(err)
-	}
 	// Two sites: the same host on two ports.
 	shared := browsertest.Serve(t, browsertest.NewWitness(), map[string]string{"/a.html": movedSharedPage})
 	other := browsertest.Serve(t, browsertest.NewWitness(), map[string]string{"/b.html": movedOtherPage})
 
-	var tab atomic.Int64
-	app := startBareBridge(t, secret, func(string) protocol.Shares {
-		table := protocol.Shares{Tabs: []protocol.TabShare{}}
-		if id := int(tab.Load()); id != 0 {
-			table.Tabs = append(table.Tabs, protocol.TabShare{Tab: id, Level: protocol.LevelControl, Origin: shared})
-		}
-		return table
-	})
-	if err := bridge.WriteAddress(data, bridge.Address{Port: app.Port(), PID: os.Getpid()}); err != nil {
-		t.Fatal(err)
-	}
+	app, tab, _ := bareBridgeSharingOne(t, data, protocol.LevelControl, shared)
 	launchChromium(t, chromium.Options{Display: x.Display, Dir: dir, Reins: reinsBinary.path, DataDir: data, URL: shared + "/a.html"})
 	app.waitConnected(t, 60*time.Second)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)

@@ -309,24 +309,10 @@ func TestRelayAndBypassGetNothing(t *testing.T) {
 	dir := t.TempDir()
 	data := filepath.Join(dir, "data")
 	os.MkdirAll(data, 0o700)
-	secret, err := bridge.LoadOrCreateSecret(data)
-	if err != nil {
-		t.Fatal(err)
-	}
 	origin := browsertest.Serve(t, browsertest.NewWitness(), map[string]string{"/bank.html": relayBankPage, "/shop.html": relayShopPage})
 
 	// The person shared the shop tab to read, and nothing else.
-	var shopTab atomic.Int64
-	app := startBareBridge(t, secret, func(string) protocol.Shares {
-		table := protocol.Shares{Tabs: []protocol.TabShare{}}
-		if id := int(shopTab.Load()); id != 0 {
-			table.Tabs = append(table.Tabs, protocol.TabShare{Tab: id, Level: protocol.LevelRead, Origin: origin})
-		}
-		return table
-	})
-	if err := bridge.WriteAddress(data, bridge.Address{Port: app.Port(), PID: os.Getpid()}); err != nil {
-		t.Fatal(err)
-	}
+	app, shopTab, secret := bareBridgeSharingOne(t, data, protocol.LevelRead, origin)
 	launchChromium(t, chromium.Options{
 		Display: x.Display, Dir: dir, Reins: reinsBinary.path, DataDir: data,
 		Args: []string{origin + "/bank.html"}, URL: origin + "/shop.html",
@@ -482,6 +468,31 @@ func TestRelayAndBypassGetNothing(t *testing.T) {
 			t.Fatalf("after the relay, the extension paired but lists %+v, %v", res.Tabs, err)
 		}
 	})
+}
+
+// bareBridgeSharingOne starts a bare bridge for the extension whose data
+// folder is data, and writes its address where the extension's native
+// host reads it. Its share table shares one tab at level on origin, once
+// the returned tab id is set; none before. It returns the pairing secret
+// too.
+func bareBridgeSharingOne(t *testing.T, data, level, origin string) (*bareBridge, *atomic.Int64, []byte) {
+	t.Helper()
+	secret, err := bridge.LoadOrCreateSecret(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tab := new(atomic.Int64)
+	app := startBareBridge(t, secret, func(string) protocol.Shares {
+		table := protocol.Shares{Tabs: []protocol.TabShare{}}
+		if id := int(tab.Load()); id != 0 {
+			table.Tabs = append(table.Tabs, protocol.TabShare{Tab: id, Level: level, Origin: origin})
+		}
+		return table
+	})
+	if err := bridge.WriteAddress(data, bridge.Address{Port: app.Port(), PID: os.Getpid()}); err != nil {
+		t.Fatal(err)
+	}
+	return app, tab, secret
 }
 
 // launchChromium starts Chromium as o says and stops it at cleanup, with

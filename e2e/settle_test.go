@@ -1,14 +1,12 @@
 package e2e
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"io"
 	"math"
 	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -260,14 +258,7 @@ func TestSettleWaitsForTheActsRequest(t *testing.T) {
 // (the benchmark fails if one is), and every Reins answer must carry the
 // click's effect. Medians and p90s are reported as metrics, per tool.
 func BenchmarkClickAgainstPlaywrightMCP(b *testing.B) {
-	node := testenv.NeedCommand(b, "node")
-	cli, err := filepath.Abs(filepath.Join("..", "bench", "node_modules", "@playwright", "mcp", "cli.js"))
-	if err != nil {
-		b.Fatal(err)
-	}
-	if _, err := os.Stat(cli); err != nil {
-		b.Skipf("Playwright MCP is not installed (cd bench && npm ci): %v", err)
-	}
+	peer := needPlaywrightMCP(b)
 	r := startSettleRig(b, "/react.html", true)
 	r.loaded("react")
 	r.answers.set("allow-tab")
@@ -275,17 +266,8 @@ func BenchmarkClickAgainstPlaywrightMCP(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	pwCmd := exec.Command(node, cli, "--cdp-endpoint", fmt.Sprintf("http://127.0.0.1:%d", port), "--output-dir", b.TempDir())
-	var stderr bytes.Buffer
-	pwCmd.Stderr = &stderr
-	pc, err := sdk.NewClient(&sdk.Implementation{Name: "bench agent", Version: "1"}, nil).Connect(context.Background(), &sdk.CommandTransport{Command: pwCmd}, nil)
-	if err != nil {
-		b.Fatalf("Playwright MCP: %v\n%s", err, stderr.String())
-	}
+	pc := peer.connect(b, port, "bench agent", "Playwright MCP")
 	defer pc.Close()
-	if res := pc.InitializeResult(); res != nil && res.ServerInfo != nil {
-		b.Logf("Playwright MCP %s (@playwright/mcp in bench/package.json)", res.ServerInfo.Version)
-	}
 	for _, page := range []struct{ name, button, effect string }{{"react", "Say hello", "+ - text: \"Hello from the page"}, {"clock", "Press", "+ - text: \"Pressed"}} {
 		b.Run(page.name, func(b *testing.B) {
 			url := r.origin + "/" + page.name + ".html"

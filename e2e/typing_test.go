@@ -390,30 +390,14 @@ func abs(n int) int {
 //	go test -run '^$' -bench TypeAgainstPlaywrightMCP -benchtime=20x ./e2e
 func BenchmarkTypeAgainstPlaywrightMCP(b *testing.B) {
 	const text = "Ada Lovelace, 1815!x" // 20 characters on the layout
-	node := testenv.NeedCommand(b, "node")
-	cli, err := filepath.Abs(filepath.Join("..", "bench", "node_modules", "@playwright", "mcp", "cli.js"))
-	if err != nil {
-		b.Fatal(err)
-	}
-	if _, err := os.Stat(cli); err != nil {
-		b.Skipf("Playwright MCP is not installed (cd bench && npm ci): %v", err)
-	}
+	peer := needPlaywrightMCP(b)
 	r := startTypingRig(b, true)
 	port, err := devToolsPort(r.browser.Profile)
 	if err != nil {
 		b.Fatal(err)
 	}
-	pwCmd := exec.Command(node, cli, "--cdp-endpoint", fmt.Sprintf("http://127.0.0.1:%d", port), "--output-dir", b.TempDir())
-	var stderr bytes.Buffer
-	pwCmd.Stderr = &stderr
-	pc, err := sdk.NewClient(&sdk.Implementation{Name: "bench agent", Version: "1"}, nil).Connect(context.Background(), &sdk.CommandTransport{Command: pwCmd}, nil)
-	if err != nil {
-		b.Fatalf("Playwright MCP: %v\n%s", err, stderr.String())
-	}
+	pc := peer.connect(b, port, "bench agent", "Playwright MCP")
 	defer pc.Close()
-	if res := pc.InitializeResult(); res != nil && res.ServerInfo != nil {
-		b.Logf("Playwright MCP %s (@playwright/mcp in bench/package.json)", res.ServerInfo.Version)
-	}
 	reinsArgs := map[string]any{"tab": r.tab, "ref": r.field(b), "text": text}
 	pwArgs := map[string]any{"target": mcptest.Ref(b, mcptest.MustCall(b, pc, "browser_snapshot", map[string]any{}), "textbox", "Pace field"), "element": "Pace field", "text": text}
 	mcptest.MustCall(b, r.cs, "browser_type", reinsArgs) // the typing the person allows on the tab
