@@ -43,9 +43,6 @@ type Session struct {
 	// acted is the tab and ref of the session's last act that was done,
 	// whose own changes its answer tells apart from the rest.
 	acted atomic.Pointer[actedOn]
-	// fired is when the session's last act began to fire, in milliseconds
-	// since the epoch: the page requests that began since are the act's.
-	fired atomic.Int64
 }
 
 type actedOn struct {
@@ -540,7 +537,6 @@ func (s *Session) act(ctx context.Context, r agentdoor.ActRequest, en *audit.Ent
 	f.effect = ef
 	var fired time.Duration // how long the input took, for the answer to typing
 	f.perform = func(ctx context.Context, ticket audit.Ticket) error {
-		s.fired.Store(time.Now().UnixMilli())
 		if r.Act.Reach {
 			return e.scrollIntoView(ctx, t, el, ticket, intoViewFrom, &reached, ef)
 		}

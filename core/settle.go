@@ -25,10 +25,6 @@ const (
 	// settleSlack is how much longer than its cap the extension gets to
 	// answer a settle before the fixed wait stands in.
 	settleSlack = 2 * time.Second
-	// actRequestsWithin is how recently the session's last act must have
-	// fired for its settle to wait for the page requests begun since then
-	// (a navigation's waits for its new document instead).
-	actRequestsWithin = 30 * time.Second
 )
 
 // ChangesAfter is [Session.Changes] for the act just done on tab: it waits
@@ -78,8 +74,6 @@ func (s *Session) ChangesAfter(ctx context.Context, tab string, act vocab.Act, f
 		notes = append(notes, fmt.Sprintf("No new page had arrived %s after the act, so this is the tab as it was then; it may still be loading. Wait for what you expect with browser_wait_for.", navigationWait))
 	case protocol.SettledCap:
 		notes = append(notes, fmt.Sprintf("The page was still changing %s after it was reached (a clock, an animation or a feed, say), so this is how it stood then and more may change. Wait for what you expect with browser_wait_for.", settleCap))
-	case protocol.SettledRequests:
-		notes = append(notes, "The page was still waiting for the answer to a request it sent after the act, so this is how it stood before that answer. Wait for what you expect with browser_wait_for.")
 	}
 	return res, strings.Join(notes, " "), nil
 }
@@ -99,8 +93,8 @@ func (s *Session) latestText(tab string) string {
 }
 
 // settle waits until tab's page has settled after an act, as the extension
-// tells, and reports how the wait ended: protocol.SettledQuiet, SettledCap,
-// SettledStayed or SettledRequests, or "" when the extension could not tell and fallback was
+// tells, and reports how the wait ended: protocol.SettledQuiet, SettledCap
+// or SettledStayed, or "" when the extension could not tell and fallback was
 // waited instead. A tab that is gone or not shared is not waited for: the
 // read that follows says so.
 func (s *Session) settle(ctx context.Context, tab string, navigation bool, fallback time.Duration) (string, error) {
@@ -109,9 +103,6 @@ func (s *Session) settle(ctx context.Context, tab string, navigation bool, fallb
 		return "", nil
 	}
 	p := protocol.SettleParams{Tab: t.chrome.id, Quiet: int(settleQuiet.Milliseconds()), Cap: int(settleCap.Milliseconds())}
-	if fired := s.fired.Load(); !navigation && fired > 0 && time.Since(time.UnixMilli(fired)) < actRequestsWithin {
-		p.Since = fired
-	}
 	limit := settleCap + settleSlack
 	if navigation {
 		if p.After = s.e.settleAfter(t, s.agent.Session); p.After != nil {
@@ -125,7 +116,7 @@ func (s *Session) settle(ctx context.Context, tab string, navigation bool, fallb
 	err = s.e.opts.Browser.Call(cctx, t.chrome.profile, protocol.MethodSettle, p, &res)
 	var pe *protocol.Error
 	switch {
-	case err == nil && (res.Settled == protocol.SettledQuiet || res.Settled == protocol.SettledCap || res.Settled == protocol.SettledStayed || res.Settled == protocol.SettledRequests):
+	case err == nil && (res.Settled == protocol.SettledQuiet || res.Settled == protocol.SettledCap || res.Settled == protocol.SettledStayed):
 		return res.Settled, nil
 	case ctx.Err() != nil:
 		return "", ctx.Err()

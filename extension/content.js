@@ -2053,7 +2053,6 @@
   function settle(msg) {
     const quiet = Math.max(0, Number(msg.quiet) || 0);
     const cap = Math.max(0, Number(msg.cap) || 0);
-    const least = Math.max(MIN_WAIT_MS, Number(msg.least) || 0);
     return new Promise((resolve2) => {
       const start = performance.now();
       const observer2 = new MutationObserver(noted);
@@ -2074,7 +2073,7 @@
       const check = () => {
         const now = performance.now();
         if (now - start >= cap) return done("cap");
-        let from = Math.max(changedAt, start + least - quiet);
+        let from = Math.max(changedAt, start + MIN_WAIT_MS - quiet);
         const grace = awaited(start);
         if (grace) from = Math.max(from, burstAt + GRACE_MS - quiet);
         const idle = now - from;

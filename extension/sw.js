@@ -11,36 +11,25 @@
 // holds every listener that wakes the worker, in the order Chrome is told
 // of them: pairing.js (the connection), tabs.js (the tab list), requests.js
 // (the handler of each request), frames.js (the frames' content scripts),
-// settle.js, inflight.js (requests in flight), capture.js (the capture
-// queue) and badge.js (badge and panel).
+// settle.js, capture.js (the capture queue) and badge.js (badge and panel).
 import { answered, askApp, failAsks, paintBadge, panelFor, panelPort, refreshStrip, strip } from "./worker/badge.js";
 import { forgetFacts, forgetReads, framePort } from "./worker/frames.js";
 import { emit, ensureConnected, linked, send, wire } from "./worker/pairing.js";
-import { followRequests, forgetRequests } from "./worker/inflight.js";
 import { HANDLERS, handleRequest } from "./worker/requests.js";
 import { injectIntoOpenTabs, pushTabs } from "./worker/tabs.js";
-
-// followControlled follows the requests of the tabs shared at control, so
-// an act's settle can wait for the answers it asked for (inflight.js).
-const followControlled = () => followRequests([...strip.levels].filter(([, level]) => level === "control").map(([tab]) => tab));
 
 wire({
   paired() {
     strip.reset(true); // every tab unshared until the app's table comes
-    followControlled();
     refreshStrip("all");
     pushTabs();
   },
   request: handleRequest,
   answer: answered,
-  event: (method, params) => {
-    refreshStrip(strip.apply(method, params));
-    if (method === "shares") followControlled();
-  },
+  event: (method, params) => refreshStrip(strip.apply(method, params)),
   lost() {
     failAsks();
     strip.reset(false);
-    followControlled();
     refreshStrip("all");
   },
 });
@@ -84,10 +73,7 @@ function navigating(tab, frameId) {
 chrome.webNavigation.onBeforeNavigate.addListener((d) => navigating(d.tabId, d.frameId));
 chrome.webNavigation.onCommitted.addListener((d) => navigating(d.tabId, d.frameId));
 chrome.tabs.onUpdated.addListener((id, change) => change.url && navigating(id, 0));
-chrome.tabs.onRemoved.addListener((tab) => {
-  navigating(tab, 0);
-  forgetRequests(tab);
-});
+chrome.tabs.onRemoved.addListener((tab) => navigating(tab, 0));
 
 // --- the strip where the tab is --------------------------------------------------
 

@@ -3,8 +3,7 @@ package protocol
 // MethodSettle asks the extension to answer once a tab's page has settled
 // after an act: SettleParams → SettleResult. It reads the tab (it needs
 // LevelRead) and changes nothing on the page: each frame's content script
-// only watches for mutations, and the worker counts the time and the
-// page's requests that began with the act, until they are answered.
+// only watches for mutations, and the worker counts the time.
 const MethodSettle = "settle"
 
 // How a settle ended, in [SettleResult].
@@ -12,9 +11,6 @@ const (
 	SettledQuiet  = "quiet"  // no frame of the tab changed for the quiet time
 	SettledCap    = "cap"    // the cap came first: the page was still changing
 	SettledStayed = "stayed" // with After: the top frame never left that document in time
-	// SettledRequests: the page went quiet, but a request it began with
-	// the act (fetch or XMLHttpRequest) was still unanswered at the cap.
-	SettledRequests = "requests"
 )
 
 // SettleParams says how long a tab must stay unchanged to count as settled,
@@ -35,11 +31,6 @@ type SettleParams struct {
 	// quiet. A frame that is leaving its document (a link was followed) is
 	// waited for in any case, until its new document is quiet.
 	After *SettleAfter `json:"after,omitempty"`
-	// Since is when the act began to fire, in milliseconds since the
-	// epoch: the page requests (fetch, XMLHttpRequest) of the tab that
-	// began since are the act's, and the page is settled only once they
-	// are answered and it is quiet again. 0: requests are not waited for.
-	Since int64 `json:"since,omitempty"`
 }
 
 // SettleAfter is the document a navigation leaves, and how long it may take
@@ -54,6 +45,6 @@ type SettleAfter struct {
 
 // SettleResult says how a settle ended.
 type SettleResult struct {
-	Settled string `json:"settled"` // SettledQuiet, SettledCap, SettledStayed or SettledRequests
+	Settled string `json:"settled"` // SettledQuiet, SettledCap or SettledStayed
 	Took    int    `json:"took"`    // milliseconds from the request to the answer
 }

@@ -1,14 +1,13 @@
 // Requests from the app: the level each needs on its tab, the extension's
 // own refusal of a tab the person's latest share table does not share, and
 // the handler of each method, one table. Imports pairing.js, badge.js (for
-// the share table's mirror), tabs.js, frames.js, settle.js, inflight.js,
-// capture.js and failure.js.
+// the share table's mirror), tabs.js, frames.js, settle.js, capture.js and
+// failure.js.
 import { strip } from "./badge.js";
 import { captureTab } from "./capture.js";
 import { Failure } from "./failure.js";
 import { ask, askFrom, forgetFacts, framePorts, quietReport, scriptless, snapshotFacts, zoomOf } from "./frames.js";
 import { send } from "./pairing.js";
-import { answered as answeredRequests, openSince } from "./inflight.js";
 import { settleFrame, settleLeft } from "./settle.js";
 import { listTabs } from "./tabs.js";
 
@@ -40,25 +39,6 @@ async function checkTab(method, tab, need) {
 function refuse(method, tab, need, url) {
   const why = strip.refusal(tab, need, url);
   if (why) throw new Failure("not_shared", `the Reins extension refused to ${method}: ${why}`);
-}
-
-// REQUEST_ROUNDS bounds how often a settle waits for the act's requests
-// and then for the page again.
-const REQUEST_ROUNDS = 3;
-
-// settleFrames settles every frame of tab, frames that appear meanwhile
-// too, none sooner than least ms, and says "quiet" or "cap".
-async function settleFrames(tab, quiet, deadline, least) {
-  const done = new Set();
-  for (;;) {
-    const frames = await chrome.webNavigation.getAllFrames({ tabId: tab });
-    if (!frames) throw new Failure("no_tab", `No tab with id: ${tab}`);
-    const todo = frames.filter((f) => !done.has(f.frameId));
-    if (!todo.length) return "quiet";
-    for (const f of todo) done.add(f.frameId);
-    const ends = await Promise.all(todo.map((f) => settleFrame(tab, f.frameId, quiet, deadline, least)));
-    if (ends.includes("cap")) return "cap";
-  }
 }
 
 export async function handleRequest(l, m) {
@@ -282,29 +262,22 @@ export const HANDLERS = {
   // cap ms (bridge/protocol SettleParams); with after, only once the top
   // frame has left that document or epoch, within after.within ms. Frames
   // that appear meanwhile are settled too, while time is left.
-  //
-  // With since (when the act began to fire, ms since the epoch), once quiet
-  // it waits for the page's requests that began since, then for the page
-  // to go quiet again with their answers, a whole quiet time at least, a
-  // few rounds at most: a request still open at the cap, or after the last
-  // round, is said as "requests". A tab no longer shared meanwhile is
-  // refused as any request is.
-  async settle({ tab, quiet, cap, after, since }) {
+  async settle({ tab, quiet, cap, after }) {
     const start = performance.now();
     const ms = (v) => Math.max(0, Number(v) || 0);
     quiet = ms(quiet);
-    since = ms(since);
     const answer = (settled) => ({ settled, took: Math.round(performance.now() - start) });
     if (after && !(await settleLeft(tab, after, start + ms(after.within)))) return answer("stayed");
     const deadline = performance.now() + ms(cap);
-    for (let round = 1; ; round++) {
-      if ((await settleFrames(tab, quiet, deadline, round > 1 ? quiet : 0)) === "cap") return answer("cap");
-      if (!since) return answer("quiet");
-      if (round > REQUEST_ROUNDS) return answer(openSince(tab, since) ? "requests" : "quiet");
-      const r = await answeredRequests(tab, since, deadline);
-      if (r.ended === "none") return answer("quiet");
-      if (r.ended === "waiting") return answer("requests");
-      await mirror("settle", { tab });
+    const done = new Set();
+    for (;;) {
+      const frames = await chrome.webNavigation.getAllFrames({ tabId: tab });
+      if (!frames) throw new Failure("no_tab", `No tab with id: ${tab}`);
+      const todo = frames.filter((f) => !done.has(f.frameId));
+      if (!todo.length) return answer("quiet");
+      for (const f of todo) done.add(f.frameId);
+      const ends = await Promise.all(todo.map((f) => settleFrame(tab, f.frameId, quiet, deadline)));
+      if (ends.includes("cap")) return answer("cap");
     }
   },
 

@@ -51,11 +51,11 @@ export async function settleLeft(tab, after, deadline) {
   }
 }
 
-// settleFrame asks one frame to answer once it is quiet, and no sooner than
-// least ms after it is asked, and says "quiet" or "cap". A top frame whose document goes away meanwhile is asked again
+// settleFrame asks one frame to answer once it is quiet, and says "quiet"
+// or "cap". A top frame whose document goes away meanwhile is asked again
 // in its next one; any other frame that stops answering, or has no content
 // script, is not waited for.
-export async function settleFrame(tab, frameId, quiet, deadline, least = 0) {
+export async function settleFrame(tab, frameId, quiet, deadline) {
   const key = `${tab}:${frameId}`;
   let known = false; // the frame had a port: the one it lost is waited for
   for (;;) {
@@ -64,7 +64,7 @@ export async function settleFrame(tab, frameId, quiet, deadline, least = 0) {
     const entry = framePorts.get(key);
     if (entry) known = true;
     const news = frameNews(tab, frameId, deadline);
-    const msg = { type: "settle", quiet, cap: Math.ceil(left), ...(least > 0 && { least }) };
+    const msg = { type: "settle", quiet, cap: Math.ceil(left) };
     const asked = entry ? viaPort(entry, msg) : chrome.tabs.sendMessage(tab, msg, { frameId });
     const r = await withTimeout(asked, left + FRAME_TIMEOUT_MS, `frame ${frameId}`).catch(() => null);
     if (r && (r.result || r.error)) {

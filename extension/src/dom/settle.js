@@ -220,16 +220,12 @@ function awaited(start) {
 
 // settle answers {result: {settled}} once the frame has had no change but
 // churn for msg.quiet milliseconds, has finished parsing and MIN_WAIT_MS
-// (or msg.least) have passed since the request ("quiet"), or at msg.cap milliseconds
+// have passed since the request ("quiet"), or at msg.cap milliseconds
 // ("cap"). A frame leaving its document does not answer "quiet": the
 // worker hears its port close and asks the new document.
 export function settle(msg) {
   const quiet = Math.max(0, Number(msg.quiet) || 0);
   const cap = Math.max(0, Number(msg.cap) || 0);
-  // msg.least, when longer, is the least wait from the request: asked
-  // again once the act's requests are answered, the frame waits a whole
-  // quiet time for what their answers change.
-  const least = Math.max(MIN_WAIT_MS, Number(msg.least) || 0);
   return new Promise((resolve) => {
     const start = performance.now();
     // Shadow trees are watched only while this settle lasts.
@@ -251,7 +247,7 @@ export function settle(msg) {
     const check = () => {
       const now = performance.now();
       if (now - start >= cap) return done("cap");
-      let from = Math.max(changedAt, start + least - quiet);
+      let from = Math.max(changedAt, start + MIN_WAIT_MS - quiet);
       // While the act's effect is awaited, look again each quiet time: the
       // effect ends the grace.
       const grace = awaited(start);

@@ -64,7 +64,7 @@ export function fakeChrome(answers = {}) {
     }),
     storage: { local: storage({ profile: vectors.profile }), session: storage({ browserSession: golden("hello.json").params.browserSession }) },
   };
-  for (const n of ["tabs", "windows", "webNavigation", "webRequest", "action", "sidePanel", "scripting", "alarms"]) chrome[n] = area(n);
+  for (const n of ["tabs", "windows", "webNavigation", "action", "sidePanel", "scripting", "alarms"]) chrome[n] = area(n);
   return chrome;
 }
 

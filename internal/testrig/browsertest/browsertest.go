@@ -186,11 +186,6 @@ func (w *Witness) Wait(ctx context.Context, typ string, match func(map[string]an
 // files from the map at the rest; it stops at cleanup.
 func Serve(t testing.TB, w *Witness, files map[string]string) string {
 	t.Helper()
-	return Listen(t, Files(w, files))
-}
-
-// Files is the handler [Serve] serves: w at /witness and files by path.
-func Files(w *Witness, files map[string]string) *http.ServeMux {
 	mux := http.NewServeMux()
 	mux.Handle("/witness", w)
 	mux.HandleFunc("/", func(rw http.ResponseWriter, r *http.Request) {
@@ -207,7 +202,7 @@ func Files(w *Witness, files map[string]string) *http.ServeMux {
 		rw.Header().Set("Cache-Control", "no-store")
 		io.WriteString(rw, body)
 	})
-	return mux
+	return Listen(t, mux)
 }
 
 // Listen serves h over HTTP on a free port of 127.0.0.1 until cleanup and
